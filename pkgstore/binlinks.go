@@ -1,0 +1,89 @@
+package pkgstore
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// readBinlinks reads the symlinks in each binlink directory and ties those
+// that point into the store to their release. Links are read, never
+// followed.
+func (s *Store) readBinlinks(inv *Inventory, dirs []string, probs *problems) {
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		rel := strings.TrimPrefix(path.Clean("/"+filepath.ToSlash(d)), "/")
+		if seen[rel] {
+			continue
+		}
+		seen[rel] = true
+		full := filepath.Join(s.fsRoot, filepath.FromSlash(rel))
+		entries, err := os.ReadDir(full)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			probs.add(Problem{Path: rel, Kind: ProblemUnreadable, Blocking: true,
+				Message: fmt.Sprintf("cannot read binlink directory, so which releases are linked is unknown: %s", errMsg(err))})
+			continue
+		}
+		for _, e := range entries {
+			if e.Type()&fs.ModeSymlink == 0 {
+				continue
+			}
+			linkPath := rel + "/" + quoteName(e.Name())
+			target, err := os.Readlink(filepath.Join(full, e.Name()))
+			if err != nil {
+				probs.add(Problem{Path: linkPath, Kind: ProblemUnreadable,
+					Message: fmt.Sprintf("cannot read link: %s", errMsg(err))})
+				continue
+			}
+			if bl, ok := s.binlink(inv, rel, linkPath, target); ok {
+				inv.Binlinks = append(inv.Binlinks, bl)
+			}
+		}
+	}
+}
+
+// binlink interprets one link. Targets name the store either as Habitat
+// sees it inside the FS root (/hab/pkgs/...) or, when Habitat ran with an
+// FS_ROOT, with that prefix (FSROOT/hab/pkgs/...). ok is false for links
+// that do not point into the store.
+func (s *Store) binlink(inv *Inventory, dir, linkPath, target string) (Binlink, bool) {
+	t := filepath.ToSlash(target)
+	if !path.IsAbs(t) {
+		t = path.Join("/", dir, t)
+	}
+	t = path.Clean(t)
+	var rest string
+	hostStore := filepath.ToSlash(s.Path()) + "/"
+	switch {
+	case strings.HasPrefix(t, "/"+StoreDir+"/"):
+		rest = strings.TrimPrefix(t, "/"+StoreDir+"/")
+	case s.fsRoot != "/" && strings.HasPrefix(t, hostStore):
+		rest = strings.TrimPrefix(t, hostStore)
+	default:
+		return Binlink{}, false
+	}
+	bl := Binlink{Path: linkPath, Target: target, InStore: true, Dangling: true}
+	parts := strings.SplitN(rest, "/", 5)
+	if len(parts) < 4 {
+		return bl, true
+	}
+	id, err := ParseFullIdent(strings.Join(parts[:4], "/"))
+	if err != nil {
+		return bl, true
+	}
+	bl.Release = id
+	if inv.Installed(id) == nil {
+		return bl, true
+	}
+	if _, err := s.pkgs.Lstat(rest); err == nil {
+		bl.Dangling = false
+	}
+	return bl, true
+}

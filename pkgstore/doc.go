@@ -1,0 +1,55 @@
+// Package pkgstore reads a Habitat package store exactly as Habitat does.
+//
+// A Habitat machine keeps every installed release under
+// FS_ROOT/hab/pkgs/ORIGIN/NAME/VERSION/RELEASE. This package answers, for
+// such a store: which releases are installed (for which target), what each
+// needs (DEPS and TDEPS), which services the Supervisor has loaded (spec
+// files) and which release each of them would run, which releases binlinks
+// point into, and what is damaged. It never writes.
+//
+// # Idents
+//
+// An Ident is origin/name[/version[/release]]. ParseIdent validates it so
+// that it is always safe to join into a path:
+//
+//	id, err := pkgstore.ParseIdent("core/redis/6.2.6/20210603120000")
+//	id.FullyQualified()                                     // true
+//	id.Satisfies(pkgstore.MustParseIdent("core/redis"))     // true
+//
+// # Ordering
+//
+// "Latest" means what it means to the Supervisor: Compare orders idents by
+// origin, name, Habitat's version rule, then release. Habitat's version
+// rule is not semver: the numeric run is compared part by part, a version
+// with an extension sorts below the same version without one, and two
+// extensions compare as byte strings, so 1.0.2k < 1.0.2 and
+// 1.0.0-alpha10 < 1.0.0-alpha2. HabitatCompareVersions reproduces
+// Habitat's comparison step for step, including where it fails;
+// CompareVersions extends it to a documented total order that sort can use.
+//
+// # Scanning
+//
+//	inv, err := pkgstore.Scan(ctx, "/", pkgstore.Options{})
+//	for _, r := range inv.Releases { ... }   // sorted oldest first per package
+//	inv.Services                             // loaded services, resolved
+//	inv.Binlinks                             // links into the store
+//	inv.Problems                             // everything odd, as data
+//
+// A scan reads the store through an os.Root opened at hab/pkgs and never
+// enters a symlink: a symlinked origin, name, version or release directory
+// is reported, not followed. Damage does not stop a scan; it becomes a
+// Problem with the path, a kind and a message. Problems whose Blocking
+// field is set leave it unknown what some release or service needs; a
+// caller about to delete anything must refuse while Inventory.Blocking is
+// non-empty, unless its user explicitly accepts the risk.
+//
+// Dependencies are stored as Refs, compact handles into the inventory's
+// table of interned idents, which keeps a 100,000-release inventory to a
+// few hundred bytes per release.
+//
+// # Verifying
+//
+// Store.Verify (or Inventory.Verify) returns the full integrity report: all
+// scan problems, plus DEPS lines missing from TDEPS, specs that match no
+// installed release and dangling binlinks.
+package pkgstore

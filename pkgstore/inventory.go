@@ -1,0 +1,204 @@
+package pkgstore
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Ref is a compact handle for an ident interned by a scan: every installed
+// release and every ident named in a DEPS or TDEPS file gets one. A Ref is
+// meaningful only with the Inventory that made it. Storing dependencies as
+// Refs keeps a scan of a large store small in memory (a TDEPS line costs 4
+// bytes, not a copy of the ident).
+type Ref int32
+
+// Release is one installed release: a directory
+// hab/pkgs/ORIGIN/NAME/VERSION/RELEASE whose TARGET matches the scan's
+// target and whose name is not an install temporary.
+type Release struct {
+	Ref   Ref
+	Ident Ident // from the path, as Habitat takes it
+	// Deps and TDeps are the readable, valid lines of DEPS and TDEPS.
+	Deps, TDeps []Ref
+	// ModTime is the release directory's modification time: when the
+	// install renamed it into place, in practice.
+	ModTime time.Time
+	// Size is the bytes on disk under the release directory, or -1 when the
+	// scan was not asked for sizes.
+	Size int64
+	// Dev and Ino identify the release directory, so that a later step can
+	// tell whether the directory it is about to remove is the one scanned.
+	Dev, Ino uint64
+	// Damaged is set when DEPS or TDEPS could not be read, or held a line
+	// that is not a valid, fully qualified ident: what the release needs is
+	// then not fully known. The scan records a Problem for each cause.
+	Damaged bool
+}
+
+// Path returns the release directory relative to the store
+// (ORIGIN/NAME/VERSION/RELEASE, slash-separated).
+func (r *Release) Path() string { return r.Ident.String() }
+
+// Service is a loaded service: a spec file in hab/sup/default/specs.
+type Service struct {
+	// Name is the spec file's stem.
+	Name string
+	// SpecPath is the spec file, relative to the FS root.
+	SpecPath string
+	// Ident is the spec's ident as written (possibly partial).
+	Ident Ident
+	// Resolved is the release the Supervisor would run: the newest installed
+	// release that satisfies Ident. Installed is false when there is none.
+	Resolved  Ident
+	Installed bool
+	// Ambiguous lists other installed releases that satisfy Ident and that
+	// Habitat cannot order against Resolved (see HabitatComparable): the
+	// Supervisor might run any of them, so callers should protect them too.
+	Ambiguous []Ident
+	// DesiredState is the spec's desired_state ("up" when absent).
+	DesiredState string
+}
+
+// Binlink is a symlink in a binlink directory that points into the store.
+type Binlink struct {
+	// Path is the link, relative to the FS root.
+	Path string
+	// Target is the link's content as read.
+	Target string
+	// Release is the release the link points into; valid only when
+	// InStore is true.
+	Release Ident
+	InStore bool
+	// Dangling is true when the link's target does not exist: its release
+	// is not installed, or the file is missing from it.
+	Dangling bool
+}
+
+// Inventory is the result of a scan: what is installed, what is loaded,
+// what is linked, and every problem found on the way.
+type Inventory struct {
+	// FSRoot is the FS root the store was read under; Target the package
+	// target scanned for.
+	FSRoot string
+	Target string
+	// Releases are the installed releases, sorted by Compare (oldest first
+	// within each origin/name).
+	Releases []*Release
+	Services []Service
+	Binlinks []Binlink
+	// Problems are every damaged, odd or unreadable thing the scan found,
+	// sorted by path. See Problem.Blocking.
+	Problems []Problem
+
+	idents []Ident    // by Ref
+	byRef  []*Release // by Ref; nil when that ident is not installed
+	index  map[string]Ref
+}
+
+// Ident returns the ident a Ref stands for.
+func (inv *Inventory) Ident(r Ref) Ident { return inv.idents[r] }
+
+// NumRefs returns how many idents the inventory interned; every Ref is in
+// [0, NumRefs()).
+func (inv *Inventory) NumRefs() int { return len(inv.idents) }
+
+// Lookup returns the Ref of a fully qualified ident, if the scan met it.
+func (inv *Inventory) Lookup(id Ident) (Ref, bool) {
+	r, ok := inv.index[id.String()]
+	return r, ok
+}
+
+// ReleaseOf returns the installed release a Ref stands for, or nil when
+// that ident is named somewhere but not installed.
+func (inv *Inventory) ReleaseOf(r Ref) *Release { return inv.byRef[r] }
+
+// Installed returns the installed release with this fully qualified ident,
+// or nil.
+func (inv *Inventory) Installed(id Ident) *Release {
+	if r, ok := inv.Lookup(id); ok {
+		return inv.byRef[r]
+	}
+	return nil
+}
+
+// Satisfying returns the installed releases that satisfy pattern, oldest
+// first.
+func (inv *Inventory) Satisfying(pattern Ident) []*Release {
+	lo, hi := inv.packageRange(pattern.Origin, pattern.Name)
+	var out []*Release
+	for _, r := range inv.Releases[lo:hi] {
+		if r.Ident.Satisfies(pattern) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Latest returns the newest installed release that satisfies pattern, as
+// the Supervisor would pick it, or nil.
+func (inv *Inventory) Latest(pattern Ident) *Release {
+	s := inv.Satisfying(pattern)
+	if len(s) == 0 {
+		return nil
+	}
+	return s[len(s)-1]
+}
+
+// packageRange returns the index range of origin/name in the sorted
+// Releases.
+func (inv *Inventory) packageRange(origin, name string) (int, int) {
+	key := Ident{Origin: origin, Name: name}
+	lo, _ := slices.BinarySearchFunc(inv.Releases, key, func(r *Release, k Ident) int {
+		if c := cmpStr(r.Ident.Origin, k.Origin); c != 0 {
+			return c
+		}
+		return cmpStr(r.Ident.Name, k.Name)
+	})
+	hi := lo
+	for hi < len(inv.Releases) && inv.Releases[hi].Ident.Origin == origin && inv.Releases[hi].Ident.Name == name {
+		hi++
+	}
+	return lo, hi
+}
+
+func cmpStr(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Blocking returns the problems that make the store's dependency picture
+// incomplete (see Problem.Blocking). A caller about to delete anything
+// must refuse while this is non-empty, unless told to proceed.
+func (inv *Inventory) Blocking() []Problem {
+	var out []Problem
+	for _, p := range inv.Problems {
+		if p.Blocking {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ProblemsOf returns the problems that concern one installed release.
+func (inv *Inventory) ProblemsOf(id Ident) []Problem {
+	var out []Problem
+	key := id.String()
+	for _, p := range inv.Problems {
+		if p.Release == key {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// String summarises the inventory in one line.
+func (inv *Inventory) String() string {
+	return fmt.Sprintf("%d releases, %d services, %d binlinks, %d problems (%d blocking) in %s for %s",
+		len(inv.Releases), len(inv.Services), len(inv.Binlinks), len(inv.Problems), len(inv.Blocking()), inv.FSRoot, inv.Target)
+}

@@ -1,0 +1,616 @@
+package pkgstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// ErrNoStore is wrapped by the error Open returns when the FS root or its
+// package store cannot be used at all (missing, not a directory,
+// unreadable).
+var ErrNoStore = errors.New("no usable package store")
+
+// InstallTempPrefix is the prefix of the directories Habitat unpacks into
+// before renaming them into place. Habitat's listing skips them.
+const InstallTempPrefix = ".hab-pkg-install"
+
+// StoreDir is the package store's path under the FS root.
+const StoreDir = "hab/pkgs"
+
+// Options tune a scan. The zero value scans for this machine's target with
+// one worker per CPU and no sizes.
+type Options struct {
+	// Target is the package target releases must have to count as
+	// installed. Default: DefaultTarget().
+	Target string
+	// Sizes asks for each release's size on disk (a walk of every release;
+	// costly on large stores).
+	Sizes bool
+	// Workers is how many directories are read at once. Default:
+	// GOMAXPROCS.
+	Workers int
+	// BinlinkDirs are the directories to read binlinks from, relative to
+	// the FS root (absolute paths are taken under the FS root too).
+	// Default: DefaultBinlinkDirs().
+	BinlinkDirs []string
+	// Now is the time used to report the age of leftover install
+	// directories; zero leaves ages out.
+	Now time.Time
+	// Progress, when set, is called from scan goroutines (one call at a
+	// time) with the number of release directories read so far.
+	Progress func(scanned int)
+}
+
+// DefaultBinlinkDirs returns where `hab pkg binlink` puts links: bin and
+// usr/local/bin (Linux and macOS defaults), and hab/bin. Add
+// HAB_BINLINK_DIR when it is set.
+func DefaultBinlinkDirs() []string { return []string{"bin", "usr/local/bin", "hab/bin"} }
+
+// Store is an opened FS root with a package store under it. All reads of
+// the store go through an os.Root opened at FSROOT/hab/pkgs, so nothing
+// read can escape it.
+type Store struct {
+	fsRoot string
+	pkgs   *os.Root
+}
+
+// Open opens the store under fsRoot (Habitat's FS_ROOT; "/" on a normal
+// machine). It fails, wrapping ErrNoStore, when fsRoot or fsRoot/hab/pkgs
+// is missing, not a directory or unreadable.
+func Open(fsRoot string) (*Store, error) {
+	if fsRoot == "" {
+		fsRoot = "/"
+	}
+	abs, err := filepath.Abs(fsRoot)
+	if err != nil {
+		return nil, fmt.Errorf("%w: FS root %q: %v", ErrNoStore, fsRoot, err)
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("%w: FS root %s: %v", ErrNoStore, abs, err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("%w: FS root %s is not a directory", ErrNoStore, abs)
+	}
+	storePath := filepath.Join(abs, StoreDir)
+	pkgs, err := os.OpenRoot(storePath)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrNoStore, storePath, err)
+	}
+	if _, err := pkgs.Stat("."); err != nil {
+		pkgs.Close()
+		return nil, fmt.Errorf("%w: %s: %v", ErrNoStore, storePath, err)
+	}
+	if f, err := pkgs.Open("."); err != nil {
+		pkgs.Close()
+		return nil, fmt.Errorf("%w: %s: %v", ErrNoStore, storePath, err)
+	} else {
+		_, err := f.ReadDir(1)
+		f.Close()
+		if err != nil && !errors.Is(err, io.EOF) {
+			pkgs.Close()
+			return nil, fmt.Errorf("%w: %s is unreadable: %v", ErrNoStore, storePath, err)
+		}
+	}
+	return &Store{fsRoot: abs, pkgs: pkgs}, nil
+}
+
+// Close releases the store's directory handle.
+func (s *Store) Close() error { return s.pkgs.Close() }
+
+// FSRoot returns the absolute FS root.
+func (s *Store) FSRoot() string { return s.fsRoot }
+
+// Path returns the absolute path of the package store (FSROOT/hab/pkgs).
+func (s *Store) Path() string { return filepath.Join(s.fsRoot, StoreDir) }
+
+// Root returns the os.Root opened at the package store. It stays owned by
+// the Store.
+func (s *Store) Root() *os.Root { return s.pkgs }
+
+// Scan reads the whole store: releases (in parallel), loaded services and
+// binlinks. Damage is reported as Problems in the Inventory; the error is
+// non-nil only when ctx ends or the top of the store cannot be read.
+func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
+	if opts.Target == "" {
+		opts.Target = DefaultTarget()
+	}
+	if err := checkTarget(opts.Target); err != nil {
+		return nil, err
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.BinlinkDirs == nil {
+		opts.BinlinkDirs = DefaultBinlinkDirs()
+	}
+	sc := &scanner{store: s, opts: opts, in: newInterner()}
+	if err := sc.walk(ctx); err != nil {
+		return nil, err
+	}
+	inv := sc.inventory()
+	s.readSpecs(inv, &sc.problems)
+	s.readBinlinks(inv, opts.BinlinkDirs, &sc.problems)
+	inv.Problems = sortProblems(sc.problems.list)
+	return inv, nil
+}
+
+// Scan opens the store under fsRoot, scans it and closes it.
+func Scan(ctx context.Context, fsRoot string, opts Options) (*Inventory, error) {
+	s, err := Open(fsRoot)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return s.Scan(ctx, opts)
+}
+
+type problems struct {
+	mu   sync.Mutex
+	list []Problem
+}
+
+func (p *problems) add(pr Problem) {
+	p.mu.Lock()
+	p.list = append(p.list, pr)
+	p.mu.Unlock()
+}
+
+func sortProblems(ps []Problem) []Problem {
+	slices.SortStableFunc(ps, func(a, b Problem) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		if c := strings.Compare(string(a.Kind), string(b.Kind)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Message, b.Message)
+	})
+	return ps
+}
+
+// interner gives every distinct ident string one Ref. Lines of DEPS and
+// TDEPS repeat massively across a store; each distinct line is parsed once.
+type interner struct {
+	mu     sync.Mutex
+	index  map[string]Ref
+	idents []Ident
+	bad    map[string]error
+}
+
+func newInterner() *interner {
+	return &interner{index: make(map[string]Ref, 1024), bad: map[string]error{}}
+}
+
+// refsLocked interns lines; bad lines are returned with their errors.
+func (in *interner) refsLocked(lines [][]byte, out []Ref, badOut func(line string, err error)) []Ref {
+	for _, l := range lines {
+		if r, ok := in.index[string(l)]; ok {
+			out = append(out, r)
+			continue
+		}
+		if err, ok := in.bad[string(l)]; ok {
+			badOut(string(l), err)
+			continue
+		}
+		line := string(l)
+		id, err := ParseFullIdent(line)
+		if err != nil {
+			in.bad[line] = err
+			badOut(line, err)
+			continue
+		}
+		r := Ref(len(in.idents))
+		in.idents = append(in.idents, id)
+		in.index[line] = r
+		out = append(out, r)
+	}
+	return out
+}
+
+func (in *interner) identLocked(id Ident) Ref {
+	key := id.String()
+	if r, ok := in.index[key]; ok {
+		return r
+	}
+	r := Ref(len(in.idents))
+	in.idents = append(in.idents, id)
+	in.index[key] = r
+	return r
+}
+
+type scanner struct {
+	store    *Store
+	opts     Options
+	in       *interner
+	problems problems
+
+	mu       sync.Mutex
+	releases []*Release
+	scanned  int
+}
+
+type nameJob struct{ origin, name string }
+
+// storePath gives a problem path relative to the FS root.
+func storePath(parts ...string) string {
+	var b strings.Builder
+	b.WriteString(StoreDir)
+	for _, p := range parts {
+		b.WriteByte('/')
+		b.WriteString(quoteName(p))
+	}
+	return b.String()
+}
+
+// quoteName shows a name that is not valid UTF-8 with Go escapes.
+func quoteName(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}
+
+func (sc *scanner) walk(ctx context.Context) error {
+	origins, err := readDir(sc.store.pkgs, ".")
+	if err != nil {
+		return fmt.Errorf("%w: reading %s: %v", ErrNoStore, sc.store.Path(), err)
+	}
+	jobs := make(chan nameJob, 64)
+	var wg sync.WaitGroup
+	for range sc.opts.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if ctx.Err() != nil {
+					continue
+				}
+				sc.scanName(j.origin, j.name)
+			}
+		}()
+	}
+	for _, o := range origins {
+		if ctx.Err() != nil {
+			break
+		}
+		if !sc.dirEntryOK(o, "origin", o.Name()) {
+			continue
+		}
+		names, err := readDir(sc.store.pkgs, o.Name())
+		if err != nil {
+			sc.unreadable(err, o.Name())
+			continue
+		}
+		for _, n := range names {
+			if sc.dirEntryOK(n, "name", o.Name(), n.Name()) {
+				jobs <- nameJob{o.Name(), n.Name()}
+			}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return ctx.Err()
+}
+
+// dirEntryOK reports whether a store entry at one of the upper levels is a
+// directory with a valid ident part as its name; otherwise it records why
+// not.
+func (sc *scanner) dirEntryOK(e fs.DirEntry, level string, parts ...string) bool {
+	name := parts[len(parts)-1]
+	path := storePath(parts...)
+	switch {
+	case e.Type()&fs.ModeSymlink != 0:
+		sc.problems.add(Problem{Path: path, Kind: ProblemSymlink, Blocking: true,
+			Message: fmt.Sprintf("%s directory is a symlink; Habitat follows it, hab-gc never enters it, so what it holds is unknown", level)})
+		return false
+	case !e.IsDir():
+		sc.problems.add(Problem{Path: path, Kind: ProblemNotDir,
+			Message: fmt.Sprintf("a %s where %s directory belongs", fileKind(e.Type()), article(level))})
+		return false
+	}
+	if why := checkPart(name); why != "" {
+		sc.problems.add(Problem{Path: path, Kind: ProblemBadName,
+			Message: fmt.Sprintf("%s directory %q %s; skipped", level, name, why)})
+		return false
+	}
+	return true
+}
+
+func article(w string) string {
+	if strings.ContainsRune("aeiou", rune(w[0])) {
+		return "an " + w
+	}
+	return "a " + w
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "file"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	default:
+		return "special file (" + m.Type().String() + ")"
+	}
+}
+
+func (sc *scanner) unreadable(err error, parts ...string) {
+	sc.problems.add(Problem{Path: storePath(parts...), Kind: ProblemUnreadable, Blocking: true,
+		Message: fmt.Sprintf("cannot read directory, so the releases in it are unknown: %v", errMsg(err))})
+}
+
+// errMsg drops the path an *fs.PathError repeats; the Problem has it.
+func errMsg(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func readDir(r *os.Root, name string) ([]fs.DirEntry, error) {
+	f, err := r.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	es, err := f.ReadDir(-1)
+	slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return es, err
+}
+
+func (sc *scanner) scanName(origin, name string) {
+	nroot, err := sc.store.pkgs.OpenRoot(origin + "/" + name)
+	if err != nil {
+		sc.unreadable(err, origin, name)
+		return
+	}
+	defer nroot.Close()
+	versions, err := readDir(nroot, ".")
+	if err != nil {
+		sc.unreadable(err, origin, name)
+		return
+	}
+	var found []*Release
+	n := 0
+	for _, v := range versions {
+		if !sc.dirEntryOK(v, "version", origin, name, v.Name()) {
+			continue
+		}
+		vroot, err := nroot.OpenRoot(v.Name())
+		if err != nil {
+			sc.unreadable(err, origin, name, v.Name())
+			continue
+		}
+		rels, err := readDir(vroot, ".")
+		if err != nil {
+			sc.unreadable(err, origin, name, v.Name())
+			vroot.Close()
+			continue
+		}
+		for _, r := range rels {
+			if strings.HasPrefix(r.Name(), InstallTempPrefix) {
+				sc.leftover(vroot, origin, name, v.Name(), r.Name())
+				continue
+			}
+			if !sc.dirEntryOK(r, "release", origin, name, v.Name(), r.Name()) {
+				continue
+			}
+			n++
+			if rel := sc.scanRelease(vroot, Ident{origin, name, v.Name(), r.Name()}); rel != nil {
+				found = append(found, rel)
+			}
+		}
+		vroot.Close()
+	}
+	sc.mu.Lock()
+	sc.releases = append(sc.releases, found...)
+	sc.scanned += n
+	if sc.opts.Progress != nil {
+		sc.opts.Progress(sc.scanned)
+	}
+	sc.mu.Unlock()
+}
+
+func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string) {
+	msg := "leftover of an interrupted install (Habitat never cleans these up)"
+	if fi, err := vroot.Lstat(entry); err == nil {
+		msg += fmt.Sprintf("; modified %s", fi.ModTime().UTC().Format(time.RFC3339))
+		if !sc.opts.Now.IsZero() {
+			msg += fmt.Sprintf(", %s old", sc.opts.Now.Sub(fi.ModTime()).Round(time.Second))
+		}
+	}
+	sc.problems.add(Problem{Path: storePath(origin, name, version, entry), Kind: ProblemInstallLeftover, Message: msg})
+}
+
+// readMeta reads a metadata file as Habitat does (whole file, trimmed).
+// exists is false when the file is absent. Only regular files are read: the
+// file is opened without blocking, so a FIFO planted in a release cannot
+// hang the scan.
+func readMeta(r *os.Root, name string) (body []byte, exists bool, err error) {
+	f, err := r.OpenFile(name, openMetaFlags, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, true, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, true, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
+	b := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, true, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+	return bytes.TrimSpace(b), true, nil
+}
+
+func (sc *scanner) scanRelease(vroot *os.Root, id Ident) *Release {
+	path := storePath(id.Origin, id.Name, id.Version, id.Release)
+	rroot, err := vroot.OpenRoot(id.Release)
+	if err != nil {
+		sc.problems.add(Problem{Path: path, Kind: ProblemUnreadable, Blocking: true,
+			Message: fmt.Sprintf("cannot open release directory, so whether it is installed is unknown: %v", errMsg(err))})
+		return nil
+	}
+	defer rroot.Close()
+
+	target, exists, err := readMeta(rroot, "TARGET")
+	switch {
+	case err != nil:
+		sc.problems.add(Problem{Path: path + "/TARGET", Kind: ProblemTarget,
+			Message: fmt.Sprintf("unreadable (%s); Habitat does not list this release, hab-gc leaves it alone", errMsg(err))})
+		return nil
+	case !exists:
+		sc.problems.add(Problem{Path: path + "/TARGET", Kind: ProblemTarget,
+			Message: "missing; Habitat does not list this release, hab-gc leaves it alone"})
+		return nil
+	case !ValidTarget(string(target)):
+		sc.problems.add(Problem{Path: path + "/TARGET", Kind: ProblemTarget,
+			Message: fmt.Sprintf("%q is not a package target; Habitat does not list this release, hab-gc leaves it alone", target)})
+		return nil
+	case string(target) != sc.opts.Target:
+		sc.problems.add(Problem{Path: path + "/TARGET", Kind: ProblemForeignTarget,
+			Message: fmt.Sprintf("release is for %s, not %s; not installed for this target, left alone", target, sc.opts.Target)})
+		return nil
+	}
+
+	rel := &Release{Ident: id, Size: -1}
+	if fi, err := rroot.Stat("."); err == nil {
+		rel.ModTime = fi.ModTime()
+		rel.Dev, rel.Ino = FileID(fi)
+	}
+	fq := id.String()
+
+	identBody, exists, err := readMeta(rroot, "IDENT")
+	switch {
+	case err != nil:
+		sc.problems.add(Problem{Path: path + "/IDENT", Kind: ProblemIdent, Release: fq,
+			Message: fmt.Sprintf("unreadable: %s", errMsg(err))})
+	case !exists:
+		sc.problems.add(Problem{Path: path + "/IDENT", Kind: ProblemIdent, Release: fq, Message: "missing"})
+	case string(identBody) != fq:
+		sc.problems.add(Problem{Path: path + "/IDENT", Kind: ProblemIdent, Release: fq,
+			Message: fmt.Sprintf("says %q but the path says %q", quoteName(string(identBody)), fq)})
+	}
+
+	var lines [2][][]byte
+	for i, file := range [2]string{"DEPS", "TDEPS"} {
+		body, _, err := readMeta(rroot, file)
+		if err != nil {
+			rel.Damaged = true
+			sc.problems.add(Problem{Path: path + "/" + file, Kind: ProblemDeps, Release: fq, Blocking: true,
+				Message: fmt.Sprintf("unreadable, so what this release needs is unknown: %s", errMsg(err))})
+			continue
+		}
+		if len(body) > 0 {
+			lines[i] = bytes.Split(body, []byte{'\n'})
+			for j, l := range lines[i] {
+				lines[i][j] = bytes.TrimSuffix(l, []byte{'\r'})
+			}
+		}
+	}
+	var bad []Problem
+	sc.in.mu.Lock()
+	rel.Ref = sc.in.identLocked(id)
+	for i, file := range [2]string{"DEPS", "TDEPS"} {
+		if lines[i] == nil {
+			continue
+		}
+		refs := sc.in.refsLocked(lines[i], make([]Ref, 0, len(lines[i])), func(line string, err error) {
+			bad = append(bad, Problem{Path: path + "/" + file, Kind: ProblemDeps, Release: fq, Blocking: true,
+				Message: fmt.Sprintf("line %q: %v", quoteName(line), err)})
+		})
+		if i == 0 {
+			rel.Deps = refs
+		} else {
+			rel.TDeps = refs
+		}
+	}
+	sc.in.mu.Unlock()
+	if len(bad) > 0 {
+		rel.Damaged = true
+		for _, p := range bad {
+			sc.problems.add(p)
+		}
+	}
+
+	if sc.opts.Sizes {
+		rel.Size = treeSize(rroot)
+	}
+	return rel
+}
+
+// treeSize sums the disk usage of everything under r, never following a
+// symlink.
+func treeSize(r *os.Root) int64 {
+	var total int64
+	fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil {
+			total += diskUsage(fi)
+		}
+		return nil
+	})
+	return total
+}
+
+func (sc *scanner) inventory() *Inventory {
+	in := sc.in
+	inv := &Inventory{
+		FSRoot:   sc.store.fsRoot,
+		Target:   sc.opts.Target,
+		Releases: sc.releases,
+		idents:   in.idents,
+		index:    in.index,
+		byRef:    make([]*Release, len(in.idents)),
+	}
+	slices.SortFunc(inv.Releases, func(a, b *Release) int { return Compare(a.Ident, b.Ident) })
+	for _, r := range inv.Releases {
+		inv.byRef[r.Ref] = r
+	}
+	for _, r := range inv.Releases {
+		seen := map[Ref]bool{}
+		for _, deps := range [2][]Ref{r.Deps, r.TDeps} {
+			for _, d := range deps {
+				if inv.byRef[d] == nil && !seen[d] {
+					seen[d] = true
+					sc.problems.add(Problem{Path: storePath(r.Ident.Origin, r.Ident.Name, r.Ident.Version, r.Ident.Release),
+						Kind: ProblemDepMissing, Release: r.Ident.String(),
+						Message: fmt.Sprintf("depends on %s, which is not installed", inv.idents[d])})
+				}
+			}
+		}
+	}
+	return inv
+}

@@ -1,0 +1,109 @@
+package pkgstore
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// SpecsDir is where the Supervisor keeps service specs, under the FS root.
+const SpecsDir = "hab/sup/default/specs"
+
+// specFile is the part of a Supervisor spec file hab-gc needs.
+type specFile struct {
+	Ident        string `toml:"ident"`
+	DesiredState string `toml:"desired_state"`
+}
+
+// ParseSpec parses the TOML of a spec file named name (its stem must match
+// the ident's name). It returns the spec's ident and desired state.
+func ParseSpec(name string, data []byte) (Ident, string, error) {
+	var sf specFile
+	if err := toml.Unmarshal(data, &sf); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, col := de.Position()
+			return Ident{}, "", fmt.Errorf("TOML error at line %d, column %d: %s", row, col, de.Error())
+		}
+		return Ident{}, "", fmt.Errorf("TOML error: %v", err)
+	}
+	if sf.Ident == "" {
+		return Ident{}, "", errors.New(`no "ident" field`)
+	}
+	id, err := ParseIdent(sf.Ident)
+	if err != nil {
+		return Ident{}, "", fmt.Errorf(`field "ident": %w`, err)
+	}
+	ds := sf.DesiredState
+	if ds == "" {
+		ds = "up"
+	}
+	return id, ds, nil
+}
+
+// readSpecs reads every *.spec file and resolves it against inv. A spec
+// that cannot be parsed is a blocking problem: what it protects is unknown.
+func (s *Store) readSpecs(inv *Inventory, probs *problems) {
+	dir := filepath.Join(s.fsRoot, SpecsDir)
+	root, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		probs.add(Problem{Path: SpecsDir, Kind: ProblemUnreadable, Blocking: true,
+			Message: fmt.Sprintf("cannot open the specs directory, so which services are loaded is unknown: %s", errMsg(err))})
+		return
+	}
+	defer root.Close()
+	entries, err := readDir(root, ".")
+	if err != nil {
+		probs.add(Problem{Path: SpecsDir, Kind: ProblemUnreadable, Blocking: true,
+			Message: fmt.Sprintf("cannot list the specs directory, so which services are loaded is unknown: %s", errMsg(err))})
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".spec") {
+			continue
+		}
+		path := SpecsDir + "/" + quoteName(e.Name())
+		stem := strings.TrimSuffix(e.Name(), ".spec")
+		if !e.Type().IsRegular() {
+			probs.add(Problem{Path: path, Kind: ProblemSpec, Blocking: true,
+				Message: fmt.Sprintf("spec is a %s, not a regular file; not followed, so what it loads is unknown", fileKind(e.Type()))})
+			continue
+		}
+		data, err := root.ReadFile(e.Name())
+		if err != nil {
+			probs.add(Problem{Path: path, Kind: ProblemSpec, Blocking: true,
+				Message: fmt.Sprintf("unreadable, so what it loads is unknown: %s", errMsg(err))})
+			continue
+		}
+		id, state, err := ParseSpec(stem, data)
+		if err != nil {
+			probs.add(Problem{Path: path, Kind: ProblemSpec, Blocking: true,
+				Message: fmt.Sprintf("cannot be parsed, so what it loads is unknown: %v", err)})
+			continue
+		}
+		if id.Name != stem {
+			probs.add(Problem{Path: path, Kind: ProblemSpecName,
+				Message: fmt.Sprintf("file is named %q but its ident %s names %q; the Supervisor rejects it, hab-gc protects it anyway", stem, id, id.Name)})
+		}
+		svc := Service{Name: stem, SpecPath: path, Ident: id, DesiredState: state}
+		cands := inv.Satisfying(id)
+		if n := len(cands); n > 0 {
+			latest := cands[n-1]
+			svc.Resolved, svc.Installed = latest.Ident, true
+			for _, c := range cands[:n-1] {
+				if !HabitatComparable(c.Ident, latest.Ident) {
+					svc.Ambiguous = append(svc.Ambiguous, c.Ident)
+				}
+			}
+		}
+		inv.Services = append(inv.Services, svc)
+	}
+}

@@ -1,0 +1,16 @@
+//go:build !unix
+
+package pkgstore
+
+import (
+	"io/fs"
+	"os"
+)
+
+// FileID returns the device and inode of a file, or zeros where the
+// platform has none.
+func FileID(fi fs.FileInfo) (dev, ino uint64) { return 0, 0 }
+
+func diskUsage(fi fs.FileInfo) int64 { return fi.Size() }
+
+const openMetaFlags = os.O_RDONLY

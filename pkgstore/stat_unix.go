@@ -1,0 +1,29 @@
+//go:build unix
+
+package pkgstore
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// FileID returns the device and inode of a file, or zeros where the
+// platform has none.
+func FileID(fi fs.FileInfo) (dev, ino uint64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev), uint64(st.Ino)
+	}
+	return 0, 0
+}
+
+// diskUsage returns the bytes a file occupies on disk.
+func diskUsage(fi fs.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int64(st.Blocks) * 512
+	}
+	return fi.Size()
+}
+
+// openMetaFlags opens metadata files without blocking on FIFOs.
+const openMetaFlags = os.O_RDONLY | syscall.O_NONBLOCK
