@@ -3,3 +3,5 @@ module github.com/hab-gc/hab-gc
 go 1.26
 
 require github.com/pelletier/go-toml/v2 v2.4.3
+
+require gonum.org/v1/gonum v0.17.0

@@ -21,9 +21,9 @@ type Release struct {
 	Ident Ident // from the path, as Habitat takes it
 	// Deps and TDeps are the readable, valid lines of DEPS and TDEPS.
 	Deps, TDeps []Ref
-	// ModTime is the release directory's modification time: when the
-	// install renamed it into place, in practice.
-	ModTime time.Time
+	// ModTime and ChangeTime are the release directory's modification and
+	// inode change times. See InstalledAt.
+	ModTime, ChangeTime time.Time
 	// Size is the bytes on disk under the release directory, or -1 when the
 	// scan was not asked for sizes.
 	Size int64
@@ -34,6 +34,17 @@ type Release struct {
 	// that is not a valid, fully qualified ident: what the release needs is
 	// then not fully known. The scan records a Problem for each cause.
 	Damaged bool
+}
+
+// InstalledAt estimates when the release was installed: the later of the
+// directory's mtime and ctime. An unpacked archive may carry old mtimes,
+// but the rename that installs a release sets its ctime, which cannot be
+// set back.
+func (r *Release) InstalledAt() time.Time {
+	if r.ChangeTime.After(r.ModTime) {
+		return r.ChangeTime
+	}
+	return r.ModTime
 }
 
 // Path returns the release directory relative to the store

@@ -146,6 +146,14 @@ func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 	return inv, nil
 }
 
+// HasUninstallHook reports whether a release ships hooks/uninstall. When
+// that cannot be told (an error other than "not there"), it answers true:
+// the caller then keeps the release.
+func (s *Store) HasUninstallHook(id Ident) bool {
+	_, err := s.pkgs.Lstat(id.String() + "/hooks/uninstall")
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
 // Scan opens the store under fsRoot, scans it and closes it.
 func Scan(ctx context.Context, fsRoot string, opts Options) (*Inventory, error) {
 	s, err := Open(fsRoot)
@@ -505,7 +513,7 @@ func (sc *scanner) scanRelease(vroot *os.Root, id Ident) *Release {
 
 	rel := &Release{Ident: id, Size: -1}
 	if fi, err := rroot.Stat("."); err == nil {
-		rel.ModTime = fi.ModTime()
+		rel.ModTime, rel.ChangeTime = fi.ModTime(), changeTime(fi)
 		rel.Dev, rel.Ino = FileID(fi)
 	}
 	fq := id.String()

@@ -5,11 +5,14 @@ package pkgstore
 import (
 	"io/fs"
 	"os"
+	"time"
 )
 
 // FileID returns the device and inode of a file, or zeros where the
 // platform has none.
 func FileID(fi fs.FileInfo) (dev, ino uint64) { return 0, 0 }
+
+func changeTime(fi fs.FileInfo) time.Time { return time.Time{} }
 
 func diskUsage(fi fs.FileInfo) int64 { return fi.Size() }
 

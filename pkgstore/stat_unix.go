@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+	"time"
 )
 
 // FileID returns the device and inode of a file, or zeros where the
@@ -15,6 +16,15 @@ func FileID(fi fs.FileInfo) (dev, ino uint64) {
 		return uint64(st.Dev), uint64(st.Ino)
 	}
 	return 0, 0
+}
+
+// changeTime returns a file's inode change time (ctime), which rename(2)
+// sets and no archive extraction can set back.
+func changeTime(fi fs.FileInfo) time.Time {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+	}
+	return time.Time{}
 }
 
 // diskUsage returns the bytes a file occupies on disk.

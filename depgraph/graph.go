@@ -1,0 +1,362 @@
+package depgraph
+
+import (
+	"encoding/json"
+	"slices"
+
+	"gonum.org/v1/gonum/graph"
+	"gonum.org/v1/gonum/graph/encoding"
+	"gonum.org/v1/gonum/graph/encoding/dot"
+	"gonum.org/v1/gonum/graph/iterator"
+	"gonum.org/v1/gonum/graph/simple"
+	"gonum.org/v1/gonum/graph/traverse"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// Graph is the dependency graph of one inventory. It is immutable and safe
+// for concurrent reads.
+type Graph struct {
+	inv *pkgstore.Inventory
+	// out[off[i]:off[i+1]] are the dependencies of node i, sorted;
+	// in[roff[i]:roff[i+1]] the nodes that depend on i.
+	off, out  []int32
+	roff, rin []int32
+}
+
+// New builds the graph of inv: one node per Ref, one edge per distinct
+// dependency named in DEPS or TDEPS.
+func New(inv *pkgstore.Inventory) *Graph {
+	n := inv.NumRefs()
+	g := &Graph{inv: inv, off: make([]int32, n+1)}
+	var buf []int32
+	indeg := make([]int32, n)
+	for i := 0; i < n; i++ {
+		g.off[i] = int32(len(g.out))
+		r := inv.ReleaseOf(pkgstore.Ref(i))
+		if r == nil {
+			continue
+		}
+		buf = buf[:0]
+		for _, d := range r.Deps {
+			buf = append(buf, int32(d))
+		}
+		for _, d := range r.TDeps {
+			buf = append(buf, int32(d))
+		}
+		slices.Sort(buf)
+		buf = slices.Compact(buf)
+		// A release naming itself would be a loop; Habitat never writes
+		// one, and it adds nothing to a closure.
+		for _, d := range buf {
+			if d != int32(i) {
+				g.out = append(g.out, d)
+				indeg[d]++
+			}
+		}
+	}
+	g.off[n] = int32(len(g.out))
+	// Reverse adjacency by counting sort.
+	g.roff = make([]int32, n+1)
+	for i := 0; i < n; i++ {
+		g.roff[i+1] = g.roff[i] + indeg[i]
+	}
+	g.rin = make([]int32, len(g.out))
+	pos := slices.Clone(g.roff[:n])
+	for i := 0; i < n; i++ {
+		for _, d := range g.out[g.off[i]:g.off[i+1]] {
+			g.rin[pos[d]] = int32(i)
+			pos[d]++
+		}
+	}
+	return g
+}
+
+// Inventory returns the inventory the graph was built from.
+func (g *Graph) Inventory() *pkgstore.Inventory { return g.inv }
+
+// Len returns the number of nodes.
+func (g *Graph) Len() int { return len(g.off) - 1 }
+
+// Edges returns the number of edges.
+func (g *Graph) Edges() int { return len(g.out) }
+
+// Installed reports whether a node is an installed release (rather than a
+// dependency that is named but missing).
+func (g *Graph) Installed(r pkgstore.Ref) bool { return g.inv.ReleaseOf(r) != nil }
+
+// Deps returns the direct dependencies of r (the union of its DEPS and
+// TDEPS), in Ref order.
+func (g *Graph) Deps(r pkgstore.Ref) []pkgstore.Ref { return toRefs(g.out[g.off[r]:g.off[r+1]]) }
+
+// Dependents returns the releases whose DEPS or TDEPS name r.
+func (g *Graph) Dependents(r pkgstore.Ref) []pkgstore.Ref {
+	return toRefs(g.rin[g.roff[r]:g.roff[r+1]])
+}
+
+func toRefs(s []int32) []pkgstore.Ref {
+	out := make([]pkgstore.Ref, len(s))
+	for i, v := range s {
+		out[i] = pkgstore.Ref(v)
+	}
+	return out
+}
+
+// Reach is the result of marking from a set of roots: every node reachable
+// from them, with the first root and shortest chain that reaches it.
+type Reach struct {
+	g      *Graph
+	parent []int32 // -1: not reached; -2: a root; else the node that reached it
+	root   []int32 // the root a node was reached from
+}
+
+// Reach marks everything reachable from roots (roots included), breadth
+// first, so each node's chain is a shortest one from the root set. Roots
+// are visited in the order given, which makes chains deterministic.
+func (g *Graph) Reach(roots []pkgstore.Ref) *Reach {
+	n := g.Len()
+	r := &Reach{g: g, parent: make([]int32, n), root: make([]int32, n)}
+	for i := range r.parent {
+		r.parent[i] = -1
+	}
+	r.extend(roots)
+	return r
+}
+
+// Extend marks from more roots, keeping what is already marked.
+func (r *Reach) Extend(roots []pkgstore.Ref) { r.extend(roots) }
+
+func (r *Reach) extend(roots []pkgstore.Ref) {
+	queue := make([]int32, 0, len(roots))
+	for _, x := range roots {
+		if r.parent[x] == -1 {
+			r.parent[x] = -2
+			r.root[x] = int32(x)
+			queue = append(queue, int32(x))
+		}
+	}
+	g := r.g
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		for _, d := range g.out[g.off[x]:g.off[x+1]] {
+			if r.parent[d] == -1 {
+				r.parent[d] = x
+				r.root[d] = r.root[x]
+				queue = append(queue, d)
+			}
+		}
+	}
+}
+
+// Reached reports whether x is reachable from the roots.
+func (r *Reach) Reached(x pkgstore.Ref) bool { return r.parent[x] != -1 }
+
+// IsRoot reports whether x is one of the roots.
+func (r *Reach) IsRoot(x pkgstore.Ref) bool { return r.parent[x] == -2 }
+
+// Chain returns the shortest chain from a root to x: root first, x last.
+// It is nil when x is not reached.
+func (r *Reach) Chain(x pkgstore.Ref) []pkgstore.Ref {
+	if r.parent[x] == -1 {
+		return nil
+	}
+	var c []pkgstore.Ref
+	for y := int32(x); ; y = r.parent[y] {
+		c = append(c, pkgstore.Ref(y))
+		if r.parent[y] == -2 {
+			break
+		}
+	}
+	slices.Reverse(c)
+	return c
+}
+
+// Closure returns what the given releases need, transitively (themselves
+// excluded unless one needs another), sorted by Ref.
+func (g *Graph) Closure(of ...pkgstore.Ref) []pkgstore.Ref {
+	return g.walk(directed{g}, of)
+}
+
+// ReverseClosure returns every release that needs one of the given
+// releases, directly or transitively, sorted by Ref.
+func (g *Graph) ReverseClosure(of ...pkgstore.Ref) []pkgstore.Ref {
+	return g.walk(reversed{g}, of)
+}
+
+// walk runs gonum's breadth-first traversal from each start over view and
+// returns the nodes reached by at least one edge.
+func (g *Graph) walk(view traverse.Graph, from []pkgstore.Ref) []pkgstore.Ref {
+	var out []pkgstore.Ref
+	reached := map[int64]bool{}
+	bf := traverse.BreadthFirst{Traverse: func(e graph.Edge) bool {
+		id := e.To().ID()
+		if !reached[id] {
+			reached[id] = true
+			out = append(out, pkgstore.Ref(id))
+		}
+		return true
+	}}
+	for _, f := range from {
+		bf.Walk(view, node{g, int64(f)}, nil)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// node is a graph node as gonum sees it; its DOT ID is the ident.
+type node struct {
+	g  *Graph
+	id int64
+}
+
+func (n node) ID() int64     { return n.id }
+func (n node) DOTID() string { return n.g.inv.Ident(pkgstore.Ref(n.id)).String() }
+func (n node) Attributes() []encoding.Attribute {
+	if n.g.Installed(pkgstore.Ref(n.id)) {
+		return nil
+	}
+	return []encoding.Attribute{{Key: "style", Value: "dashed"}, {Key: "tooltip", Value: "not installed"}}
+}
+
+// directed exposes the graph to gonum as a graph.Directed.
+type directed struct{ g *Graph }
+
+func (d directed) Node(id int64) graph.Node {
+	if id < 0 || id >= int64(d.g.Len()) {
+		return nil
+	}
+	return node{d.g, id}
+}
+
+func (d directed) Nodes() graph.Nodes {
+	return iterator.NewImplicitNodes(0, d.g.Len(), func(id int) graph.Node { return node{d.g, int64(id)} })
+}
+
+func (d directed) nodes(ids []int32) graph.Nodes {
+	ns := make([]graph.Node, len(ids))
+	for i, id := range ids {
+		ns[i] = node{d.g, int64(id)}
+	}
+	return iterator.NewOrderedNodes(ns)
+}
+
+func (d directed) From(id int64) graph.Nodes {
+	return d.nodes(d.g.out[d.g.off[id]:d.g.off[id+1]])
+}
+
+func (d directed) To(id int64) graph.Nodes {
+	return d.nodes(d.g.rin[d.g.roff[id]:d.g.roff[id+1]])
+}
+
+func (d directed) HasEdgeFromTo(u, v int64) bool {
+	_, ok := slices.BinarySearch(d.g.out[d.g.off[u]:d.g.off[u+1]], int32(v))
+	return ok
+}
+
+func (d directed) HasEdgeBetween(x, y int64) bool {
+	return d.HasEdgeFromTo(x, y) || d.HasEdgeFromTo(y, x)
+}
+
+func (d directed) Edge(u, v int64) graph.Edge {
+	if !d.HasEdgeFromTo(u, v) {
+		return nil
+	}
+	return simple.Edge{F: node{d.g, u}, T: node{d.g, v}}
+}
+
+// reversed walks dependents instead of dependencies.
+type reversed struct{ g *Graph }
+
+func (r reversed) From(id int64) graph.Nodes { return directed(r).To(id) }
+func (r reversed) Edge(u, v int64) graph.Edge {
+	if !directed(r).HasEdgeFromTo(v, u) {
+		return nil
+	}
+	return simple.Edge{F: node{r.g, u}, T: node{r.g, v}}
+}
+
+// subgraph restricts the directed view to a set of nodes.
+type subgraph struct {
+	directed
+	keep []bool
+	ids  []int32
+}
+
+func (s subgraph) Node(id int64) graph.Node {
+	if id < 0 || id >= int64(len(s.keep)) || !s.keep[id] {
+		return nil
+	}
+	return node{s.g, id}
+}
+func (s subgraph) Nodes() graph.Nodes { return s.nodes(s.ids) }
+func (s subgraph) filter(ids []int32) graph.Nodes {
+	var kept []int32
+	for _, id := range ids {
+		if s.keep[id] {
+			kept = append(kept, id)
+		}
+	}
+	return s.nodes(kept)
+}
+func (s subgraph) From(id int64) graph.Nodes { return s.filter(s.g.out[s.g.off[id]:s.g.off[id+1]]) }
+func (s subgraph) To(id int64) graph.Nodes   { return s.filter(s.g.rin[s.g.roff[id]:s.g.roff[id+1]]) }
+
+// view returns the whole graph, or the subgraph of roots and their
+// closure when roots is non-empty.
+func (g *Graph) view(roots []pkgstore.Ref) graph.Directed {
+	if len(roots) == 0 {
+		return directed{g}
+	}
+	keep := make([]bool, g.Len())
+	ids := []int32{}
+	for _, r := range append(slices.Clone(roots), g.Closure(roots...)...) {
+		if !keep[r] {
+			keep[r] = true
+			ids = append(ids, int32(r))
+		}
+	}
+	slices.Sort(ids)
+	return subgraph{directed{g}, keep, ids}
+}
+
+// DOT renders the graph (or, given roots, the roots and their closure) in
+// Graphviz's language with gonum's encoding/dot. Nodes are labelled with
+// idents; dependencies that are not installed are dashed.
+func (g *Graph) DOT(roots []pkgstore.Ref) ([]byte, error) {
+	return dot.Marshal(g.view(roots), "habitat", "", "  ")
+}
+
+// JSONGraph is the JSON form of a graph.
+type JSONGraph struct {
+	Nodes []JSONNode `json:"nodes"`
+	Edges []JSONEdge `json:"edges"`
+}
+
+// JSONNode is one release in JSONGraph.
+type JSONNode struct {
+	Ident     string `json:"ident"`
+	Installed bool   `json:"installed"`
+}
+
+// JSONEdge says that From needs To.
+type JSONEdge struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// JSON renders the graph (or the closure of roots) as JSONGraph.
+func (g *Graph) JSON(roots []pkgstore.Ref) ([]byte, error) {
+	v := g.view(roots)
+	out := JSONGraph{Nodes: []JSONNode{}, Edges: []JSONEdge{}}
+	ns := v.Nodes()
+	for ns.Next() {
+		n := ns.Node().(node)
+		out.Nodes = append(out.Nodes, JSONNode{Ident: n.DOTID(), Installed: g.Installed(pkgstore.Ref(n.id))})
+		to := v.From(n.id)
+		for to.Next() {
+			out.Edges = append(out.Edges, JSONEdge{From: n.DOTID(), To: to.Node().(node).DOTID()})
+		}
+	}
+	return json.MarshalIndent(out, "", "  ")
+}
