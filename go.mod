@@ -5,3 +5,5 @@ go 1.26
 require github.com/pelletier/go-toml/v2 v2.4.3
 
 require gonum.org/v1/gonum v0.17.0
+
+require github.com/Masterminds/semver/v3 v3.5.0 // indirect

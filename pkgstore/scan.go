@@ -594,11 +594,16 @@ func treeSize(r *os.Root) int64 {
 }
 
 func (sc *scanner) inventory() *Inventory {
-	in := sc.in
+	return finishInventory(sc.store.fsRoot, sc.opts.Target, sc.in, sc.releases, &sc.problems)
+}
+
+// finishInventory sorts the releases, indexes them and reports
+// dependencies that are not installed.
+func finishInventory(fsRoot, target string, in *interner, releases []*Release, probs *problems) *Inventory {
 	inv := &Inventory{
-		FSRoot:   sc.store.fsRoot,
-		Target:   sc.opts.Target,
-		Releases: sc.releases,
+		FSRoot:   fsRoot,
+		Target:   target,
+		Releases: releases,
 		idents:   in.idents,
 		index:    in.index,
 		byRef:    make([]*Release, len(in.idents)),
@@ -608,15 +613,14 @@ func (sc *scanner) inventory() *Inventory {
 		inv.byRef[r.Ref] = r
 	}
 	for _, r := range inv.Releases {
-		seen := map[Ref]bool{}
-		for _, deps := range [2][]Ref{r.Deps, r.TDeps} {
+		for i, deps := range [2][]Ref{r.TDeps, r.Deps} {
 			for _, d := range deps {
-				if inv.byRef[d] == nil && !seen[d] {
-					seen[d] = true
-					sc.problems.add(Problem{Path: storePath(r.Ident.Origin, r.Ident.Name, r.Ident.Version, r.Ident.Release),
-						Kind: ProblemDepMissing, Release: r.Ident.String(),
-						Message: fmt.Sprintf("depends on %s, which is not installed", inv.idents[d])})
+				if inv.byRef[d] != nil || (i == 1 && slices.Contains(r.TDeps, d)) {
+					continue
 				}
+				probs.add(Problem{Path: storePath(r.Ident.Origin, r.Ident.Name, r.Ident.Version, r.Ident.Release),
+					Kind: ProblemDepMissing, Release: r.Ident.String(),
+					Message: fmt.Sprintf("depends on %s, which is not installed", inv.idents[d])})
 			}
 		}
 	}

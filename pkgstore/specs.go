@@ -93,17 +93,22 @@ func (s *Store) readSpecs(inv *Inventory, probs *problems) {
 			probs.add(Problem{Path: path, Kind: ProblemSpecName,
 				Message: fmt.Sprintf("file is named %q but its ident %s names %q; the Supervisor rejects it, hab-gc protects it anyway", stem, id, id.Name)})
 		}
-		svc := Service{Name: stem, SpecPath: path, Ident: id, DesiredState: state}
-		cands := inv.Satisfying(id)
-		if n := len(cands); n > 0 {
-			latest := cands[n-1]
-			svc.Resolved, svc.Installed = latest.Ident, true
-			for _, c := range cands[:n-1] {
-				if !HabitatComparable(c.Ident, latest.Ident) {
-					svc.Ambiguous = append(svc.Ambiguous, c.Ident)
-				}
+		inv.Services = append(inv.Services, inv.resolveService(Service{Name: stem, SpecPath: path, Ident: id, DesiredState: state}))
+	}
+}
+
+// resolveService finds the release the Supervisor would run for svc, and
+// the releases it might run instead where Habitat cannot order versions.
+func (inv *Inventory) resolveService(svc Service) Service {
+	cands := inv.Satisfying(svc.Ident)
+	if n := len(cands); n > 0 {
+		latest := cands[n-1]
+		svc.Resolved, svc.Installed = latest.Ident, true
+		for _, c := range cands[:n-1] {
+			if !HabitatComparable(c.Ident, latest.Ident) {
+				svc.Ambiguous = append(svc.Ambiguous, c.Ident)
 			}
 		}
-		inv.Services = append(inv.Services, svc)
 	}
+	return svc
 }

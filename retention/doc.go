@@ -1,0 +1,49 @@
+// Package retention decides which releases of a Habitat package store to
+// keep and which to remove, and says why for every one of them.
+//
+// Deciding is separate from deleting. Compute turns an inventory
+// (pkgstore), a Policy and the current time into a Plan: for every
+// installed release, Keep or Remove, with reasons as data (a stable Code
+// and a sentence). Nothing is touched; a Plan is safe to print, diff and
+// explain (Plan.Why). Carrying it out is Apply's job, which re-checks
+// everything on disk first.
+//
+// # How a plan is made
+//
+// Like a tracing garbage collector, the plan marks from roots and sweeps
+// the rest. Roots, each kept with its reason:
+//
+//   - the newest KeepLatest releases of every origin/name, in Habitat's
+//     ordering (pkgstore.Compare);
+//   - the newest SelfKeepLatest (at least one) of Habitat's own packages;
+//   - the release each loaded service's spec resolves to, and any release
+//     Habitat could not order against it (the Supervisor might run it);
+//   - every release a binlink points into;
+//   - every release an Exclude pins ("core/redis", "core/redis/4.0.14",
+//     "core/postgresql@>=11 <12" with Masterminds/semver constraints);
+//   - every release installed less than MinAge ago (default one hour);
+//   - releases whose IDENT disagrees with their path, and, when damage is
+//     allowed, damaged releases;
+//   - the last release of a package that ships an uninstall hook, which
+//     hab-gc does not run.
+//
+// Then everything reachable from a root through DEPS or TDEPS is kept, with
+// a reason naming the chain ("dependency of core/openssl/..., needed by
+// core/redis/... (loaded service redis runs it ...)"). Everything else is
+// removed. With Only set, removals are limited to the named packages and
+// to the dependencies that only their removed releases needed.
+//
+// # Damage fails safe
+//
+// If the scan found blocking problems (unreadable or malformed DEPS/TDEPS,
+// an unparseable spec, an unreadable or symlinked directory), Compute
+// refuses with a *DamagedError that errors.Is ErrDamaged and names each
+// problem, unless Policy.AllowDamaged is set.
+//
+// # Guarantees
+//
+// Property tests check on thousands of random stores that no removed
+// release is needed by a kept one, every root is kept, each package keeps
+// at least min(N, releases) of its newest, and planning again after
+// removing the plan's releases removes nothing more.
+package retention

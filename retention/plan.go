@@ -1,0 +1,417 @@
+package retention
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hab-gc/hab-gc/depgraph"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// ErrDamaged is wrapped by the error Compute returns when the store has
+// blocking problems and the policy does not allow proceeding.
+var ErrDamaged = errors.New("store is damaged: refusing to remove anything")
+
+// DamagedError lists the blocking problems behind a refusal.
+type DamagedError struct {
+	Problems []pkgstore.Problem
+}
+
+func (e *DamagedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v (%d blocking problem(s); fix them or allow damaged stores explicitly):", ErrDamaged, len(e.Problems))
+	for _, p := range e.Problems {
+		b.WriteString("\n  ")
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+func (e *DamagedError) Unwrap() error { return ErrDamaged }
+
+// Action is what the plan does with a release.
+type Action string
+
+const (
+	Keep   Action = "keep"
+	Remove Action = "remove"
+)
+
+// Code is the stable, machine-readable part of a Reason.
+type Code string
+
+// Reason codes. Keep codes first, then remove codes.
+const (
+	CodeLatest       Code = "latest"         // among the newest N of its origin/name
+	CodeHabitat      Code = "habitat-self"   // among the newest releases of Habitat's own packages
+	CodeService      Code = "loaded-service" // a loaded service runs it
+	CodeServiceMaybe Code = "loaded-service-ambiguous"
+	CodeBinlink      Code = "binlink"        // a binlink points into it
+	CodeExcluded     Code = "excluded"       // an exclude (pin) matches it
+	CodeYoung        Code = "too-young"      // installed less than MinAge ago
+	CodeDamaged      Code = "damaged"        // its metadata is damaged (AllowDamaged)
+	CodeIdentProblem Code = "ident-problem"  // IDENT disagrees with the path or is missing
+	CodeUninstall    Code = "uninstall-hook" // last release of a package with an uninstall hook
+	CodeOutsideOnly  Code = "outside-only"   // not within the Only set
+	CodeDependency   Code = "dependency"     // needed by a kept release
+	CodeNotSemver    Code = "constraint-not-semver"
+	CodeOld          Code = "superseded" // older than the newest N, and nothing kept needs it
+)
+
+// Reason is one cause of a decision: a stable code and a sentence.
+type Reason struct {
+	Code Code   `json:"code"`
+	Text string `json:"text"`
+}
+
+// Decision is the plan for one installed release.
+type Decision struct {
+	Release *pkgstore.Release
+	Action  Action
+	Reasons []Reason
+}
+
+// Plan decides, for every installed release of an inventory, keep or
+// remove, each with its reasons. It is deterministic: the same inventory,
+// policy and time give the same plan, in inventory order.
+type Plan struct {
+	Policy    Policy
+	Now       time.Time
+	Inventory *pkgstore.Inventory
+	Graph     *depgraph.Graph
+	// Decisions are in inventory order (origin, name, oldest first).
+	Decisions []Decision
+
+	byRef  map[pkgstore.Ref]int
+	reach  *depgraph.Reach
+	rootOf map[pkgstore.Ref][]Reason
+}
+
+// HookFunc reports whether a release ships an uninstall hook
+// (pkgstore.Store.HasUninstallHook). Compute uses it for the last releases
+// of packages that would otherwise go entirely; nil means "unknown", and
+// the apply step checks again on disk.
+type HookFunc func(pkgstore.Ident) bool
+
+// Compute makes the plan. now is the clock reading used for MinAge; it is
+// never read inside. It fails with a *DamagedError (errors.Is ErrDamaged)
+// when the store has blocking problems and the policy does not allow them,
+// and with ErrInvalidPolicy for bad values.
+func Compute(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc) (*Plan, error) {
+	if err := pol.Validate(); err != nil {
+		return nil, err
+	}
+	if bl := inv.Blocking(); len(bl) > 0 && !pol.AllowDamaged {
+		return nil, &DamagedError{Problems: bl}
+	}
+	p := &Plan{
+		Policy: pol, Now: now, Inventory: inv, Graph: depgraph.New(inv),
+		byRef: make(map[pkgstore.Ref]int, len(inv.Releases)), rootOf: map[pkgstore.Ref][]Reason{},
+	}
+	p.Decisions = make([]Decision, len(inv.Releases))
+	for i, r := range inv.Releases {
+		p.Decisions[i] = Decision{Release: r}
+		p.byRef[r.Ref] = i
+	}
+	p.findRoots()
+	roots := p.rootList()
+	p.reach = p.Graph.Reach(roots)
+
+	// A package about to lose its last release keeps one when it ships an
+	// uninstall hook, which hab-gc does not run.
+	if !pol.IgnoreUninstallHooks && hooks != nil {
+		var extra []pkgstore.Ref
+		p.eachPackage(func(rels []*pkgstore.Release) {
+			for _, r := range rels {
+				if p.reach.Reached(r.Ref) {
+					return
+				}
+			}
+			for i := len(rels) - 1; i >= 0; i-- {
+				if hooks(rels[i].Ident) {
+					p.addRoot(rels[i].Ref, CodeUninstall, "last release of "+pkgName(rels[i].Ident)+" and it ships hooks/uninstall, which hab-gc does not run")
+					extra = append(extra, rels[i].Ref)
+					return
+				}
+			}
+		})
+		p.reach.Extend(extra)
+	}
+
+	if len(pol.Only) > 0 {
+		p.applyOnly()
+	}
+	p.decide()
+	return p, nil
+}
+
+func pkgName(id pkgstore.Ident) string { return id.Origin + "/" + id.Name }
+
+func (p *Plan) addRoot(r pkgstore.Ref, code Code, text string) {
+	p.rootOf[r] = append(p.rootOf[r], Reason{Code: code, Text: text})
+}
+
+// rootList returns the roots in inventory order, for deterministic chains.
+func (p *Plan) rootList() []pkgstore.Ref {
+	var roots []pkgstore.Ref
+	for _, r := range p.Inventory.Releases {
+		if len(p.rootOf[r.Ref]) > 0 {
+			roots = append(roots, r.Ref)
+		}
+	}
+	return roots
+}
+
+// eachPackage calls f with the releases of each origin/name, oldest first.
+func (p *Plan) eachPackage(f func([]*pkgstore.Release)) {
+	rels := p.Inventory.Releases
+	for lo := 0; lo < len(rels); {
+		hi := lo + 1
+		for hi < len(rels) && rels[hi].Ident.Origin == rels[lo].Ident.Origin && rels[hi].Ident.Name == rels[lo].Ident.Name {
+			hi++
+		}
+		f(rels[lo:hi])
+		lo = hi
+	}
+}
+
+func (p *Plan) findRoots() {
+	pol, inv := p.Policy, p.Inventory
+	p.eachPackage(func(rels []*pkgstore.Release) {
+		n, code, what := pol.KeepLatest, CodeLatest, "release"
+		if IsHabitatPackage(rels[0].Ident) {
+			n, code, what = pol.selfKeep(), CodeHabitat, "release of Habitat's own package"
+		}
+		for i := len(rels) - 1; i >= 0 && i >= len(rels)-n; i-- {
+			rank := len(rels) - i
+			p.addRoot(rels[i].Ref, code, fmt.Sprintf("newest %s of %s (%s of %d kept)", what, pkgName(rels[i].Ident), ordinal(rank), n))
+		}
+	})
+	for _, svc := range inv.Services {
+		if svc.Installed {
+			if r := inv.Installed(svc.Resolved); r != nil {
+				p.addRoot(r.Ref, CodeService, fmt.Sprintf("loaded service %s runs it (spec ident %s)", svc.Name, svc.Ident))
+			}
+		}
+		for _, a := range svc.Ambiguous {
+			if r := inv.Installed(a); r != nil {
+				p.addRoot(r.Ref, CodeServiceMaybe, fmt.Sprintf("loaded service %s may run it: Habitat cannot order its version against %s", svc.Name, svc.Resolved))
+			}
+		}
+	}
+	for _, bl := range inv.Binlinks {
+		if !bl.InStore || bl.Release.Origin == "" {
+			continue
+		}
+		if r := inv.Installed(bl.Release); r != nil {
+			p.addRoot(r.Ref, CodeBinlink, fmt.Sprintf("binlink %s points into it", bl.Path))
+		}
+	}
+	identProblems := map[string][]string{}
+	for _, pr := range inv.Problems {
+		if pr.Kind == pkgstore.ProblemIdent && pr.Release != "" {
+			identProblems[pr.Release] = append(identProblems[pr.Release], pr.Message)
+		}
+	}
+	minAge := pol.minAge()
+	for _, r := range inv.Releases {
+		for _, ex := range pol.Excludes {
+			ok, _ := ex.match(r.Ident)
+			if ok {
+				p.addRoot(r.Ref, CodeExcluded, fmt.Sprintf("excluded by %q", ex.Raw))
+			}
+		}
+		if minAge > 0 {
+			age := p.Now.Sub(r.InstalledAt())
+			if age < minAge {
+				p.addRoot(r.Ref, CodeYoung, fmt.Sprintf("installed %s ago, less than the minimum age %s (an install or rollback may be in progress)", age.Round(time.Second), minAge))
+			}
+		}
+		if r.Damaged {
+			p.addRoot(r.Ref, CodeDamaged, "its DEPS or TDEPS is damaged, so what it needs is not fully known; kept with everything its readable lines name")
+		}
+		for _, msg := range identProblems[r.Ident.String()] {
+			p.addRoot(r.Ref, CodeIdentProblem, "IDENT file: "+msg+"; kept until that is explained")
+		}
+	}
+}
+
+// applyOnly keeps everything the unrestricted plan would remove except
+// releases of the Only packages and the dependencies that only those
+// removed releases needed.
+func (p *Plan) applyOnly() {
+	inOnly := func(id pkgstore.Ident) bool {
+		for _, o := range p.Policy.Only {
+			if id.Origin == o.Origin && id.Name == o.Name {
+				return true
+			}
+		}
+		return false
+	}
+	var onlyRemoved []pkgstore.Ref
+	for _, r := range p.Inventory.Releases {
+		if !p.reach.Reached(r.Ref) && inOnly(r.Ident) {
+			onlyRemoved = append(onlyRemoved, r.Ref)
+		}
+	}
+	freed := map[pkgstore.Ref]bool{}
+	for _, d := range p.Graph.Closure(onlyRemoved...) {
+		freed[d] = true
+	}
+	var extra []pkgstore.Ref
+	for _, r := range p.Inventory.Releases {
+		if !p.reach.Reached(r.Ref) && !inOnly(r.Ident) && !freed[r.Ref] {
+			p.addRoot(r.Ref, CodeOutsideOnly, "not among the packages this run is limited to, nor needed only by their removed releases")
+			extra = append(extra, r.Ref)
+		}
+	}
+	p.reach.Extend(extra)
+}
+
+func (p *Plan) decide() {
+	for i := range p.Decisions {
+		d := &p.Decisions[i]
+		r := d.Release
+		if p.reach.Reached(r.Ref) {
+			d.Action = Keep
+			d.Reasons = append(d.Reasons, p.rootOf[r.Ref]...)
+			if !p.reach.IsRoot(r.Ref) {
+				d.Reasons = append(d.Reasons, p.dependencyReason(r.Ref))
+			}
+			continue
+		}
+		d.Action = Remove
+		n := p.Policy.KeepLatest
+		if IsHabitatPackage(r.Ident) {
+			n = p.Policy.selfKeep()
+		}
+		d.Reasons = append(d.Reasons, Reason{Code: CodeOld,
+			Text: fmt.Sprintf("not among the newest %d of %s, not protected, and no kept release needs it", n, pkgName(r.Ident))})
+		for _, ex := range p.Policy.Excludes {
+			if _, note := ex.match(r.Ident); note != "" {
+				d.Reasons = append(d.Reasons, Reason{Code: CodeNotSemver, Text: note})
+			}
+		}
+	}
+}
+
+// dependencyReason names the chain that keeps a dependency: the release
+// that needs it and, through it, the root that keeps that one.
+func (p *Plan) dependencyReason(r pkgstore.Ref) Reason {
+	chain := p.reach.Chain(r)
+	inv := p.Inventory
+	root := chain[0]
+	var via []string
+	for i := len(chain) - 2; i >= 1; i-- {
+		via = append(via, inv.Ident(chain[i]).String())
+	}
+	var rootWhy []string
+	for _, rr := range p.rootOf[root] {
+		rootWhy = append(rootWhy, rr.Text)
+	}
+	text := "dependency of "
+	if len(via) > 0 {
+		text += strings.Join(via, ", needed by ") + ", needed by "
+	}
+	text += fmt.Sprintf("%s (%s)", inv.Ident(root), strings.Join(rootWhy, "; "))
+	return Reason{Code: CodeDependency, Text: text}
+}
+
+// Removals returns the decisions to remove, in plan order.
+func (p *Plan) Removals() []Decision { return p.filter(Remove) }
+
+// Kept returns the decisions to keep, in plan order.
+func (p *Plan) Kept() []Decision { return p.filter(Keep) }
+
+func (p *Plan) filter(a Action) []Decision {
+	var out []Decision
+	for _, d := range p.Decisions {
+		if d.Action == a {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// ReclaimableBytes sums the sizes of the releases to remove; it is -1 when
+// the scan did not measure sizes.
+func (p *Plan) ReclaimableBytes() int64 {
+	var total int64
+	for _, d := range p.Decisions {
+		if d.Action == Remove {
+			if d.Release.Size < 0 {
+				return -1
+			}
+			total += d.Release.Size
+		}
+	}
+	return total
+}
+
+// Decision returns the decision for an installed release.
+func (p *Plan) Decision(id pkgstore.Ident) (Decision, bool) {
+	r, ok := p.Inventory.Lookup(id)
+	if !ok {
+		return Decision{}, false
+	}
+	i, ok := p.byRef[r]
+	if !ok {
+		return Decision{}, false
+	}
+	return p.Decisions[i], true
+}
+
+// Explanation answers Why.
+type Explanation struct {
+	Decision Decision
+	// Chain runs from the root that keeps the release to the release
+	// itself (just the release when it is a root); nil for a removal.
+	Chain []pkgstore.Ident
+	// RootReasons are why the first release of Chain is kept.
+	RootReasons []Reason
+}
+
+// ErrNotInstalled is returned by Why for an ident that is not installed.
+var ErrNotInstalled = errors.New("not an installed release")
+
+// Why explains the decision for id: the chain that keeps it, or its
+// removal reasons. A partial ident (origin/name or origin/name/version) is
+// resolved to the newest installed release that satisfies it.
+func (p *Plan) Why(id pkgstore.Ident) (Explanation, error) {
+	if !id.FullyQualified() {
+		r := p.Inventory.Latest(id)
+		if r == nil {
+			return Explanation{}, fmt.Errorf("%s: %w", id, ErrNotInstalled)
+		}
+		id = r.Ident
+	}
+	d, ok := p.Decision(id)
+	if !ok {
+		return Explanation{}, fmt.Errorf("%s: %w", id, ErrNotInstalled)
+	}
+	ex := Explanation{Decision: d}
+	if d.Action == Keep {
+		for _, r := range p.reach.Chain(d.Release.Ref) {
+			ex.Chain = append(ex.Chain, p.Inventory.Ident(r))
+		}
+		root, _ := p.Inventory.Lookup(ex.Chain[0])
+		ex.RootReasons = p.rootOf[root]
+	}
+	return ex, nil
+}
+
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
+}

@@ -1,0 +1,166 @@
+package retention
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// ErrInvalidPolicy is wrapped by errors about a policy's values.
+var ErrInvalidPolicy = errors.New("invalid retention policy")
+
+// DefaultMinAge is the default Policy.MinAge. Habitat installs a
+// package's dependencies first, each renamed into place as soon as it is
+// unpacked, and the package itself last: until the last one lands, a fresh
+// dependency has no installed dependent and looks like garbage. An hour
+// covers the download and unpacking of a large closure on a slow link, and
+// an operator's rollback (`hab svc load` of an older release) in progress.
+const DefaultMinAge = time.Hour
+
+// NoMinAge turns the age protection off.
+const NoMinAge time.Duration = -1
+
+// Policy says what to keep. The zero value keeps 0 releases per package
+// by count, with every protection in force; a caller must still set
+// KeepLatest deliberately (see Policy.Validate and the CLI's refusal of an
+// empty policy).
+type Policy struct {
+	// KeepLatest is how many of the newest releases of each origin/name to
+	// keep by count alone (Habitat's ordering). Default 0: no release is
+	// kept by count, only by the protections below.
+	KeepLatest int
+	// SelfKeepLatest is how many releases of Habitat's own packages
+	// (chef/hab, chef/hab-sup, chef/hab-launcher and their core/
+	// predecessors) to keep. Default (0): KeepLatest. Never fewer than 1.
+	SelfKeepLatest int
+	// Excludes pin releases: every release matching one is kept. Default:
+	// none.
+	Excludes []Exclude
+	// MinAge keeps releases installed less than this long ago. Default
+	// (0): DefaultMinAge. NoMinAge turns it off.
+	MinAge time.Duration
+	// Only, when non-empty, limits removals to releases of these
+	// origin/names and to the dependencies that only their removed releases
+	// needed. Every protection still holds. Default: all packages.
+	Only []pkgstore.Ident
+	// AllowDamaged plans despite blocking problems in the store (see
+	// pkgstore.Problem.Blocking): each damaged release is then kept, with
+	// everything its readable lines name. Default false: the plan is
+	// refused with ErrDamaged.
+	AllowDamaged bool
+	// IgnoreUninstallHooks allows removing the last release of a package
+	// that ships hooks/uninstall. hab-gc never runs hooks; by default
+	// (false) it keeps such a release.
+	IgnoreUninstallHooks bool
+}
+
+// Validate checks the policy's values.
+func (p Policy) Validate() error {
+	if p.KeepLatest < 0 {
+		return fmt.Errorf("%w: keep-latest %d is negative", ErrInvalidPolicy, p.KeepLatest)
+	}
+	if p.SelfKeepLatest < 0 {
+		return fmt.Errorf("%w: self-keep-latest %d is negative", ErrInvalidPolicy, p.SelfKeepLatest)
+	}
+	if p.MinAge < 0 && p.MinAge != NoMinAge {
+		return fmt.Errorf("%w: min-age %s is negative", ErrInvalidPolicy, p.MinAge)
+	}
+	for _, o := range p.Only {
+		if o.Version != "" {
+			return fmt.Errorf("%w: only %q must be origin/name", ErrInvalidPolicy, o)
+		}
+	}
+	return nil
+}
+
+func (p Policy) minAge() time.Duration {
+	switch {
+	case p.MinAge == NoMinAge:
+		return 0
+	case p.MinAge == 0:
+		return DefaultMinAge
+	}
+	return p.MinAge
+}
+
+func (p Policy) selfKeep() int {
+	n := p.SelfKeepLatest
+	if n == 0 {
+		n = p.KeepLatest
+	}
+	return max(n, 1)
+}
+
+// selfPackages are Habitat's own packages: removing the running hab, the
+// Supervisor or the launcher breaks the machine's management.
+var selfPackages = [...]string{
+	"chef/hab", "chef/hab-sup", "chef/hab-launcher",
+	"core/hab", "core/hab-sup", "core/hab-launcher",
+}
+
+// IsHabitatPackage reports whether id is one of Habitat's own packages.
+func IsHabitatPackage(id pkgstore.Ident) bool {
+	on := id.Origin + "/" + id.Name
+	for _, s := range selfPackages {
+		if on == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Exclude pins releases: those that satisfy Pattern (Habitat's rule) and,
+// when Constraint is set, whose version satisfies it as semver.
+type Exclude struct {
+	Pattern    pkgstore.Ident
+	Constraint *semver.Constraints
+	// Raw is the text the exclude was parsed from.
+	Raw string
+}
+
+// ParseExclude parses "IDENT" or "IDENT@CONSTRAINT": "core/redis" pins
+// every release of core/redis, "core/redis/4.0.14" every release of that
+// version, "core/postgresql@>=11 <12" every release whose version is semver
+// within the constraint (Masterminds/semver syntax).
+func ParseExclude(s string) (Exclude, error) {
+	pat, cons, hasCons := strings.Cut(s, "@")
+	id, err := pkgstore.ParseIdent(pat)
+	if err != nil {
+		return Exclude{}, fmt.Errorf("exclude %q: %w", s, err)
+	}
+	ex := Exclude{Pattern: id, Raw: s}
+	if hasCons {
+		if strings.TrimSpace(cons) == "" {
+			return Exclude{}, fmt.Errorf("%w: exclude %q: empty version constraint after @", ErrInvalidPolicy, s)
+		}
+		c, err := semver.NewConstraint(cons)
+		if err != nil {
+			return Exclude{}, fmt.Errorf("%w: exclude %q: version constraint %q: %v", ErrInvalidPolicy, s, cons, err)
+		}
+		ex.Constraint = c
+	}
+	return ex, nil
+}
+
+// match reports whether the exclude pins id; note explains a constraint
+// that could not be applied because the version is not semver.
+func (e Exclude) match(id pkgstore.Ident) (ok bool, note string) {
+	if !id.Satisfies(e.Pattern) {
+		return false, ""
+	}
+	if e.Constraint == nil {
+		return true, ""
+	}
+	v, err := semver.NewVersion(id.Version)
+	if err != nil {
+		return false, fmt.Sprintf("exclude %q does not apply: version %q is not semver", e.Raw, id.Version)
+	}
+	return e.Constraint.Check(v), ""
+}
+
+func (e Exclude) String() string { return e.Raw }
