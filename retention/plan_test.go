@@ -227,7 +227,7 @@ func TestOnly(t *testing.T) {
 		redis1: retention.Remove, redis2: retention.Remove, redis3: retention.Remove, redis3b: retention.Keep,
 		// glibc1 was needed by redis1 (removed) and by nginx 1.0, which
 		// is outside the Only set, so it stays.
-		glibc1: retention.Keep,
+		glibc1:                          retention.Keep,
 		"core/nginx/1.0/20200101000000": retention.Keep,
 		"core/zlib/1.0/20200101000000":  retention.Keep,
 	}
