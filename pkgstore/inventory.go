@@ -86,6 +86,13 @@ type Binlink struct {
 	Dangling bool
 }
 
+// Installing is an install directory and what it depends on.
+type Installing struct {
+	// Path is relative to the store (ORIGIN/NAME/VERSION/.hab-pkg-install...).
+	Path string
+	Deps []Ident
+}
+
 // Inventory is the result of a scan: what is installed, what is loaded,
 // what is linked, and every problem found on the way.
 type Inventory struct {
@@ -98,6 +105,16 @@ type Inventory struct {
 	Releases []*Release
 	Services []Service
 	Binlinks []Binlink
+	// Installing are install directories (.hab-pkg-install*) that are not
+	// hab-gc's own: installs in progress, or leftovers of killed ones,
+	// with the dependencies their DEPS and TDEPS name. A release they need
+	// must not be removed.
+	Installing []Installing
+	// Debris are hab-gc's own hidden directories left by an interrupted
+	// run (see retention.Apply), relative to the store.
+	Debris []string
+	// BinlinkDirs are the binlink directories that were read.
+	BinlinkDirs []string
 	// Problems are every damaged, odd or unreadable thing the scan found,
 	// sorted by path. See Problem.Blocking.
 	Problems []Problem

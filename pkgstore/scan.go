@@ -27,6 +27,11 @@ var ErrNoStore = errors.New("no usable package store")
 // before renaming them into place. Habitat's listing skips them.
 const InstallTempPrefix = ".hab-pkg-install"
 
+// DebrisPrefix starts the names of the directories hab-gc hides releases
+// under while removing them. It extends InstallTempPrefix, so Habitat's
+// listing skips them.
+const DebrisPrefix = InstallTempPrefix + "-hab-gc-"
+
 // StoreDir is the package store's path under the FS root.
 const StoreDir = "hab/pkgs"
 
@@ -140,6 +145,10 @@ func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 		return nil, err
 	}
 	inv := sc.inventory()
+	inv.Installing, inv.Debris = sc.installing, sc.debris
+	slices.SortFunc(inv.Installing, func(a, b Installing) int { return strings.Compare(a.Path, b.Path) })
+	slices.Sort(inv.Debris)
+	inv.BinlinkDirs = opts.BinlinkDirs
 	s.readSpecs(inv, &sc.problems)
 	s.readBinlinks(inv, opts.BinlinkDirs, &sc.problems)
 	inv.Problems = sortProblems(sc.problems.list)
@@ -244,9 +253,11 @@ type scanner struct {
 	in       *interner
 	problems problems
 
-	mu       sync.Mutex
-	releases []*Release
-	scanned  int
+	mu         sync.Mutex
+	releases   []*Release
+	scanned    int
+	installing []Installing
+	debris     []string
 }
 
 type nameJob struct{ origin, name string }
@@ -293,6 +304,9 @@ func (sc *scanner) walk(ctx context.Context) error {
 	for _, o := range origins {
 		if ctx.Err() != nil {
 			break
+		}
+		if o.Name() == LockFile && o.Type().IsRegular() {
+			continue
 		}
 		if !sc.dirEntryOK(o, "origin", o.Name()) {
 			continue
@@ -434,7 +448,16 @@ func (sc *scanner) scanName(origin, name string) {
 }
 
 func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string) {
-	msg := "leftover of an interrupted install (Habitat never cleans these up)"
+	rel := origin + "/" + name + "/" + version + "/" + entry
+	if strings.HasPrefix(entry, DebrisPrefix) {
+		sc.mu.Lock()
+		sc.debris = append(sc.debris, rel)
+		sc.mu.Unlock()
+		sc.problems.add(Problem{Path: storePath(origin, name, version, entry), Kind: ProblemInstallLeftover,
+			Message: "left by an interrupted hab-gc run; the next run finishes it"})
+		return
+	}
+	msg := "install directory: an install in progress, or the leftover of a killed one (Habitat never cleans these up)"
 	if fi, err := vroot.Lstat(entry); err == nil {
 		msg += fmt.Sprintf("; modified %s", fi.ModTime().UTC().Format(time.RFC3339))
 		if !sc.opts.Now.IsZero() {
@@ -442,6 +465,25 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 		}
 	}
 	sc.problems.add(Problem{Path: storePath(origin, name, version, entry), Kind: ProblemInstallLeftover, Message: msg})
+	// What the install needs must stay: read its dependency files.
+	inst := Installing{Path: rel}
+	if iroot, err := vroot.OpenRoot(entry); err == nil {
+		for _, file := range [2]string{"DEPS", "TDEPS"} {
+			body, _, err := readMeta(iroot, file)
+			if err != nil {
+				continue
+			}
+			for _, l := range strings.Split(string(body), "\n") {
+				if id, err := ParseFullIdent(strings.TrimSuffix(l, "\r")); err == nil {
+					inst.Deps = append(inst.Deps, id)
+				}
+			}
+		}
+		iroot.Close()
+	}
+	sc.mu.Lock()
+	sc.installing = append(sc.installing, inst)
+	sc.mu.Unlock()
 }
 
 // readMeta reads a metadata file as Habitat does (whole file, trimmed).
@@ -586,7 +628,7 @@ func treeSize(r *os.Root) int64 {
 			return nil
 		}
 		if fi, err := d.Info(); err == nil {
-			total += diskUsage(fi)
+			total += DiskUsage(fi)
 		}
 		return nil
 	})

@@ -14,6 +14,6 @@ func FileID(fi fs.FileInfo) (dev, ino uint64) { return 0, 0 }
 
 func changeTime(fi fs.FileInfo) time.Time { return time.Time{} }
 
-func diskUsage(fi fs.FileInfo) int64 { return fi.Size() }
+func DiskUsage(fi fs.FileInfo) int64 { return fi.Size() }
 
 const openMetaFlags = os.O_RDONLY

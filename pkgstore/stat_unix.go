@@ -27,8 +27,8 @@ func changeTime(fi fs.FileInfo) time.Time {
 	return time.Time{}
 }
 
-// diskUsage returns the bytes a file occupies on disk.
-func diskUsage(fi fs.FileInfo) int64 {
+// DiskUsage returns the bytes a file occupies on disk.
+func DiskUsage(fi fs.FileInfo) int64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return int64(st.Blocks) * 512
 	}

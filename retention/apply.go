@@ -1,0 +1,451 @@
+package retention
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// DefaultSettle is how long Apply waits, after hiding the releases it is
+// about to delete, before its last check for new dependents.
+const DefaultSettle = 2 * time.Second
+
+// ApplyOptions tune Apply.
+type ApplyOptions struct {
+	// LockTimeout is how long to wait for another hab-gc's lock. Default
+	// 0: fail at once if the store is locked.
+	LockTimeout time.Duration
+	// Settle is the pause between hiding releases and the final check for
+	// new dependents (see Apply). Default DefaultSettle; negative: none.
+	Settle time.Duration
+	// Now reads the clock for revalidation (MinAge). Default time.Now.
+	Now func() time.Time
+	// Progress, when set, receives an Event per release handled.
+	Progress func(Event)
+	// Logger receives the same events. Default: discard.
+	Logger *slog.Logger
+}
+
+// Status is the outcome of one planned removal.
+type Status string
+
+const (
+	StatusRemoved Status = "removed"
+	StatusKept    Status = "kept"
+	StatusFailed  Status = "failed"
+)
+
+// Outcome is what Apply did with one release the plan removes.
+type Outcome struct {
+	Ident   pkgstore.Ident
+	Status  Status
+	Reasons []Reason // why it was kept at revalidation
+	Error   string   // why it failed
+	Bytes   int64    // bytes freed (removed releases)
+}
+
+// Event reports progress.
+type Event struct {
+	Outcome
+	Done, Total int
+}
+
+// Result is what Apply did.
+type Result struct {
+	Outcomes            []Outcome
+	Removed, Kept, Fail int
+	BytesFreed          int64
+}
+
+// Partial reports whether some removals failed.
+func (r *Result) Partial() bool { return r.Fail > 0 }
+
+// Revalidation reason codes.
+const (
+	CodeChanged      Code = "changed-since-plan"
+	CodeNewDependent Code = "new-dependent"
+	CodeGone         Code = "already-gone"
+)
+
+// Apply carries out the plan's removals on a live store, safely:
+//
+//  1. It takes the store's exclusive lock (Store.Lock).
+//  2. It finishes what an interrupted run left (hidden directories).
+//  3. It scans the store again and recomputes the plan with the same
+//     policy: only releases that both plans remove, whose directory is
+//     still the one planned (same device and inode, not a symlink), go on.
+//     The rest are kept, with the fresh plan's reasons.
+//  4. It hides each of them with one rename inside its VERSION directory,
+//     to a name starting with pkgstore.DebrisPrefix (which Habitat's
+//     listing skips), and fsyncs the directory: the release disappears
+//     from every listing at once, and an install that looks for it from
+//     then on installs it afresh.
+//  5. After Settle, it scans again, install directories in progress
+//     included, and restores every hidden release that something new needs
+//     (a new dependent, a spec, a binlink).
+//  6. It renames the others once more (so an interrupted run never
+//     restores a half-deleted tree), deletes them through os.Root without
+//     following any symlink, and removes VERSION, NAME and ORIGIN
+//     directories that are left empty (never one that is not).
+//
+// One failure does not stop the rest; Result.Partial says so. Apply is
+// crash-safe: a kill at any moment leaves every listed release whole, and
+// only hidden directories that the next Apply finishes.
+func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptions) (*Result, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Settle == 0 {
+		opts.Settle = DefaultSettle
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	unlock, err := store.Lock(ctx, opts.LockTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	a := &applier{p: p, store: store, root: store.Root(), opts: opts, log: log, res: &Result{}}
+	scanOpts := pkgstore.Options{Target: p.Inventory.Target, BinlinkDirs: p.Inventory.BinlinkDirs}
+	fresh, err := store.Scan(ctx, scanOpts)
+	if err != nil {
+		return nil, err
+	}
+	a.finishDebris(fresh)
+	freshPlan, err := Compute(fresh, p.Policy, opts.Now(), store.HasUninstallHook)
+	if err != nil {
+		return nil, fmt.Errorf("revalidating the plan: %w", err)
+	}
+
+	removals := p.Removals()
+	a.total = len(removals)
+	slices.Reverse(removals) // newest dependents before what they need
+	var hidden []hiddenRelease
+	for _, d := range removals {
+		if ctx.Err() != nil {
+			break
+		}
+		id := d.Release.Ident
+		fd, ok := freshPlan.Decision(id)
+		switch {
+		case !ok:
+			a.done(Outcome{Ident: id, Status: StatusKept, Reasons: []Reason{{CodeGone, "no longer installed"}}})
+			continue
+		case fd.Action == Keep:
+			a.done(Outcome{Ident: id, Status: StatusKept, Reasons: fd.Reasons})
+			continue
+		case fd.Release.Dev != d.Release.Dev || fd.Release.Ino != d.Release.Ino:
+			a.done(Outcome{Ident: id, Status: StatusKept, Reasons: []Reason{{CodeChanged, "its directory was replaced since the plan was made"}}})
+			continue
+		}
+		h, err := a.hide(fd.Release)
+		if err != nil {
+			a.failOrKeep(id, err)
+			continue
+		}
+		hidden = append(hidden, h)
+	}
+
+	if len(hidden) > 0 && opts.Settle > 0 {
+		select {
+		case <-time.After(opts.Settle):
+		case <-ctx.Done():
+		}
+	}
+	// Last check: anything new that needs a hidden release gets it back.
+	// This runs even when ctx was cancelled, so nothing stays hidden.
+	var after *pkgstore.Inventory
+	if len(hidden) > 0 {
+		after, err = store.Scan(context.WithoutCancel(ctx), scanOpts)
+		if err != nil {
+			for _, h := range hidden {
+				a.restore(h, Reason{CodeChanged, "the store could not be scanned again: " + err.Error()})
+			}
+			return a.res, err
+		}
+	}
+	needs := newNeeds(after)
+	for _, h := range hidden {
+		if why, needed := needs.check(h.id); needed {
+			a.restore(h, Reason{CodeNewDependent, why})
+			continue
+		}
+		a.remove(h)
+	}
+	return a.res, ctx.Err()
+}
+
+type applier struct {
+	p     *Plan
+	store *pkgstore.Store
+	root  *os.Root
+	opts  ApplyOptions
+	log   *slog.Logger
+	res   *Result
+	total int
+	n     int
+}
+
+type hiddenRelease struct {
+	rel  *pkgstore.Release
+	id   pkgstore.Ident
+	name string // store-relative path of the hidden directory
+}
+
+func (a *applier) done(o Outcome) {
+	switch o.Status {
+	case StatusRemoved:
+		a.res.Removed++
+		a.res.BytesFreed += max(o.Bytes, 0)
+	case StatusKept:
+		a.res.Kept++
+	case StatusFailed:
+		a.res.Fail++
+	}
+	a.res.Outcomes = append(a.res.Outcomes, o)
+	a.n++
+	attrs := []any{"ident", o.Ident.String(), "status", string(o.Status)}
+	switch {
+	case o.Error != "":
+		attrs = append(attrs, "error", o.Error)
+		a.log.Warn("release not removed", attrs...)
+	case o.Status == StatusKept:
+		var why []string
+		for _, r := range o.Reasons {
+			why = append(why, r.Text)
+		}
+		attrs = append(attrs, "reasons", strings.Join(why, "; "))
+		a.log.Info("release kept at revalidation", attrs...)
+	default:
+		attrs = append(attrs, "bytes", o.Bytes)
+		a.log.Info("release removed", attrs...)
+	}
+	if a.opts.Progress != nil {
+		a.opts.Progress(Event{Outcome: o, Done: a.n, Total: a.total})
+	}
+}
+
+func (a *applier) failOrKeep(id pkgstore.Ident, err error) {
+	var kept *keptError
+	if errors.As(err, &kept) {
+		a.done(Outcome{Ident: id, Status: StatusKept, Reasons: []Reason{kept.reason}})
+		return
+	}
+	a.done(Outcome{Ident: id, Status: StatusFailed, Error: err.Error()})
+}
+
+type keptError struct{ reason Reason }
+
+func (e *keptError) Error() string { return e.reason.Text }
+
+func debrisName(dir, kind, release string) string {
+	return dir + "/" + pkgstore.DebrisPrefix + kind + "-" + release + "-" + rand.Text()[:10]
+}
+
+// hide renames a release directory to a pending debris name in its
+// VERSION directory, after checking that it is still the planned one.
+func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
+	rel := r.Path()
+	fi, err := a.root.Lstat(rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return hiddenRelease{}, &keptError{Reason{CodeGone, "no longer installed"}}
+		}
+		return hiddenRelease{}, fmt.Errorf("checking %s: %w", rel, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
+		return hiddenRelease{}, &keptError{Reason{CodeChanged, "its directory was replaced by a " + fi.Mode().Type().String() + " since the plan; left alone"}}
+	}
+	if dev, ino := pkgstore.FileID(fi); dev != r.Dev || ino != r.Ino {
+		return hiddenRelease{}, &keptError{Reason{CodeChanged, "its directory was replaced since the plan was made"}}
+	}
+	dir := path.Dir(rel)
+	name := debrisName(dir, "pending", r.Ident.Release)
+	if err := a.root.Rename(rel, name); err != nil {
+		return hiddenRelease{}, fmt.Errorf("hiding %s: %w", rel, err)
+	}
+	a.syncDir(dir)
+	return hiddenRelease{rel: r, id: r.Ident, name: name}, nil
+}
+
+func (a *applier) syncDir(dir string) {
+	if f, err := a.store.Root().Open(dir); err == nil {
+		f.Sync()
+		f.Close()
+	}
+}
+
+// restore puts a hidden release back, unless Habitat installed it again
+// meanwhile (then the new copy stays and the hidden one goes).
+func (a *applier) restore(h hiddenRelease, why Reason) {
+	rel := h.rel.Path()
+	if _, err := a.root.Lstat(rel); err == nil {
+		a.destroy(h.name, path.Dir(rel))
+		a.done(Outcome{Ident: h.id, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays"}}})
+		return
+	}
+	if err := a.root.Rename(h.name, rel); err != nil {
+		a.done(Outcome{Ident: h.id, Status: StatusFailed, Error: fmt.Sprintf("needed again (%s) but could not be restored from %s: %v", why.Text, h.name, err)})
+		return
+	}
+	a.syncDir(path.Dir(rel))
+	a.done(Outcome{Ident: h.id, Status: StatusKept, Reasons: []Reason{why}})
+}
+
+// remove deletes a hidden release for good.
+func (a *applier) remove(h hiddenRelease) {
+	bytes := h.rel.Size
+	if bytes < 0 {
+		bytes = a.size(h.name)
+	}
+	if err := a.destroy(h.name, path.Dir(h.rel.Path())); err != nil {
+		a.done(Outcome{Ident: h.id, Status: StatusFailed, Error: fmt.Sprintf("hidden from Habitat, but not all of it could be deleted (the next run retries): %v", err)})
+		return
+	}
+	a.done(Outcome{Ident: h.id, Status: StatusRemoved, Bytes: bytes})
+}
+
+// destroy renames a hidden directory to a doomed name (so a crash can
+// never restore it half deleted), deletes it without following symlinks,
+// then removes the VERSION, NAME and ORIGIN directories if they are empty.
+func (a *applier) destroy(name, versionDir string) error {
+	doomed := debrisName(versionDir, "doomed", "x")
+	if err := a.root.Rename(name, doomed); err != nil {
+		return err
+	}
+	if err := a.root.RemoveAll(doomed); err != nil {
+		return err
+	}
+	a.pruneEmpty(versionDir)
+	return nil
+}
+
+// pruneEmpty removes dir and its parents while they are empty. rmdir(2)
+// fails on a non-empty directory, so an install that has just put
+// something there wins; "not empty" and "not found" are expected.
+func (a *applier) pruneEmpty(dir string) {
+	for d := dir; d != "." && d != "/" && d != ""; d = path.Dir(d) {
+		fi, err := a.root.Lstat(d)
+		if err != nil || !fi.IsDir() {
+			return
+		}
+		if err := a.root.Remove(d); err != nil {
+			return // ENOTEMPTY, EEXIST, ENOENT: someone else's now
+		}
+	}
+}
+
+func (a *applier) size(name string) int64 {
+	var total int64
+	fs.WalkDir(a.store.Root().FS(), name, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil {
+			if fi, err := d.Info(); err == nil {
+				total += pkgstore.DiskUsage(fi)
+			}
+		}
+		return nil
+	})
+	return total
+}
+
+// finishDebris completes what an interrupted run left: doomed directories
+// are deleted; pending ones (whole releases hidden before the final check)
+// are restored when their place is free and something needs them, and
+// deleted otherwise.
+func (a *applier) finishDebris(inv *pkgstore.Inventory) {
+	needs := newNeeds(inv)
+	for _, d := range inv.Debris {
+		base := path.Base(d)
+		dir := path.Dir(d)
+		rest, pending := strings.CutPrefix(base, pkgstore.DebrisPrefix+"pending-")
+		if pending {
+			release := rest
+			if i := strings.LastIndexByte(rest, '-'); i > 0 {
+				release = rest[:i]
+			}
+			orig := dir + "/" + release
+			if id, err := pkgstore.ParseFullIdent(orig); err == nil {
+				if why, needed := needs.check(id); needed {
+					if _, err := a.root.Lstat(orig); errors.Is(err, fs.ErrNotExist) {
+						if a.root.Rename(d, orig) == nil {
+							a.log.Info("restored a release hidden by an interrupted run", "ident", orig, "reason", why)
+							continue
+						}
+					}
+				}
+			}
+		}
+		if err := a.destroy(d, dir); err != nil {
+			a.log.Warn("could not delete debris of an interrupted run", "path", d, "error", err)
+		} else {
+			a.log.Info("deleted debris of an interrupted run", "path", d)
+		}
+	}
+}
+
+// needs answers whether something in an inventory needs a release that is
+// not (or no longer) installed: an installed release or an install in
+// progress naming it, a spec it would satisfy better than what is
+// installed, or a binlink into it.
+type needs struct {
+	inv     *pkgstore.Inventory
+	byIdent map[pkgstore.Ident]string
+}
+
+func newNeeds(inv *pkgstore.Inventory) needs {
+	n := needs{inv: inv, byIdent: map[pkgstore.Ident]string{}}
+	if inv == nil {
+		return n
+	}
+	for _, r := range inv.Releases {
+		for _, deps := range [2][]pkgstore.Ref{r.Deps, r.TDeps} {
+			for _, d := range deps {
+				if inv.ReleaseOf(d) == nil {
+					n.byIdent[inv.Ident(d)] = "needed by " + r.Ident.String() + ", installed since the plan"
+				}
+			}
+		}
+	}
+	for _, in := range inv.Installing {
+		for _, d := range in.Deps {
+			n.byIdent[d] = "needed by the install in progress at " + in.Path
+		}
+	}
+	for _, b := range inv.Binlinks {
+		if b.InStore && b.Release.Origin != "" {
+			n.byIdent[b.Release] = "binlink " + b.Path + " points into it"
+		}
+	}
+	return n
+}
+
+func (n needs) check(id pkgstore.Ident) (string, bool) {
+	if n.inv == nil {
+		return "", false
+	}
+	if why, ok := n.byIdent[id]; ok {
+		return why, true
+	}
+	for _, s := range n.inv.Services {
+		if !id.Satisfies(s.Ident) {
+			continue
+		}
+		if !s.Installed || pkgstore.Compare(id, s.Resolved) > 0 || !pkgstore.HabitatComparable(id, s.Resolved) {
+			return "loaded service " + s.Name + " would run it", true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,294 @@
+package retention_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// treeSum hashes a directory tree without following symlinks.
+func treeSum(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(h, "%s %v\n", rel, d.Type())
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			l, _ := os.Readlink(p)
+			fmt.Fprintf(h, "-> %s\n", l)
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			h.Write(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// listed returns the releases Habitat would list, with their tree sums,
+// and every other entry found at the release level.
+func listed(t *testing.T, root string) (releases map[string]string, other []string) {
+	t.Helper()
+	releases = map[string]string{}
+	store := filepath.Join(root, "hab", "pkgs")
+	vdirs, _ := filepath.Glob(filepath.Join(store, "*", "*", "*"))
+	for _, v := range vdirs {
+		es, _ := os.ReadDir(v)
+		for _, e := range es {
+			rel, _ := filepath.Rel(store, filepath.Join(v, e.Name()))
+			if strings.HasPrefix(e.Name(), pkgstore.InstallTempPrefix) {
+				other = append(other, rel)
+				continue
+			}
+			tgt, err := os.ReadFile(filepath.Join(v, e.Name(), "TARGET"))
+			if err != nil || strings.TrimSpace(string(tgt)) != "x86_64-linux" {
+				other = append(other, rel)
+				continue
+			}
+			releases[filepath.ToSlash(rel)] = treeSum(t, filepath.Join(v, e.Name()))
+		}
+	}
+	return releases, other
+}
+
+// crashStore builds a store where many releases with payloads are to be
+// removed.
+func crashStore(t *testing.T, root string) {
+	b := storetest.At(t, root)
+	files := map[string]string{}
+	for i := 0; i < 30; i++ {
+		files[fmt.Sprintf("payload/d%d/f%d", i%4, i)] = strings.Repeat("x", 100+i)
+	}
+	files["bin/tool"] = "#!/bin/sh\n"
+	for p := 0; p < 6; p++ {
+		var prev string
+		for r := 0; r < 5; r++ {
+			id := fmt.Sprintf("core/p%d/1.%d/2020010%d000000", p, r, r+1)
+			var deps []string
+			if p > 0 {
+				deps = []string{fmt.Sprintf("core/p%d/1.%d/2020010%d000000", p-1, r, r+1)}
+			}
+			b.Add(storetest.Release{Ident: id, Deps: deps, Files: files, ModTime: old})
+			prev = id
+		}
+		_ = prev
+	}
+	b.Symlink("/etc/passwd", "hab/pkgs/core/p0/1.0/20200101000000/etc-link")
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	if out, err := exec.Command("cp", "-a", from+"/.", to).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+}
+
+// TestHelperApplyProcess is not a test: TestApplyCrashSafety runs the test
+// binary with HABGC_CRASH_ROOT set to apply a plan in a process it kills.
+func TestHelperApplyProcess(t *testing.T) {
+	root := os.Getenv("HABGC_CRASH_ROOT")
+	if root == "" {
+		t.Skip("helper process only")
+	}
+	p := planAt(t, root, retention.Policy{KeepLatest: 2})
+	applyPlan(t, p, root, retention.ApplyOptions{Settle: time.Millisecond})
+}
+
+func runHelper(root string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperApplyProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "HABGC_CRASH_ROOT="+root)
+	return cmd
+}
+
+func TestApplyCrashSafety(t *testing.T) {
+	kills := 100
+	if testing.Short() {
+		kills = 20
+	}
+	template := t.TempDir()
+	crashStore(t, template)
+	before, _ := listed(t, template)
+	keep := map[string]bool{}
+	for _, d := range planAt(t, template, retention.Policy{KeepLatest: 2}).Kept() {
+		keep[d.Release.Ident.String()] = true
+	}
+
+	// How long does a whole run take, process start included?
+	dry := t.TempDir()
+	copyTree(t, template, dry)
+	start := time.Now()
+	if out, err := runHelper(dry).CombinedOutput(); err != nil {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	span := time.Since(start)
+	after, other := listed(t, dry)
+	if len(after) != len(keep) || len(other) != 0 {
+		t.Fatalf("an uninterrupted run left %d releases (want %d) and %v", len(after), len(keep), other)
+	}
+
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := 0; i < kills; i++ {
+		root := t.TempDir()
+		copyTree(t, template, root)
+		cmd := runHelper(root)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Int64N(int64(span))))
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+
+		got, other := listed(t, root)
+		// (a) every release Habitat would list is complete, byte for byte,
+		// and every release the plan keeps is still listed.
+		for id, sum := range got {
+			if before[id] != sum {
+				t.Fatalf("kill %d: %s is listed but changed", i, id)
+			}
+		}
+		for id := range keep {
+			if _, ok := got[id]; !ok {
+				t.Fatalf("kill %d: kept release %s is not listed", i, id)
+			}
+		}
+		// (b) anything else is hab-gc's own debris, which Habitat skips.
+		for _, o := range other {
+			if !strings.HasPrefix(filepath.Base(o), pkgstore.DebrisPrefix) {
+				t.Fatalf("kill %d: unexpected entry %s", i, o)
+			}
+		}
+		// (c) the next run finishes the job, debris included.
+		applyPlan(t, planAt(t, root, retention.Policy{KeepLatest: 2}), root, fast)
+		got, other = listed(t, root)
+		if len(got) != len(keep) || len(other) != 0 {
+			t.Fatalf("kill %d: after the next run: %d releases (want %d), other %v", i, len(got), len(keep), other)
+		}
+	}
+}
+
+// TestApplyWithConcurrentInstalls imitates Habitat installing packages
+// (temporary directory, then rename; dependencies first) while Apply
+// removes old releases those installs depend on. No installed release may
+// end up with a missing dependency.
+func TestApplyWithConcurrentInstalls(t *testing.T) {
+	testConcurrentInstalls(t, 100*time.Millisecond)
+}
+
+func testConcurrentInstalls(t *testing.T, settle time.Duration) {
+	const libs = 150
+	for round := 0; round < 3; round++ {
+		b := storetest.New(t)
+		var olds []string
+		for i := 0; i < libs; i++ {
+			id := fmt.Sprintf("core/lib%d/1.0/20200101000000", i)
+			oldPkg(b, id)
+			oldPkg(b, fmt.Sprintf("core/lib%d/2.0/20210101000000", i))
+			olds = append(olds, id)
+		}
+		p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
+		if len(p.Removals()) != libs {
+			t.Fatalf("plan removes %d", len(p.Removals()))
+		}
+		store := filepath.Join(b.Root, "hab", "pkgs")
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			// Apply hides releases newest-package-last; install apps that
+			// need them in that order, over and over, while it runs.
+			for n := 0; ; n++ {
+				for i := libs - 1; i >= 0; i-- {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					dep := olds[i]
+					install(t, store, dep, nil)        // a no-op while it is installed
+					time.Sleep(200 * time.Microsecond) // resolving, downloading
+					install(t, store, fmt.Sprintf("core/app%d/1.0/2026%06d%04d", i, n, round), []string{dep})
+				}
+			}
+		}()
+		time.Sleep(5 * time.Millisecond)
+		applyPlan(t, p, b.Root, retention.ApplyOptions{Settle: settle})
+		close(stop)
+		<-done
+		inv, err := pkgstore.Scan(context.Background(), b.Root, pkgstore.Options{Target: "x86_64-linux"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pr := range inv.Problems {
+			if pr.Kind == pkgstore.ProblemDepMissing {
+				t.Fatalf("round %d: %s", round, pr)
+			}
+		}
+	}
+}
+
+// install imitates `hab pkg install` of one release: when it is not
+// installed, unpack into a .hab-pkg-install directory and rename it into
+// place.
+func install(t *testing.T, store, ident string, deps []string) {
+	final := filepath.Join(store, filepath.FromSlash(ident))
+	if _, err := os.Stat(final); err == nil {
+		return
+	}
+	vdir := filepath.Dir(final)
+	var tmp string
+	var err error
+	// hab-gc may remove an empty VERSION directory between Habitat's
+	// mkdir -p and its creating the temporary directory: that install
+	// fails (nothing is lost) and is run again, as an operator would.
+	for try := 0; try < 3; try++ {
+		os.MkdirAll(vdir, 0o755)
+		if tmp, err = os.MkdirTemp(vdir, pkgstore.InstallTempPrefix+"-"+filepath.Base(final)); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	files := map[string]string{"TARGET": "x86_64-linux\n", "IDENT": ident + "\n"}
+	if len(deps) > 0 {
+		files["DEPS"] = strings.Join(deps, "\n") + "\n"
+		files["TDEPS"] = files["DEPS"]
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		os.WriteFile(filepath.Join(tmp, n), []byte(files[n]), 0o644)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		t.Errorf("install %s: %v", ident, err)
+	}
+}
