@@ -163,6 +163,17 @@ func (s *Store) HasUninstallHook(id Ident) bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
+// Size returns the bytes on disk of a release directory (never following
+// symlinks), or -1 when it cannot be opened.
+func (s *Store) Size(id Ident) int64 {
+	r, err := s.pkgs.OpenRoot(id.String())
+	if err != nil {
+		return -1
+	}
+	defer r.Close()
+	return treeSize(r)
+}
+
 // Scan opens the store under fsRoot, scans it and closes it.
 func Scan(ctx context.Context, fsRoot string, opts Options) (*Inventory, error) {
 	s, err := Open(fsRoot)

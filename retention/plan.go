@@ -180,13 +180,13 @@ func (p *Plan) eachPackage(f func([]*pkgstore.Release)) {
 func (p *Plan) findRoots() {
 	pol, inv := p.Policy, p.Inventory
 	p.eachPackage(func(rels []*pkgstore.Release) {
-		n, code, what := pol.KeepLatest, CodeLatest, "release"
+		n, code, what := pol.KeepLatest, CodeLatest, ""
 		if IsHabitatPackage(rels[0].Ident) {
-			n, code, what = pol.selfKeep(), CodeHabitat, "release of Habitat's own package"
+			n, code, what = pol.selfKeep(), CodeHabitat, ", Habitat's own package"
 		}
 		for i := len(rels) - 1; i >= 0 && i >= len(rels)-n; i-- {
 			rank := len(rels) - i
-			p.addRoot(rels[i].Ref, code, fmt.Sprintf("newest %s of %s (%s of %d kept)", what, pkgName(rels[i].Ident), ordinal(rank), n))
+			p.addRoot(rels[i].Ref, code, fmt.Sprintf("newest release of %s%s (%s of %d kept)", pkgName(rels[i].Ident), what, ordinal(rank), n))
 		}
 	})
 	for _, svc := range inv.Services {

@@ -1,0 +1,393 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+
+	"github.com/hab-gc/hab-gc/depgraph"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// planFor opens the store, scans it (with a progress bar on a terminal)
+// and computes the plan for the configured policy.
+func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (*retention.Plan, *pkgstore.Store, error) {
+	pol, err := c.policy(requireKeep)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts, err := c.scanOptions()
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := c.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	bar := newProgress(a.stderr, -1, "scanning")
+	opts.Progress = bar.set
+	opts.Sizes = sizes
+	plan, err := retention.PlanStore(ctx, store, pol, time.Now(), opts)
+	bar.done()
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	return plan, store, nil
+}
+
+func (a *app) runCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Plan and remove old releases (--dry-run: plan only)",
+		Long: `Plan which releases to keep and which to remove, then remove them safely (see the README's safety
+model). With --dry-run, only print the plan: nothing is changed. Without a policy (--keep-latest, env
+HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes nothing.
+
+` + exitCodesHelp,
+		Example: `  hab-gc run --keep-latest=3 --dry-run
+  hab-gc run --keep-latest=2 --exclude core/postgresql@'>=11 <12' --json
+  HAB_KEEP_LATEST=1 hab-gc run --only core/redis`,
+		Args: args(cobra.NoArgs),
+	}
+	cmd.Flags().Bool("dry-run", false, "plan only; change nothing")
+	addPolicyFlags(cmd.Flags())
+	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
+		dry, _ := cmd.Flags().GetBool("dry-run")
+		timeout, err := c.lockTimeout()
+		if err != nil {
+			return err
+		}
+		plan, store, err := a.planFor(cmd.Context(), c, true, false)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		var res *retention.Result
+		if !dry {
+			bar := newProgress(a.stderr, len(plan.Removals()), "removing")
+			res, err = plan.Apply(cmd.Context(), store, retention.ApplyOptions{
+				LockTimeout: timeout,
+				Progress:    func(e retention.Event) { bar.set(e.Done) },
+				Logger:      slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+			})
+			bar.done()
+			if err != nil && res == nil {
+				return err
+			}
+		}
+		rep := plan.Report(res)
+		if a.wantJSON(cmd) {
+			if werr := writeJSON(a.stdout, rep); werr != nil {
+				return werr
+			}
+		} else {
+			printPlan(a.stdout, rep)
+		}
+		if err != nil {
+			return err
+		}
+		if res != nil && res.Partial() {
+			fmt.Fprintf(a.stderr, "hab-gc: %d removal(s) failed; the others were done\n", res.Fail)
+			return exitCodeError{exitPartial}
+		}
+		return nil
+	})
+	return cmd
+}
+
+func (a *app) listCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List installed releases by package, newest first, with size and what the policy would do",
+		Args:  args(cobra.NoArgs),
+	}
+	addPolicyFlags(cmd.Flags())
+	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
+		plan, store, err := a.planFor(cmd.Context(), c, false, true)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		hasPolicy := c.isSet("keep_latest")
+		rep := plan.Report(nil)
+		if a.wantJSON(cmd) {
+			type listed struct {
+				Policy   bool                      `json:"policy"`
+				Releases []retention.ReportRelease `json:"releases"`
+			}
+			return writeJSON(a.stdout, listed{hasPolicy, rep.Releases})
+		}
+		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+		pkg := ""
+		rels := slices.Clone(rep.Releases)
+		slices.Reverse(rels)                                                 // newest first within each package...
+		slices.SortStableFunc(rels, func(x, y retention.ReportRelease) int { // ...packages in order
+			return strings.Compare(pkgOf(x.Ident), pkgOf(y.Ident))
+		})
+		for _, r := range rels {
+			if p := pkgOf(r.Ident); p != pkg {
+				pkg = p
+				fmt.Fprintf(tw, "%s\n", p)
+			}
+			size := "-"
+			if r.Size != nil {
+				size = humanBytes(*r.Size)
+			}
+			action, why := string(r.Action), reasonLines(r.Reasons)[0]
+			if !hasPolicy {
+				action, why = "", ""
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", strings.TrimPrefix(r.Ident, pkg+"/"), size, action, why)
+		}
+		tw.Flush()
+		fmt.Fprintf(a.stdout, "\n%d releases in %d packages.", rep.Summary.Releases, countPkgs(rels))
+		if hasPolicy {
+			fmt.Fprintf(a.stdout, " The policy would keep %d and remove %d (%s).\n", rep.Summary.Keep, rep.Summary.Remove, humanBytes(rep.Summary.BytesReclaimable))
+		} else {
+			fmt.Fprintln(a.stdout, " No policy set (--keep-latest): actions not shown.")
+		}
+		return nil
+	})
+	return cmd
+}
+
+func pkgOf(ident string) string {
+	parts := strings.SplitN(ident, "/", 3)
+	return parts[0] + "/" + parts[1]
+}
+
+func countPkgs(rs []retention.ReportRelease) int {
+	seen := map[string]bool{}
+	for _, r := range rs {
+		seen[pkgOf(r.Ident)] = true
+	}
+	return len(seen)
+}
+
+func (a *app) whyCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "why IDENT",
+		Short: "Explain why a release is kept (the chain to the root that keeps it) or removed",
+		Long: `Explain the plan's decision for one release. IDENT may be partial (core/redis): the newest installed
+release that satisfies it is explained. Takes the same policy flags as run.`,
+		Args: args(cobra.ExactArgs(1)),
+	}
+	addPolicyFlags(cmd.Flags())
+	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, argv []string) error {
+		id, err := pkgstore.ParseIdent(argv[0])
+		if err != nil {
+			return usageError{err}
+		}
+		plan, store, err := a.planFor(cmd.Context(), c, true, false)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		ex, err := plan.Why(id)
+		if err != nil {
+			if errors.Is(err, retention.ErrNotInstalled) {
+				return usageError{err}
+			}
+			return err
+		}
+		if a.wantJSON(cmd) {
+			type whyJSON struct {
+				Ident       string             `json:"ident"`
+				Action      retention.Action   `json:"action"`
+				Reasons     []retention.Reason `json:"reasons"`
+				Chain       []string           `json:"chain"`
+				RootReasons []retention.Reason `json:"root_reasons"`
+			}
+			chain := []string{}
+			for _, c := range ex.Chain {
+				chain = append(chain, c.String())
+			}
+			return writeJSON(a.stdout, whyJSON{ex.Decision.Release.Ident.String(), ex.Decision.Action, ex.Decision.Reasons, chain, ex.RootReasons})
+		}
+		rel := ex.Decision.Release.Ident
+		if ex.Decision.Action == retention.Remove {
+			fmt.Fprintf(a.stdout, "%s would be removed:\n", rel)
+			for _, r := range ex.Decision.Reasons {
+				fmt.Fprintf(a.stdout, "  %s\n", r.Text)
+			}
+			return nil
+		}
+		fmt.Fprintf(a.stdout, "%s is kept:\n", rel)
+		for _, r := range ex.Decision.Reasons {
+			fmt.Fprintf(a.stdout, "  %s\n", r.Text)
+		}
+		if len(ex.Chain) > 1 {
+			fmt.Fprintf(a.stdout, "chain from the root that keeps it:\n")
+			for i, id := range ex.Chain {
+				fmt.Fprintf(a.stdout, "  %s%s\n", strings.Repeat("  ", i), id)
+			}
+			fmt.Fprintf(a.stdout, "the root %s is kept because:\n", ex.Chain[0])
+			for _, r := range ex.RootReasons {
+				fmt.Fprintf(a.stdout, "  %s\n", r.Text)
+			}
+		}
+		return nil
+	})
+	return cmd
+}
+
+func (a *app) checkCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Verify the store's integrity; exit 6 when problems are found",
+		Long: `Scan the store under its lock and report every problem: damaged or missing metadata, malformed
+dependency lines, dependencies that are not installed, DEPS lines missing from TDEPS, symlinked or
+unreadable directories, install leftovers, specs that cannot be parsed or match nothing, dangling
+binlinks. Problems marked "blocking" make run refuse.`,
+		Args: args(cobra.NoArgs),
+	}
+	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
+		opts, err := c.scanOptions()
+		if err != nil {
+			return err
+		}
+		timeout, err := c.lockTimeout()
+		if err != nil {
+			return err
+		}
+		store, err := c.open()
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		unlock, err := store.Lock(cmd.Context(), timeout)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		opts.Now = time.Now()
+		rep, err := store.Verify(cmd.Context(), opts)
+		if err != nil {
+			return err
+		}
+		if a.wantJSON(cmd) {
+			type checkJSON struct {
+				OK       bool               `json:"ok"`
+				Releases int                `json:"releases"`
+				Problems []pkgstore.Problem `json:"problems"`
+			}
+			ps := rep.Problems
+			if ps == nil {
+				ps = []pkgstore.Problem{}
+			}
+			if err := writeJSON(a.stdout, checkJSON{rep.OK(), len(rep.Inventory.Releases), ps}); err != nil {
+				return err
+			}
+		} else {
+			for _, p := range rep.Problems {
+				mark := ""
+				if p.Blocking {
+					mark = " [blocking]"
+				}
+				fmt.Fprintf(a.stdout, "%s: %s%s\n  %s\n", p.Kind, p.Path, mark, p.Message)
+			}
+			if rep.OK() {
+				fmt.Fprintf(a.stdout, "OK: %d releases, no problems.\n", len(rep.Inventory.Releases))
+			} else {
+				fmt.Fprintf(a.stdout, "\n%d problem(s), %d blocking, in a store of %d releases.\n", len(rep.Problems), len(rep.Inventory.Blocking()), len(rep.Inventory.Releases))
+			}
+		}
+		if !rep.OK() {
+			return exitCodeError{exitProblems}
+		}
+		return nil
+	})
+	return cmd
+}
+
+func (a *app) graphCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "graph [IDENT]",
+		Short: "Print the dependency graph (DOT or JSON), or one release's closure",
+		Args:  args(cobra.MaximumNArgs(1)),
+	}
+	cmd.Flags().String("format", "dot", "output format: dot or json")
+	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, argv []string) error {
+		format, _ := cmd.Flags().GetString("format")
+		if format != "dot" && format != "json" {
+			return usageError{fmt.Errorf("invalid --format %q: must be dot or json", format)}
+		}
+		if a.wantJSON(cmd) {
+			format = "json"
+		}
+		opts, err := c.scanOptions()
+		if err != nil {
+			return err
+		}
+		store, err := c.open()
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		inv, err := store.Scan(cmd.Context(), opts)
+		if err != nil {
+			return err
+		}
+		g := depgraph.New(inv)
+		var roots []pkgstore.Ref
+		if len(argv) == 1 {
+			id, err := pkgstore.ParseIdent(argv[0])
+			if err != nil {
+				return usageError{err}
+			}
+			r := inv.Latest(id)
+			if r == nil {
+				return usageError{fmt.Errorf("%s: %w", id, retention.ErrNotInstalled)}
+			}
+			roots = []pkgstore.Ref{r.Ref}
+		}
+		var out []byte
+		if format == "json" {
+			out, err = g.JSON(roots)
+		} else {
+			out, err = g.DOT(roots)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(a.stdout, "%s\n", out)
+		return err
+	})
+	return cmd
+}
+
+func (a *app) docsCmd(root *cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:    "docs DIR",
+		Short:  "Write man pages (--format man) or markdown (--format markdown) for every command into DIR",
+		Args:   args(cobra.ExactArgs(1)),
+		Hidden: false,
+	}
+	cmd.Flags().String("format", "man", "man or markdown")
+	cmd.RunE = func(cmd *cobra.Command, argv []string) error {
+		format, _ := cmd.Flags().GetString("format")
+		root.DisableAutoGenTag = true
+		if err := os.MkdirAll(argv[0], 0o755); err != nil {
+			return err
+		}
+		switch format {
+		case "man":
+			return doc.GenManTree(root, &doc.GenManHeader{Title: "HAB-GC", Section: "1"}, argv[0])
+		case "markdown":
+			return doc.GenMarkdownTree(root, argv[0])
+		}
+		return usageError{fmt.Errorf("invalid --format %q: must be man or markdown", format)}
+	}
+	return cmd
+}

@@ -1,0 +1,325 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// setting is one configurable value: its config key, flag and
+// environment variables (the first one set wins).
+type setting struct {
+	key  string
+	flag string
+	env  []string
+}
+
+var settings = []setting{
+	{"fs_root", "fs-root", []string{"FS_ROOT"}},
+	{"target", "target", []string{"HAB_GC_TARGET"}},
+	{"keep_latest", "keep-latest", []string{"HAB_KEEP_LATEST", "HAB_KEEP_LATEST_PACKAGES"}},
+	{"self_keep_latest", "self-keep-latest", []string{"HAB_GC_SELF_KEEP_LATEST"}},
+	{"exclude", "exclude", []string{"HAB_GC_EXCLUDE"}},
+	{"only", "only", []string{"HAB_GC_ONLY"}},
+	{"min_age", "min-age", []string{"HAB_GC_MIN_AGE"}},
+	{"ignore_uninstall_hooks", "ignore-uninstall-hooks", []string{"HAB_GC_IGNORE_UNINSTALL_HOOKS"}},
+	{"allow_damaged", "allow-damaged", []string{"HAB_GC_ALLOW_DAMAGED"}},
+	{"lock_timeout", "lock-timeout", []string{"HAB_GC_LOCK_TIMEOUT"}},
+}
+
+// config resolves settings with the precedence flag > environment >
+// config file > default, and says where each value came from.
+type config struct {
+	v      *viper.Viper
+	cmd    *cobra.Command
+	lookup func(string) (string, bool)
+	file   string
+}
+
+// loadConfig binds the command's flags and the environment, then reads the
+// config file: --config, else FS_ROOT/hab/etc/hab-gc.toml when present.
+func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config, error) {
+	c := &config{v: viper.New(), cmd: cmd, lookup: lookup}
+	for _, s := range settings {
+		if f := cmd.Flags().Lookup(s.flag); f != nil {
+			if err := c.v.BindPFlag(s.key, f); err != nil {
+				return nil, err
+			}
+		}
+		for _, e := range s.env {
+			if val, ok := lookup(e); ok && val != "" {
+				if !c.flagChanged(s) {
+					c.v.Set(s.key, val)
+				}
+				break
+			}
+		}
+	}
+	file, _ := cmd.Flags().GetString("config")
+	explicit := file != ""
+	if !explicit {
+		if v, ok := lookup("HAB_GC_CONFIG"); ok && v != "" {
+			file, explicit = v, true
+		}
+	}
+	if !explicit {
+		candidate := filepath.Join(c.fsRoot(), "hab", "etc", "hab-gc.toml")
+		if _, err := os.Stat(candidate); err == nil {
+			file = candidate
+		}
+	}
+	if file != "" {
+		c.v.SetConfigFile(file)
+		c.v.SetConfigType("toml")
+		if err := c.v.ReadInConfig(); err != nil {
+			return nil, usageError{fmt.Errorf("config file %s: %v", file, err)}
+		}
+		c.file = file
+		for _, k := range c.v.AllKeys() {
+			if !c.known(strings.SplitN(k, ".", 2)[0]) {
+				return nil, usageError{fmt.Errorf("config file %s: unknown key %q", file, k)}
+			}
+		}
+	}
+	return c, nil
+}
+
+func (c *config) known(key string) bool {
+	for _, s := range settings {
+		if s.key == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *config) setting(key string) setting {
+	for _, s := range settings {
+		if s.key == key {
+			return s
+		}
+	}
+	panic("unknown setting " + key)
+}
+
+func (c *config) flagChanged(s setting) bool {
+	f := c.cmd.Flags().Lookup(s.flag)
+	return f != nil && f.Changed
+}
+
+// source names where a setting's value comes from.
+func (c *config) source(key string) string {
+	s := c.setting(key)
+	if c.flagChanged(s) {
+		return "flag --" + s.flag
+	}
+	for _, e := range s.env {
+		if v, ok := c.lookup(e); ok && v != "" {
+			return "environment variable " + e
+		}
+	}
+	if c.file != "" && c.v.InConfig(key) {
+		return fmt.Sprintf("config key %q in %s", key, c.file)
+	}
+	return "default"
+}
+
+// isSet reports whether a setting was given anywhere.
+func (c *config) isSet(key string) bool { return c.source(key) != "default" }
+
+func (c *config) raw(key string) string {
+	switch v := c.v.Get(key).(type) {
+	case []any:
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = fmt.Sprint(x)
+		}
+		return strings.Join(parts, ";")
+	case []string:
+		return strings.Join(v, ";")
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+func (c *config) bad(key, why string) error {
+	return usageError{fmt.Errorf("invalid %s %q (from %s): %s", strings.ReplaceAll(key, "_", "-"), c.raw(key), c.source(key), why)}
+}
+
+func (c *config) fsRoot() string {
+	if r := c.raw("fs_root"); r != "" {
+		return r
+	}
+	return "/"
+}
+
+func (c *config) count(key string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(c.raw(key)))
+	if err != nil || n < 0 {
+		return 0, c.bad(key, "must be a whole number, 0 or more")
+	}
+	return n, nil
+}
+
+func (c *config) duration(key string) (time.Duration, error) {
+	s := strings.TrimSpace(c.raw(key))
+	if n, err := strconv.Atoi(s); err == nil && n == 0 {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, c.bad(key, "must be a duration such as 90s, 10m or 2h, 0 or more")
+	}
+	return d, nil
+}
+
+func (c *config) boolean(key string) (bool, error) {
+	if !c.isSet(key) {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(strings.TrimSpace(c.raw(key)))
+	if err != nil {
+		return false, c.bad(key, "must be true or false")
+	}
+	return b, nil
+}
+
+// list returns a list setting: repeated flags, a TOML array, or an
+// environment variable with items separated by ";" (constraints may hold
+// spaces and commas).
+func (c *config) list(key string) []string {
+	s := c.setting(key)
+	if c.flagChanged(s) {
+		v, _ := c.cmd.Flags().GetStringArray(s.flag)
+		return v
+	}
+	var out []string
+	for _, item := range strings.Split(c.raw(key), ";") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// open opens the store at the configured FS root; a missing or unusable
+// root is a usage error naming where the root came from.
+func (c *config) open() (*pkgstore.Store, error) {
+	root := c.fsRoot()
+	st, err := pkgstore.Open(root)
+	if err != nil {
+		if errors.Is(err, pkgstore.ErrNoStore) {
+			return nil, usageError{fmt.Errorf("%v (FS root from %s)", err, c.source("fs_root"))}
+		}
+		return nil, err
+	}
+	return st, nil
+}
+
+// scanOptions returns the scan options: target and binlink directories
+// (HAB_BINLINK_DIR added when set).
+func (c *config) scanOptions() (pkgstore.Options, error) {
+	o := pkgstore.Options{Target: pkgstore.DefaultTarget(), BinlinkDirs: pkgstore.DefaultBinlinkDirs()}
+	if t := c.raw("target"); t != "" {
+		if !pkgstore.ValidTarget(t) {
+			return o, c.bad("target", fmt.Sprintf("not a Habitat package target (one of %s)", strings.Join(pkgstore.KnownTargets(), ", ")))
+		}
+		o.Target = t
+	}
+	if d, ok := c.lookup("HAB_BINLINK_DIR"); ok && d != "" {
+		o.BinlinkDirs = append(o.BinlinkDirs, d)
+	}
+	return o, nil
+}
+
+// lockTimeout returns how long to wait for the store's lock (default 30s).
+func (c *config) lockTimeout() (time.Duration, error) {
+	if !c.isSet("lock_timeout") {
+		return 30 * time.Second, nil
+	}
+	return c.duration("lock_timeout")
+}
+
+var errNoPolicy = refusedError{errors.New(`no retention policy is set, so nothing will be removed.
+Set how many releases of each package to keep, in one of these ways:
+  hab-gc run --keep-latest=3
+  HAB_KEEP_LATEST=3 hab-gc run
+  keep_latest = 3      (in FS_ROOT/hab/etc/hab-gc.toml, or the file given by --config)`)}
+
+// policy builds the retention policy. requireKeep refuses when keep_latest
+// is set nowhere.
+func (c *config) policy(requireKeep bool) (retention.Policy, error) {
+	var p retention.Policy
+	var err error
+	if !c.isSet("keep_latest") {
+		if requireKeep {
+			return p, errNoPolicy
+		}
+	} else if p.KeepLatest, err = c.count("keep_latest"); err != nil {
+		return p, err
+	}
+	if c.isSet("self_keep_latest") {
+		if p.SelfKeepLatest, err = c.count("self_keep_latest"); err != nil {
+			return p, err
+		}
+		if p.SelfKeepLatest == 0 {
+			return p, c.bad("self_keep_latest", "must be 1 or more: Habitat's own packages always keep at least one release")
+		}
+	}
+	for _, e := range c.list("exclude") {
+		ex, err := retention.ParseExclude(e)
+		if err != nil {
+			return p, usageError{fmt.Errorf("invalid exclude (from %s): %v", c.source("exclude"), err)}
+		}
+		p.Excludes = append(p.Excludes, ex)
+	}
+	for _, o := range c.list("only") {
+		id, err := pkgstore.ParseIdent(o)
+		if err != nil || id.Version != "" {
+			return p, usageError{fmt.Errorf("invalid only %q (from %s): must be ORIGIN/NAME", o, c.source("only"))}
+		}
+		p.Only = append(p.Only, id)
+	}
+	if c.isSet("min_age") {
+		d, err := c.duration("min_age")
+		if err != nil {
+			return p, err
+		}
+		p.MinAge = d
+		if d == 0 {
+			p.MinAge = retention.NoMinAge
+		}
+	}
+	if p.IgnoreUninstallHooks, err = c.boolean("ignore_uninstall_hooks"); err != nil {
+		return p, err
+	}
+	if p.AllowDamaged, err = c.boolean("allow_damaged"); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// addPolicyFlags adds the retention policy flags to a command.
+func addPolicyFlags(fs *pflag.FlagSet) {
+	fs.Int("keep-latest", 0, "keep the newest N releases of each origin/name (env HAB_KEEP_LATEST or HAB_KEEP_LATEST_PACKAGES); a bare --keep-latest means 1")
+	fs.Lookup("keep-latest").NoOptDefVal = "1"
+	fs.Int("self-keep-latest", 0, "releases to keep of Habitat's own packages (default: --keep-latest, never fewer than 1)")
+	fs.StringArray("exclude", nil, "never remove releases matching IDENT[@CONSTRAINT], e.g. core/redis, core/redis/6.2.6 or 'core/postgresql@>=11 <12' (repeatable)")
+	fs.StringArray("only", nil, "only remove releases of ORIGIN/NAME and the dependencies only they needed (repeatable)")
+	fs.String("min-age", "", "keep releases installed less than this long ago (default 1h; 0 turns it off)")
+	fs.Bool("ignore-uninstall-hooks", false, "allow removing the last release of a package that ships an uninstall hook (hab-gc never runs hooks)")
+	fs.Bool("allow-damaged", false, "plan despite a damaged store: damaged releases and all they name are kept")
+}

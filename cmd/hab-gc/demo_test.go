@@ -1,0 +1,30 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/demo from storetest.Demo")
+
+// TestDemoStoreUpToDate keeps the store shipped in testdata/demo (which the
+// README's first command runs on) equal to what storetest.Demo builds.
+func TestDemoStoreUpToDate(t *testing.T) {
+	const dir = "../../testdata/demo"
+	if *update {
+		os.RemoveAll(dir)
+		storetest.Demo(storetest.At(t, dir))
+		return
+	}
+	fresh := t.TempDir()
+	storetest.Demo(storetest.At(t, fresh))
+	out, err := exec.Command("diff", "-r", "--no-dereference", fresh, filepath.FromSlash(dir)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("testdata/demo differs from storetest.Demo (run go test ./cmd/hab-gc -run Demo -update):\n%s", out)
+	}
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// Exit codes, documented in --help and the README.
+const (
+	exitOK       = 0 // success (check: no problem found)
+	exitError    = 1 // an unexpected error (unusable store, I/O)
+	exitUsage    = 2 // bad command line, environment or config value
+	exitRefused  = 3 // refused: no policy set, or a damaged store
+	exitPartial  = 4 // some removals failed; the others were done
+	exitLocked   = 5 // another hab-gc holds the store's lock
+	exitProblems = 6 // check found problems
+)
+
+const exitCodesHelp = `Exit codes:
+  0  success
+  1  unexpected error (unusable store, I/O)
+  2  usage error: a bad flag, environment variable or config value
+  3  refused: no retention policy set, or the store is damaged
+  4  partial failure: some removals failed, the others were done
+  5  lock timeout: another hab-gc holds the store's lock
+  6  check found problems`
+
+// usageError marks errors in what the user wrote.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// refusedError marks a refusal.
+type refusedError struct{ error }
+
+func (e refusedError) Unwrap() error { return e.error }
+
+// exitCodeError carries an exit code for an outcome that is not an error
+// message of its own (check's problems, a partial run).
+type exitCodeError struct{ code int }
+
+func (e exitCodeError) Error() string { return "" }
+
+func exitCode(err error) int {
+	var u usageError
+	var r refusedError
+	var c exitCodeError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &c):
+		return c.code
+	case errors.As(err, &u):
+		return exitUsage
+	case errors.As(err, &r), errors.Is(err, retention.ErrDamaged):
+		return exitRefused
+	case errors.Is(err, pkgstore.ErrLocked):
+		return exitLocked
+	}
+	return exitError
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// execute builds a fresh command tree, runs it and returns the exit code.
+// There is no package-level state: each call has its own tree and viper.
+func execute(args []string, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCmd(stdout, stderr, lookup)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err != nil {
+		if _, ok := err.(exitCodeError); !ok {
+			fmt.Fprintf(stderr, "hab-gc: %v\n", err)
+		}
+		code := exitCode(err)
+		if code == exitError && (cmd == root || strings.HasPrefix(err.Error(), "unknown command")) {
+			code = exitUsage // cobra's own complaints about the command line
+		}
+		return code
+	}
+	return exitOK
+}
+
+// args wraps a cobra argument check so that its complaint is a usage error.
+func args(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		if err := check(cmd, a); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}
+
+type app struct {
+	stdout, stderr io.Writer
+	lookup         func(string) (string, bool)
+}
+
+func newRootCmd(stdout, stderr io.Writer, lookup func(string) (string, bool)) *cobra.Command {
+	a := &app{stdout: stdout, stderr: stderr, lookup: lookup}
+	root := &cobra.Command{
+		Use:   "hab-gc",
+		Short: "Remove old releases from a Habitat package store, never anything still needed",
+		Long: `hab-gc keeps Habitat package stores (/hab/pkgs) lean and safe. It keeps the newest N releases of
+every package, every release a loaded service runs, every binlinked and pinned release, and everything
+those need, transitively; it plans first, explains every decision, then removes the rest safely.
+
+Settings come from flags, then environment variables, then a TOML config file (--config, else
+FS_ROOT/hab/etc/hab-gc.toml), then defaults.
+
+` + exitCodesHelp,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version(),
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	pf := root.PersistentFlags()
+	pf.String("fs-root", "", "the FS root the store is under (env FS_ROOT; default /)")
+	pf.String("config", "", "TOML config file (env HAB_GC_CONFIG; default FS_ROOT/hab/etc/hab-gc.toml when present)")
+	pf.String("target", "", "package target to consider installed (env HAB_GC_TARGET; default this machine's)")
+	pf.String("lock-timeout", "", "how long to wait for another hab-gc's lock on the store (default 30s)")
+	pf.Bool("json", false, "print JSON instead of tables")
+
+	root.AddCommand(a.runCmd(), a.listCmd(), a.whyCmd(), a.checkCmd(), a.graphCmd(), a.versionCmd(), a.docsCmd(root))
+	return root
+}
+
+// withConfig wraps a command's work with config loading.
+func (a *app) withConfig(f func(cmd *cobra.Command, c *config, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		c, err := loadConfig(cmd, a.lookup)
+		if err != nil {
+			return err
+		}
+		return f(cmd, c, args)
+	}
+}
+
+func (a *app) wantJSON(cmd *cobra.Command) bool {
+	j, _ := cmd.Flags().GetBool("json")
+	return j
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+func (a *app) versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print hab-gc's version",
+		Args:  args(cobra.NoArgs),
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintf(a.stdout, "hab-gc %s\n", version())
+		},
+	}
+}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"hab-gc": func() { os.Exit(Main()) }})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script, one per
+// command (run.txtar tests `hab-gc run`, and so on).
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("..", "..", "testdata", "script"),
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"mkrel":    cmdMkrel,
+			"demo":     cmdDemo,
+			"snapshot": cmdSnapshot,
+			"exit":     cmdExit,
+			"runjson":  cmdRunJSON,
+			"holdlock": cmdHoldLock,
+		},
+	})
+}
+
+// scriptTB adapts a TestScript to testing.TB for the store builder.
+type scriptTB struct {
+	testing.TB
+	ts *testscript.TestScript
+}
+
+func (s scriptTB) Helper()                   {}
+func (s scriptTB) Fatal(args ...any)         { s.ts.Fatalf("%s", fmt.Sprint(args...)) }
+func (s scriptTB) Fatalf(f string, a ...any) { s.ts.Fatalf(f, a...) }
+
+// mkrel ROOT IDENT [DEP...]: add a release installed long ago (its TDEPS
+// is the closure of DEPS among releases made before).
+func cmdMkrel(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: mkrel ROOT IDENT [DEP...]")
+	}
+	root := ts.MkAbs(args[0])
+	b := storetest.At(scriptTB{ts: ts}, root)
+	var tdeps []string
+	seen := map[string]bool{}
+	for _, d := range args[2:] {
+		if !seen[d] {
+			seen[d] = true
+			tdeps = append(tdeps, d)
+		}
+	}
+	for _, d := range args[2:] {
+		body, _ := os.ReadFile(filepath.Join(root, "hab", "pkgs", d, "TDEPS"))
+		for _, l := range strings.Fields(string(body)) {
+			if !seen[l] {
+				seen[l] = true
+				tdeps = append(tdeps, l)
+			}
+		}
+	}
+	if tdeps == nil {
+		tdeps = []string{}
+	}
+	b.Add(storetest.Release{Ident: args[1], Deps: args[2:], TDeps: tdeps,
+		ModTime: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), Files: map[string]string{"bin/tool": "tool\n"}})
+}
+
+// demo ROOT: build the demo store.
+func cmdDemo(ts *testscript.TestScript, neg bool, args []string) {
+	storetest.Demo(storetest.At(scriptTB{ts: ts}, ts.MkAbs(args[0])))
+}
+
+// snapshot DIR FILE: write a listing of DIR (paths, types, link targets,
+// content hashes) to FILE, to compare trees with cmp.
+func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
+	dir := ts.MkAbs(args[0])
+	var lines []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		line := rel + " " + d.Type().String()
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			l, _ := os.Readlink(p)
+			line += " -> " + l
+		case d.Type().IsRegular():
+			b, _ := os.ReadFile(p)
+			line += fmt.Sprintf(" %x", sha256.Sum256(b))
+		}
+		lines = append(lines, line)
+		return nil
+	})
+	sort.Strings(lines)
+	if err := os.WriteFile(ts.MkAbs(args[1]), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		ts.Fatalf("%v", err)
+	}
+}
+
+// exit CODE PROG [ARGS...]: run PROG and require exit code CODE; its
+// output is kept for stdout and stderr checks, as with exec.
+func cmdExit(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: exit CODE PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("bad code %q", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		got = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if got != want {
+		ts.Fatalf("exit code %d, want %d", got, want)
+	}
+}
+
+// runjson FILE N: FILE holds hab-gc run --json output that follows the
+// documented schema, with N releases, each once.
+func cmdRunJSON(ts *testscript.TestScript, neg bool, args []string) {
+	var rep struct {
+		DryRun   *bool  `json:"dry_run"`
+		FSRoot   string `json:"fs_root"`
+		Target   string `json:"target"`
+		Releases []struct {
+			Ident   *string `json:"ident"`
+			Action  *string `json:"action"`
+			Reasons []struct {
+				Code *string `json:"code"`
+				Text *string `json:"text"`
+			} `json:"reasons"`
+			Size    *int64 `json:"size"`
+			Outcome *struct {
+				Status     *string `json:"status"`
+				Reasons    []any   `json:"reasons"`
+				Error      string  `json:"error"`
+				BytesFreed *int64  `json:"bytes_freed"`
+			} `json:"outcome"`
+		} `json:"releases"`
+		Summary  map[string]int64 `json:"summary"`
+		Problems []any            `json:"problems"`
+	}
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(args[0])))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		ts.Fatalf("schema: %v", err)
+	}
+	n, _ := strconv.Atoi(args[1])
+	if rep.DryRun == nil || len(rep.Releases) != n || rep.Problems == nil {
+		ts.Fatalf("dry_run %v, %d releases (want %d), problems %v", rep.DryRun, len(rep.Releases), n, rep.Problems)
+	}
+	seen := map[string]bool{}
+	for _, r := range rep.Releases {
+		if r.Ident == nil || r.Action == nil || (*r.Action != "keep" && *r.Action != "remove") || len(r.Reasons) == 0 {
+			ts.Fatalf("bad release entry %+v", r)
+		}
+		if _, err := pkgstore.ParseFullIdent(*r.Ident); err != nil || seen[*r.Ident] {
+			ts.Fatalf("ident %q: invalid or repeated", *r.Ident)
+		}
+		seen[*r.Ident] = true
+		for _, why := range r.Reasons {
+			if why.Code == nil || why.Text == nil || *why.Code == "" || *why.Text == "" {
+				ts.Fatalf("bad reason in %s", *r.Ident)
+			}
+		}
+		if (r.Outcome != nil) != (!*rep.DryRun && *r.Action == "remove") {
+			ts.Fatalf("%s: outcome %v in a run with dry_run=%v", *r.Ident, r.Outcome, *rep.DryRun)
+		}
+	}
+}
+
+// holdlock ROOT: take the store's lock for the rest of the script, as
+// another hab-gc would (pid written in the lock file).
+func cmdHoldLock(ts *testscript.TestScript, neg bool, args []string) {
+	st, err := pkgstore.Open(ts.MkAbs(args[0]))
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	unlock, err := st.Lock(context.Background(), 0)
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	ts.Defer(func() { unlock(); st.Close() })
+}

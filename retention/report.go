@@ -1,0 +1,112 @@
+package retention
+
+import (
+	"context"
+	"time"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// PlanStore scans an open store and computes a plan for it, with uninstall
+// hooks checked on disk. When the scan options do not ask for sizes, only
+// the releases to remove are measured, so that the plan can say how much
+// it reclaims without walking the whole store.
+func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, scan pkgstore.Options) (*Plan, error) {
+	inv, err := store.Scan(ctx, scan)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Compute(inv, pol, now, store.HasUninstallHook)
+	if err != nil {
+		return nil, err
+	}
+	if !scan.Sizes {
+		for _, d := range p.Decisions {
+			if d.Action == Remove {
+				d.Release.Size = store.Size(d.Release.Ident)
+			}
+		}
+	}
+	return p, nil
+}
+
+// Report is the stable JSON shape of a plan and, after a real run, of what
+// was done (hab-gc run --json). Fields are only ever added.
+type Report struct {
+	DryRun   bool               `json:"dry_run"`
+	FSRoot   string             `json:"fs_root"`
+	Target   string             `json:"target"`
+	Releases []ReportRelease    `json:"releases"`
+	Summary  ReportSummary      `json:"summary"`
+	Problems []pkgstore.Problem `json:"problems"`
+}
+
+// ReportRelease is one installed release in a Report.
+type ReportRelease struct {
+	Ident   string   `json:"ident"`
+	Action  Action   `json:"action"`
+	Reasons []Reason `json:"reasons"`
+	// Size is the bytes on disk, when measured (null otherwise).
+	Size *int64 `json:"size"`
+	// Outcome is set for releases a real run tried to remove.
+	Outcome *ReportOutcome `json:"outcome,omitempty"`
+}
+
+// ReportOutcome is what a real run did with a release the plan removes.
+type ReportOutcome struct {
+	Status     Status   `json:"status"`
+	Reasons    []Reason `json:"reasons,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	BytesFreed int64    `json:"bytes_freed"`
+}
+
+// ReportSummary counts a Report.
+type ReportSummary struct {
+	Releases int `json:"releases"`
+	Keep     int `json:"keep"`
+	Remove   int `json:"remove"`
+	// BytesReclaimable is what the removals occupy; -1 when not measured.
+	BytesReclaimable int64 `json:"bytes_reclaimable"`
+	// The rest are filled by a real run.
+	Removed    int   `json:"removed"`
+	KeptAtRun  int   `json:"kept_at_revalidation"`
+	Failed     int   `json:"failed"`
+	BytesFreed int64 `json:"bytes_freed"`
+}
+
+// Report describes the plan and, when res is non-nil, what Apply did.
+func (p *Plan) Report(res *Result) Report {
+	rep := Report{
+		DryRun: res == nil, FSRoot: p.Inventory.FSRoot, Target: p.Inventory.Target,
+		Releases: make([]ReportRelease, 0, len(p.Decisions)), Problems: p.Inventory.Problems,
+	}
+	if rep.Problems == nil {
+		rep.Problems = []pkgstore.Problem{}
+	}
+	outcomes := map[pkgstore.Ident]Outcome{}
+	if res != nil {
+		for _, o := range res.Outcomes {
+			outcomes[o.Ident] = o
+		}
+		rep.Summary.Removed, rep.Summary.KeptAtRun, rep.Summary.Failed, rep.Summary.BytesFreed = res.Removed, res.Kept, res.Fail, res.BytesFreed
+	}
+	for _, d := range p.Decisions {
+		rr := ReportRelease{Ident: d.Release.Ident.String(), Action: d.Action, Reasons: d.Reasons}
+		if d.Release.Size >= 0 {
+			s := d.Release.Size
+			rr.Size = &s
+		}
+		if o, ok := outcomes[d.Release.Ident]; ok {
+			rr.Outcome = &ReportOutcome{Status: o.Status, Reasons: o.Reasons, Error: o.Error, BytesFreed: o.Bytes}
+		}
+		rep.Releases = append(rep.Releases, rr)
+		if d.Action == Keep {
+			rep.Summary.Keep++
+		} else {
+			rep.Summary.Remove++
+		}
+	}
+	rep.Summary.Releases = len(p.Decisions)
+	rep.Summary.BytesReclaimable = p.ReclaimableBytes()
+	return rep
+}
