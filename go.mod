@@ -7,6 +7,7 @@ require github.com/pelletier/go-toml/v2 v2.4.3
 require (
 	github.com/Masterminds/semver/v3 v3.5.0
 	github.com/gofrs/flock v0.13.2
+	github.com/robfig/cron/v3 v3.0.1
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2

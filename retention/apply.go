@@ -25,6 +25,10 @@ type ApplyOptions struct {
 	// LockTimeout is how long to wait for another hab-gc's lock. Default
 	// 0: fail at once if the store is locked.
 	LockTimeout time.Duration
+	// Locked says the caller already holds the store's lock (as the
+	// scheduler does while it checks and records its run), so Apply must
+	// not take it again.
+	Locked bool
 	// Settle is the pause between hiding releases and the final check for
 	// new dependents (see Apply). Default DefaultSettle; negative: none.
 	Settle time.Duration
@@ -112,11 +116,13 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	unlock, err := store.Lock(ctx, opts.LockTimeout)
-	if err != nil {
-		return nil, err
+	if !opts.Locked {
+		unlock, err := store.Lock(ctx, opts.LockTimeout)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
 	}
-	defer unlock()
 
 	a := &applier{p: p, store: store, root: store.Root(), opts: opts, log: log, res: &Result{}}
 	scanOpts := pkgstore.Options{Target: p.Inventory.Target, BinlinkDirs: p.Inventory.BinlinkDirs}

@@ -1,0 +1,254 @@
+package schedule
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// JobType is the kind of job a schedule asks for.
+type JobType string
+
+const (
+	Check JobType = "check"
+	Prune JobType = "prune"
+)
+
+// ErrDefinition is wrapped by errors about definition files.
+var ErrDefinition = errors.New("invalid schedule definition")
+
+// Params are a prune job's parameters. They are part of what makes two
+// schedules the same job.
+type Params struct {
+	KeepLatest int           `json:"keep_latest"`
+	Exclude    []string      `json:"exclude"`
+	MinAge     time.Duration `json:"min_age"`
+	HasMinAge  bool          `json:"has_min_age"`
+}
+
+// Canonical encodes the parameters deterministically (excludes sorted).
+func (p Params) Canonical() string {
+	q := p
+	q.Exclude = slices.Clone(p.Exclude)
+	slices.Sort(q.Exclude)
+	if q.Exclude == nil {
+		q.Exclude = []string{}
+	}
+	b, _ := json.Marshal(q)
+	return string(b)
+}
+
+// Policy returns the retention policy of a prune job.
+func (p Params) Policy() (retention.Policy, error) {
+	pol := retention.Policy{KeepLatest: p.KeepLatest}
+	for _, e := range p.Exclude {
+		ex, err := retention.ParseExclude(e)
+		if err != nil {
+			return pol, err
+		}
+		pol.Excludes = append(pol.Excludes, ex)
+	}
+	if p.HasMinAge {
+		pol.MinAge = p.MinAge
+		if p.MinAge == 0 {
+			pol.MinAge = retention.NoMinAge
+		}
+	}
+	return pol, pol.Validate()
+}
+
+// JobDef is one job a definition asks for.
+type JobDef struct {
+	Type   JobType
+	Spec   Spec
+	Params Params // prune only
+}
+
+// Definition is one schedule file.
+type Definition struct {
+	// Name defaults to the file stem.
+	Name string
+	// File is the definition's path.
+	File string
+	// Created orders schedules for ownership; HasCreated is false when the
+	// file does not say (the scheduler then uses when it first saw it).
+	Created    time.Time
+	HasCreated bool
+	// FSRoot is the store's FS root as written; Store the canonical store
+	// path (absolute, symlinks resolved, FSROOT/hab/pkgs).
+	FSRoot, Store string
+	Jobs          []JobDef
+}
+
+type fileFormat struct {
+	Name    string       `toml:"name"`
+	Created string       `toml:"created"`
+	FSRoot  *string      `toml:"fs_root"`
+	Check   *checkFormat `toml:"check"`
+	Prune   *pruneFormat `toml:"prune"`
+}
+
+type checkFormat struct {
+	Schedule string `toml:"schedule"`
+}
+
+type pruneFormat struct {
+	Schedule   string   `toml:"schedule"`
+	KeepLatest *int     `toml:"keep_latest"`
+	Exclude    []string `toml:"exclude"`
+	MinAge     *string  `toml:"min_age"`
+}
+
+// CanonicalStore returns the canonical package store path of an FS root:
+// absolute, cleaned, symlinks resolved (as far as the path exists), so
+// that /hab/pkgs, /hab/../hab/pkgs/ and a symlink to it are one store.
+func CanonicalStore(fsRoot string) (string, error) {
+	abs, err := filepath.Abs(filepath.Join(fsRoot, "hab", "pkgs"))
+	if err != nil {
+		return "", err
+	}
+	// Resolve the longest existing prefix, keep the rest as written.
+	rest := ""
+	for p := abs; ; p = filepath.Dir(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest), nil
+		}
+		if p == filepath.Dir(p) {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
+}
+
+// ParseDefinition parses one definition file's contents.
+func ParseDefinition(file string, data []byte) (Definition, error) {
+	fail := func(field, format string, args ...any) error {
+		return fmt.Errorf("%w: %s: field %s: %s", ErrDefinition, file, field, fmt.Sprintf(format, args...))
+	}
+	var f fileFormat
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		var sme *toml.StrictMissingError
+		if errors.As(err, &sme) {
+			return Definition{}, fmt.Errorf("%w: %s: unknown field: %s", ErrDefinition, file, strings.TrimSpace(sme.String()))
+		}
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, col := de.Position()
+			key := strings.Join(de.Key(), ".")
+			return Definition{}, fmt.Errorf("%w: %s: line %d, column %d (field %s): %v", ErrDefinition, file, row, col, key, de)
+		}
+		return Definition{}, fmt.Errorf("%w: %s: %v", ErrDefinition, file, err)
+	}
+	d := Definition{Name: f.Name, File: file}
+	if d.Name == "" {
+		d.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	if f.Created != "" {
+		t, err := time.Parse(time.RFC3339, f.Created)
+		if err != nil {
+			return Definition{}, fail("created", "%q is not an RFC 3339 time", f.Created)
+		}
+		d.Created, d.HasCreated = t, true
+	}
+	if f.FSRoot == nil || *f.FSRoot == "" {
+		return Definition{}, fail("fs_root", "missing: name the FS root of the store (\"/\" for /hab/pkgs)")
+	}
+	d.FSRoot = *f.FSRoot
+	store, err := CanonicalStore(d.FSRoot)
+	if err != nil {
+		return Definition{}, fail("fs_root", "%v", err)
+	}
+	d.Store = store
+	if f.Check == nil && f.Prune == nil {
+		return Definition{}, fail("check/prune", "no job: add a [check] or [prune] table")
+	}
+	if f.Check != nil {
+		spec, err := ParseSpec(f.Check.Schedule)
+		if err != nil {
+			return Definition{}, fail("check.schedule", "%v", err)
+		}
+		d.Jobs = append(d.Jobs, JobDef{Type: Check, Spec: spec})
+	}
+	if f.Prune != nil {
+		spec, err := ParseSpec(f.Prune.Schedule)
+		if err != nil {
+			return Definition{}, fail("prune.schedule", "%v", err)
+		}
+		if f.Prune.KeepLatest == nil {
+			return Definition{}, fail("prune.keep_latest", "missing: a prune job needs a policy")
+		}
+		if *f.Prune.KeepLatest < 0 {
+			return Definition{}, fail("prune.keep_latest", "%d is negative", *f.Prune.KeepLatest)
+		}
+		p := Params{KeepLatest: *f.Prune.KeepLatest, Exclude: f.Prune.Exclude}
+		if f.Prune.MinAge != nil {
+			dur, err := time.ParseDuration(*f.Prune.MinAge)
+			if *f.Prune.MinAge == "0" {
+				dur, err = 0, nil
+			}
+			if err != nil || dur < 0 {
+				return Definition{}, fail("prune.min_age", "%q is not a duration such as 30m or 2h", *f.Prune.MinAge)
+			}
+			p.MinAge, p.HasMinAge = dur, true
+		}
+		if _, err := p.Policy(); err != nil {
+			return Definition{}, fail("prune.exclude", "%v", err)
+		}
+		d.Jobs = append(d.Jobs, JobDef{Type: Prune, Spec: spec, Params: p})
+	}
+	return d, nil
+}
+
+// LoadDir reads every *.toml file in dir. A bad file yields an error that
+// names the file and the field; the other files still load.
+func LoadDir(dir string) ([]Definition, []error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.toml"))
+	if err != nil {
+		return nil, []error{err}
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, []error{fmt.Errorf("%w: schedules directory: %v", ErrDefinition, err)}
+	}
+	slices.Sort(files)
+	var defs []Definition
+	var errs []error
+	names := map[string]string{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: %s: %v", ErrDefinition, f, err))
+			continue
+		}
+		d, err := ParseDefinition(f, data)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if other, dup := names[d.Name]; dup {
+			errs = append(errs, fmt.Errorf("%w: %s: field name: %q is already used by %s", ErrDefinition, f, d.Name, other))
+			continue
+		}
+		names[d.Name] = f
+		defs = append(defs, d)
+	}
+	return defs, errs
+}
+
+func shortHash(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return hex.EncodeToString(h[:8])
+}

@@ -1,0 +1,47 @@
+// Package schedule runs check and prune jobs on Habitat package stores at
+// stable, well-spread times, once per store however many sources ask.
+//
+// # Definitions
+//
+// A directory holds one TOML file per schedule:
+//
+//	name = "team-a"                    # default: the file stem
+//	created = "2026-01-02T00:00:00Z"   # default: when first seen (persisted)
+//	fs_root = "/"                      # the store is FS_ROOT/hab/pkgs
+//	[check]
+//	schedule = "@daily-random"
+//	[prune]
+//	schedule = "@weekly-random"
+//	keep_latest = 3
+//	exclude = ["core/postgresql@>=11 <12"]
+//	min_age = "2h"
+//
+// A schedule is a 5-field cron expression or a descriptor (@daily...), or
+// a randomized descriptor: @hourly-random, @daily-random, @weekly-random,
+// @monthly-random, @yearly-random (@annually-random).
+//
+// # One job per store
+//
+// A randomized spec resolves (Resolve) to a concrete cron expression drawn
+// from a SHA-256 hash of the canonical store path (absolute, symlinks
+// resolved), the job type, the job's parameters and the spec, each cron
+// field from its own bits. Schedules that agree on all four share one
+// effective Job: it runs once, at a time that does not depend on which
+// schedule owns it (the oldest by created time, then by name). Explicit
+// cron specs are honoured as written and never merged.
+//
+// # State and runs
+//
+// The scheduler persists (atomically) each job's creation, owner, members,
+// last due time, last run and run count. A job runs for the latest due
+// time after both its creation and its last run: a new schedule does not
+// run at once, and a job that missed several runs while hab-gc was down
+// runs once. Before running, it takes the store's lock and reads the state
+// again, so one due time never runs twice, even with two schedulers. A job
+// whose store is locked waits (bounded), and otherwise stays due and is
+// retried.
+//
+// Cron expressions are read in a time zone (UTC by default). A wall time
+// that a daylight-saving jump skips runs at the end of the gap that day;
+// one that occurs twice runs once.
+package schedule

@@ -1,0 +1,84 @@
+package schedule
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// Job is an effective job: what actually runs. Schedules whose job type,
+// canonical store, randomized spec and parameters are identical share one
+// Job; an explicit cron spec always gets a Job of its own.
+type Job struct {
+	// Key identifies the job across restarts (a hash of what makes it
+	// this job; never of its owner).
+	Key    string
+	Type   JobType
+	Store  string // canonical store path
+	FSRoot string // the owner's FS root, as written
+	Spec   Spec
+	Cron   string // resolved 5-field expression
+	Params Params
+	// Owner is the oldest member by created time (ties: by name);
+	// Members lists every schedule in the job, owner first.
+	Owner   string
+	Members []string
+}
+
+type member struct {
+	name    string
+	created time.Time
+	fsRoot  string
+	spec    Spec
+}
+
+// BuildJobs groups definitions into effective jobs. created gives each
+// schedule's creation time (the file's, or when it was first seen).
+// Jobs come out sorted by key.
+func BuildJobs(defs []Definition, created func(Definition) time.Time) []Job {
+	type group struct {
+		job     Job
+		members []member
+	}
+	groups := map[string]*group{}
+	for _, d := range defs {
+		c := created(d)
+		for _, jd := range d.Jobs {
+			params := ""
+			if jd.Type == Prune {
+				params = jd.Params.Canonical()
+			}
+			in := HashInput{Store: d.Store, Type: jd.Type, Params: params, Spec: jd.Spec.Canonical}
+			var key string
+			if jd.Spec.Random {
+				key = "r-" + shortHash(in.Store, string(in.Type), in.Params, in.Spec)
+			} else {
+				// Explicit specs are never merged: the name is part of it.
+				key = "e-" + shortHash(d.Name, in.Store, string(in.Type), in.Params, in.Spec)
+			}
+			g := groups[key]
+			if g == nil {
+				g = &group{job: Job{Key: key, Type: jd.Type, Store: d.Store, Spec: jd.Spec, Cron: Resolve(jd.Spec, in), Params: jd.Params}}
+				groups[key] = g
+			}
+			g.members = append(g.members, member{name: d.Name, created: c, fsRoot: d.FSRoot, spec: jd.Spec})
+		}
+	}
+	var jobs []Job
+	for _, g := range groups {
+		slices.SortFunc(g.members, func(a, b member) int {
+			if c := a.created.Compare(b.created); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.name, b.name)
+		})
+		j := g.job
+		j.Owner, j.FSRoot, j.Spec = g.members[0].name, g.members[0].fsRoot, g.members[0].spec
+		for _, m := range g.members {
+			j.Members = append(j.Members, m.name)
+		}
+		jobs = append(jobs, j)
+	}
+	slices.SortFunc(jobs, func(a, b Job) int { return cmp.Compare(a.Key, b.Key) })
+	return jobs
+}

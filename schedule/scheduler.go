@@ -1,0 +1,353 @@
+package schedule
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// RunFunc runs one job on its store. It is called with the store's
+// exclusive lock held.
+type RunFunc func(ctx context.Context, job Job, store *pkgstore.Store, now time.Time) Result
+
+// Scheduler runs the effective jobs of a directory of definitions.
+type Scheduler struct {
+	// Dir holds the definition files; StatePath the state file.
+	Dir, StatePath string
+	// Location is the time zone cron expressions are read in (default
+	// UTC).
+	Location *time.Location
+	// Clock reads the time (default time.Now).
+	Clock func() time.Time
+	// LockTimeout bounds the wait for a store's lock when a job falls due
+	// while another holds it; the job is then retried, never dropped.
+	LockTimeout time.Duration
+	// Run runs a job (default DefaultRun).
+	Run RunFunc
+	// Logger receives every run and problem (default: discard).
+	Logger *slog.Logger
+	// Only, when set, restricts RunDue to the job with this key.
+	Only string
+
+	jobs  []Job
+	crons map[string]*Cron
+}
+
+func (s *Scheduler) now() time.Time {
+	if s.Clock == nil {
+		return time.Now()
+	}
+	return s.Clock()
+}
+
+func (s *Scheduler) log() *slog.Logger {
+	if s.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Logger
+}
+
+// Reload reads the definitions again and brings the state up to date:
+// first-seen times for new schedules, a Since time for new jobs, owners and
+// members, and the removal of jobs no schedule asks for any more. Bad
+// definition files are returned as problems (and logged); the others
+// load. err is set only when the state cannot be read or written.
+func (s *Scheduler) Reload() (problems []error, err error) {
+	defs, errs := LoadDir(s.Dir)
+	for _, e := range errs {
+		s.log().Error("schedule definition rejected", "error", e)
+	}
+	now := s.now()
+	var jobs []Job
+	err = updateState(s.StatePath, func(st *State) bool {
+		for _, d := range defs {
+			if _, ok := st.Schedules[d.Name]; !ok {
+				st.Schedules[d.Name] = ScheduleState{FirstSeen: now}
+			}
+		}
+		jobs = BuildJobs(defs, func(d Definition) time.Time {
+			if d.HasCreated {
+				return d.Created
+			}
+			return st.Schedules[d.Name].FirstSeen
+		})
+		live := map[string]bool{}
+		for _, j := range jobs {
+			live[j.Key] = true
+			js := st.Jobs[j.Key]
+			if js == nil {
+				js = &JobState{Since: now}
+				st.Jobs[j.Key] = js
+			}
+			js.Type, js.Store, js.Spec, js.Cron, js.Owner, js.Members = j.Type, j.Store, j.Spec.Raw, j.Cron, j.Owner, j.Members
+		}
+		for k := range st.Jobs {
+			if !live[k] {
+				delete(st.Jobs, k)
+			}
+		}
+		names := map[string]bool{}
+		for _, d := range defs {
+			names[d.Name] = true
+		}
+		for n := range st.Schedules {
+			if !names[n] {
+				delete(st.Schedules, n)
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return errs, err
+	}
+	crons := map[string]*Cron{}
+	for _, j := range jobs {
+		c, err := NewCron(j.Cron, s.Location)
+		if err != nil {
+			return errs, err
+		}
+		crons[j.Key] = c
+	}
+	s.jobs, s.crons = jobs, crons
+	return errs, nil
+}
+
+// Jobs returns the effective jobs of the last Reload.
+func (s *Scheduler) Jobs() []Job { return s.jobs }
+
+// Cron returns a job's resolved schedule.
+func (s *Scheduler) Cron(key string) *Cron { return s.crons[key] }
+
+// Status is a job with its persisted state and next due time.
+type Status struct {
+	Job
+	State JobState
+	Next  time.Time
+}
+
+// Status returns every job's state as persisted, and when it runs next.
+func (s *Scheduler) Status() ([]Status, error) {
+	st, err := LoadState(s.StatePath)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	var out []Status
+	for _, j := range s.jobs {
+		js := JobState{}
+		if p := st.Jobs[j.Key]; p != nil {
+			js = *p
+		}
+		next := s.crons[j.Key].Next(now)
+		if due, ok := s.due(j, &js, now); ok {
+			next = due // overdue: runs at the next tick
+		}
+		out = append(out, Status{Job: j, State: js, Next: next})
+	}
+	return out, nil
+}
+
+// due returns the due time a job should run for now: the latest due time
+// after both its creation and its last run. One, however many were missed.
+func (s *Scheduler) due(j Job, js *JobState, now time.Time) (time.Time, bool) {
+	anchor := js.Since
+	if js.LastDue != nil && js.LastDue.After(anchor) {
+		anchor = *js.LastDue
+	}
+	return s.crons[j.Key].LastDue(anchor, now)
+}
+
+// Outcome reports one job the scheduler considered in RunDue.
+type Outcome struct {
+	Job     Job
+	Due     time.Time
+	Ran     bool
+	Result  Result
+	Skipped string // why it did not run although due
+}
+
+// RunDue runs every job that is due now, one at a time, each under its
+// store's lock: the state is read again under the lock, so a due time
+// that another scheduler already ran is not run twice.
+func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
+	var outs []Outcome
+	for _, j := range s.jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		if s.Only != "" && j.Key != s.Only {
+			continue
+		}
+		st, err := LoadState(s.StatePath)
+		if err != nil {
+			s.log().Error("reading state", "error", err)
+			break
+		}
+		js := st.Jobs[j.Key]
+		if js == nil {
+			continue
+		}
+		due, ok := s.due(j, js, s.now())
+		if !ok {
+			continue
+		}
+		outs = append(outs, s.runOne(ctx, j, due))
+	}
+	return outs
+}
+
+func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
+	out := Outcome{Job: j, Due: due}
+	log := s.log().With("job", j.Key, "type", string(j.Type), "store", j.Store, "owner", j.Owner, "due", due.UTC().Format(time.RFC3339))
+	fail := func(why string) Outcome {
+		out.Skipped = why
+		log.Error("job not run; it stays due and is retried", "error", why)
+		updateState(s.StatePath, func(st *State) bool {
+			if js := st.Jobs[j.Key]; js != nil {
+				js.LastError = fmt.Sprintf("%s: %s", s.now().UTC().Format(time.RFC3339), why)
+				return true
+			}
+			return false
+		})
+		return out
+	}
+	store, err := pkgstore.Open(j.FSRoot)
+	if err != nil {
+		return fail(err.Error())
+	}
+	defer store.Close()
+	if s.LockTimeout > 0 {
+		log.Info("waiting for the store's lock", "timeout", s.LockTimeout.String())
+	}
+	unlock, err := store.Lock(ctx, s.LockTimeout)
+	if err != nil {
+		return fail(err.Error())
+	}
+	defer unlock()
+	// Under the lock: has this due time run meanwhile?
+	st, err := LoadState(s.StatePath)
+	if err != nil {
+		return fail(err.Error())
+	}
+	if js := st.Jobs[j.Key]; js == nil || (js.LastDue != nil && !js.LastDue.Before(due)) {
+		out.Skipped = "already ran for this due time"
+		log.Info("job skipped", "reason", out.Skipped)
+		return out
+	}
+	run := s.Run
+	if run == nil {
+		run = DefaultRun
+	}
+	start := s.now()
+	res := run(ctx, j, store, start)
+	end := s.now()
+	out.Ran, out.Result = true, res
+	err = updateState(s.StatePath, func(st *State) bool {
+		js := st.Jobs[j.Key]
+		if js == nil {
+			return false
+		}
+		d := due
+		js.LastDue = &d
+		js.LastRun = &RunRecord{Due: due, Start: start, End: end, Result: res}
+		js.Runs++
+		js.LastError = ""
+		return true
+	})
+	if err != nil {
+		log.Error("recording the run", "error", err)
+	}
+	attrs := []any{"ok", res.OK, "problems", res.Problems, "removed", res.Removed, "bytes_freed", res.BytesFreed, "seconds", end.Sub(start).Seconds()}
+	if res.Error != "" {
+		log.Error("job failed", append(attrs, "error", res.Error)...)
+	} else {
+		log.Info("job ran", attrs...)
+	}
+	return out
+}
+
+// DefaultRun runs a check (the store's verification) or a prune (plan and
+// apply with the job's policy) while the caller holds the store's lock.
+func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time) Result {
+	switch j.Type {
+	case Check:
+		rep, err := store.Verify(ctx, pkgstore.Options{Now: now})
+		if err != nil {
+			return Result{Error: err.Error()}
+		}
+		return Result{OK: rep.OK(), Problems: len(rep.Problems)}
+	case Prune:
+		pol, err := j.Params.Policy()
+		if err != nil {
+			return Result{Error: err.Error()}
+		}
+		plan, err := retention.PlanStore(ctx, store, pol, now, pkgstore.Options{})
+		if err != nil {
+			res := Result{Error: err.Error()}
+			var de *retention.DamagedError
+			if errors.As(err, &de) {
+				res.Problems = len(de.Problems)
+			}
+			return res
+		}
+		ar, err := plan.Apply(ctx, store, retention.ApplyOptions{Locked: true})
+		res := Result{}
+		if ar != nil {
+			res.Removed, res.BytesFreed = ar.Removed, ar.BytesFreed
+			res.OK = !ar.Partial()
+			if ar.Partial() {
+				res.Error = fmt.Sprintf("%d removal(s) failed", ar.Fail)
+			}
+		}
+		if err != nil {
+			res.OK, res.Error = false, err.Error()
+		}
+		return res
+	}
+	return Result{Error: "unknown job type " + string(j.Type)}
+}
+
+// NextWake returns when the earliest job falls due after now (zero when
+// there are no jobs).
+func (s *Scheduler) NextWake(now time.Time) time.Time {
+	var next time.Time
+	for _, j := range s.jobs {
+		if n := s.crons[j.Key].Next(now); !n.IsZero() && (next.IsZero() || n.Before(next)) {
+			next = n
+		}
+	}
+	return next
+}
+
+// Loop runs due jobs until ctx ends, sleeping until the next due time (at
+// most maxSleep) and reloading the definitions whenever reload fires. A
+// job running when ctx ends stops safely (see retention.Apply).
+func (s *Scheduler) Loop(ctx context.Context, reload <-chan struct{}, maxSleep time.Duration) error {
+	for {
+		s.RunDue(ctx)
+		now := s.now()
+		wait := maxSleep
+		if n := s.NextWake(now); !n.IsZero() && n.Sub(now) < wait {
+			wait = max(n.Sub(now), time.Second)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-reload:
+			t.Stop()
+			if _, err := s.Reload(); err != nil {
+				s.log().Error("reloading schedule definitions", "error", err)
+			} else {
+				s.log().Info("reloaded schedule definitions", "jobs", len(s.jobs))
+			}
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,204 @@
+package schedule
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// ErrBadSpec is wrapped by errors about schedule specs.
+var ErrBadSpec = errors.New("invalid schedule")
+
+// randomized maps each randomized descriptor (canonical spelling) to the
+// cron fields its hash fills in; the rest are "*".
+var randomized = map[string]string{
+	"@hourly-random":  "m",
+	"@daily-random":   "mh",
+	"@weekly-random":  "mhw",
+	"@monthly-random": "mhd",
+	"@yearly-random":  "mhdM",
+}
+
+// Spec is a parsed schedule: an explicit cron expression (5 fields or a
+// descriptor such as @daily) or a randomized descriptor such as
+// @daily-random.
+type Spec struct {
+	// Raw is the spec as written; Canonical its normal form
+	// (@annually-random is @yearly-random, case and spaces folded).
+	Raw, Canonical string
+	// Random is set for randomized specs, whose cron expression is derived
+	// from a hash of the job (see Resolve).
+	Random bool
+}
+
+// ParseSpec parses a schedule spec.
+func ParseSpec(s string) (Spec, error) {
+	c := strings.Join(strings.Fields(strings.ToLower(s)), " ")
+	if c == "@annually-random" {
+		c = "@yearly-random"
+	}
+	if _, ok := randomized[c]; ok {
+		return Spec{Raw: s, Canonical: c, Random: true}, nil
+	}
+	if strings.HasSuffix(c, "-random") {
+		return Spec{}, fmt.Errorf("%w %q: unknown randomized descriptor (use @hourly-random, @daily-random, @weekly-random, @monthly-random or @yearly-random)", ErrBadSpec, s)
+	}
+	if strings.HasPrefix(c, "@every") {
+		return Spec{}, fmt.Errorf("%w %q: @every is not a calendar schedule; use a cron expression", ErrBadSpec, s)
+	}
+	if _, err := parseCron(c); err != nil {
+		return Spec{}, fmt.Errorf("%w %q: %v", ErrBadSpec, s, err)
+	}
+	return Spec{Raw: s, Canonical: c}, nil
+}
+
+func parseCron(expr string) (*cron.SpecSchedule, error) {
+	sched, err := cron.ParseStandard(expr)
+	if err != nil {
+		return nil, err
+	}
+	ss, ok := sched.(*cron.SpecSchedule)
+	if !ok {
+		return nil, fmt.Errorf("not a calendar schedule")
+	}
+	return ss, nil
+}
+
+// HashInput is what a randomized spec's time is derived from. The
+// schedule's name and owner are not part of it: every schedule asking for
+// the same job on the same store gets the same time.
+type HashInput struct {
+	Store  string // canonical store path
+	Type   JobType
+	Params string // canonical job parameters (Params.Canonical)
+	Spec   string // canonical spec
+}
+
+func (h HashInput) digest() [32]byte {
+	return sha256.Sum256([]byte("hab-gc schedule v1\x00" + h.Store + "\x00" + string(h.Type) + "\x00" + h.Params + "\x00" + h.Spec))
+}
+
+// Resolve returns the concrete 5-field cron expression a spec stands for
+// in a job. An explicit spec resolves to itself (descriptors expanded by
+// the cron parser's rules); a randomized one to a time drawn from a
+// SHA-256 hash of in, each field from its own 16 bits: minute 0-59, hour
+// 0-23, weekday 0-6, day of month 1-28, month 1-12. The same inputs give
+// the same expression on every machine and Go version.
+func Resolve(spec Spec, in HashInput) string {
+	if !spec.Random {
+		return expandDescriptor(spec.Canonical)
+	}
+	d := in.digest()
+	field := func(i int, mod, base uint16) string {
+		return fmt.Sprint(base + binary.BigEndian.Uint16(d[2*i:])%mod)
+	}
+	min, hour, dom, mon, dow := "*", "*", "*", "*", "*"
+	for _, f := range randomized[spec.Canonical] {
+		switch f {
+		case 'm':
+			min = field(0, 60, 0)
+		case 'h':
+			hour = field(1, 24, 0)
+		case 'w':
+			dow = field(2, 7, 0)
+		case 'd':
+			dom = field(3, 28, 1)
+		case 'M':
+			mon = field(4, 12, 1)
+		}
+	}
+	return strings.Join([]string{min, hour, dom, mon, dow}, " ")
+}
+
+func expandDescriptor(c string) string {
+	switch c {
+	case "@yearly", "@annually":
+		return "0 0 1 1 *"
+	case "@monthly":
+		return "0 0 1 * *"
+	case "@weekly":
+		return "0 0 * * 0"
+	case "@daily", "@midnight":
+		return "0 0 * * *"
+	case "@hourly":
+		return "0 * * * *"
+	}
+	return c
+}
+
+// Cron is a resolved cron expression evaluated on the wall clock of a
+// time zone. Unlike a plain cron schedule, it runs a job whose wall time
+// falls in a daylight-saving gap at the end of the gap that same day, and
+// runs a job whose wall time occurs twice (when clocks go back) once.
+type Cron struct {
+	Expr  string
+	sched *cron.SpecSchedule
+	loc   *time.Location
+}
+
+// NewCron parses a 5-field expression (or descriptor) for a time zone
+// (nil: UTC).
+func NewCron(expr string, loc *time.Location) (*Cron, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	ss, err := parseCron(expr)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %v", ErrBadSpec, expr, err)
+	}
+	ss.Location = time.UTC
+	return &Cron{Expr: expr, sched: ss, loc: loc}, nil
+}
+
+// wall returns t's wall-clock reading in c's zone, as a UTC time.
+func (c *Cron) wall(t time.Time) time.Time {
+	l := t.In(c.loc)
+	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
+}
+
+// Next returns the first due instant strictly after t.
+func (c *Cron) Next(t time.Time) time.Time {
+	w := c.wall(t)
+	for i := 0; i < 1000; i++ {
+		nw := c.sched.Next(w)
+		if nw.IsZero() {
+			return time.Time{}
+		}
+		// Map the wall time back to an instant. In a gap, time.Date moves
+		// it forward past the gap (the same day); when a wall time occurs
+		// twice, either instant is taken once, and a candidate not after t
+		// is skipped.
+		inst := time.Date(nw.Year(), nw.Month(), nw.Day(), nw.Hour(), nw.Minute(), 0, 0, c.loc)
+		if c.wall(inst).Before(nw) {
+			// nw does not exist (clocks jumped over it): run at the end
+			// of the gap, the first instant whose wall clock passed nw.
+			for i := 0; i < 24*60 && c.wall(inst).Before(nw); i++ {
+				inst = inst.Add(time.Minute).Truncate(time.Minute)
+			}
+		}
+		if inst.After(t) {
+			return inst
+		}
+		w = nw
+	}
+	return time.Time{}
+}
+
+// LastDue returns the latest due instant in (after, upTo], and whether
+// there is one. It never returns more than one: a job that missed many
+// runs catches up once.
+func (c *Cron) LastDue(after, upTo time.Time) (time.Time, bool) {
+	var last time.Time
+	for n, i := c.Next(after), 0; !n.IsZero() && !n.After(upTo); n, i = c.Next(n), i+1 {
+		last = n
+		if i > 2_000_000 {
+			break
+		}
+	}
+	return last, !last.IsZero()
+}

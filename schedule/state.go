@@ -1,0 +1,151 @@
+package schedule
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// State is what the scheduler persists between runs.
+type State struct {
+	Version int `json:"version"`
+	// Schedules records when each schedule was first seen (its created
+	// time when the file gives none).
+	Schedules map[string]ScheduleState `json:"schedules"`
+	// Jobs are the effective jobs by key.
+	Jobs map[string]*JobState `json:"jobs"`
+}
+
+// ScheduleState is one schedule's persisted state.
+type ScheduleState struct {
+	FirstSeen time.Time `json:"first_seen"`
+}
+
+// JobState is one effective job's persisted state.
+type JobState struct {
+	Type    JobType  `json:"type"`
+	Store   string   `json:"store"`
+	Spec    string   `json:"spec"`
+	Cron    string   `json:"cron"`
+	Owner   string   `json:"owner"`
+	Members []string `json:"members"`
+	// Since is when the job first existed: due times before it are not
+	// run (a new schedule does not run at once).
+	Since time.Time `json:"since"`
+	// LastDue is the due time of the last run; each due time runs once.
+	LastDue *time.Time `json:"last_due"`
+	LastRun *RunRecord `json:"last_run"`
+	Runs    int        `json:"runs"`
+	// LastError is the last attempt that could not run (lock timeout,
+	// unusable store), which is retried.
+	LastError string `json:"last_error,omitempty"`
+}
+
+// RunRecord is one run.
+type RunRecord struct {
+	Due    time.Time `json:"due"`
+	Start  time.Time `json:"start"`
+	End    time.Time `json:"end"`
+	Result Result    `json:"result"`
+}
+
+// Result is what a job's run found or did.
+type Result struct {
+	OK         bool   `json:"ok"`
+	Problems   int    `json:"problems"`
+	Removed    int    `json:"removed"`
+	BytesFreed int64  `json:"bytes_freed"`
+	Error      string `json:"error,omitempty"`
+}
+
+func newState() *State {
+	return &State{Version: 1, Schedules: map[string]ScheduleState{}, Jobs: map[string]*JobState{}}
+}
+
+// LoadState reads a state file; a missing one is an empty state.
+func LoadState(path string) (*State, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newState(), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	st := newState()
+	if err := json.Unmarshal(b, st); err != nil {
+		return nil, fmt.Errorf("state file %s: %v", path, err)
+	}
+	if st.Schedules == nil {
+		st.Schedules = map[string]ScheduleState{}
+	}
+	if st.Jobs == nil {
+		st.Jobs = map[string]*JobState{}
+	}
+	return st, nil
+}
+
+// Save writes the state atomically: a temporary file in the same
+// directory, fsynced, renamed over the old one, and the directory fsynced.
+func (st *State) Save(path string) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".hab-gc-state-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// updateState runs f on the state read fresh from disk, under an
+// exclusive lock on PATH.lock, and saves it when f returns true. Two
+// schedulers sharing a state file never lose each other's updates.
+func updateState(path string, f func(*State) bool) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	fl := flock.New(path+".lock", flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW))
+	if err := fl.Lock(); err != nil {
+		return fmt.Errorf("locking state %s: %w", path, err)
+	}
+	defer fl.Unlock()
+	st, err := LoadState(path)
+	if err != nil {
+		return err
+	}
+	if f(st) {
+		return st.Save(path)
+	}
+	return nil
+}
