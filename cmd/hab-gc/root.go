@@ -76,7 +76,7 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	pf.String("lock-timeout", "", "how long to wait for another hab-gc's lock on the store (default 30s)")
 	pf.Bool("json", false, "print JSON instead of tables")
 
-	root.AddCommand(a.runCmd(), a.listCmd(), a.whyCmd(), a.checkCmd(), a.graphCmd(), a.versionCmd(), a.docsCmd(root))
+	root.AddCommand(a.runCmd(), a.listCmd(), a.whyCmd(), a.checkCmd(), a.graphCmd(), a.daemonCmd(), a.scheduleCmd(), a.versionCmd(), a.docsCmd(root))
 	return root
 }
 

@@ -31,6 +31,19 @@ func TestMain(m *testing.M) {
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: filepath.Join("..", "..", "testdata", "script"),
+		Setup: func(env *testscript.Env) error {
+			// Definition files in scripts name $WORK; expand it in place.
+			return filepath.WalkDir(env.WorkDir, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() || !strings.HasSuffix(p, ".toml") {
+					return err
+				}
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				return os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "$WORK", env.WorkDir)), 0o644)
+			})
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"mkrel":    cmdMkrel,
 			"demo":     cmdDemo,
@@ -38,6 +51,7 @@ func TestScripts(t *testing.T) {
 			"exit":     cmdExit,
 			"runjson":  cmdRunJSON,
 			"holdlock": cmdHoldLock,
+			"grepfile": cmdGrepFile,
 		},
 	})
 }
@@ -206,4 +220,13 @@ func cmdHoldLock(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%v", err)
 	}
 	ts.Defer(func() { unlock(); st.Close() })
+}
+
+// grepfile PATTERNFILE FILE: FILE contains the (trimmed) content of
+// PATTERNFILE, literally.
+func cmdGrepFile(ts *testscript.TestScript, neg bool, args []string) {
+	want := strings.TrimSpace(ts.ReadFile(args[0]))
+	if got := ts.ReadFile(args[1]); !strings.Contains(got, want) {
+		ts.Fatalf("%s does not contain %q", args[1], want)
+	}
 }

@@ -1,0 +1,337 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/spf13/cobra"
+
+	"github.com/hab-gc/hab-gc/schedule"
+)
+
+// schedFlags are the flags shared by daemon and the schedule commands.
+func schedFlags(cmd *cobra.Command) {
+	cmd.Flags().String("schedules", "", "directory of schedule definitions (*.toml)")
+	cmd.Flags().String("state", "", "state file (default FS_ROOT/hab/sup/default/hab-gc/schedule-state.json)")
+	cmd.Flags().String("timezone", "UTC", "time zone cron expressions are read in (e.g. Europe/Berlin, Local)")
+	cmd.Flags().String("now", "", "set the clock to this RFC 3339 time (tests and rehearsals)")
+}
+
+// newScheduler builds a scheduler from the flags.
+func (a *app) newScheduler(cmd *cobra.Command, c *config) (*schedule.Scheduler, error) {
+	dir, _ := cmd.Flags().GetString("schedules")
+	if dir == "" {
+		return nil, usageError{fmt.Errorf("--schedules DIR is required")}
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, usageError{fmt.Errorf("invalid --schedules %q: not a directory", dir)}
+	}
+	state, _ := cmd.Flags().GetString("state")
+	if state == "" {
+		state = filepath.Join(c.fsRoot(), "hab", "sup", "default", "hab-gc", "schedule-state.json")
+	}
+	tz, _ := cmd.Flags().GetString("timezone")
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("invalid --timezone %q: %v", tz, err)}
+	}
+	clock := time.Now
+	if now, _ := cmd.Flags().GetString("now"); now != "" {
+		t0, err := time.Parse(time.RFC3339, now)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("invalid --now %q: not an RFC 3339 time", now)}
+		}
+		start := time.Now()
+		clock = func() time.Time { return t0.Add(time.Since(start)) }
+	}
+	timeout, err := c.lockTimeout()
+	if err != nil {
+		return nil, err
+	}
+	return &schedule.Scheduler{Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout,
+		Logger: slog.New(slog.NewTextHandler(a.stderr, nil))}, nil
+}
+
+func (a *app) reload(s *schedule.Scheduler) error {
+	probs, err := s.Reload()
+	for _, p := range probs {
+		fmt.Fprintf(a.stderr, "hab-gc: %v\n", p)
+	}
+	return err
+}
+
+func (a *app) daemonCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "daemon --schedules DIR",
+		Short: "Run scheduled check and prune jobs until stopped (--once: what is due now, then exit)",
+		Long: `Run the effective jobs of a directory of schedule definitions at their times, each under its store's
+lock, recording every run in the state file. Stops on SIGINT or SIGTERM (a running job finishes or stops
+safely); reloads the definitions on SIGHUP and whenever the directory changes. With --once, runs what is
+due now (a missed run included, once) and exits: for systemd timers or cron.`,
+		Args: args(cobra.NoArgs),
+	}
+	schedFlags(cmd)
+	cmd.Flags().Bool("once", false, "run what is due now and exit")
+	cmd.Flags().String("job", "", "with --once: only this job (its key, see schedule list)")
+	cmd.Flags().String("log-format", "text", "log format: text or json")
+	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
+		s, err := a.newScheduler(cmd, c)
+		if err != nil {
+			return err
+		}
+		switch f, _ := cmd.Flags().GetString("log-format"); f {
+		case "json":
+			s.Logger = slog.New(slog.NewJSONHandler(a.stderr, nil))
+		case "text":
+		default:
+			return usageError{fmt.Errorf("invalid --log-format %q: must be text or json", f)}
+		}
+		s.Only, _ = cmd.Flags().GetString("job")
+		if err := a.reload(s); err != nil {
+			return err
+		}
+		if once, _ := cmd.Flags().GetBool("once"); once {
+			failed := 0
+			for _, o := range s.RunDue(cmd.Context()) {
+				if (o.Skipped != "" && o.Skipped != "already ran for this due time") || (o.Ran && o.Result.Error != "") {
+					failed++
+				}
+			}
+			if failed > 0 {
+				return exitCodeError{exitPartial}
+			}
+			return nil
+		}
+		reload := make(chan struct{}, 1)
+		poke := func() {
+			select {
+			case reload <- struct{}{}:
+			default:
+			}
+		}
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+		watcher, err := fsnotify.NewWatcher()
+		if err == nil {
+			defer watcher.Close()
+			if err := watcher.Add(s.Dir); err != nil {
+				s.Logger.Warn("not watching the schedules directory", "error", err)
+			}
+		}
+		ctx, cancel := context.WithCancel(cmd.Context())
+		defer cancel()
+		go func() {
+			var events chan fsnotify.Event
+			if watcher != nil {
+				events = watcher.Events
+			}
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-hup:
+					poke()
+				case _, ok := <-events:
+					if !ok {
+						events = nil
+						continue
+					}
+					poke()
+				}
+			}
+		}()
+		s.Logger.Info("hab-gc daemon started", "jobs", len(s.Jobs()), "schedules", s.Dir, "state", s.StatePath)
+		err = s.Loop(ctx, reload, time.Minute)
+		s.Logger.Info("hab-gc daemon stopped")
+		return err
+	})
+	return cmd
+}
+
+func (a *app) scheduleCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "schedule",
+		Short: "Inspect and export scheduled jobs",
+	}
+	list := &cobra.Command{
+		Use:   "list --schedules DIR",
+		Short: "Show each effective job: type, store, spec, resolved cron, owner, members, next and last run",
+		Args:  args(cobra.NoArgs),
+	}
+	schedFlags(list)
+	list.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
+		s, err := a.newScheduler(cmd, c)
+		if err != nil {
+			return err
+		}
+		if err := a.reload(s); err != nil {
+			return err
+		}
+		sts, err := s.Status()
+		if err != nil {
+			return err
+		}
+		if a.wantJSON(cmd) {
+			type jobJSON struct {
+				Key      string           `json:"key"`
+				Type     schedule.JobType `json:"type"`
+				Store    string           `json:"store"`
+				Spec     string           `json:"spec"`
+				Cron     string           `json:"cron"`
+				Owner    string           `json:"owner"`
+				Members  []string         `json:"members"`
+				Next     string           `json:"next"`
+				LastRun  *string          `json:"last_run"`
+				Runs     int              `json:"runs"`
+				Result   *schedule.Result `json:"last_result"`
+				LastErr  string           `json:"last_error,omitempty"`
+				Timezone string           `json:"timezone"`
+			}
+			out := struct {
+				Jobs []jobJSON `json:"jobs"`
+			}{Jobs: []jobJSON{}}
+			for _, st := range sts {
+				j := jobJSON{Key: st.Key, Type: st.Type, Store: st.Store, Spec: st.Spec.Raw, Cron: st.Cron, Owner: st.Owner,
+					Members: st.Members, Next: st.Next.Format(time.RFC3339), Runs: st.State.Runs, LastErr: st.State.LastError,
+					Timezone: s.Location.String()}
+				if st.State.LastRun != nil {
+					lr := st.State.LastRun.Start.Format(time.RFC3339)
+					j.LastRun, j.Result = &lr, &st.State.LastRun.Result
+				}
+				out.Jobs = append(out.Jobs, j)
+			}
+			return writeJSON(a.stdout, out)
+		}
+		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "TYPE\tSTORE\tSPEC\tCRON\tOWNER\tMEMBERS\tNEXT\tLAST RUN\tRUNS")
+		for _, st := range sts {
+			last := "never"
+			if lr := st.State.LastRun; lr != nil {
+				last = lr.Start.Format(time.RFC3339)
+				if lr.Result.Error != "" {
+					last += " (failed)"
+				} else if !lr.Result.OK {
+					last += " (problems)"
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", st.Type, st.Store, st.Spec.Raw, st.Cron, st.Owner,
+				strings.Join(st.Members, ","), st.Next.Format(time.RFC3339), last, st.State.Runs)
+		}
+		return tw.Flush()
+	})
+
+	next := &cobra.Command{
+		Use:   "next SPEC --store PATH --job prune|check",
+		Short: "Print the cron expression a spec resolves to for a job on a store",
+		Long: `Print the concrete cron expression SPEC resolves to. For a randomized spec (@daily-random...) it
+depends on the store (an FS root, or the store directory itself), the job type and, for prune, the policy
+flags, exactly as in a definition file.`,
+		Args: args(cobra.ExactArgs(1)),
+	}
+	next.Flags().String("store", "/", "the store: an FS root (as fs_root in definitions) or its hab/pkgs")
+	next.Flags().String("job", "prune", "job type: prune or check")
+	next.Flags().Int("keep-latest", 0, "prune: keep_latest")
+	next.Flags().StringArray("exclude", nil, "prune: exclude (repeatable)")
+	next.Flags().String("min-age", "", "prune: min_age")
+	next.RunE = func(cmd *cobra.Command, argv []string) error {
+		spec, err := schedule.ParseSpec(argv[0])
+		if err != nil {
+			return usageError{err}
+		}
+		storeFlag, _ := cmd.Flags().GetString("store")
+		root := storeFlag
+		if clean := filepath.Clean(storeFlag); strings.HasSuffix(clean, filepath.Join("hab", "pkgs")) {
+			root = filepath.Dir(filepath.Dir(clean))
+		}
+		store, err := schedule.CanonicalStore(root)
+		if err != nil {
+			return usageError{err}
+		}
+		typ, _ := cmd.Flags().GetString("job")
+		params := ""
+		switch schedule.JobType(typ) {
+		case schedule.Check:
+		case schedule.Prune:
+			var p schedule.Params
+			p.KeepLatest, _ = cmd.Flags().GetInt("keep-latest")
+			p.Exclude, _ = cmd.Flags().GetStringArray("exclude")
+			if m, _ := cmd.Flags().GetString("min-age"); m != "" {
+				d, err := time.ParseDuration(m)
+				if m == "0" {
+					d, err = 0, nil
+				}
+				if err != nil {
+					return usageError{fmt.Errorf("invalid --min-age %q", m)}
+				}
+				p.MinAge, p.HasMinAge = d, true
+			}
+			params = p.Canonical()
+		default:
+			return usageError{fmt.Errorf("invalid --job %q: must be prune or check", typ)}
+		}
+		fmt.Fprintln(a.stdout, schedule.Resolve(spec, schedule.HashInput{Store: store, Type: schedule.JobType(typ), Params: params, Spec: spec.Canonical}))
+		return nil
+	}
+
+	export := &cobra.Command{
+		Use:   "export --format systemd --schedules DIR --out DIR",
+		Short: "Write a systemd timer and service per effective job (OnCalendar at the resolved time, Persistent=true)",
+		Args:  args(cobra.NoArgs),
+	}
+	schedFlags(export)
+	export.Flags().String("format", "systemd", "export format (systemd)")
+	export.Flags().String("out", "", "directory to write the units into")
+	export.Flags().String("exe", "", "path of hab-gc in ExecStart (default: this executable)")
+	export.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
+		if f, _ := cmd.Flags().GetString("format"); f != "systemd" {
+			return usageError{fmt.Errorf("invalid --format %q: only systemd is supported", f)}
+		}
+		out, _ := cmd.Flags().GetString("out")
+		if out == "" {
+			return usageError{fmt.Errorf("--out DIR is required")}
+		}
+		s, err := a.newScheduler(cmd, c)
+		if err != nil {
+			return err
+		}
+		if err := a.reload(s); err != nil {
+			return err
+		}
+		exe, _ := cmd.Flags().GetString("exe")
+		if exe == "" {
+			if exe, err = os.Executable(); err != nil {
+				exe = "hab-gc"
+			}
+		}
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		dir, _ := filepath.Abs(s.Dir)
+		state, _ := filepath.Abs(s.StatePath)
+		for _, j := range s.Jobs() {
+			units, err := schedule.SystemdUnits(j, exe, dir, state, s.Location)
+			if err != nil {
+				return err
+			}
+			for _, u := range units {
+				if err := os.WriteFile(filepath.Join(out, u.Name), []byte(u.Content), 0o644); err != nil {
+					return err
+				}
+				fmt.Fprintln(a.stdout, filepath.Join(out, u.Name))
+			}
+		}
+		return nil
+	})
+	cmd.AddCommand(list, next, export)
+	return cmd
+}
