@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -34,8 +35,16 @@ type Scheduler struct {
 	// Only, when set, restricts RunDue to the job with this key.
 	Only string
 
+	mu    sync.RWMutex // guards jobs and crons, replaced by Reload
 	jobs  []Job
 	crons map[string]*Cron
+}
+
+// snapshot returns the jobs and their schedules of the last Reload.
+func (s *Scheduler) snapshot() ([]Job, map[string]*Cron) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.jobs, s.crons
 }
 
 func (s *Scheduler) now() time.Time {
@@ -113,15 +122,17 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		}
 		crons[j.Key] = c
 	}
+	s.mu.Lock()
 	s.jobs, s.crons = jobs, crons
+	s.mu.Unlock()
 	return errs, nil
 }
 
 // Jobs returns the effective jobs of the last Reload.
-func (s *Scheduler) Jobs() []Job { return s.jobs }
-
-// Cron returns a job's resolved schedule.
-func (s *Scheduler) Cron(key string) *Cron { return s.crons[key] }
+func (s *Scheduler) Jobs() []Job {
+	jobs, _ := s.snapshot()
+	return jobs
+}
 
 // Status is a job with its persisted state and next due time.
 type Status struct {
@@ -137,14 +148,15 @@ func (s *Scheduler) Status() ([]Status, error) {
 		return nil, err
 	}
 	now := s.now()
+	jobs, crons := s.snapshot()
 	var out []Status
-	for _, j := range s.jobs {
+	for _, j := range jobs {
 		js := JobState{}
 		if p := st.Jobs[j.Key]; p != nil {
 			js = *p
 		}
-		next := s.crons[j.Key].Next(now)
-		if due, ok := s.due(j, &js, now); ok {
+		next := crons[j.Key].Next(now)
+		if due, ok := due(crons[j.Key], &js, now); ok {
 			next = due // overdue: runs at the next tick
 		}
 		out = append(out, Status{Job: j, State: js, Next: next})
@@ -154,12 +166,12 @@ func (s *Scheduler) Status() ([]Status, error) {
 
 // due returns the due time a job should run for now: the latest due time
 // after both its creation and its last run. One, however many were missed.
-func (s *Scheduler) due(j Job, js *JobState, now time.Time) (time.Time, bool) {
+func due(c *Cron, js *JobState, now time.Time) (time.Time, bool) {
 	anchor := js.Since
 	if js.LastDue != nil && js.LastDue.After(anchor) {
 		anchor = *js.LastDue
 	}
-	return s.crons[j.Key].LastDue(anchor, now)
+	return c.LastDue(anchor, now)
 }
 
 // Outcome reports one job the scheduler considered in RunDue.
@@ -176,7 +188,8 @@ type Outcome struct {
 // that another scheduler already ran is not run twice.
 func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
 	var outs []Outcome
-	for _, j := range s.jobs {
+	jobs, crons := s.snapshot()
+	for _, j := range jobs {
 		if ctx.Err() != nil {
 			break
 		}
@@ -192,11 +205,11 @@ func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
 		if js == nil {
 			continue
 		}
-		due, ok := s.due(j, js, s.now())
+		d, ok := due(crons[j.Key], js, s.now())
 		if !ok {
 			continue
 		}
-		outs = append(outs, s.runOne(ctx, j, due))
+		outs = append(outs, s.runOne(ctx, j, d))
 	}
 	return outs
 }
@@ -316,8 +329,9 @@ func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time
 // there are no jobs).
 func (s *Scheduler) NextWake(now time.Time) time.Time {
 	var next time.Time
-	for _, j := range s.jobs {
-		if n := s.crons[j.Key].Next(now); !n.IsZero() && (next.IsZero() || n.Before(next)) {
+	jobs, crons := s.snapshot()
+	for _, j := range jobs {
+		if n := crons[j.Key].Next(now); !n.IsZero() && (next.IsZero() || n.Before(next)) {
 			next = n
 		}
 	}
@@ -345,7 +359,7 @@ func (s *Scheduler) Loop(ctx context.Context, reload <-chan struct{}, maxSleep t
 			if _, err := s.Reload(); err != nil {
 				s.log().Error("reloading schedule definitions", "error", err)
 			} else {
-				s.log().Info("reloaded schedule definitions", "jobs", len(s.jobs))
+				s.log().Info("reloaded schedule definitions", "jobs", len(s.Jobs()))
 			}
 		case <-t.C:
 		}

@@ -52,6 +52,7 @@ func TestScripts(t *testing.T) {
 			"runjson":  cmdRunJSON,
 			"holdlock": cmdHoldLock,
 			"grepfile": cmdGrepFile,
+			"sleep":    cmdSleep,
 		},
 	})
 }
@@ -229,4 +230,13 @@ func cmdGrepFile(ts *testscript.TestScript, neg bool, args []string) {
 	if got := ts.ReadFile(args[1]); !strings.Contains(got, want) {
 		ts.Fatalf("%s does not contain %q", args[1], want)
 	}
+}
+
+// sleep DURATION: wait.
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	d, err := time.ParseDuration(args[0])
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	time.Sleep(d)
 }
