@@ -26,11 +26,7 @@ func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (
 	if err != nil {
 		return nil, nil, err
 	}
-	opts, err := c.scanOptions()
-	if err != nil {
-		return nil, nil, err
-	}
-	store, err := c.open()
+	store, opts, err := c.openStore()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -253,15 +249,11 @@ binlinks. Problems marked "blocking" make run refuse.`,
 		Args: args(cobra.NoArgs),
 	}
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
-		opts, err := c.scanOptions()
-		if err != nil {
-			return err
-		}
 		timeout, err := c.lockTimeout()
 		if err != nil {
 			return err
 		}
-		store, err := c.open()
+		store, opts, err := c.openStore()
 		if err != nil {
 			return err
 		}
@@ -326,11 +318,7 @@ func (a *app) graphCmd() *cobra.Command {
 		if a.wantJSON(cmd) {
 			format = "json"
 		}
-		opts, err := c.scanOptions()
-		if err != nil {
-			return err
-		}
-		store, err := c.open()
+		store, opts, err := c.openStore()
 		if err != nil {
 			return err
 		}

@@ -215,18 +215,22 @@ func (c *config) list(key string) []string {
 	return out
 }
 
-// open opens the store at the configured FS root; a missing or unusable
-// root is a usage error naming where the root came from.
-func (c *config) open() (*pkgstore.Store, error) {
-	root := c.fsRoot()
-	st, err := pkgstore.Open(root)
+// openStore validates the scan options, then opens the store at the
+// configured FS root; a missing or unusable root is a usage error naming
+// where the root came from.
+func (c *config) openStore() (*pkgstore.Store, pkgstore.Options, error) {
+	opts, err := c.scanOptions()
+	if err != nil {
+		return nil, opts, err
+	}
+	st, err := pkgstore.Open(c.fsRoot())
 	if err != nil {
 		if errors.Is(err, pkgstore.ErrNoStore) {
-			return nil, usageError{fmt.Errorf("%v (FS root from %s)", err, c.source("fs_root"))}
+			return nil, opts, usageError{fmt.Errorf("%v (FS root from %s)", err, c.source("fs_root"))}
 		}
-		return nil, err
+		return nil, opts, err
 	}
-	return st, nil
+	return st, opts, nil
 }
 
 // scanOptions returns the scan options: target and binlink directories

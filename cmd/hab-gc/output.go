@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/schollz/progressbar/v3"
@@ -127,8 +126,4 @@ func (p *progress) done() {
 		p.bar.Finish()
 		p.bar.Exit()
 	}
-}
-
-func indent(s, by string) string {
-	return by + strings.ReplaceAll(s, "\n", "\n"+by)
 }
