@@ -289,6 +289,14 @@ func install(t *testing.T, store, ident string, deps []string) {
 		os.WriteFile(filepath.Join(tmp, n), []byte(files[n]), 0o644)
 	}
 	if err := os.Rename(tmp, final); err != nil {
+		// hab-gc put back the release this install was reinstalling (a
+		// dependent needed it): the release is installed, whole; this
+		// install's copy is redundant. A real `hab pkg install` reports an
+		// error here and succeeds when run again.
+		if _, serr := os.Stat(filepath.Join(final, "TARGET")); serr == nil {
+			os.RemoveAll(tmp)
+			return
+		}
 		t.Errorf("install %s: %v", ident, err)
 	}
 }
