@@ -10,7 +10,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/demo from storetest.Demo")
+var update = flag.Bool("update", false, "rewrite testdata/demo from storetest.Demo, and the golden files of the scripts")
 
 // TestDemoStoreUpToDate keeps the store shipped in testdata/demo (which the
 // README's first command runs on) equal to what storetest.Demo builds.

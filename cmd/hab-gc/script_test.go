@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,6 +32,8 @@ func TestMain(m *testing.M) {
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: filepath.Join("..", "..", "testdata", "script"),
+		// -update rewrites the golden files that scripts compare with cmp.
+		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			// Definition files in scripts name $WORK; expand it in place.
 			return filepath.WalkDir(env.WorkDir, func(p string, d fs.DirEntry, err error) error {
@@ -53,6 +56,7 @@ func TestScripts(t *testing.T) {
 			"holdlock": cmdHoldLock,
 			"grepfile": cmdGrepFile,
 			"sleep":    cmdSleep,
+			"nosizes":  cmdNoSizes,
 		},
 	})
 }
@@ -240,3 +244,18 @@ func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	time.Sleep(d)
 }
+
+// nosizes IN OUT: copy IN (a file, or stdout) to OUT with byte sizes
+// replaced by SIZE and runs of blanks by one, so golden files depend
+// neither on the filesystem's block size nor on column widths.
+func cmdNoSizes(ts *testscript.TestScript, neg bool, args []string) {
+	out := sizeRE.ReplaceAllString(ts.ReadFile(args[0]), "SIZE")
+	out = blanksRE.ReplaceAllString(out, " ")
+	if err := os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o644); err != nil {
+		ts.Fatalf("%v", err)
+	}
+}
+
+var blanksRE = regexp.MustCompile(`[ \t]+`)
+
+var sizeRE = regexp.MustCompile(`\b\d+(\.\d)? ([KMGTPE]i)?B\b`)
