@@ -196,7 +196,7 @@ func TestApplyCrashSafety(t *testing.T) {
 // removes old releases those installs depend on. No installed release may
 // end up with a missing dependency.
 func TestApplyWithConcurrentInstalls(t *testing.T) {
-	testConcurrentInstalls(t, 100*time.Millisecond)
+	testConcurrentInstalls(t, 500*time.Millisecond)
 }
 
 func testConcurrentInstalls(t *testing.T, settle time.Duration) {
@@ -219,18 +219,21 @@ func testConcurrentInstalls(t *testing.T, settle time.Duration) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			// Apply hides releases newest-package-last; install apps that
-			// need them in that order, over and over, while it runs.
+			// Like `hab pkg install` of many apps at once: resolve (find
+			// each app's dependency installed, or install it), download,
+			// then unpack and rename each app into place; over and over,
+			// while Apply runs.
 			for n := 0; ; n++ {
-				for i := libs - 1; i >= 0; i-- {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					dep := olds[i]
-					install(t, store, dep, nil)        // a no-op while it is installed
-					time.Sleep(200 * time.Microsecond) // resolving, downloading
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for _, dep := range olds {
+					install(t, store, dep, nil) // a no-op while it is installed
+				}
+				time.Sleep(30 * time.Millisecond) // downloading
+				for i, dep := range olds {
 					install(t, store, fmt.Sprintf("core/app%d/1.0/2026%06d%04d", i, n, round), []string{dep})
 				}
 			}
