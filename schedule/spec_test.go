@@ -172,6 +172,14 @@ func TestOnCalendar(t *testing.T) {
 			t.Errorf("%q: got %q, %v; want %q", tt.cron, got, err, tt.want)
 		}
 	}
+	if got, _ := schedule.OnCalendar("5 4 * * *", time.Local); got != "*-*-* 04:05:00" {
+		t.Errorf("local zone: %q", got)
+	}
+	if berlin, err := time.LoadLocation("Europe/Berlin"); err == nil {
+		if got, _ := schedule.OnCalendar("5 4 * * *", berlin); got != "*-*-* 04:05:00 Europe/Berlin" {
+			t.Errorf("Berlin: %q", got)
+		}
+	}
 	if _, err := schedule.OnCalendar("0 0 1 * 1", nil); err == nil {
 		t.Error("day of month with weekday must be refused")
 	}

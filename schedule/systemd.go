@@ -104,8 +104,11 @@ func OnCalendar(expr string, loc *time.Location) (string, error) {
 	if dow != "*" {
 		cal = out[4] + " " + cal
 	}
-	if loc == nil {
-		loc = time.UTC
+	switch {
+	case loc == nil:
+		return cal + " UTC", nil
+	case loc == time.Local:
+		return cal, nil // systemd's default is the local zone
 	}
 	return cal + " " + loc.String(), nil
 }
