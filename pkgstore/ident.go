@@ -44,7 +44,7 @@ func ParseIdent(s string) (Ident, error) {
 	}
 	for i, p := range parts {
 		if err := checkPart(p); err != "" {
-			return Ident{}, identError(s, fmt.Sprintf("its %s %s", partNames[i], err))
+			return Ident{}, identError(s, fmt.Sprintf("its %s %s", [4]string{"origin", "name", "version", "release"}[i], err))
 		}
 	}
 	id := Ident{Origin: parts[0], Name: parts[1]}
@@ -79,8 +79,6 @@ func MustParseIdent(s string) Ident {
 	}
 	return id
 }
-
-var partNames = [4]string{"origin", "name", "version", "release"}
 
 func identError(s, why string) error {
 	return fmt.Errorf("%w %q: %s", ErrInvalidIdent, s, why)

@@ -125,3 +125,14 @@ func FuzzParseIdent(f *testing.F) {
 		}
 	})
 }
+
+func TestKnownTargetsAreValid(t *testing.T) {
+	for _, k := range KnownTargets() {
+		if !ValidTarget(k) {
+			t.Errorf("%s is known but not valid", k)
+		}
+	}
+	if ValidTarget("x86_64-plan9") || len(KnownTargets()) != 7 {
+		t.Error("target list drifted")
+	}
+}

@@ -96,20 +96,14 @@ func (p Policy) selfKeep() int {
 	return max(n, 1)
 }
 
-// selfPackages are Habitat's own packages: removing the running hab, the
-// Supervisor or the launcher breaks the machine's management.
-var selfPackages = [...]string{
-	"chef/hab", "chef/hab-sup", "chef/hab-launcher",
-	"core/hab", "core/hab-sup", "core/hab-launcher",
-}
-
-// IsHabitatPackage reports whether id is one of Habitat's own packages.
+// IsHabitatPackage reports whether id is one of Habitat's own packages
+// (chef/hab, chef/hab-sup, chef/hab-launcher and their core/
+// predecessors): removing the running hab, the Supervisor or the launcher
+// breaks the machine's management.
 func IsHabitatPackage(id pkgstore.Ident) bool {
-	on := id.Origin + "/" + id.Name
-	for _, s := range selfPackages {
-		if on == s {
-			return true
-		}
+	switch id.Origin + "/" + id.Name {
+	case "chef/hab", "chef/hab-sup", "chef/hab-launcher", "core/hab", "core/hab-sup", "core/hab-launcher":
+		return true
 	}
 	return false
 }

@@ -14,14 +14,23 @@ import (
 // ErrBadSpec is wrapped by errors about schedule specs.
 var ErrBadSpec = errors.New("invalid schedule")
 
-// randomized maps each randomized descriptor (canonical spelling) to the
-// cron fields its hash fills in; the rest are "*".
-var randomized = map[string]string{
-	"@hourly-random":  "m",
-	"@daily-random":   "mh",
-	"@weekly-random":  "mhw",
-	"@monthly-random": "mhd",
-	"@yearly-random":  "mhdM",
+// randomFields returns, for a randomized descriptor (canonical spelling),
+// the cron fields its hash fills in (minute, hour, weekday, day of month,
+// Month); the others are "*".
+func randomFields(canonical string) (string, bool) {
+	switch canonical {
+	case "@hourly-random":
+		return "m", true
+	case "@daily-random":
+		return "mh", true
+	case "@weekly-random":
+		return "mhw", true
+	case "@monthly-random":
+		return "mhd", true
+	case "@yearly-random":
+		return "mhdM", true
+	}
+	return "", false
 }
 
 // Spec is a parsed schedule: an explicit cron expression (5 fields or a
@@ -42,7 +51,7 @@ func ParseSpec(s string) (Spec, error) {
 	if c == "@annually-random" {
 		c = "@yearly-random"
 	}
-	if _, ok := randomized[c]; ok {
+	if _, ok := randomFields(c); ok {
 		return Spec{Raw: s, Canonical: c, Random: true}, nil
 	}
 	if strings.HasSuffix(c, "-random") {
@@ -98,7 +107,8 @@ func Resolve(spec Spec, in HashInput) string {
 		return fmt.Sprint(base + binary.BigEndian.Uint16(d[2*i:])%mod)
 	}
 	min, hour, dom, mon, dow := "*", "*", "*", "*", "*"
-	for _, f := range randomized[spec.Canonical] {
+	fields, _ := randomFields(spec.Canonical)
+	for _, f := range fields {
 		switch f {
 		case 'm':
 			min = field(0, 60, 0)

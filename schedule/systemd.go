@@ -51,8 +51,6 @@ func quoteArg(s string) string {
 	return s
 }
 
-var weekdays = []string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
-
 // OnCalendar converts a 5-field cron expression into systemd's calendar
 // syntax, in loc. It supports *, numbers, lists, ranges and */N steps;
 // a day of month together with a weekday (which cron ORs and systemd ANDs)
@@ -89,6 +87,7 @@ func OnCalendar(expr string, loc *time.Location) (string, error) {
 		}
 		return strings.Join(parts, ","), nil
 	}
+	weekdays := []string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
 	var out [5]string
 	var err error
 	for i, c := range []struct {

@@ -25,17 +25,20 @@ type setting struct {
 	env  []string
 }
 
-var settings = []setting{
-	{"fs_root", "fs-root", []string{"FS_ROOT"}},
-	{"target", "target", []string{"HAB_GC_TARGET"}},
-	{"keep_latest", "keep-latest", []string{"HAB_KEEP_LATEST", "HAB_KEEP_LATEST_PACKAGES"}},
-	{"self_keep_latest", "self-keep-latest", []string{"HAB_GC_SELF_KEEP_LATEST"}},
-	{"exclude", "exclude", []string{"HAB_GC_EXCLUDE"}},
-	{"only", "only", []string{"HAB_GC_ONLY"}},
-	{"min_age", "min-age", []string{"HAB_GC_MIN_AGE"}},
-	{"ignore_uninstall_hooks", "ignore-uninstall-hooks", []string{"HAB_GC_IGNORE_UNINSTALL_HOOKS"}},
-	{"allow_damaged", "allow-damaged", []string{"HAB_GC_ALLOW_DAMAGED"}},
-	{"lock_timeout", "lock-timeout", []string{"HAB_GC_LOCK_TIMEOUT"}},
+// settings lists every configurable value.
+func settings() []setting {
+	return []setting{
+		{"fs_root", "fs-root", []string{"FS_ROOT"}},
+		{"target", "target", []string{"HAB_GC_TARGET"}},
+		{"keep_latest", "keep-latest", []string{"HAB_KEEP_LATEST", "HAB_KEEP_LATEST_PACKAGES"}},
+		{"self_keep_latest", "self-keep-latest", []string{"HAB_GC_SELF_KEEP_LATEST"}},
+		{"exclude", "exclude", []string{"HAB_GC_EXCLUDE"}},
+		{"only", "only", []string{"HAB_GC_ONLY"}},
+		{"min_age", "min-age", []string{"HAB_GC_MIN_AGE"}},
+		{"ignore_uninstall_hooks", "ignore-uninstall-hooks", []string{"HAB_GC_IGNORE_UNINSTALL_HOOKS"}},
+		{"allow_damaged", "allow-damaged", []string{"HAB_GC_ALLOW_DAMAGED"}},
+		{"lock_timeout", "lock-timeout", []string{"HAB_GC_LOCK_TIMEOUT"}},
+	}
 }
 
 // config resolves settings with the precedence flag > environment >
@@ -51,7 +54,7 @@ type config struct {
 // config file: --config, else FS_ROOT/hab/etc/hab-gc.toml when present.
 func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config, error) {
 	c := &config{v: viper.New(), cmd: cmd, lookup: lookup}
-	for _, s := range settings {
+	for _, s := range settings() {
 		if f := cmd.Flags().Lookup(s.flag); f != nil {
 			if err := c.v.BindPFlag(s.key, f); err != nil {
 				return nil, err
@@ -96,7 +99,7 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config
 }
 
 func (c *config) known(key string) bool {
-	for _, s := range settings {
+	for _, s := range settings() {
 		if s.key == key {
 			return true
 		}
@@ -105,7 +108,7 @@ func (c *config) known(key string) bool {
 }
 
 func (c *config) setting(key string) setting {
-	for _, s := range settings {
+	for _, s := range settings() {
 		if s.key == key {
 			return s
 		}
@@ -257,11 +260,13 @@ func (c *config) lockTimeout() (time.Duration, error) {
 	return c.duration("lock_timeout")
 }
 
-var errNoPolicy = refusedError{errors.New(`no retention policy is set, so nothing will be removed.
+func errNoPolicy() error {
+	return refusedError{errors.New(`no retention policy is set, so nothing will be removed.
 Set how many releases of each package to keep, in one of these ways:
   hab-gc run --keep-latest=3
   HAB_KEEP_LATEST=3 hab-gc run
   keep_latest = 3      (in FS_ROOT/hab/etc/hab-gc.toml, or the file given by --config)`)}
+}
 
 // policy builds the retention policy. requireKeep refuses when keep_latest
 // is set nowhere.
@@ -270,7 +275,7 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 	var err error
 	if !c.isSet("keep_latest") {
 		if requireKeep {
-			return p, errNoPolicy
+			return p, errNoPolicy()
 		}
 	} else if p.KeepLatest, err = c.count("keep_latest"); err != nil {
 		return p, err
