@@ -93,10 +93,6 @@ func Open(fsRoot string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoStore, storePath, err)
 	}
-	if _, err := pkgs.Stat("."); err != nil {
-		pkgs.Close()
-		return nil, fmt.Errorf("%w: %s: %v", ErrNoStore, storePath, err)
-	}
 	if f, err := pkgs.Open("."); err != nil {
 		pkgs.Close()
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoStore, storePath, err)

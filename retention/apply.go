@@ -124,7 +124,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 		defer unlock()
 	}
 
-	a := &applier{p: p, store: store, root: store.Root(), opts: opts, log: log, res: &Result{}}
+	a := &applier{store: store, root: store.Root(), opts: opts, log: log, res: &Result{}}
 	scanOpts := pkgstore.Options{Target: p.Inventory.Target, BinlinkDirs: p.Inventory.BinlinkDirs}
 	fresh, err := store.Scan(ctx, scanOpts)
 	if err != nil {
@@ -185,7 +185,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	}
 	needs := newNeeds(after)
 	for _, h := range hidden {
-		if why, needed := needs.check(h.id); needed {
+		if why, needed := needs.check(h.rel.Ident); needed {
 			a.restore(h, Reason{CodeNewDependent, why})
 			continue
 		}
@@ -195,7 +195,6 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 }
 
 type applier struct {
-	p     *Plan
 	store *pkgstore.Store
 	root  *os.Root
 	opts  ApplyOptions
@@ -207,7 +206,6 @@ type applier struct {
 
 type hiddenRelease struct {
 	rel  *pkgstore.Release
-	id   pkgstore.Ident
 	name string // store-relative path of the hidden directory
 }
 
@@ -284,7 +282,7 @@ func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
 		return hiddenRelease{}, fmt.Errorf("hiding %s: %w", rel, err)
 	}
 	a.syncDir(dir)
-	return hiddenRelease{rel: r, id: r.Ident, name: name}, nil
+	return hiddenRelease{rel: r, name: name}, nil
 }
 
 func (a *applier) syncDir(dir string) {
@@ -300,15 +298,15 @@ func (a *applier) restore(h hiddenRelease, why Reason) {
 	rel := h.rel.Path()
 	if _, err := a.root.Lstat(rel); err == nil {
 		a.destroy(h.name, path.Dir(rel))
-		a.done(Outcome{Ident: h.id, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays"}}})
+		a.done(Outcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays"}}})
 		return
 	}
 	if err := a.root.Rename(h.name, rel); err != nil {
-		a.done(Outcome{Ident: h.id, Status: StatusFailed, Error: fmt.Sprintf("needed again (%s) but could not be restored from %s: %v", why.Text, h.name, err)})
+		a.done(Outcome{Ident: h.rel.Ident, Status: StatusFailed, Error: fmt.Sprintf("needed again (%s) but could not be restored from %s: %v", why.Text, h.name, err)})
 		return
 	}
 	a.syncDir(path.Dir(rel))
-	a.done(Outcome{Ident: h.id, Status: StatusKept, Reasons: []Reason{why}})
+	a.done(Outcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why}})
 }
 
 // remove deletes a hidden release for good.
@@ -318,10 +316,10 @@ func (a *applier) remove(h hiddenRelease) {
 		bytes = a.size(h.name)
 	}
 	if err := a.destroy(h.name, path.Dir(h.rel.Path())); err != nil {
-		a.done(Outcome{Ident: h.id, Status: StatusFailed, Error: fmt.Sprintf("hidden from Habitat, but not all of it could be deleted (the next run retries): %v", err)})
+		a.done(Outcome{Ident: h.rel.Ident, Status: StatusFailed, Error: fmt.Sprintf("hidden from Habitat, but not all of it could be deleted (the next run retries): %v", err)})
 		return
 	}
-	a.done(Outcome{Ident: h.id, Status: StatusRemoved, Bytes: bytes})
+	a.done(Outcome{Ident: h.rel.Ident, Status: StatusRemoved, Bytes: bytes})
 }
 
 // destroy renames a hidden directory to a doomed name (so a crash can
