@@ -86,10 +86,11 @@ type Definition struct {
 	// file does not say (the scheduler then uses when it first saw it).
 	Created    time.Time
 	HasCreated bool
-	// FSRoot is the store's FS root as written; Store the canonical store
-	// path (absolute, symlinks resolved, FSROOT/hab/pkgs).
-	FSRoot, Store string
-	Jobs          []JobDef
+	// FSRoot is the store's FS root as written; Root the canonical FS
+	// root (absolute, symlinks resolved as far as it exists); Store the
+	// canonical store path (the same, of FSROOT/hab/pkgs).
+	FSRoot, Root, Store string
+	Jobs                []JobDef
 }
 
 type fileFormat struct {
@@ -115,7 +116,13 @@ type pruneFormat struct {
 // absolute, cleaned, symlinks resolved (as far as the path exists), so
 // that /hab/pkgs, /hab/../hab/pkgs/ and a symlink to it are one store.
 func CanonicalStore(fsRoot string) (string, error) {
-	abs, err := filepath.Abs(filepath.Join(fsRoot, "hab", "pkgs"))
+	return canonicalPath(filepath.Join(fsRoot, "hab", "pkgs"))
+}
+
+// canonicalPath makes p absolute and clean and resolves the symlinks of
+// its longest existing prefix; the rest is kept as written.
+func canonicalPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
 	if err != nil {
 		return "", err
 	}
@@ -173,6 +180,9 @@ func ParseDefinition(file string, data []byte) (Definition, error) {
 		return Definition{}, fail("fs_root", "%v", err)
 	}
 	d.Store = store
+	if d.Root, err = canonicalPath(d.FSRoot); err != nil {
+		return Definition{}, fail("fs_root", "%v", err)
+	}
 	if f.Check == nil && f.Prune == nil {
 		return Definition{}, fail("check/prune", "no job: add a [check] or [prune] table")
 	}

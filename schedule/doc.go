@@ -30,6 +30,10 @@
 // schedule owns it (the oldest by created time, then by name). Explicit
 // cron specs are honoured as written and never merged.
 //
+// Several FS roots may reach one store (a symlinked hab/pkgs), each with
+// its own specs and binlinks: RunJob removes a release only when the plan
+// of every FS root a definition names for that store removes it.
+//
 // # State and runs
 //
 // The scheduler persists (atomically) each job's creation, owner, members,

@@ -16,9 +16,13 @@ type Job struct {
 	Type   JobType
 	Store  string // canonical store path
 	FSRoot string // the owner's FS root, as written
-	Spec   Spec
-	Cron   string // resolved 5-field expression
-	Params Params
+	// FSRoots are the FS roots (as written, one per canonical root, the
+	// owner's first) of every definition whose store is this job's store:
+	// a prune keeps everything any of them protects (see RunJob).
+	FSRoots []string
+	Spec    Spec
+	Cron    string // resolved 5-field expression
+	Params  Params
 	// Owner is the oldest member by created time (ties: by name);
 	// Members lists every schedule in the job, owner first.
 	Owner   string
@@ -64,6 +68,11 @@ func BuildJobs(defs []Definition, created func(Definition) time.Time) []Job {
 			g.members = append(g.members, member{name: d.Name, created: c, fsRoot: d.FSRoot, spec: jd.Spec})
 		}
 	}
+	// Every FS root through which some definition reaches each store.
+	roots := map[string][]Definition{}
+	for _, d := range defs {
+		roots[d.Store] = append(roots[d.Store], d)
+	}
 	var jobs []Job
 	for _, g := range groups {
 		slices.SortFunc(g.members, func(a, b member) int {
@@ -77,8 +86,27 @@ func BuildJobs(defs []Definition, created func(Definition) time.Time) []Job {
 		for _, m := range g.members {
 			j.Members = append(j.Members, m.name)
 		}
+		j.FSRoots = fsRoots(j.FSRoot, roots[j.Store])
 		jobs = append(jobs, j)
 	}
 	slices.SortFunc(jobs, func(a, b Job) int { return cmp.Compare(a.Key, b.Key) })
 	return jobs
+}
+
+// fsRoots lists owner first, then the FS root of each of defs whose
+// canonical root differs from every one listed (sorted, for stable output).
+func fsRoots(owner string, defs []Definition) []string {
+	seen := map[string]bool{}
+	if c, err := canonicalPath(owner); err == nil {
+		seen[c] = true
+	}
+	var others []string
+	for _, d := range defs {
+		if !seen[d.Root] {
+			seen[d.Root] = true
+			others = append(others, d.FSRoot)
+		}
+	}
+	slices.Sort(others)
+	return append([]string{owner}, others...)
 }

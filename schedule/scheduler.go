@@ -284,22 +284,60 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 	return out
 }
 
-// DefaultRun runs a check (the store's verification) or a prune (plan and
-// apply with the job's policy) while the caller holds the store's lock.
+// Setup returns the retention policy and scan options a job uses on one
+// FS root. The CLI builds them exactly as `hab-gc run --fs-root ROOT` with
+// the job's parameters would; DefaultSetup uses the job's parameters and
+// the default scan options. For a check job the policy is not used.
+type Setup func(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error)
+
+// DefaultSetup is the job's policy (Params.Policy) and default scan
+// options.
+func DefaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error) {
+	if j.Type != Prune {
+		return retention.Policy{}, pkgstore.Options{}, nil
+	}
+	pol, err := j.Params.Policy()
+	return pol, pkgstore.Options{}, err
+}
+
+// DefaultRun is RunJob with DefaultSetup.
 func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time) Result {
+	return RunJob(ctx, j, store, now, DefaultSetup)
+}
+
+// RunJob runs a check (the store's verification) or a prune (plan and
+// apply) while the caller holds the store's lock. A prune removes a
+// release only when the plan of every FS root in j.FSRoots removes it:
+// several FS roots may share one store (a symlinked hab/pkgs), each with
+// its own specs, binlinks and config, and the prune keeps everything any
+// of them protects. When the plan of another FS root cannot be made, the
+// prune removes nothing.
+func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup) Result {
+	pol, opts, err := setup(store.FSRoot(), j)
+	if err != nil {
+		return Result{Error: err.Error()}
+	}
+	opts.Now = now
 	switch j.Type {
 	case Check:
-		rep, err := store.Verify(ctx, pkgstore.Options{Now: now})
+		rep, err := store.Verify(ctx, opts)
 		if err != nil {
 			return Result{Error: err.Error()}
 		}
 		return Result{OK: rep.OK(), Problems: len(rep.Problems)}
 	case Prune:
-		pol, err := j.Params.Policy()
-		if err != nil {
-			return Result{Error: err.Error()}
+		self, _ := canonicalPath(store.FSRoot())
+		for _, root := range j.FSRoots {
+			if c, _ := canonicalPath(root); c == self {
+				continue
+			}
+			pins, err := keptAt(ctx, root, j, now, setup)
+			if err != nil {
+				return Result{Error: fmt.Sprintf("FS root %s shares the store, and its plan could not be made, so nothing is removed: %v", root, err)}
+			}
+			pol.Excludes = append(pol.Excludes, pins...)
 		}
-		plan, err := retention.PlanStore(ctx, store, pol, now, pkgstore.Options{})
+		plan, err := retention.PlanStore(ctx, store, pol, now, opts)
 		if err != nil {
 			res := Result{Error: err.Error()}
 			var de *retention.DamagedError
@@ -323,6 +361,31 @@ func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time
 		return res
 	}
 	return Result{Error: "unknown job type " + string(j.Type)}
+}
+
+// keptAt plans the job at another FS root sharing the store and returns
+// an exclude pinning each release that plan keeps.
+func keptAt(ctx context.Context, root string, j Job, now time.Time, setup Setup) ([]retention.Exclude, error) {
+	pol, opts, err := setup(root, j)
+	if err != nil {
+		return nil, err
+	}
+	opts.Now = now
+	st, err := pkgstore.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	plan, err := retention.PlanStore(ctx, st, pol, now, opts)
+	if err != nil {
+		return nil, err
+	}
+	var pins []retention.Exclude
+	for _, d := range plan.Kept() {
+		pins = append(pins, retention.Exclude{Pattern: d.Release.Ident,
+			Raw: fmt.Sprintf("%s, kept by the plan for FS root %s, which shares this store", d.Release.Ident, root)})
+	}
+	return pins, nil
 }
 
 // NextWake returns when the earliest job falls due after now (zero when

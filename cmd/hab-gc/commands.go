@@ -22,11 +22,11 @@ import (
 // planFor opens the store, scans it (with a progress bar on a terminal)
 // and computes the plan for the configured policy.
 func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (*retention.Plan, *pkgstore.Store, error) {
-	pol, err := c.policy(requireKeep)
+	pol, opts, err := c.pruneSetup(requireKeep)
 	if err != nil {
 		return nil, nil, err
 	}
-	store, opts, err := c.openStore()
+	store, err := c.open()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -226,14 +226,32 @@ func (c *config) openStore() (*pkgstore.Store, pkgstore.Options, error) {
 	if err != nil {
 		return nil, opts, err
 	}
+	st, err := c.open()
+	return st, opts, err
+}
+
+// open opens the store at the configured FS root.
+func (c *config) open() (*pkgstore.Store, error) {
 	st, err := pkgstore.Open(c.fsRoot())
 	if err != nil {
 		if errors.Is(err, pkgstore.ErrNoStore) {
-			return nil, opts, usageError{fmt.Errorf("%v (FS root from %s)", err, c.source("fs_root"))}
+			return nil, usageError{fmt.Errorf("%v (FS root from %s)", err, c.source("fs_root"))}
 		}
-		return nil, opts, err
+		return nil, err
 	}
-	return st, opts, nil
+	return st, nil
+}
+
+// pruneSetup is the policy and scan options of a prune: what `run` plans
+// with, and what a scheduled prune plans with (see jobConfig), so that
+// both make the same plan from the same settings.
+func (c *config) pruneSetup(requireKeep bool) (retention.Policy, pkgstore.Options, error) {
+	pol, err := c.policy(requireKeep)
+	if err != nil {
+		return pol, pkgstore.Options{}, err
+	}
+	opts, err := c.scanOptions()
+	return pol, opts, err
 }
 
 // scanOptions returns the scan options: target and binlink directories

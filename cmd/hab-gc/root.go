@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // execute builds a fresh command tree, runs it and returns the exit code.
@@ -69,15 +70,23 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	pf := root.PersistentFlags()
+	addRootFlags(root.PersistentFlags())
+	root.PersistentFlags().Bool("json", false, "print JSON instead of tables")
+
+	root.AddCommand(a.runCmd(), a.listCmd(), a.whyCmd(), a.checkCmd(), a.graphCmd(), a.daemonCmd(), a.scheduleCmd(), a.versionCmd(), a.docsCmd(root))
+	return root
+}
+
+// storeFlags names the root flags that say which store and how to read
+// it; a scheduled job inherits those the daemon was given (see jobConfig).
+func storeFlags() []string { return []string{"config", "target", "lock-timeout"} }
+
+// addRootFlags adds the flags every command shares.
+func addRootFlags(pf *pflag.FlagSet) {
 	pf.String("fs-root", "", "the FS root the store is under (env FS_ROOT; default /)")
 	pf.String("config", "", "TOML config file (env HAB_GC_CONFIG; default FS_ROOT/hab/etc/hab-gc.toml when present)")
 	pf.String("target", "", "package target to consider installed (env HAB_GC_TARGET; default this machine's)")
 	pf.String("lock-timeout", "", "how long to wait for another hab-gc's lock on the store (default 30s)")
-	pf.Bool("json", false, "print JSON instead of tables")
-
-	root.AddCommand(a.runCmd(), a.listCmd(), a.whyCmd(), a.checkCmd(), a.graphCmd(), a.daemonCmd(), a.scheduleCmd(), a.versionCmd(), a.docsCmd(root))
-	return root
 }
 
 // withConfig wraps a command's work with config loading.

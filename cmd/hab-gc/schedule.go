@@ -15,6 +15,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
 
+	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -57,8 +58,12 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config) (*schedule.Scheduler, 
 	if err != nil {
 		return nil, err
 	}
+	setup := a.jobSetup(cmd)
 	return &schedule.Scheduler{Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout,
-		Logger: slog.New(slog.NewTextHandler(a.stderr, nil))}, nil
+		Logger: slog.New(slog.NewTextHandler(a.stderr, nil)),
+		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.Result {
+			return schedule.RunJob(ctx, j, store, now, setup)
+		}}, nil
 }
 
 func (a *app) reload(s *schedule.Scheduler) error {

@@ -1,0 +1,55 @@
+package schedule_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+)
+
+// TestMergedJobProtectsEveryFSRoot: two FS roots share one store (B's
+// hab/pkgs is a symlink to A's). Only B loads a service. However the jobs
+// are grouped, a prune must keep B's loaded service and its dependency.
+func TestMergedJobProtectsEveryFSRoot(t *testing.T) {
+	for _, spec := range []string{"@hourly-random", "17 * * * *"} {
+		t.Run(spec, func(t *testing.T) { testMergedJobProtects(t, spec) })
+	}
+}
+
+func testMergedJobProtects(t *testing.T, spec string) {
+	e := newEnv(t)
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := storetest.New(t)
+	a.Add(storetest.Release{Ident: "core/dep/1/1", ModTime: old})
+	a.Add(storetest.Release{Ident: "core/dep/2/2", ModTime: old})
+	a.Add(storetest.Release{Ident: "core/svc/1/1", Deps: []string{"core/dep/1/1"}, ModTime: old})
+	a.Add(storetest.Release{Ident: "core/svc/2/2", Deps: []string{"core/dep/2/2"}, ModTime: old})
+	bRoot := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(bRoot, "hab"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(a.Root, "hab", "pkgs"), filepath.Join(bRoot, "hab", "pkgs")); err != nil {
+		t.Fatal(err)
+	}
+	storetest.At(t, bRoot).Spec("svc", "core/svc/1/1")
+	e.write("owner", fmt.Sprintf("created = \"2026-01-01T00:00:00Z\"\nfs_root = %q\n[prune]\nschedule = %q\nkeep_latest = 1\nmin_age = \"0\"\n", a.Root, spec))
+	e.write("other", fmt.Sprintf("created = \"2026-01-02T00:00:00Z\"\nfs_root = %q\n[prune]\nschedule = %q\nkeep_latest = 1\nmin_age = \"0\"\n", bRoot, spec))
+	s := e.scheduler()
+	s.Run = nil // the real prune
+	e.reload(s)
+	e.clock.Add(2 * time.Hour)
+	for _, o := range s.RunDue(context.Background()) {
+		if !o.Ran || o.Result.Error != "" {
+			t.Errorf("%s: %+v", o.Job.Owner, o)
+		}
+	}
+	for _, id := range []string{"core/svc/1/1", "core/dep/1/1", "core/svc/2/2", "core/dep/2/2"} {
+		if _, err := os.Stat(a.PkgPath(id)); err != nil {
+			t.Errorf("%s removed: B's loaded service (or what it needs) was not protected", id)
+		}
+	}
+}
