@@ -1,9 +1,11 @@
 package pkgstore
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,7 +13,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gofrs/flock"
+	"golang.org/x/sys/unix"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
 // LockFile is the name of hab-gc's lock file, directly in the store.
@@ -23,18 +27,38 @@ const LockFile = ".hab-gc.lock"
 // holds the store's lock past the timeout.
 var ErrLocked = errors.New("store is locked by another hab-gc")
 
+// ErrUnsafeLockFile is wrapped by the error Lock returns when what sits at
+// the lock's name is not a lock file hab-gc may use: not a regular file
+// (a symlink, FIFO, device, directory...), a file with more than one link
+// (a hard link to a file elsewhere), or a file owned by another user.
+// Nothing is written to it.
+var ErrUnsafeLockFile = errors.New("refusing to use the lock file")
+
+// ErrLockUnavailable is wrapped by the error RLock returns when the store's
+// lock cannot be taken for reading at all: the lock file does not exist
+// and may not be created here (read-only store, or not the store's owner),
+// or it cannot be opened (permission denied). A reader may then go on
+// without the lock, saying so.
+var ErrLockUnavailable = errors.New("the store's lock cannot be taken")
+
 // LockedError says who holds the lock.
 type LockedError struct {
 	Path string
-	// Holder is the pid written in the lock file by its holder, or 0.
+	// Holder is the pid of the process that holds the lock, as the kernel
+	// reports it (/proc/locks), or 0 when it cannot be identified. A pid
+	// written in the lock file is never taken on its word.
 	Holder int
-	Waited time.Duration
+	// Unknown says why the holder cannot be identified, when Holder is 0.
+	Unknown string
+	Waited  time.Duration
 }
 
 func (e *LockedError) Error() string {
-	holder := "an unknown process"
+	holder := "a process that cannot be identified"
 	if e.Holder > 0 {
 		holder = fmt.Sprintf("pid %d", e.Holder)
+	} else if e.Unknown != "" {
+		holder += " (" + e.Unknown + ")"
 	}
 	return fmt.Sprintf("%v: %s is held by %s (waited %s)", ErrLocked, e.Path, holder, e.Waited)
 }
@@ -42,38 +66,284 @@ func (e *LockedError) Error() string {
 func (e *LockedError) Unwrap() error { return ErrLocked }
 
 // Lock takes the store's exclusive lock (flock(2) on LockFile), waiting up
-// to timeout (0: try once). It writes this process's pid into the file so
-// that a waiting hab-gc can name the holder. The kernel releases the lock
-// when the process dies, so there are no stale locks. The returned
-// function releases it.
+// to timeout (0: try once). The kernel releases the lock when the process
+// dies, so there are no stale locks. The returned function releases it.
+//
+// The lock file is opened without following a symlink and without
+// blocking, created mode 0600 when absent, and checked on the open
+// descriptor: it must be a regular file with one link, owned by the
+// effective user; anything else is refused (ErrUnsafeLockFile) and never
+// written. A lock file left more permissive by an older hab-gc is set to
+// 0600, so no other user can open it to hold the lock. Once locked, this
+// process's pid is written through that same descriptor, for people to
+// read; a waiting hab-gc names the holder the kernel reports instead.
 func (s *Store) Lock(ctx context.Context, timeout time.Duration) (unlock func() error, err error) {
-	path := filepath.Join(s.Path(), LockFile)
-	// O_NOFOLLOW: a symlink planted at the lock's name is never followed
-	// (hab-gc usually runs as root).
-	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o644))
-	start := time.Now()
-	lctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	ok, err := fl.TryLock()
-	if err == nil && !ok && timeout > 0 {
-		ok, err = fl.TryLockContext(lctx, 50*time.Millisecond)
+	f, err := s.openLock(os.O_RDWR|os.O_CREATE, true)
+	if err != nil {
+		return nil, err
 	}
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("locking %s: %w", path, err)
+	if err := s.flock(ctx, f, unix.LOCK_EX, timeout); err != nil {
+		f.Close()
+		return nil, err
 	}
-	if !ok {
-		holder := 0
-		if b, err := s.pkgs.ReadFile(LockFile); err == nil {
-			holder, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-		}
-		return nil, &LockedError{Path: path, Holder: holder, Waited: time.Since(start).Round(time.Millisecond)}
-	}
-	if err := s.pkgs.WriteFile(LockFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-		fl.Unlock()
+	path := s.lockPath()
+	if err := f.Truncate(0); err != nil {
+		f.Close()
 		return nil, fmt.Errorf("writing pid to %s: %w", path, err)
 	}
-	return fl.Unlock, nil
+	if _, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("writing pid to %s: %w", path, err)
+	}
+	return f.Close, nil // closing the descriptor releases the lock
+}
+
+// RLock takes the store's lock shared, for reading: any number of readers
+// hold it at once, and none while Lock's exclusive holder does. It never
+// writes. It creates the lock file (as Lock would) only when the effective
+// user owns the store, so that no other user's lock file can lock root
+// out; when the file is absent and may not be created, or cannot be opened
+// (a read-only store, a user without access), it fails wrapping
+// ErrLockUnavailable and the caller may read without the lock.
+func (s *Store) RLock(ctx context.Context, timeout time.Duration) (unlock func() error, err error) {
+	flag := os.O_RDONLY
+	if fi, err := s.pkgs.Stat("."); err == nil && ownerOf(fi) == os.Geteuid() {
+		flag |= os.O_CREATE
+	}
+	f, err := s.openLock(flag, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.flock(ctx, f, unix.LOCK_SH, timeout); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f.Close, nil
+}
+
+func (s *Store) lockPath() string { return filepath.Join(s.Path(), LockFile) }
+
+// openLock opens the lock file without following a symlink or blocking,
+// and checks the descriptor. exclusive asks for the writer's rules (owned
+// by the effective user, tightened to 0600); a reader also accepts a file
+// owned by root or by the store's owner, and never changes it.
+func (s *Store) openLock(flag int, exclusive bool) (*os.File, error) {
+	path := s.lockPath()
+	refuse := func(why string) error { return fmt.Errorf("%w %s: %s", ErrUnsafeLockFile, path, why) }
+	// Look before opening: a device node is never even opened.
+	if fi, err := s.pkgs.Lstat(LockFile); err == nil && !fi.Mode().IsRegular() {
+		return nil, refuse(fmt.Sprintf("it is a %s, not a regular file; remove it", safeio.Kind(fi.Mode())))
+	}
+	f, err := safeio.OpenAt(s.pkgs, LockFile, flag|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0o600)
+	if err != nil {
+		switch {
+		case errors.Is(err, syscall.ELOOP):
+			return nil, refuse("it is a symlink; remove it")
+		case !exclusive && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)):
+			return nil, fmt.Errorf("%w: %s: %v", ErrLockUnavailable, path, errMsg(err))
+		}
+		return nil, fmt.Errorf("opening the lock file %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("checking the lock file %s: %w", path, err)
+	}
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	uid := ownerOf(fi)
+	var why string
+	switch {
+	case !fi.Mode().IsRegular():
+		why = fmt.Sprintf("it is a %s, not a regular file; remove it", safeio.Kind(fi.Mode()))
+	case st == nil:
+		why = "its owner and links cannot be checked on this platform"
+	case st.Nlink != 1:
+		why = fmt.Sprintf("it has %d links (a hard link to another file?); remove it", st.Nlink)
+	case uid != os.Geteuid() && (exclusive || (uid != 0 && !s.ownedBy(uid))):
+		why = fmt.Sprintf("it is owned by uid %d, not by this user (uid %d); remove it or run as its owner", uid, os.Geteuid())
+	}
+	if why != "" {
+		f.Close()
+		return nil, refuse(why)
+	}
+	if exclusive && fi.Mode().Perm() != 0o600 {
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("setting the lock file %s to mode 0600: %w", path, err)
+		}
+	}
+	return f, nil
+}
+
+// ownedBy reports whether uid owns the store directory.
+func (s *Store) ownedBy(uid int) bool {
+	fi, err := s.pkgs.Stat(".")
+	return err == nil && ownerOf(fi) == uid
+}
+
+func ownerOf(fi fs.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
+}
+
+// flock locks f's descriptor (how: LOCK_EX or LOCK_SH), retrying until
+// timeout, and checks that the name still leads to the locked file.
+func (s *Store) flock(ctx context.Context, f *os.File, how int, timeout time.Duration) error {
+	path := s.lockPath()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("locking %s: %w", path, err)
+	}
+	try := func() (bool, error) {
+		var ferr error
+		if err := rc.Control(func(fd uintptr) {
+			for {
+				ferr = unix.Flock(int(fd), how|unix.LOCK_NB)
+				if ferr != unix.EINTR {
+					return
+				}
+			}
+		}); err != nil {
+			return false, err
+		}
+		if ferr == unix.EWOULDBLOCK {
+			return false, nil
+		}
+		return ferr == nil, ferr
+	}
+	start := time.Now()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		ok, err := try()
+		if err != nil {
+			return fmt.Errorf("locking %s: %w", path, err)
+		}
+		if ok {
+			break
+		}
+		if timeout <= 0 {
+			return s.lockedError(f, time.Since(start))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			return s.lockedError(f, time.Since(start))
+		case <-tick.C:
+		}
+	}
+	// The lock is on the descriptor's file; it guards the store only if
+	// the name still leads there.
+	held, err1 := f.Stat()
+	now, err2 := s.pkgs.Lstat(LockFile)
+	if err1 != nil || err2 != nil || !os.SameFile(held, now) {
+		return fmt.Errorf("%w %s: it was replaced while being locked; try again", ErrUnsafeLockFile, path)
+	}
+	return nil
+}
+
+// lockedError names the holder of the lock on f's file as the kernel
+// reports it in /proc/locks; the pid written in the file is only compared
+// with it, never believed on its own.
+func (s *Store) lockedError(f *os.File, waited time.Duration) error {
+	e := &LockedError{Path: s.lockPath(), Waited: waited.Round(time.Millisecond)}
+	written := 0
+	buf := make([]byte, 32)
+	if n, err := f.ReadAt(buf, 0); n > 0 || err == nil {
+		written, _ = strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		e.Unknown = "the lock file cannot be examined"
+		return e
+	}
+	holders, err := flockHolders(fi)
+	switch {
+	case err != nil && written > 0:
+		e.Unknown = fmt.Sprintf("the lock file names pid %d, which cannot be verified: %v", written, err)
+	case err != nil:
+		e.Unknown = fmt.Sprintf("the kernel's lock table cannot be read: %v", err)
+	case len(holders) == 1:
+		e.Holder = holders[0]
+	case len(holders) > 1:
+		e.Unknown = fmt.Sprintf("held shared by pids %v", holders)
+	case written > 0:
+		e.Unknown = fmt.Sprintf("the lock file names pid %d, which does not hold it", written)
+	default:
+		e.Unknown = "no holder in the kernel's lock table"
+	}
+	return e
+}
+
+// flockHolders returns the pids that hold a flock on the file fi
+// describes, from /proc/locks (Linux).
+func flockHolders(fi fs.FileInfo) ([]int, error) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil, errors.New("no inode number on this platform")
+	}
+	f, err := os.Open("/proc/locks")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dev := fmt.Sprintf("%02x:%02x:%d", unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
+	var exact, byIno []int
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; waiters
+		// have "->" after the number and are skipped.
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 || fields[1] != "FLOCK" {
+			continue
+		}
+		pid, err := strconv.Atoi(fields[4])
+		if err != nil || pid <= 0 {
+			continue
+		}
+		parts := strings.Split(fields[5], ":")
+		if len(parts) != 3 || parts[2] != strconv.FormatUint(st.Ino, 10) {
+			continue
+		}
+		byIno = append(byIno, pid)
+		if fields[5] == dev {
+			exact = append(exact, pid)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if exact != nil {
+		return exact, nil
+	}
+	// Some file systems (btrfs, overlayfs) report another device number in
+	// stat than in the lock table. An inode number alone may be another
+	// file's: keep only the pids that have this very file open.
+	var verified []int
+	for _, pid := range byIno {
+		if hasOpen(pid, fi) {
+			verified = append(verified, pid)
+		}
+	}
+	return verified, nil
+}
+
+// hasOpen reports whether process pid has the file fi describes open.
+func hasOpen(pid int, fi fs.FileInfo) bool {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if o, err := os.Stat(dir + "/" + e.Name()); err == nil && os.SameFile(o, fi) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,189 @@
+package safeio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Limit is the read cap for metadata, specs and configuration: far above
+// any real file (a DEPS file is a few KiB).
+const Limit = 1 << 20
+
+// ErrNotRegular is wrapped by the error of a read of anything but a
+// regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge is wrapped by the error of a read of a file larger than its
+// cap.
+var ErrTooLarge = errors.New("file too large")
+
+// TooLargeError says how large a file was found to be.
+type TooLargeError struct {
+	// Size is the size fstat reports, or, when the file grew while being
+	// read, the bytes read (more than Limit).
+	Size  int64
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%v: %d bytes, more than the limit of %d", ErrTooLarge, e.Size, e.Limit)
+}
+
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// Follow says whether a symlink at the last component of a name is
+// followed.
+type Follow bool
+
+const (
+	NoFollow    Follow = false
+	FollowLinks Follow = true
+)
+
+// readFlags opens for reading without blocking on a FIFO or a device and
+// without making a terminal the controlling one.
+const readFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
+
+// OpenAt opens name inside root with flag and perm (O_CLOEXEC always;
+// O_NONBLOCK is the caller's choice), never following a symlink at its
+// last component: a symlink there fails with ELOOP. Earlier components are
+// resolved by root, which keeps them inside it.
+func OpenAt(root *os.Root, name string, flag int, perm os.FileMode) (*os.File, error) {
+	dir, base := path.Split(name)
+	if dir == "" {
+		dir = "."
+	}
+	if base == "" || base == "." || base == ".." || strings.ContainsRune(base, 0) {
+		return nil, &fs.PathError{Op: "openat", Path: name, Err: syscall.EINVAL}
+	}
+	d, err := root.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	rc, err := d.SyscallConn()
+	if err != nil {
+		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
+	}
+	fd := -1
+	var oerr error
+	if err := rc.Control(func(dfd uintptr) {
+		for {
+			fd, oerr = unix.Openat(int(dfd), base, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
+			if oerr != unix.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
+	}
+	if oerr != nil {
+		return nil, &fs.PathError{Op: "openat", Path: name, Err: oerr}
+	}
+	return os.NewFile(uintptr(fd), path.Join(root.Name(), name)), nil
+}
+
+// ReadFile reads the regular file at path, at most limit bytes.
+func ReadFile(path string, limit int64, follow Follow) ([]byte, error) {
+	flag := readFlags
+	if !follow {
+		flag |= syscall.O_NOFOLLOW
+	}
+	f, err := os.OpenFile(path, flag, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return read(f, path, limit)
+}
+
+// ReadFileAt reads the regular file name inside root, at most limit
+// bytes. With FollowLinks, a symlink is followed as root allows (never
+// out of it).
+func ReadFileAt(root *os.Root, name string, limit int64, follow Follow) ([]byte, error) {
+	var f *os.File
+	var err error
+	if follow {
+		f, err = root.OpenFile(name, readFlags, 0)
+	} else {
+		f, err = OpenAt(root, name, readFlags, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return read(f, name, limit)
+}
+
+// read checks f's descriptor and reads it whole, up to limit bytes.
+func read(f *os.File, name string, limit int64) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := Regular(fi); err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	if fi.Size() > limit {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: &TooLargeError{Size: fi.Size(), Limit: limit}}
+	}
+	// The size is only a hint (it may change, or be 0 for generated
+	// files), and it is at most limit here.
+	b := make([]byte, 0, fi.Size()+1)
+	for {
+		if int64(len(b)) > limit {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: &TooLargeError{Size: int64(len(b)), Limit: limit}}
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		room := min(int64(cap(b)), limit+1)
+		n, err := f.Read(b[len(b):room])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Regular returns nil for a regular file, and otherwise an error wrapping
+// ErrNotRegular that says what the file is.
+func Regular(fi fs.FileInfo) error {
+	if fi.Mode().IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("%w: it is a %s", ErrNotRegular, Kind(fi.Mode()))
+}
+
+// Kind names a file's type for people.
+func Kind(m fs.FileMode) string {
+	switch t := m.Type(); {
+	case t == 0:
+		return "regular file"
+	case t&fs.ModeDir != 0:
+		return "directory"
+	case t&fs.ModeSymlink != 0:
+		return "symlink"
+	case t&fs.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case t&fs.ModeSocket != 0:
+		return "socket"
+	case t&fs.ModeCharDevice != 0:
+		return "character device"
+	case t&fs.ModeDevice != 0:
+		return "block device"
+	default:
+		return "special file (" + t.String() + ")"
+	}
+}
