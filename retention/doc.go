@@ -20,7 +20,8 @@
 //     Habitat could not order against it (the Supervisor might run it);
 //   - every release a binlink points into;
 //   - every release an Exclude pins ("core/redis", "core/redis/4.0.14",
-//     "core/postgresql@>=11 <12" with Masterminds/semver constraints);
+//     "core/postgresql@>=11 <12" with Masterminds/semver constraints; a
+//     version a constraint cannot judge, not being semver, is pinned too);
 //   - every release installed less than MinAge ago (default one hour);
 //   - releases whose IDENT disagrees with their path, and, when damage is
 //     allowed, damaged releases;

@@ -27,10 +27,11 @@ func FuzzParseExclude(f *testing.F) {
 			}
 			return
 		}
-		// A version that is not semver never matches a constraint, and the
-		// plan is told why (when the pattern itself matches).
+		// A version that is not semver cannot be judged by a constraint: it
+		// is pinned (fail safe), and the plan is told why (when the pattern
+		// itself matches).
 		if _, err := semver.NewVersion(version); err != nil && id.Satisfies(ex.Pattern) {
-			if ok || note == "" {
+			if !ok || note == "" {
 				t.Fatalf("%q on non-semver %q: ok=%v note=%q", s, version, ok, note)
 			}
 		}

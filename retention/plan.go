@@ -56,8 +56,10 @@ const (
 	CodeUninstall    Code = "uninstall-hook" // last release of a package with an uninstall hook
 	CodeOutsideOnly  Code = "outside-only"   // not within the Only set
 	CodeDependency   Code = "dependency"     // needed by a kept release
-	CodeNotSemver    Code = "constraint-not-semver"
-	CodeOld          Code = "superseded" // older than the newest N, and nothing kept needs it
+	// CodeNotSemver is no longer given: a version a constraint cannot judge
+	// is now kept (CodeExcluded). Kept for callers that name it.
+	CodeNotSemver Code = "constraint-not-semver"
+	CodeOld       Code = "superseded" // older than the newest N, and nothing kept needs it
 )
 
 // Reason is one cause of a decision: a stable code and a sentence.
@@ -83,6 +85,10 @@ type Plan struct {
 	Graph     *depgraph.Graph
 	// Decisions are in inventory order (origin, name, oldest first).
 	Decisions []Decision
+	// Warnings are about the policy as applied to this store: pins and
+	// Only entries that match no installed release (often a typo), and
+	// semver pins that could not judge a version. Policy order.
+	Warnings []Warning
 
 	byRef  map[pkgstore.Ref]int
 	reach  *depgraph.Reach
@@ -116,6 +122,7 @@ func Compute(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc)
 		p.byRef[r.Ref] = i
 	}
 	p.findRoots()
+	p.Warnings = policyWarnings(inv, pol)
 	roots := p.rootList()
 	p.reach = p.Graph.Reach(roots)
 
@@ -218,8 +225,11 @@ func (p *Plan) findRoots() {
 	minAge := pol.minAge()
 	for _, r := range inv.Releases {
 		for _, ex := range pol.Excludes {
-			ok, _ := ex.match(r.Ident)
-			if ok {
+			ok, note := ex.match(r.Ident)
+			switch {
+			case ok && note != "":
+				p.addRoot(r.Ref, CodeExcluded, fmt.Sprintf("excluded by %q: %s", ex.Raw, note))
+			case ok:
 				p.addRoot(r.Ref, CodeExcluded, fmt.Sprintf("excluded by %q", ex.Raw))
 			}
 		}
@@ -289,11 +299,6 @@ func (p *Plan) decide() {
 		}
 		d.Reasons = append(d.Reasons, Reason{Code: CodeOld,
 			Text: fmt.Sprintf("not among the newest %d of %s, not protected, and no kept release needs it", n, pkgName(r.Ident))})
-		for _, ex := range p.Policy.Excludes {
-			if _, note := ex.match(r.Ident); note != "" {
-				d.Reasons = append(d.Reasons, Reason{Code: CodeNotSemver, Text: note})
-			}
-		}
 	}
 }
 

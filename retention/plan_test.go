@@ -129,7 +129,7 @@ func TestRules(t *testing.T) {
 			oldPkg(b, "core/openssl/1.0.2k/20200101000000")
 			oldPkg(b, "core/openssl/1.1.1/20210101000000")
 		}, retention.Policy{KeepLatest: 1, Excludes: []retention.Exclude{mustExclude(t, "core/openssl@<1.1")}}, []check{
-			{"core/openssl/1.0.2k/20200101000000", retention.Remove, retention.CodeNotSemver, `version "1.0.2k" is not semver`},
+			{"core/openssl/1.0.2k/20200101000000", retention.Keep, retention.CodeExcluded, `version 1.0.2k is not semver, so the constraint cannot judge it: kept to be safe`},
 		}},
 		{"habitat's own packages keep at least one", func(b *storetest.Builder) {
 			oldPkg(b, "chef/hab/1.6.0/20200101000000")
@@ -181,6 +181,60 @@ func TestRules(t *testing.T) {
 				d := decision(t, p, c.ident)
 				if d.Action != c.action || !hasCode(d, c.code, c.says) {
 					t.Errorf("%s: %s %+v; want %s with %s saying %q", c.ident, d.Action, d.Reasons, c.action, c.code, c.says)
+				}
+			}
+		})
+	}
+}
+
+// TestPlanWarnings: pins and --only that match no installed release, and
+// semver pins that cannot judge a version, are reported once each.
+func TestPlanWarnings(t *testing.T) {
+	only := func(s ...string) []pkgstore.Ident {
+		var ids []pkgstore.Ident
+		for _, x := range s {
+			ids = append(ids, pkgstore.MustParseIdent(x))
+		}
+		return ids
+	}
+	type want struct {
+		kind retention.WarningKind
+		pin  string
+		says string
+	}
+	tests := []struct {
+		name   string
+		policy retention.Policy
+		want   []want
+	}{
+		{"all match", retention.Policy{KeepLatest: 1, Excludes: []retention.Exclude{mustExclude(t, "core/redis"), mustExclude(t, "core/redis@>=5")}, Only: only("core/glibc")}, nil},
+		{"typo in an exclude", retention.Policy{KeepLatest: 1, Excludes: []retention.Exclude{mustExclude(t, "core/rediss")}}, []want{
+			{retention.WarnUnmatchedExclude, "core/rediss", "matches no installed release"},
+		}},
+		{"constraint matching no release", retention.Policy{KeepLatest: 1, Excludes: []retention.Exclude{mustExclude(t, "core/redis@>=7")}}, []want{
+			{retention.WarnUnmatchedExclude, "core/redis@>=7", "matches no installed release"},
+		}},
+		{"typo in an only", retention.Policy{KeepLatest: 1, Only: only("core/redis", "core/glibcc")}, []want{
+			{retention.WarnUnmatchedOnly, "core/glibcc", "matches no installed release"},
+		}},
+		{"a semver pin that cannot judge two versions warns once", retention.Policy{KeepLatest: 1, Excludes: []retention.Exclude{mustExclude(t, "core/openssl@<1.1")}}, []want{
+			{retention.WarnNotSemver, "core/openssl@<1.1", "1.0.2j, 1.0.2k"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := base(t)
+			oldPkg(b, "core/openssl/1.0.2j/20190101000000")
+			oldPkg(b, "core/openssl/1.0.2k/20200101000000")
+			oldPkg(b, "core/openssl/1.1.1/20210101000000")
+			p := plan(t, b, tt.policy)
+			if len(p.Warnings) != len(tt.want) {
+				t.Fatalf("warnings %+v, want %d", p.Warnings, len(tt.want))
+			}
+			for i, w := range tt.want {
+				got := p.Warnings[i]
+				if got.Kind != w.kind || got.Pin != w.pin || !strings.Contains(got.Text, w.says) {
+					t.Errorf("warning %+v, want %+v", got, w)
 				}
 			}
 		})

@@ -109,7 +109,8 @@ func IsHabitatPackage(id pkgstore.Ident) bool {
 }
 
 // Exclude pins releases: those that satisfy Pattern (Habitat's rule) and,
-// when Constraint is set, whose version satisfies it as semver.
+// when Constraint is set, whose version satisfies it as semver or is not
+// semver at all (see ParseExclude).
 type Exclude struct {
 	Pattern    pkgstore.Ident
 	Constraint *semver.Constraints
@@ -120,7 +121,9 @@ type Exclude struct {
 // ParseExclude parses "IDENT" or "IDENT@CONSTRAINT": "core/redis" pins
 // every release of core/redis, "core/redis/4.0.14" every release of that
 // version, "core/postgresql@>=11 <12" every release whose version is semver
-// within the constraint (Masterminds/semver syntax).
+// within the constraint (Masterminds/semver syntax). A version that is not
+// semver (1.0.2k) cannot be judged by a constraint and is pinned too: a
+// pin fails safe, and the plan warns about it (WarnNotSemver).
 func ParseExclude(s string) (Exclude, error) {
 	pat, cons, hasCons := strings.Cut(s, "@")
 	id, err := pkgstore.ParseIdent(pat)
@@ -141,8 +144,9 @@ func ParseExclude(s string) (Exclude, error) {
 	return ex, nil
 }
 
-// match reports whether the exclude pins id; note explains a constraint
-// that could not be applied because the version is not semver.
+// match reports whether the exclude pins id. A release of the pattern's
+// package whose version the constraint cannot judge (not semver, such as
+// Habitat's 1.0.2k) is pinned too, failing safe; note then says why.
 func (e Exclude) match(id pkgstore.Ident) (ok bool, note string) {
 	if !id.Satisfies(e.Pattern) {
 		return false, ""
@@ -152,7 +156,7 @@ func (e Exclude) match(id pkgstore.Ident) (ok bool, note string) {
 	}
 	v, err := semver.NewVersion(id.Version)
 	if err != nil {
-		return false, fmt.Sprintf("exclude %q does not apply: version %q is not semver", e.Raw, id.Version)
+		return true, fmt.Sprintf("version %s is not semver, so the constraint cannot judge it: kept to be safe", id.Version)
 	}
 	return e.Constraint.Check(v), ""
 }

@@ -39,6 +39,8 @@ type Report struct {
 	Releases []ReportRelease    `json:"releases"`
 	Summary  ReportSummary      `json:"summary"`
 	Problems []pkgstore.Problem `json:"problems"`
+	// Warnings about the policy (see Plan.Warnings); never null.
+	Warnings []Warning `json:"warnings"`
 }
 
 // ReportRelease is one installed release in a Report.
@@ -82,6 +84,10 @@ func (p *Plan) Report(res *Result) Report {
 	}
 	if rep.Problems == nil {
 		rep.Problems = []pkgstore.Problem{}
+	}
+	rep.Warnings = p.Warnings
+	if rep.Warnings == nil {
+		rep.Warnings = []Warning{}
 	}
 	outcomes := map[pkgstore.Ident]Outcome{}
 	if res != nil {

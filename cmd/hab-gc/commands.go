@@ -39,7 +39,31 @@ func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (
 		store.Close()
 		return nil, nil, err
 	}
+	for _, w := range plan.Warnings {
+		fmt.Fprintf(a.stderr, "hab-gc: warning: %s\n", w.Text)
+	}
 	return plan, store, nil
+}
+
+// refuseUnmatched refuses a real run when an exclude or only given on the
+// command line matches no installed release: a typo there would remove
+// what the operator meant to keep. From a config file or the environment,
+// often shared across machines, such a pin is normal and only warned about.
+func refuseUnmatched(c *config, plan *retention.Plan) error {
+	var bad []string
+	for _, w := range plan.Warnings {
+		key := "exclude"
+		if w.Kind == retention.WarnUnmatchedOnly {
+			key = "only"
+		}
+		if w.Unmatched() && c.flagChanged(c.setting(key)) {
+			bad = append(bad, "  "+w.Text)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return refusedError{fmt.Errorf("refusing to run: a pin given on the command line matches nothing installed (a typo?):\n%s\nCheck the spelling, or pass --allow-unmatched to run anyway", strings.Join(bad, "\n"))}
 }
 
 func (a *app) runCmd() *cobra.Command {
@@ -57,10 +81,15 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		Args: args(cobra.NoArgs),
 	}
 	cmd.Flags().Bool("dry-run", false, "plan only; change nothing")
+	cmd.Flags().Bool("allow-unmatched", false, "run even when an --exclude or --only given on the command line matches no installed release")
 	addPolicyFlags(cmd.Flags())
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
 		dry, _ := cmd.Flags().GetBool("dry-run")
 		timeout, err := c.lockTimeout()
+		if err != nil {
+			return err
+		}
+		allowUnmatched, err := c.boolean("allow_unmatched")
 		if err != nil {
 			return err
 		}
@@ -69,6 +98,11 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			return err
 		}
 		defer store.Close()
+		if !dry && !allowUnmatched {
+			if err := refuseUnmatched(c, plan); err != nil {
+				return err
+			}
+		}
 		var res *retention.Result
 		if !dry {
 			bar := newProgress(a.stderr, len(plan.Removals()), "removing")

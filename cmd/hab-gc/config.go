@@ -37,6 +37,7 @@ func settings() []setting {
 		{"min_age", "min-age", []string{"HAB_GC_MIN_AGE"}},
 		{"ignore_uninstall_hooks", "ignore-uninstall-hooks", []string{"HAB_GC_IGNORE_UNINSTALL_HOOKS"}},
 		{"allow_damaged", "allow-damaged", []string{"HAB_GC_ALLOW_DAMAGED"}},
+		{"allow_unmatched", "allow-unmatched", []string{"HAB_GC_ALLOW_UNMATCHED"}},
 		{"lock_timeout", "lock-timeout", []string{"HAB_GC_LOCK_TIMEOUT"}},
 	}
 }

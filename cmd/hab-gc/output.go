@@ -16,6 +16,7 @@ import (
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // constraints such as <1.1 stay readable
 	return enc.Encode(v)
 }
 

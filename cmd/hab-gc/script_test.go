@@ -183,6 +183,11 @@ func cmdRunJSON(ts *testscript.TestScript, neg bool, args []string) {
 		} `json:"releases"`
 		Summary  map[string]int64 `json:"summary"`
 		Problems []any            `json:"problems"`
+		Warnings []struct {
+			Kind *string `json:"kind"`
+			Pin  *string `json:"pin"`
+			Text *string `json:"text"`
+		} `json:"warnings"`
 	}
 	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(args[0])))
 	dec.DisallowUnknownFields()
@@ -190,8 +195,13 @@ func cmdRunJSON(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("schema: %v", err)
 	}
 	n, _ := strconv.Atoi(args[1])
-	if rep.DryRun == nil || len(rep.Releases) != n || rep.Problems == nil {
-		ts.Fatalf("dry_run %v, %d releases (want %d), problems %v", rep.DryRun, len(rep.Releases), n, rep.Problems)
+	if rep.DryRun == nil || len(rep.Releases) != n || rep.Problems == nil || rep.Warnings == nil {
+		ts.Fatalf("dry_run %v, %d releases (want %d), problems %v, warnings %v", rep.DryRun, len(rep.Releases), n, rep.Problems, rep.Warnings)
+	}
+	for _, w := range rep.Warnings {
+		if w.Kind == nil || w.Pin == nil || w.Text == nil || *w.Text == "" {
+			ts.Fatalf("bad warning %+v", w)
+		}
 	}
 	seen := map[string]bool{}
 	for _, r := range rep.Releases {

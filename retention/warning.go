@@ -1,0 +1,80 @@
+package retention
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// WarningKind classifies a Warning. Its string form is stable and appears
+// in JSON output.
+type WarningKind string
+
+const (
+	// An exclude (pin) matches no installed release: often a typo, which
+	// would let the release the operator meant to keep go.
+	WarnUnmatchedExclude WarningKind = "unmatched-exclude"
+	// An Only entry matches no installed release: often a typo.
+	WarnUnmatchedOnly WarningKind = "unmatched-only"
+	// A semver pin met versions that are not semver; those releases are
+	// kept (see ParseExclude). One warning per pin.
+	WarnNotSemver WarningKind = "exclude-not-semver"
+)
+
+// Warning is something about the policy the operator should know: the plan
+// is safe, but may not be what was meant.
+type Warning struct {
+	Kind WarningKind `json:"kind"`
+	// Pin is the exclude or Only entry concerned, as written.
+	Pin  string `json:"pin"`
+	Text string `json:"text"`
+}
+
+func (w Warning) String() string { return w.Text }
+
+// Unmatched reports whether the warning is about a pin or Only entry that
+// matches nothing installed.
+func (w Warning) Unmatched() bool {
+	return w.Kind == WarnUnmatchedExclude || w.Kind == WarnUnmatchedOnly
+}
+
+// policyWarnings lists, in policy order, the excludes and Only entries that
+// match no installed release and the semver pins that met versions they
+// cannot judge.
+func policyWarnings(inv *pkgstore.Inventory, pol Policy) []Warning {
+	var ws []Warning
+	for _, ex := range pol.Excludes {
+		matched := false
+		var notSemver []string
+		for _, r := range inv.Releases {
+			ok, note := ex.match(r.Ident)
+			matched = matched || ok
+			if note != "" && (len(notSemver) == 0 || notSemver[len(notSemver)-1] != r.Ident.Version) {
+				notSemver = append(notSemver, r.Ident.Version)
+			}
+		}
+		if !matched {
+			ws = append(ws, Warning{Kind: WarnUnmatchedExclude, Pin: ex.Raw,
+				Text: fmt.Sprintf("exclude %q matches no installed release (a typo would let what it should keep be removed)", ex.Raw)})
+		}
+		if len(notSemver) > 0 {
+			ws = append(ws, Warning{Kind: WarnNotSemver, Pin: ex.Raw,
+				Text: fmt.Sprintf("exclude %q: version(s) %s of %s are not semver, so its constraint cannot judge them: they are kept", ex.Raw, strings.Join(notSemver, ", "), pkgName(ex.Pattern))})
+		}
+	}
+	for _, o := range pol.Only {
+		matched := false
+		for _, r := range inv.Releases {
+			if r.Ident.Origin == o.Origin && r.Ident.Name == o.Name {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			ws = append(ws, Warning{Kind: WarnUnmatchedOnly, Pin: o.String(),
+				Text: fmt.Sprintf("only %q matches no installed release, so this run removes nothing of it", o.String())})
+		}
+	}
+	return ws
+}
