@@ -28,7 +28,11 @@ type Ident struct {
 // Each part must be non-empty, valid UTF-8, free of whitespace, control
 // characters, NUL and path separators, and must not be "." or "..": an ident
 // is later joined into a path under the store, so nothing in it may move
-// that path elsewhere.
+// that path elsewhere. Nor may it hold an invisible format character
+// (Unicode category Cf: a byte order mark, a zero-width space, a
+// bidirectional override or isolate, a soft hyphen...): such a character
+// makes two different idents look the same on screen, and a DEPS line that
+// carries one names no release Habitat installed.
 func ParseIdent(s string) (Ident, error) {
 	parts := strings.Split(s, "/")
 	for _, p := range parts {
@@ -104,7 +108,9 @@ func checkPart(p string) string {
 		case unicode.IsSpace(r):
 			return fmt.Sprintf("contains whitespace (%q)", r)
 		case unicode.IsControl(r):
-			return fmt.Sprintf("contains a control character (%q)", r)
+			return fmt.Sprintf("contains a control character (%U)", r)
+		case unicode.Is(unicode.Cf, r):
+			return fmt.Sprintf("contains an invisible format character (%U)", r)
 		}
 	}
 	return ""

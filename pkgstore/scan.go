@@ -218,21 +218,22 @@ func newInterner() *interner {
 }
 
 // refsLocked interns lines; bad lines are returned with their errors.
-func (in *interner) refsLocked(lines [][]byte, out []Ref, badOut func(line string, err error)) []Ref {
-	for _, l := range lines {
+// badOut gets the line's number (from 1) in lines.
+func (in *interner) refsLocked(lines [][]byte, out []Ref, badOut func(n int, line string, err error)) []Ref {
+	for i, l := range lines {
 		if r, ok := in.index[string(l)]; ok {
 			out = append(out, r)
 			continue
 		}
 		if err, ok := in.bad[string(l)]; ok {
-			badOut(string(l), err)
+			badOut(i+1, string(l), err)
 			continue
 		}
 		line := string(l)
 		id, err := ParseFullIdent(line)
 		if err != nil {
 			in.bad[line] = err
-			badOut(line, err)
+			badOut(i+1, line, err)
 			continue
 		}
 		r := Ref(len(in.idents))
@@ -602,9 +603,9 @@ func (sc *scanner) scanRelease(vroot *os.Root, id Ident) *Release {
 		if lines[i] == nil {
 			continue
 		}
-		refs := sc.in.refsLocked(lines[i], make([]Ref, 0, len(lines[i])), func(line string, err error) {
+		refs := sc.in.refsLocked(lines[i], make([]Ref, 0, len(lines[i])), func(n int, line string, err error) {
 			bad = append(bad, Problem{Path: path + "/" + file, Kind: ProblemDeps, Release: fq, Blocking: true,
-				Message: fmt.Sprintf("line %q: %v", quoteName(line), err)})
+				Message: fmt.Sprintf("line %d: %v", n, err)})
 		})
 		if i == 0 {
 			rel.Deps = refs
