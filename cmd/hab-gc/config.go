@@ -172,7 +172,10 @@ func (c *config) fsRoot() string {
 
 func (c *config) count(key string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(c.raw(key)))
-	if err != nil || n < 0 {
+	switch {
+	case err == nil && n < 0:
+		return 0, c.bad(key, strings.ReplaceAll(key, "_", "-")+" cannot be negative")
+	case err != nil:
 		return 0, c.bad(key, "must be a whole number, 0 or more")
 	}
 	return n, nil
@@ -236,11 +239,28 @@ func (c *config) open() (*pkgstore.Store, error) {
 	st, err := pkgstore.Open(c.fsRoot())
 	if err != nil {
 		if errors.Is(err, pkgstore.ErrNoStore) {
-			return nil, usageError{fmt.Errorf("%v (FS root from %s)", err, c.source("fs_root"))}
+			return nil, usageError{fmt.Errorf("%v (FS root from %s)%s", err, c.source("fs_root"), fsRootHint(c.fsRoot()))}
 		}
 		return nil, err
 	}
 	return st, nil
+}
+
+// fsRootHint suggests the FS root when root names the store itself
+// (.../hab/pkgs) or its hab directory, a common slip: the store is
+// FS_ROOT/hab/pkgs.
+func fsRootHint(root string) string {
+	clean := filepath.Clean(root)
+	for _, tail := range []string{filepath.Join("hab", "pkgs"), "hab"} {
+		if clean == tail || strings.HasSuffix(clean, string(filepath.Separator)+tail) {
+			fs := filepath.Dir(clean)
+			if tail != "hab" {
+				fs = filepath.Dir(fs)
+			}
+			return fmt.Sprintf("; did you mean --fs-root %s? The store is FS_ROOT/hab/pkgs", fs)
+		}
+	}
+	return ""
 }
 
 // pruneSetup is the policy and scan options of a prune: what `run` plans
@@ -342,9 +362,12 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 
 // addPolicyFlags adds the retention policy flags to a command.
 func addPolicyFlags(fs *pflag.FlagSet) {
-	fs.Int("keep-latest", 0, "keep the newest N releases of each origin/name (env HAB_KEEP_LATEST or HAB_KEEP_LATEST_PACKAGES); a bare --keep-latest means 1")
+	// Counts are strings so that a bad value is reported as every other
+	// setting's is, and so that the bare --keep-latest can mean 1 while
+	// "--keep-latest 3" still means 3 (see joinOptionalValues).
+	fs.String("keep-latest", "", "keep the newest N releases of each origin/name (--keep-latest N, --keep-latest=N; a bare --keep-latest means 1)")
 	fs.Lookup("keep-latest").NoOptDefVal = "1"
-	fs.Int("self-keep-latest", 0, "releases to keep of Habitat's own packages (default: --keep-latest, never fewer than 1)")
+	fs.String("self-keep-latest", "", "releases to keep of Habitat's own packages (default: --keep-latest, never fewer than 1)")
 	fs.StringArray("exclude", nil, "never remove releases matching IDENT[@CONSTRAINT], e.g. core/redis, core/redis/6.2.6 or 'core/postgresql@>=11 <12' (repeatable)")
 	fs.StringArray("only", nil, "only remove releases of ORIGIN/NAME and the dependencies only they needed (repeatable)")
 	fs.String("min-age", "", "keep releases installed less than this long ago (default 1h; 0 turns it off)")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -20,7 +21,7 @@ func execute(args []string, stdout, stderr io.Writer, lookup func(string) (strin
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRootCmd(stdout, stderr, lookup)
-	root.SetArgs(args)
+	root.SetArgs(joinOptionalValues(args))
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil {
 		if _, ok := err.(exitCodeError); !ok {
@@ -33,6 +34,48 @@ func execute(args []string, stdout, stderr io.Writer, lookup func(string) (strin
 		return code
 	}
 	return exitOK
+}
+
+// habitatSpellings accepts Habitat's spelling of a flag for ours:
+// `hab pkg uninstall --dryrun`.
+func habitatSpellings(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	if name == "dryrun" {
+		name = "dry-run"
+	}
+	return pflag.NormalizedName(name)
+}
+
+// optionalValueFlags take an optional value: bare, they mean a default
+// (--keep-latest: 1).
+func optionalValueFlags() []string { return []string{"--keep-latest"} }
+
+// isWholeNumber reports whether s is an optional "-" and decimal digits.
+func isWholeNumber(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// joinOptionalValues lets a flag with an optional value take it after a
+// space, as Habitat's own flags do: "--keep-latest 3" becomes
+// "--keep-latest=3" (pflag would read a bare --keep-latest and a
+// positional "3"). Only a following whole number is joined, so a bare
+// --keep-latest before another flag or an argument still means its
+// default; a negative number is joined to be refused by name.
+func joinOptionalValues(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if slices.Contains(optionalValueFlags(), a) && i+1 < len(args) && isWholeNumber(args[i+1]) {
+			out = append(out, a+"="+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // args wraps a cobra argument check so that its complaint is a usage error.
@@ -70,6 +113,7 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.SetGlobalNormalizationFunc(habitatSpellings)
 	addRootFlags(root.PersistentFlags())
 	root.PersistentFlags().Bool("json", false, "print JSON instead of tables")
 
