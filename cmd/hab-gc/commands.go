@@ -152,11 +152,7 @@ func (a *app) listCmd() *cobra.Command {
 		hasPolicy := c.isSet("keep_latest")
 		rep := plan.Report(nil)
 		if a.wantJSON(cmd) {
-			type listed struct {
-				Policy   bool                      `json:"policy"`
-				Releases []retention.ReportRelease `json:"releases"`
-			}
-			return writeJSON(a.stdout, listed{hasPolicy, rep.Releases})
+			return writeJSON(a.stdout, listJSON(hasPolicy, rep))
 		}
 		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 		pkg := ""
@@ -190,6 +186,34 @@ func (a *app) listCmd() *cobra.Command {
 		return nil
 	})
 	return cmd
+}
+
+// listedRelease is a release in list --json: without a policy there is
+// no action and no reason (both null).
+type listedRelease struct {
+	Ident   string             `json:"ident"`
+	Action  *retention.Action  `json:"action"`
+	Reasons []retention.Reason `json:"reasons"`
+	Size    *int64             `json:"size"`
+}
+
+// listJSON is list --json's shape: {"policy", "releases", "warnings"}.
+func listJSON(hasPolicy bool, rep retention.Report) any {
+	type listed struct {
+		Policy   bool                `json:"policy"`
+		Releases []listedRelease     `json:"releases"`
+		Warnings []retention.Warning `json:"warnings"`
+	}
+	out := listed{Policy: hasPolicy, Releases: make([]listedRelease, 0, len(rep.Releases)), Warnings: rep.Warnings}
+	for _, r := range rep.Releases {
+		lr := listedRelease{Ident: r.Ident, Size: r.Size}
+		if hasPolicy {
+			action := r.Action
+			lr.Action, lr.Reasons = &action, r.Reasons
+		}
+		out.Releases = append(out.Releases, lr)
+	}
+	return out
 }
 
 func pkgOf(ident string) string {
