@@ -29,6 +29,62 @@ const (
 // ErrDefinition is wrapped by errors about definition files.
 var ErrDefinition = errors.New("invalid schedule definition")
 
+// DefinitionError is a rejected definition file: where (1-based line and
+// column; 0 when unknown), which field, and why.
+type DefinitionError struct {
+	File         string
+	Line, Column int
+	Field        string
+	Msg          string
+}
+
+func (e *DefinitionError) Error() string {
+	where := e.File
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Column)
+	}
+	if e.Field != "" {
+		return fmt.Sprintf("%v: %s: field %s: %s", ErrDefinition, where, e.Field, e.Msg)
+	}
+	return fmt.Sprintf("%v: %s: %s", ErrDefinition, where, e.Msg)
+}
+
+func (e *DefinitionError) Unwrap() error { return ErrDefinition }
+
+// keyPos finds where a dotted field ("prune.keep_latest", "fs_root") is
+// written in a TOML file: its key's line and column, else its table's
+// header, else 1:1. Definitions are flat (one level of tables), which is
+// all this needs to handle.
+func keyPos(data []byte, field string) (line, col int) {
+	table, key, ok := strings.Cut(field, ".")
+	if !ok {
+		table, key = "", field
+	}
+	cur := ""
+	hdrLine, hdrCol := 0, 0
+	for i, l := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(l)
+		indent := len(l) - len(strings.TrimLeft(l, " \t")) + 1
+		if strings.HasPrefix(t, "[") {
+			cur = strings.TrimSpace(strings.Trim(t, "[] \t"))
+			if cur == table && hdrLine == 0 {
+				hdrLine, hdrCol = i+1, indent
+			}
+			continue
+		}
+		if cur != table {
+			continue
+		}
+		if k, _, ok := strings.Cut(t, "="); ok && strings.Trim(strings.TrimSpace(k), `"'`) == key {
+			return i + 1, indent
+		}
+	}
+	if hdrLine > 0 {
+		return hdrLine, hdrCol
+	}
+	return 1, 1
+}
+
 // Params are a prune job's parameters. They are part of what makes two
 // schedules the same job.
 type Params struct {
@@ -142,7 +198,8 @@ func canonicalPath(p string) (string, error) {
 // ParseDefinition parses one definition file's contents.
 func ParseDefinition(file string, data []byte) (Definition, error) {
 	fail := func(field, format string, args ...any) error {
-		return fmt.Errorf("%w: %s: field %s: %s", ErrDefinition, file, field, fmt.Sprintf(format, args...))
+		line, col := keyPos(data, strings.SplitN(field, "/", 2)[0])
+		return &DefinitionError{File: file, Line: line, Column: col, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 	var f fileFormat
 	dec := toml.NewDecoder(bytes.NewReader(data))
@@ -150,15 +207,19 @@ func ParseDefinition(file string, data []byte) (Definition, error) {
 	if err := dec.Decode(&f); err != nil {
 		var sme *toml.StrictMissingError
 		if errors.As(err, &sme) {
-			return Definition{}, fmt.Errorf("%w: %s: unknown field: %s", ErrDefinition, file, strings.TrimSpace(sme.String()))
+			e := &DefinitionError{File: file, Msg: "unknown field"}
+			if len(sme.Errors) > 0 {
+				e.Line, e.Column = sme.Errors[0].Position()
+				e.Msg = "unknown field " + strings.Join(sme.Errors[0].Key(), ".")
+			}
+			return Definition{}, e
 		}
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			row, col := de.Position()
-			key := strings.Join(de.Key(), ".")
-			return Definition{}, fmt.Errorf("%w: %s: line %d, column %d (field %s): %v", ErrDefinition, file, row, col, key, de)
+			return Definition{}, &DefinitionError{File: file, Line: row, Column: col, Field: strings.Join(de.Key(), "."), Msg: de.Error()}
 		}
-		return Definition{}, fmt.Errorf("%w: %s: %v", ErrDefinition, file, err)
+		return Definition{}, &DefinitionError{File: file, Msg: err.Error()}
 	}
 	d := Definition{Name: f.Name, File: file}
 	if d.Name == "" {
@@ -175,6 +236,15 @@ func ParseDefinition(file string, data []byte) (Definition, error) {
 		return Definition{}, fail("fs_root", "missing: name the FS root of the store (\"/\" for /hab/pkgs)")
 	}
 	d.FSRoot = *f.FSRoot
+	if !filepath.IsAbs(d.FSRoot) {
+		return Definition{}, fail("fs_root", "%q is relative: write an absolute path (it would depend on the working directory)", d.FSRoot)
+	}
+	// The store must exist: its canonical path (which symlinks it goes
+	// through) is part of the job's key, and would change when it appears.
+	if _, err := os.Stat(filepath.Join(d.FSRoot, "hab", "pkgs")); err != nil {
+		return Definition{}, fail("fs_root", "the store %s does not exist (yet?): its jobs do not run, and their state is kept until it does (%v)",
+			filepath.Join(d.FSRoot, "hab", "pkgs"), err)
+	}
 	store, err := CanonicalStore(d.FSRoot)
 	if err != nil {
 		return Definition{}, fail("fs_root", "%v", err)
@@ -240,7 +310,7 @@ func LoadDir(dir string) ([]Definition, []error) {
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: %s: %v", ErrDefinition, f, err))
+			errs = append(errs, &DefinitionError{File: f, Msg: err.Error()})
 			continue
 		}
 		d, err := ParseDefinition(f, data)
@@ -249,7 +319,8 @@ func LoadDir(dir string) ([]Definition, []error) {
 			continue
 		}
 		if other, dup := names[d.Name]; dup {
-			errs = append(errs, fmt.Errorf("%w: %s: field name: %q is already used by %s", ErrDefinition, f, d.Name, other))
+			line, col := keyPos(data, "name")
+			errs = append(errs, &DefinitionError{File: f, Line: line, Column: col, Field: "name", Msg: fmt.Sprintf("%q is already used by %s", d.Name, other)})
 			continue
 		}
 		names[d.Name] = f

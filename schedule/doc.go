@@ -45,6 +45,15 @@
 // whose store is locked waits (bounded), and otherwise stays due and is
 // retried.
 //
+// Only a scheduler without ReadOnly writes the state file. A state file
+// that is a symlink, not a regular file or of an unknown version is
+// refused (ErrState). A job whose last due time is in the future (the
+// clock was set back) is re-anchored at now. A run whose record cannot be
+// written is not repeated for that due time by the same Scheduler. A
+// definition file that is rejected (DefinitionError: file, line, column)
+// keeps its schedules' and jobs' state until it is valid again; a
+// relative fs_root, or one whose store does not exist yet, is rejected.
+//
 // Cron expressions are read in a time zone (UTC by default). A wall time
 // that a daylight-saving jump skips runs at the end of the gap that day;
 // one that occurs twice runs once.

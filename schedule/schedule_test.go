@@ -312,13 +312,12 @@ func TestBadDefinitions(t *testing.T) {
 	}
 	all := fmt.Sprint(probs)
 	for _, want := range []string{
-		"badspec.toml: field prune.schedule",
-		"nokeep.toml: field prune.keep_latest: missing",
-		"typo.toml: unknown field",
-		"keep_lastest",
-		"badtime.toml: field created",
-		"noroot.toml: field fs_root",
-		"badage.toml: field prune.min_age",
+		"badspec.toml:4:1: field prune.schedule",
+		"nokeep.toml:2:1: field prune.keep_latest: missing",
+		"typo.toml:4:1: unknown field prune.keep_lastest",
+		"badtime.toml:2:1: field created",
+		"noroot.toml:1:1: field fs_root",
+		"badage.toml:6:1: field prune.min_age",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("problems lack %q:\n%s", want, all)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -34,10 +36,24 @@ type Scheduler struct {
 	Logger *slog.Logger
 	// Only, when set, restricts RunDue to the job with this key.
 	Only string
+	// ReadOnly makes Reload leave the state file alone (inspection:
+	// schedule list, next, export): what it would record stays in memory.
+	ReadOnly bool
 
-	mu    sync.RWMutex // guards jobs and crons, replaced by Reload
+	mu    sync.RWMutex // guards jobs, crons and view, replaced by Reload
 	jobs  []Job
 	crons map[string]*Cron
+	view  *State // the state as Reload left it (in memory)
+
+	umu        sync.Mutex
+	unrecorded map[string]unrecorded // by job key
+}
+
+// unrecorded is a run this process made whose record could not be
+// written: the same due time is not run again while the process lives.
+type unrecorded struct {
+	due time.Time
+	err string
 }
 
 // snapshot returns the jobs and their schedules of the last Reload.
@@ -45,6 +61,13 @@ func (s *Scheduler) snapshot() ([]Job, map[string]*Cron) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.jobs, s.crons
+}
+
+func (s *Scheduler) lastUnrecorded(key string) (unrecorded, bool) {
+	s.umu.Lock()
+	defer s.umu.Unlock()
+	u, ok := s.unrecorded[key]
+	return u, ok
 }
 
 func (s *Scheduler) now() time.Time {
@@ -65,19 +88,31 @@ func (s *Scheduler) log() *slog.Logger {
 // first-seen times for new schedules, a Since time for new jobs, owners and
 // members, and the removal of jobs no schedule asks for any more. Bad
 // definition files are returned as problems (and logged); the others
-// load. err is set only when the state cannot be read or written.
+// load, and the state of the schedules a rejected file held (by its file
+// name) is kept, with their jobs' history, until the file is valid again
+// or removed. err is set only when the state cannot be read or written.
+// With ReadOnly, the state file is read but never written.
 func (s *Scheduler) Reload() (problems []error, err error) {
 	defs, errs := LoadDir(s.Dir)
+	rejected := map[string]bool{}
 	for _, e := range errs {
 		s.log().Error("schedule definition rejected", "error", e)
+		var de *DefinitionError
+		if errors.As(e, &de) {
+			rejected[de.File] = true
+		}
 	}
 	now := s.now()
 	var jobs []Job
-	err = updateState(s.StatePath, func(st *State) bool {
+	var view *State
+	update := func(st *State) bool {
 		for _, d := range defs {
-			if _, ok := st.Schedules[d.Name]; !ok {
-				st.Schedules[d.Name] = ScheduleState{FirstSeen: now}
+			ss, ok := st.Schedules[d.Name]
+			if !ok {
+				ss = ScheduleState{FirstSeen: now}
 			}
+			ss.File = d.File
+			st.Schedules[d.Name] = ss
 		}
 		jobs = BuildJobs(defs, func(d Definition) time.Time {
 			if d.HasCreated {
@@ -95,22 +130,39 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 			}
 			js.Type, js.Store, js.Spec, js.Cron, js.Owner, js.Members = j.Type, j.Store, j.Spec.Raw, j.Cron, j.Owner, j.Members
 		}
-		for k := range st.Jobs {
-			if !live[k] {
-				delete(st.Jobs, k)
-			}
-		}
 		names := map[string]bool{}
 		for _, d := range defs {
 			names[d.Name] = true
 		}
+		held := map[string]bool{} // schedules of rejected files
+		for n, ss := range st.Schedules {
+			stem := filepath.Join(s.Dir, n+".toml")
+			if !names[n] && (rejected[ss.File] || rejected[stem]) {
+				held[n] = true
+			}
+		}
+		for k, js := range st.Jobs {
+			if live[k] || slices.ContainsFunc(js.Members, func(m string) bool { return held[m] }) {
+				continue
+			}
+			delete(st.Jobs, k)
+		}
 		for n := range st.Schedules {
-			if !names[n] {
+			if !names[n] && !held[n] {
 				delete(st.Schedules, n)
 			}
 		}
+		view = st
 		return true
-	})
+	}
+	if s.ReadOnly {
+		var st *State
+		if st, err = LoadState(s.StatePath); err == nil {
+			update(st)
+		}
+	} else {
+		err = updateState(s.StatePath, update)
+	}
 	if err != nil {
 		return errs, err
 	}
@@ -123,7 +175,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		crons[j.Key] = c
 	}
 	s.mu.Lock()
-	s.jobs, s.crons = jobs, crons
+	s.jobs, s.crons, s.view = jobs, crons, view
 	s.mu.Unlock()
 	return errs, nil
 }
@@ -141,7 +193,9 @@ type Status struct {
 	Next  time.Time
 }
 
-// Status returns every job's state as persisted, and when it runs next.
+// Status returns every job's state as persisted (or, for a job the state
+// file does not hold yet, as Reload left it in memory), and when it runs
+// next. A run this process could not record shows in LastError.
 func (s *Scheduler) Status() ([]Status, error) {
 	st, err := LoadState(s.StatePath)
 	if err != nil {
@@ -149,29 +203,50 @@ func (s *Scheduler) Status() ([]Status, error) {
 	}
 	now := s.now()
 	jobs, crons := s.snapshot()
+	s.mu.RLock()
+	view := s.view
+	s.mu.RUnlock()
 	var out []Status
 	for _, j := range jobs {
 		js := JobState{}
 		if p := st.Jobs[j.Key]; p != nil {
 			js = *p
+		} else if view != nil && view.Jobs[j.Key] != nil {
+			js = *view.Jobs[j.Key]
 		}
-		next := crons[j.Key].Next(now)
-		if due, ok := due(crons[j.Key], &js, now); ok {
-			next = due // overdue: runs at the next tick
+		c := crons[j.Key]
+		next := c.Next(now)
+		if u, ok := s.lastUnrecorded(j.Key); ok {
+			js.LastError = fmt.Sprintf("the run for %s was done but not recorded: %s", u.due.UTC().Format(time.RFC3339), u.err)
+			if js.LastDue == nil || js.LastDue.Before(u.due) {
+				d := u.due
+				js.LastDue = &d
+			}
+		}
+		if d, ok := due(c, &js, now); ok {
+			next = d // overdue: runs at the next tick
 		}
 		out = append(out, Status{Job: j, State: js, Next: next})
 	}
 	return out, nil
 }
 
+// anchor is the time after which a job's due times count: its creation or
+// its last run's due time, whichever is later.
+func anchor(js *JobState) time.Time {
+	a := js.Since
+	if js.LastDue != nil && js.LastDue.After(a) {
+		a = *js.LastDue
+	}
+	return a
+}
+
 // due returns the due time a job should run for now: the latest due time
 // after both its creation and its last run. One, however many were missed.
+// When that anchor is in the future (the clock was set back after a run
+// at a wrong time), nothing is due; RunDue then re-anchors the job at now.
 func due(c *Cron, js *JobState, now time.Time) (time.Time, bool) {
-	anchor := js.Since
-	if js.LastDue != nil && js.LastDue.After(anchor) {
-		anchor = *js.LastDue
-	}
-	return c.LastDue(anchor, now)
+	return c.LastDue(anchor(js), now)
 }
 
 // Outcome reports one job the scheduler considered in RunDue.
@@ -205,13 +280,44 @@ func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
 		if js == nil {
 			continue
 		}
-		d, ok := due(crons[j.Key], js, s.now())
+		now := s.now()
+		if a := anchor(js); a.After(now) {
+			s.recoverClock(j, a, now)
+			continue
+		}
+		d, ok := due(crons[j.Key], js, now)
 		if !ok {
 			continue
+		}
+		if u, ok := s.lastUnrecorded(j.Key); ok && !u.due.Before(d) {
+			continue // ran already in this process; its record failed
 		}
 		outs = append(outs, s.runOne(ctx, j, d))
 	}
 	return outs
+}
+
+// recoverClock handles a job whose last due time (or creation) lies after
+// now: the clock was wrong (ahead) when it was recorded, and has been set
+// back. The job is re-anchored at now, so the next due time after now runs
+// (the recorded last run is kept).
+func (s *Scheduler) recoverClock(j Job, a, now time.Time) {
+	s.log().Warn("the job's last due time is in the future: the clock was set back; it runs again at its next due time after now",
+		"job", j.Key, "last_due", a.UTC().Format(time.RFC3339), "now", now.UTC().Format(time.RFC3339))
+	if s.ReadOnly {
+		return
+	}
+	err := updateState(s.StatePath, func(st *State) bool {
+		js := st.Jobs[j.Key]
+		if js == nil || !anchor(js).After(now) {
+			return false
+		}
+		js.Since, js.LastDue = now, nil
+		return true
+	})
+	if err != nil {
+		s.log().Error("recording the clock recovery", "job", j.Key, "error", err)
+	}
 }
 
 func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
@@ -273,7 +379,17 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 		return true
 	})
 	if err != nil {
-		log.Error("recording the run", "error", err)
+		log.Error("recording the run; this due time is not run again while this process lives", "error", err)
+		s.umu.Lock()
+		if s.unrecorded == nil {
+			s.unrecorded = map[string]unrecorded{}
+		}
+		s.unrecorded[j.Key] = unrecorded{due: due, err: err.Error()}
+		s.umu.Unlock()
+	} else {
+		s.umu.Lock()
+		delete(s.unrecorded, j.Key)
+		s.umu.Unlock()
 	}
 	attrs := []any{"ok", res.OK, "problems", res.Problems, "removed", res.Removed, "bytes_freed", res.BytesFreed, "seconds", end.Sub(start).Seconds()}
 	if res.Error != "" {

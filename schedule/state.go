@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,9 @@ import (
 
 	"github.com/gofrs/flock"
 )
+
+// ErrState is wrapped by errors about a state file that is refused.
+var ErrState = errors.New("unusable schedule state")
 
 // State is what the scheduler persists between runs.
 type State struct {
@@ -26,6 +30,9 @@ type State struct {
 // ScheduleState is one schedule's persisted state.
 type ScheduleState struct {
 	FirstSeen time.Time `json:"first_seen"`
+	// File is the definition file it was last read from: while that file
+	// is rejected (a half-written save), the schedule's state is kept.
+	File string `json:"file,omitempty"`
 }
 
 // JobState is one effective job's persisted state.
@@ -66,21 +73,52 @@ type Result struct {
 }
 
 func newState() *State {
-	return &State{Version: 1, Schedules: map[string]ScheduleState{}, Jobs: map[string]*JobState{}}
+	return &State{Version: stateVersion, Schedules: map[string]ScheduleState{}, Jobs: map[string]*JobState{}}
 }
 
-// LoadState reads a state file; a missing one is an empty state.
+// maxStateSize bounds what LoadState reads.
+const maxStateSize = 64 << 20
+
+// stateVersion is the only state format LoadState reads.
+const stateVersion = 1
+
+// LoadState reads a state file; a missing one is an empty state. A state
+// file that is a symlink or not a regular file, is larger than 64 MiB or
+// has a version other than 1 is refused (ErrState), as the lock file rules
+// do: the scheduler never reads or replaces what the name points to.
 func LoadState(path string) (*State, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newState(), nil
 	}
 	if err != nil {
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%w: state file %s is a symlink; hab-gc neither follows nor replaces it: remove it or name the real file with --state", ErrState, path)
+		}
 		return nil, err
 	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: state file %s is not a regular file (%s)", ErrState, path, fi.Mode().Type())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxStateSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxStateSize {
+		return nil, fmt.Errorf("%w: state file %s is larger than %d bytes", ErrState, path, maxStateSize)
+	}
 	st := newState()
+	st.Version = 0
 	if err := json.Unmarshal(b, st); err != nil {
-		return nil, fmt.Errorf("state file %s: %v", path, err)
+		return nil, fmt.Errorf("%w: state file %s: %v", ErrState, path, err)
+	}
+	if st.Version != stateVersion {
+		return nil, fmt.Errorf("%w: state file %s has version %d; this hab-gc reads version %d only (written by another hab-gc?)", ErrState, path, st.Version, stateVersion)
 	}
 	if st.Schedules == nil {
 		st.Schedules = map[string]ScheduleState{}
@@ -117,6 +155,9 @@ func (st *State) Save(path string) error {
 	}
 	if err := f.Close(); err != nil {
 		return err
+	}
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w: state file %s is not a regular file; not replacing it", ErrState, path)
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		return err

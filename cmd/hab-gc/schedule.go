@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/schedule"
@@ -27,8 +30,9 @@ func schedFlags(cmd *cobra.Command) {
 	cmd.Flags().String("now", "", "set the clock to this RFC 3339 time (tests and rehearsals)")
 }
 
-// newScheduler builds a scheduler from the flags.
-func (a *app) newScheduler(cmd *cobra.Command, c *config) (*schedule.Scheduler, error) {
+// newScheduler builds a scheduler from the flags. Only the daemon writes
+// the state file: readOnly for the schedule commands.
+func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool) (*schedule.Scheduler, error) {
 	dir, _ := cmd.Flags().GetString("schedules")
 	if dir == "" {
 		return nil, usageError{fmt.Errorf("--schedules DIR is required")}
@@ -59,19 +63,22 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config) (*schedule.Scheduler, 
 		return nil, err
 	}
 	setup := a.jobSetup(cmd)
-	return &schedule.Scheduler{Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout,
+	return &schedule.Scheduler{Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly,
 		Logger: slog.New(slog.NewTextHandler(a.stderr, nil)),
 		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.Result {
 			return schedule.RunJob(ctx, j, store, now, setup)
 		}}, nil
 }
 
-func (a *app) reload(s *schedule.Scheduler) error {
+// reload loads the definitions; rejected is a usage error naming every
+// rejected file (with line and column), for the caller to return once its
+// work with the valid ones is done.
+func (a *app) reload(s *schedule.Scheduler) (rejected, err error) {
 	probs, err := s.Reload()
-	for _, p := range probs {
-		fmt.Fprintf(a.stderr, "hab-gc: %v\n", p)
+	if len(probs) > 0 {
+		rejected = usageError{fmt.Errorf("%d schedule definition(s) rejected:\n%w", len(probs), errors.Join(probs...))}
 	}
-	return err
+	return rejected, err
 }
 
 func (a *app) daemonCmd() *cobra.Command {
@@ -89,7 +96,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 	cmd.Flags().String("job", "", "with --once: only this job (its key, see schedule list)")
 	cmd.Flags().String("log-format", "text", "log format: text or json")
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
-		s, err := a.newScheduler(cmd, c)
+		s, err := a.newScheduler(cmd, c, false)
 		if err != nil {
 			return err
 		}
@@ -101,10 +108,21 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 			return usageError{fmt.Errorf("invalid --log-format %q: must be text or json", f)}
 		}
 		s.Only, _ = cmd.Flags().GetString("job")
-		if err := a.reload(s); err != nil {
+		once, _ := cmd.Flags().GetBool("once")
+		if s.Only != "" && !once {
+			return usageError{fmt.Errorf("--job needs --once")}
+		}
+		rejected, err := a.reload(s)
+		if err != nil {
 			return err
 		}
-		if once, _ := cmd.Flags().GetBool("once"); once {
+		if s.Only != "" && !slices.ContainsFunc(s.Jobs(), func(j schedule.Job) bool { return j.Key == s.Only }) {
+			if rejected != nil {
+				return fmt.Errorf("--job %s: no such job (see schedule list); %w", s.Only, rejected)
+			}
+			return usageError{fmt.Errorf("--job %s: no such job in %s (see schedule list)", s.Only, s.Dir)}
+		}
+		if once {
 			failed := 0
 			for _, o := range s.RunDue(cmd.Context()) {
 				if (o.Skipped != "" && o.Skipped != "already ran for this due time") || (o.Ran && o.Result.Error != "") {
@@ -112,9 +130,12 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 				}
 			}
 			if failed > 0 {
+				if rejected != nil {
+					fmt.Fprintf(a.stderr, "hab-gc: %v\n", rejected)
+				}
 				return exitCodeError{exitPartial}
 			}
-			return nil
+			return rejected
 		}
 		reload := make(chan struct{}, 1)
 		poke := func() {
@@ -175,12 +196,16 @@ func (a *app) scheduleCmd() *cobra.Command {
 	}
 	schedFlags(list)
 	list.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
-		s, err := a.newScheduler(cmd, c)
+		s, err := a.newScheduler(cmd, c, true)
 		if err != nil {
 			return err
 		}
-		if err := a.reload(s); err != nil {
+		rejected, err := a.reload(s)
+		if err != nil {
 			return err
+		}
+		if err := stateWritable(s.StatePath); err != nil {
+			fmt.Fprintf(a.stderr, "hab-gc: warning: the state file cannot be written, so the daemon cannot record runs: %v\n", err)
 		}
 		sts, err := s.Status()
 		if err != nil {
@@ -215,10 +240,13 @@ func (a *app) scheduleCmd() *cobra.Command {
 				}
 				out.Jobs = append(out.Jobs, j)
 			}
-			return writeJSON(a.stdout, out)
+			if err := writeJSON(a.stdout, out); err != nil {
+				return err
+			}
+			return rejected
 		}
 		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "TYPE\tSTORE\tSPEC\tCRON\tOWNER\tMEMBERS\tNEXT\tLAST RUN\tRUNS")
+		fmt.Fprintln(tw, "KEY\tTYPE\tSTORE\tSPEC\tCRON\tOWNER\tMEMBERS\tNEXT\tLAST RUN\tRUNS")
 		for _, st := range sts {
 			last := "never"
 			if lr := st.State.LastRun; lr != nil {
@@ -229,10 +257,16 @@ func (a *app) scheduleCmd() *cobra.Command {
 					last += " (problems)"
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", st.Type, st.Store, st.Spec.Raw, st.Cron, st.Owner,
+			if st.State.LastError != "" {
+				last += " (error: " + st.State.LastError + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", st.Key, st.Type, st.Store, st.Spec.Raw, st.Cron, st.Owner,
 				strings.Join(st.Members, ","), st.Next.Format(time.RFC3339), last, st.State.Runs)
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		return rejected
 	})
 
 	next := &cobra.Command{
@@ -305,12 +339,16 @@ flags, exactly as in a definition file.`,
 		if out == "" {
 			return usageError{fmt.Errorf("--out DIR is required")}
 		}
-		s, err := a.newScheduler(cmd, c)
+		s, err := a.newScheduler(cmd, c, true)
 		if err != nil {
 			return err
 		}
-		if err := a.reload(s); err != nil {
+		rejected, err := a.reload(s)
+		if err != nil {
 			return err
+		}
+		if rejected != nil {
+			return rejected // exporting without them would remove their units
 		}
 		exe, _ := cmd.Flags().GetString("exe")
 		if exe == "" {
@@ -339,4 +377,29 @@ flags, exactly as in a definition file.`,
 	})
 	cmd.AddCommand(list, next, export)
 	return cmd
+}
+
+// stateWritable reports whether the daemon could write the state file:
+// its directory (or the nearest existing parent) and the file itself, when
+// present, must be writable.
+func stateWritable(path string) error {
+	if _, err := os.Lstat(path); err == nil {
+		if err := unix.Access(path, unix.W_OK); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	dir := filepath.Dir(path)
+	for {
+		if _, err := os.Stat(dir); err == nil {
+			break
+		}
+		if dir == filepath.Dir(dir) {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	if err := unix.Access(dir, unix.W_OK); err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	return nil
 }

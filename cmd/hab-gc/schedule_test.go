@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+)
+
+// hab runs the CLI in process with an environment of its own.
+func hab(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	code = execute(args, &out, &errb, lookup)
+	return code, out.String(), errb.String()
+}
+
+// schedDir writes definition files (name: content) into a new directory.
+func schedDir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name+".toml"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func pruneDef(root, spec string) string {
+	return fmt.Sprintf("fs_root = %q\n[prune]\nschedule = %q\nkeep_latest = 1\nmin_age = \"0\"\n", root, spec)
+}
+
+// TestInspectingNeverWritesState: schedule list, next and export leave
+// the state file as it is (bytes and modification time), whatever
+// directory or clock they are given.
+func TestInspectingNeverWritesState(t *testing.T) {
+	root := storetest.New(t).Root
+	a := schedDir(t, map[string]string{"a": pruneDef(root, "@hourly-random")})
+	b := schedDir(t, map[string]string{"b": pruneDef(root, "@daily-random")})
+	state := filepath.Join(t.TempDir(), "state.json")
+	for _, now := range []string{"2026-06-01T00:00:00Z", "2026-06-01T03:00:00Z"} {
+		if code, _, errs := hab(t, nil, "daemon", "--once", "--schedules", a, "--state", state, "--now", now); code != 0 {
+			t.Fatalf("daemon: %d %s", code, errs)
+		}
+	}
+	before, _ := os.ReadFile(state)
+	old := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	os.Chtimes(state, old, old)
+	for _, args := range [][]string{
+		{"schedule", "list", "--schedules", b, "--state", state, "--now", "2027-01-01T00:00:00Z"},
+		{"schedule", "list", "--schedules", a, "--state", state, "--now", "2027-01-01T00:00:00Z", "--json"},
+		{"schedule", "export", "--schedules", b, "--state", state, "--out", t.TempDir(), "--exe", "/bin/hab-gc"},
+		{"schedule", "next", "@daily-random", "--store", root},
+	} {
+		if code, _, errs := hab(t, nil, args...); code != 0 {
+			t.Fatalf("%v: %d %s", args, code, errs)
+		}
+		after, _ := os.ReadFile(state)
+		fi, _ := os.Stat(state)
+		if !bytes.Equal(before, after) || !fi.ModTime().Equal(old) {
+			t.Fatalf("%v wrote the state file:\n%s\n->\n%s", args[:2], before, after)
+		}
+	}
+}
+
+// TestRejectedDefinitionExitCode: daemon --once and schedule list exit 2
+// when a definition is rejected, naming file, line and column; the valid
+// ones still run and show.
+func TestRejectedDefinitionExitCode(t *testing.T) {
+	root := storetest.New(t).Root
+	dir := schedDir(t, map[string]string{
+		"good": pruneDef(root, "@hourly-random"),
+		"bad":  fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily\"\nkeep_latest = -1\n", root),
+	})
+	state := filepath.Join(t.TempDir(), "state.json")
+	for _, args := range [][]string{
+		{"daemon", "--once", "--schedules", dir, "--state", state, "--now", "2026-06-01T00:00:00Z"},
+		{"schedule", "list", "--schedules", dir, "--state", state, "--now", "2026-06-01T00:00:00Z"},
+	} {
+		code, out, errs := hab(t, nil, args...)
+		if code != exitUsage || !strings.Contains(errs, "bad.toml:4:1: field prune.keep_latest") {
+			t.Errorf("%v: exit %d, stderr:\n%s", args[:2], code, errs)
+		}
+		if args[0] == "schedule" && !strings.Contains(out, "good") {
+			t.Errorf("list does not show the valid job:\n%s", out)
+		}
+	}
+}
