@@ -292,7 +292,7 @@ func flockHolders(fi fs.FileInfo) ([]int, error) {
 		return nil, err
 	}
 	defer f.Close()
-	dev := fmt.Sprintf("%02x:%02x:%d", unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
+	dev := fmt.Sprintf("%02x:%02x:%d", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev)), st.Ino)
 	var exact, byIno []int
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
 // ErrNoStore is wrapped by the error Open returns when the FS root or its
@@ -478,6 +480,10 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 	if iroot, err := vroot.OpenRoot(entry); err == nil {
 		for _, file := range [2]string{"DEPS", "TDEPS"} {
 			body, _, err := readMeta(iroot, file)
+			if tl := tooLarge(err); tl != "" {
+				sc.problems.add(Problem{Path: storePath(origin, name, version, entry, file), Kind: ProblemDeps, Blocking: true,
+					Message: tl + ", so what this install needs is unknown"})
+			}
 			if err != nil {
 				continue
 			}
@@ -494,41 +500,39 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 	sc.mu.Unlock()
 }
 
-// readMeta reads a metadata file as Habitat does (whole file, trimmed).
-// exists is false when the file is absent. Only regular files are read: the
-// file is opened without blocking, so a FIFO planted in a release cannot
-// hang the scan.
+// readMeta reads a metadata file as Habitat does (whole file, trimmed),
+// up to safeio.Limit bytes: a larger file is an error wrapping
+// safeio.ErrTooLarge, found without reading it. exists is false when the
+// file is absent. Only regular files are read, opened without blocking, so
+// a FIFO planted in a release cannot hang the scan.
 func readMeta(r *os.Root, name string) (body []byte, exists bool, err error) {
-	f, err := r.OpenFile(name, openMetaFlags, 0)
+	b, err := safeio.ReadFileAt(r, name, safeio.Limit, safeio.FollowLinks)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, true, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, true, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, true, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
-	}
-	b := make([]byte, 0, fi.Size()+1)
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, true, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
 	return bytes.TrimSpace(b), true, nil
+}
+
+// tooLarge describes a file over the read limit, or returns "" for any
+// other error.
+func tooLarge(err error) string {
+	var tl *safeio.TooLargeError
+	if !errors.As(err, &tl) {
+		return ""
+	}
+	return fmt.Sprintf("%d bytes, more than the %d bytes hab-gc reads of a metadata or spec file (not read)", tl.Size, tl.Limit)
+}
+
+// quotePrefix quotes s for a message, at most its first 80 bytes.
+func quotePrefix(s string) string {
+	const max = 80
+	if len(s) <= max {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:max]), len(s))
 }
 
 func (sc *scanner) scanRelease(vroot *os.Root, id Ident) *Release {
@@ -543,6 +547,10 @@ func (sc *scanner) scanRelease(vroot *os.Root, id Ident) *Release {
 
 	target, exists, err := readMeta(rroot, "TARGET")
 	switch {
+	case tooLarge(err) != "":
+		sc.problems.add(Problem{Path: path + "/TARGET", Kind: ProblemTarget, Blocking: true,
+			Message: fmt.Sprintf("%s; whether this release is installed is unknown", tooLarge(err))})
+		return nil
 	case err != nil:
 		sc.problems.add(Problem{Path: path + "/TARGET", Kind: ProblemTarget,
 			Message: fmt.Sprintf("unreadable (%s); Habitat does not list this release, hab-gc leaves it alone", errMsg(err))})
@@ -553,7 +561,7 @@ func (sc *scanner) scanRelease(vroot *os.Root, id Ident) *Release {
 		return nil
 	case !ValidTarget(string(target)):
 		sc.problems.add(Problem{Path: path + "/TARGET", Kind: ProblemTarget,
-			Message: fmt.Sprintf("%q is not a package target; Habitat does not list this release, hab-gc leaves it alone", target)})
+			Message: fmt.Sprintf("%s is not a package target; Habitat does not list this release, hab-gc leaves it alone", quotePrefix(string(target)))})
 		return nil
 	case string(target) != sc.opts.Target:
 		sc.problems.add(Problem{Path: path + "/TARGET", Kind: ProblemForeignTarget,
@@ -570,6 +578,9 @@ func (sc *scanner) scanRelease(vroot *os.Root, id Ident) *Release {
 
 	identBody, exists, err := readMeta(rroot, "IDENT")
 	switch {
+	case tooLarge(err) != "":
+		sc.problems.add(Problem{Path: path + "/IDENT", Kind: ProblemIdent, Release: fq, Blocking: true,
+			Message: tooLarge(err)})
 	case err != nil:
 		sc.problems.add(Problem{Path: path + "/IDENT", Kind: ProblemIdent, Release: fq,
 			Message: fmt.Sprintf("unreadable: %s", errMsg(err))})
@@ -577,7 +588,7 @@ func (sc *scanner) scanRelease(vroot *os.Root, id Ident) *Release {
 		sc.problems.add(Problem{Path: path + "/IDENT", Kind: ProblemIdent, Release: fq, Message: "missing"})
 	case string(identBody) != fq:
 		sc.problems.add(Problem{Path: path + "/IDENT", Kind: ProblemIdent, Release: fq,
-			Message: fmt.Sprintf("says %q but the path says %q", quoteName(string(identBody)), fq)})
+			Message: fmt.Sprintf("says %s but the path says %q", quotePrefix(string(identBody)), fq)})
 	}
 
 	var lines [2][][]byte
@@ -585,8 +596,11 @@ func (sc *scanner) scanRelease(vroot *os.Root, id Ident) *Release {
 		body, _, err := readMeta(rroot, file)
 		if err != nil {
 			rel.Damaged = true
-			sc.problems.add(Problem{Path: path + "/" + file, Kind: ProblemDeps, Release: fq, Blocking: true,
-				Message: fmt.Sprintf("unreadable, so what this release needs is unknown: %s", errMsg(err))})
+			msg := fmt.Sprintf("unreadable, so what this release needs is unknown: %s", errMsg(err))
+			if tl := tooLarge(err); tl != "" {
+				msg = tl + ", so what this release needs is unknown"
+			}
+			sc.problems.add(Problem{Path: path + "/" + file, Kind: ProblemDeps, Release: fq, Blocking: true, Message: msg})
 			continue
 		}
 		if len(body) > 0 {
@@ -604,8 +618,11 @@ func (sc *scanner) scanRelease(vroot *os.Root, id Ident) *Release {
 			continue
 		}
 		refs := sc.in.refsLocked(lines[i], make([]Ref, 0, len(lines[i])), func(n int, line string, err error) {
-			bad = append(bad, Problem{Path: path + "/" + file, Kind: ProblemDeps, Release: fq, Blocking: true,
-				Message: fmt.Sprintf("line %d: %v", n, err)})
+			msg := fmt.Sprintf("line %d: %v", n, err)
+			if len(line) > 80 { // the error would quote it whole
+				msg = fmt.Sprintf("line %d: %s: not a valid package ident", n, quotePrefix(line))
+			}
+			bad = append(bad, Problem{Path: path + "/" + file, Kind: ProblemDeps, Release: fq, Blocking: true, Message: msg})
 		})
 		if i == 0 {
 			rel.Deps = refs

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
 // SpecsDir is where the Supervisor keeps service specs, under the FS root.
@@ -77,10 +79,15 @@ func (s *Store) readSpecs(inv *Inventory, probs *problems) {
 				Message: fmt.Sprintf("spec is a %s, not a regular file; not followed, so what it loads is unknown", fileKind(e.Type()))})
 			continue
 		}
-		data, err := root.ReadFile(e.Name())
+		// Without following a symlink or blocking, and capped: the spec
+		// may have been swapped since the listing.
+		data, err := safeio.ReadFileAt(root, e.Name(), safeio.Limit, safeio.NoFollow)
 		if err != nil {
-			probs.add(Problem{Path: path, Kind: ProblemSpec, Blocking: true,
-				Message: fmt.Sprintf("unreadable, so what it loads is unknown: %s", errMsg(err))})
+			msg := fmt.Sprintf("unreadable, so what it loads is unknown: %s", errMsg(err))
+			if tl := tooLarge(err); tl != "" {
+				msg = tl + ", so what it loads is unknown"
+			}
+			probs.add(Problem{Path: path, Kind: ProblemSpec, Blocking: true, Message: msg})
 			continue
 		}
 		id, state, err := ParseSpec(stem, data)

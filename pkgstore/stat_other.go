@@ -4,7 +4,6 @@ package pkgstore
 
 import (
 	"io/fs"
-	"os"
 	"time"
 )
 
@@ -15,5 +14,3 @@ func FileID(fi fs.FileInfo) (dev, ino uint64) { return 0, 0 }
 func changeTime(fi fs.FileInfo) time.Time { return time.Time{} }
 
 func DiskUsage(fi fs.FileInfo) int64 { return fi.Size() }
-
-const openMetaFlags = os.O_RDONLY

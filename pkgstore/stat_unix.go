@@ -4,7 +4,6 @@ package pkgstore
 
 import (
 	"io/fs"
-	"os"
 	"syscall"
 	"time"
 )
@@ -34,6 +33,3 @@ func DiskUsage(fi fs.FileInfo) int64 {
 	}
 	return fi.Size()
 }
-
-// openMetaFlags opens metadata files without blocking on FIFOs.
-const openMetaFlags = os.O_RDONLY | syscall.O_NONBLOCK
