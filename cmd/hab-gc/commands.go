@@ -81,6 +81,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		Args: args(cobra.NoArgs),
 	}
 	cmd.Flags().Bool("dry-run", false, "plan only; change nothing")
+	cmd.Flags().BoolP("verbose", "v", false, "list every kept release too, with its reasons")
 	cmd.Flags().Bool("allow-unmatched", false, "run even when an --exclude or --only given on the command line matches no installed release")
 	addPolicyFlags(cmd.Flags())
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
@@ -122,7 +123,8 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 				return werr
 			}
 		} else {
-			printPlan(a.stdout, rep)
+			verbose, _ := cmd.Flags().GetBool("verbose")
+			printPlan(a.stdout, rep, verbose)
 		}
 		if err != nil {
 			return err
@@ -341,11 +343,7 @@ binlinks. Problems marked "blocking" make run refuse.`,
 			}
 		} else {
 			for _, p := range rep.Problems {
-				mark := ""
-				if p.Blocking {
-					mark = " [blocking]"
-				}
-				fmt.Fprintf(a.stdout, "%s: %s%s\n  %s\n", p.Kind, p.Path, mark, p.Message)
+				printProblem(a.stdout, p, "")
 			}
 			if rep.OK() {
 				fmt.Fprintf(a.stdout, "OK: %d releases, no problems.\n", len(rep.Inventory.Releases))

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -48,45 +50,36 @@ func reasonLines(rs []retention.Reason) []string {
 	return out
 }
 
-// printPlan prints a plan (and what a run did) as a table and a summary.
-func printPlan(w io.Writer, rep retention.Report) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+// printPlan prints a plan, and what a run did, for people: the releases to
+// remove (a dry run, with why) or what happened to each (a run: removed,
+// kept at revalidation, failed...), then a per-package summary, the
+// problems the scan found and the totals. Kept releases are listed, with
+// their reasons, only when verbose: on a real store they are most of it.
+func printPlan(w io.Writer, rep retention.Report, verbose bool) {
 	run := !rep.DryRun
-	header := "ACTION\tRELEASE\tSIZE\tWHY"
-	if run {
-		header = "ACTION\tRELEASE\tSIZE\tRESULT\tWHY"
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	switch {
+	case verbose && run:
+		fmt.Fprintln(tw, "ACTION\tRELEASE\tSIZE\tRESULT\tWHY")
+	case run:
+		fmt.Fprintln(tw, "RESULT\tRELEASE\tSIZE\tDETAIL")
+	default:
+		fmt.Fprintln(tw, "ACTION\tRELEASE\tSIZE\tWHY")
 	}
-	fmt.Fprintln(tw, header)
 	for _, r := range rep.Releases {
-		size := "-"
-		if r.Size != nil {
-			size = humanBytes(*r.Size)
-		}
-		lines := reasonLines(r.Reasons)
-		result := ""
-		if r.Outcome != nil {
-			result = string(r.Outcome.Status)
-			if r.Outcome.Error != "" {
-				lines = append(lines, "error: "+r.Outcome.Error)
-			}
-			for _, x := range r.Outcome.Reasons {
-				lines = append(lines, "at run time: "+x.Text)
-			}
-		}
-		if run {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Action, r.Ident, size, result, lines[0])
-		} else {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Action, r.Ident, size, lines[0])
-		}
-		for _, l := range lines[1:] {
-			if run {
-				fmt.Fprintf(tw, "\t\t\t\t%s\n", l)
-			} else {
-				fmt.Fprintf(tw, "\t\t\t%s\n", l)
-			}
+		if verbose || r.Action == retention.Remove {
+			printRelease(tw, r, run, verbose)
 		}
 	}
 	tw.Flush()
+	fmt.Fprintln(w)
+	printPackages(w, rep, verbose)
+	if len(rep.Problems) > 0 {
+		fmt.Fprintf(w, "\nProblems found by the scan (hab-gc check explains them):\n")
+		for _, p := range rep.Problems {
+			printProblem(w, p, "  ")
+		}
+	}
 	s := rep.Summary
 	if run {
 		fmt.Fprintf(w, "\n%d releases: %d kept, %d removed, %d kept at revalidation, %d failed; %s freed.\n",
@@ -95,6 +88,132 @@ func printPlan(w io.Writer, rep retention.Report) {
 		fmt.Fprintf(w, "\n%d releases: %d to keep, %d to remove (%s). Dry run: nothing was changed.\n",
 			s.Releases, s.Keep, s.Remove, humanBytes(s.BytesReclaimable))
 	}
+	if !verbose && s.Keep > 0 {
+		fmt.Fprintln(w, "--verbose lists the kept releases too, with their reasons.")
+	}
+}
+
+// printRelease prints one release's row (and continuation lines). In a
+// real run's short form a removal shows only its result: its reason is
+// the plan's, and the run-time reason or error is what matters.
+func printRelease(tw io.Writer, r retention.ReportRelease, run, verbose bool) {
+	size := "-"
+	if r.Size != nil {
+		size = humanBytes(*r.Size)
+	}
+	var lines []string
+	if verbose || !run {
+		lines = reasonLines(r.Reasons)
+	}
+	result := ""
+	if r.Outcome != nil {
+		result = string(r.Outcome.Status)
+		if r.Outcome.Error != "" {
+			lines = append(lines, "error: "+r.Outcome.Error)
+		}
+		for _, x := range r.Outcome.Reasons {
+			lines = append(lines, "at run time: "+x.Text)
+		}
+	}
+	if len(lines) == 0 {
+		lines = []string{""}
+	}
+	cols := []string{string(r.Action), r.Ident, size}
+	switch {
+	case verbose && run:
+		cols = append(cols, result)
+	case run:
+		cols[0] = result
+		if result == "" {
+			cols[0] = "not run"
+		}
+	}
+	if lines[0] == "" {
+		fmt.Fprintf(tw, "%s\n", strings.Join(cols, "\t"))
+	} else {
+		fmt.Fprintf(tw, "%s\t%s\n", strings.Join(cols, "\t"), lines[0])
+	}
+	for _, l := range lines[1:] {
+		fmt.Fprintf(tw, "%s%s\n", strings.Repeat("\t", len(cols)), l)
+	}
+}
+
+// pkgCount is one package's line in the per-package summary.
+type pkgCount struct {
+	name                                    string
+	releases, planned, keep, remove, failed int
+	bytes                                   int64
+}
+
+// printPackages prints the per-package summary: for a dry run what each
+// package keeps and loses, for a run what it kept, lost and failed to
+// lose. Packages with nothing to remove are counted, and listed when
+// verbose.
+func printPackages(w io.Writer, rep retention.Report, verbose bool) {
+	run := !rep.DryRun
+	var pkgs []*pkgCount
+	for _, r := range rep.Releases {
+		name := pkgOf(r.Ident)
+		if len(pkgs) == 0 || pkgs[len(pkgs)-1].name != name {
+			pkgs = append(pkgs, &pkgCount{name: name})
+		}
+		pc := pkgs[len(pkgs)-1]
+		pc.releases++
+		if r.Action == retention.Remove {
+			pc.planned++
+		}
+		switch {
+		case r.Action == retention.Keep:
+			pc.keep++
+		case !run:
+			pc.remove++
+			if r.Size != nil {
+				pc.bytes += *r.Size
+			}
+		case r.Outcome != nil && r.Outcome.Status == retention.StatusRemoved:
+			pc.remove++
+			pc.bytes += r.Outcome.BytesFreed
+		case r.Outcome != nil && r.Outcome.Status == retention.StatusFailed:
+			pc.failed++
+		default: // kept at revalidation, or never reached: still there
+			pc.keep++
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if run {
+		fmt.Fprintln(tw, "PACKAGE\tRELEASES\tKEPT\tREMOVED\tFAILED\tFREED")
+	} else {
+		fmt.Fprintln(tw, "PACKAGE\tRELEASES\tKEEP\tREMOVE\tSIZE")
+	}
+	quiet := 0
+	for _, pc := range pkgs {
+		if !verbose && pc.planned == 0 {
+			quiet++
+			continue
+		}
+		if run {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", pc.name, pc.releases, pc.keep, pc.remove, pc.failed, humanBytes(pc.bytes))
+		} else {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", pc.name, pc.releases, pc.keep, pc.remove, humanBytes(pc.bytes))
+		}
+	}
+	tw.Flush()
+	switch quiet {
+	case 0:
+	case 1:
+		fmt.Fprintln(w, "(1 package with nothing to remove not shown)")
+	default:
+		fmt.Fprintf(w, "(%d packages with nothing to remove not shown)\n", quiet)
+	}
+}
+
+// printProblem prints one problem found by a scan.
+func printProblem(w io.Writer, p pkgstore.Problem, indent string) {
+	mark := ""
+	if p.Blocking {
+		mark = " [blocking]"
+	}
+	fmt.Fprintf(w, "%s%s: %s%s\n%s  %s\n", indent, p.Kind, p.Path, mark, indent, p.Message)
 }
 
 // progress draws a bar on stderr when it is a terminal; otherwise it does
