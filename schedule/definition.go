@@ -94,14 +94,22 @@ type Params struct {
 	HasMinAge  bool          `json:"has_min_age"`
 }
 
-// Canonical encodes the parameters deterministically (excludes sorted).
+// normaliseExcludes trims each exclude, sorts them and drops repeats, so
+// that lists that differ only in that way are one job.
+func normaliseExcludes(ex []string) []string {
+	out := make([]string, 0, len(ex))
+	for _, e := range ex {
+		out = append(out, strings.TrimSpace(e))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Canonical encodes the parameters deterministically (excludes trimmed,
+// sorted, without repeats).
 func (p Params) Canonical() string {
 	q := p
-	q.Exclude = slices.Clone(p.Exclude)
-	slices.Sort(q.Exclude)
-	if q.Exclude == nil {
-		q.Exclude = []string{}
-	}
+	q.Exclude = normaliseExcludes(p.Exclude)
 	b, _ := json.Marshal(q)
 	return string(b)
 }
@@ -151,7 +159,7 @@ type Definition struct {
 
 type fileFormat struct {
 	Name    string       `toml:"name"`
-	Created string       `toml:"created"`
+	Created any          `toml:"created"`
 	FSRoot  *string      `toml:"fs_root"`
 	Check   *checkFormat `toml:"check"`
 	Prune   *pruneFormat `toml:"prune"`
@@ -225,12 +233,20 @@ func ParseDefinition(file string, data []byte) (Definition, error) {
 	if d.Name == "" {
 		d.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
-	if f.Created != "" {
-		t, err := time.Parse(time.RFC3339, f.Created)
+	switch c := f.Created.(type) {
+	case nil:
+	case time.Time: // a TOML offset datetime
+		d.Created, d.HasCreated = c, true
+	case string:
+		t, err := time.Parse(time.RFC3339, c)
 		if err != nil {
-			return Definition{}, fail("created", "%q is not an RFC 3339 time", f.Created)
+			return Definition{}, fail("created", "%q is not an RFC 3339 time", c)
 		}
 		d.Created, d.HasCreated = t, true
+	case toml.LocalDateTime, toml.LocalDate, toml.LocalTime:
+		return Definition{}, fail("created", "%v has no zone offset: write one, e.g. 2026-01-02T00:00:00Z", c)
+	default:
+		return Definition{}, fail("created", "%v is not an RFC 3339 time", c)
 	}
 	if f.FSRoot == nil || *f.FSRoot == "" {
 		return Definition{}, fail("fs_root", "missing: name the FS root of the store (\"/\" for /hab/pkgs)")
@@ -274,7 +290,7 @@ func ParseDefinition(file string, data []byte) (Definition, error) {
 		if *f.Prune.KeepLatest < 0 {
 			return Definition{}, fail("prune.keep_latest", "%d is negative", *f.Prune.KeepLatest)
 		}
-		p := Params{KeepLatest: *f.Prune.KeepLatest, Exclude: f.Prune.Exclude}
+		p := Params{KeepLatest: *f.Prune.KeepLatest, Exclude: normaliseExcludes(f.Prune.Exclude)}
 		if f.Prune.MinAge != nil {
 			dur, err := time.ParseDuration(*f.Prune.MinAge)
 			if *f.Prune.MinAge == "0" {

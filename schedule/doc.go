@@ -6,7 +6,7 @@
 // A directory holds one TOML file per schedule:
 //
 //	name = "team-a"                    # default: the file stem
-//	created = "2026-01-02T00:00:00Z"   # default: when first seen (persisted)
+//	created = 2026-01-02T00:00:00Z     # or a string; default: when first seen
 //	fs_root = "/"                      # the store is FS_ROOT/hab/pkgs
 //	[check]
 //	schedule = "@daily-random"
