@@ -85,8 +85,9 @@ const (
 //
 //  1. It takes the store's exclusive lock (Store.Lock).
 //  2. It finishes what an interrupted run left (hidden directories).
-//  3. It scans the store again and recomputes the plan with the same
-//     policy: only releases that both plans remove, whose directory is
+//  3. It scans the store again, asks the policy's RootFinders again what
+//     is in use, and recomputes the plan with the same policy: only
+//     releases that both plans remove, whose directory is
 //     still the one planned (same device and inode, not a symlink), go on.
 //     The rest are kept, with the fresh plan's reasons.
 //  4. It hides each of them with one rename inside its VERSION directory,
@@ -95,8 +96,9 @@ const (
 //     from every listing at once, and an install that looks for it from
 //     then on installs it afresh.
 //  5. After Settle, it scans again, install directories in progress
-//     included, and restores every hidden release that something new needs
-//     (a new dependent, a spec, a binlink).
+//     included, asks the RootFinders once more, and restores every hidden
+//     release that something new needs (a new dependent, a spec, a
+//     binlink, a process that uses it, even under its hidden name).
 //  6. It renames the others once more (so an interrupted run never
 //     restores a half-deleted tree), deletes them through os.Root without
 //     following any symlink, and removes VERSION, NAME and ORIGIN
@@ -130,8 +132,15 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	if err != nil {
 		return nil, err
 	}
-	a.finishDebris(fresh)
-	freshPlan, err := Compute(fresh, p.Policy, opts.Now(), store.HasUninstallHook)
+	// What is in use now, under the lock: a process that started using a
+	// release since the plan keeps it, and brings back one an interrupted
+	// run hid.
+	found, err := p.Policy.FindRoots(ctx, fresh)
+	if err != nil {
+		return nil, err
+	}
+	a.finishDebris(fresh, found)
+	freshPlan, err := ComputeFound(fresh, p.Policy, opts.Now(), store.HasUninstallHook, found)
 	if err != nil {
 		return nil, fmt.Errorf("revalidating the plan: %w", err)
 	}
@@ -174,17 +183,27 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	// Last check: anything new that needs a hidden release gets it back.
 	// This runs even when ctx was cancelled, so nothing stays hidden.
 	var after *pkgstore.Inventory
+	var foundAfter []Found
 	if len(hidden) > 0 {
 		after, err = store.Scan(context.WithoutCancel(ctx), scanOpts)
+		if err == nil {
+			// A process that opened, mapped or executed a hidden release
+			// (or started in it) since the plan keeps it.
+			foundAfter, err = p.Policy.FindRoots(context.WithoutCancel(ctx), after)
+		}
 		if err != nil {
 			for _, h := range hidden {
-				a.restore(h, Reason{CodeChanged, "the store could not be scanned again: " + err.Error()})
+				a.restore(h, Reason{CodeChanged, "the store could not be checked again: " + err.Error()})
 			}
 			return a.res, err
 		}
 	}
-	needs := newNeeds(after)
+	needs := newNeeds(after, foundAfter)
 	for _, h := range hidden {
+		if rs := needs.roots[h.rel.Ident]; len(rs) > 0 {
+			a.restore(h, rs[0])
+			continue
+		}
 		if why, needed := needs.check(h.rel.Ident); needed {
 			a.restore(h, Reason{CodeNewDependent, why})
 			continue
@@ -369,8 +388,8 @@ func (a *applier) size(name string) int64 {
 // are deleted; pending ones (whole releases hidden before the final check)
 // are restored when their place is free and something needs them, and
 // deleted otherwise.
-func (a *applier) finishDebris(inv *pkgstore.Inventory) {
-	needs := newNeeds(inv)
+func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) {
+	needs := newNeeds(inv, found)
 	for _, d := range inv.Debris {
 		base := path.Base(d)
 		dir := path.Dir(d)
@@ -403,14 +422,15 @@ func (a *applier) finishDebris(inv *pkgstore.Inventory) {
 // needs answers whether something in an inventory needs a release that is
 // not (or no longer) installed: an installed release or an install in
 // progress naming it, a spec it would satisfy better than what is
-// installed, or a binlink into it.
+// installed, a binlink into it, or a RootFinder's root (roots).
 type needs struct {
 	inv     *pkgstore.Inventory
 	byIdent map[pkgstore.Ident]string
+	roots   map[pkgstore.Ident][]Reason
 }
 
-func newNeeds(inv *pkgstore.Inventory) needs {
-	n := needs{inv: inv, byIdent: map[pkgstore.Ident]string{}}
+func newNeeds(inv *pkgstore.Inventory, found []Found) needs {
+	n := needs{inv: inv, byIdent: map[pkgstore.Ident]string{}, roots: rootsByIdent(found)}
 	if inv == nil {
 		return n
 	}
@@ -437,6 +457,9 @@ func newNeeds(inv *pkgstore.Inventory) needs {
 }
 
 func (n needs) check(id pkgstore.Ident) (string, bool) {
+	if rs := n.roots[id]; len(rs) > 0 {
+		return rs[0].Text, true
+	}
 	if n.inv == nil {
 		return "", false
 	}

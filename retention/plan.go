@@ -48,6 +48,7 @@ const (
 	CodeHabitat      Code = "habitat-self"   // among the newest releases of Habitat's own packages
 	CodeService      Code = "loaded-service" // a loaded service runs it
 	CodeServiceMaybe Code = "loaded-service-ambiguous"
+	CodeInUse        Code = "in-use"         // a running process uses it (a RootFinder's root)
 	CodeBinlink      Code = "binlink"        // a binlink points into it
 	CodeExcluded     Code = "excluded"       // an exclude (pin) matches it
 	CodeYoung        Code = "too-young"      // installed less than MinAge ago
@@ -83,6 +84,8 @@ type Plan struct {
 	Now       time.Time
 	Inventory *pkgstore.Inventory
 	Graph     *depgraph.Graph
+	// Found is what the policy's RootFinders found when the plan was made.
+	Found []Found
 	// Decisions are in inventory order (origin, name, oldest first).
 	Decisions []Decision
 	// Warnings are about the policy as applied to this store: pins and
@@ -106,6 +109,14 @@ type HookFunc func(pkgstore.Ident) bool
 // when the store has blocking problems and the policy does not allow them,
 // and with ErrInvalidPolicy for bad values.
 func Compute(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc) (*Plan, error) {
+	return ComputeFound(inv, pol, now, hooks, nil)
+}
+
+// ComputeFound is Compute with what the policy's RootFinders found
+// (Policy.FindRoots): every installed release a found Root names is a
+// root of the plan, with that Root's code and text. It reads nothing
+// itself.
+func ComputeFound(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc, found []Found) (*Plan, error) {
 	if err := pol.Validate(); err != nil {
 		return nil, err
 	}
@@ -113,7 +124,7 @@ func Compute(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc)
 		return nil, &DamagedError{Problems: bl}
 	}
 	p := &Plan{
-		Policy: pol, Now: now, Inventory: inv, Graph: depgraph.New(inv),
+		Policy: pol, Now: now, Inventory: inv, Graph: depgraph.New(inv), Found: found,
 		byRef: make(map[pkgstore.Ref]int, len(inv.Releases)), rootOf: map[pkgstore.Ref][]Reason{},
 	}
 	p.Decisions = make([]Decision, len(inv.Releases))
@@ -214,6 +225,13 @@ func (p *Plan) findRoots() {
 		}
 		if r := inv.Installed(bl.Release); r != nil {
 			p.addRoot(r.Ref, CodeBinlink, fmt.Sprintf("binlink %s points into it", bl.Path))
+		}
+	}
+	for _, f := range p.Found {
+		for _, root := range f.Roots {
+			if r := inv.Installed(root.Ident); r != nil {
+				p.addRoot(r.Ref, root.Code, root.Text)
+			}
 		}
 	}
 	identProblems := map[string][]string{}

@@ -57,6 +57,12 @@ type Policy struct {
 	// that ships hooks/uninstall. hab-gc never runs hooks; by default
 	// (false) it keeps such a release.
 	IgnoreUninstallHooks bool
+	// RootFinders find releases in use that the store's files do not show
+	// (runtime roots, the Supervisor's gateway): each is kept, with
+	// everything it needs. Compute does not call them; PlanStore does, and
+	// Apply does again under the lock and just before deleting. A failing
+	// finder makes both refuse (ErrRootsUnknown). Default: none.
+	RootFinders []RootFinder
 }
 
 // Validate checks the policy's values.

@@ -7,8 +7,8 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// PlanStore scans an open store and computes a plan for it, with uninstall
-// hooks checked on disk. When the scan options do not ask for sizes, only
+// PlanStore scans an open store, asks the policy's RootFinders what is in
+// use, and computes a plan for it, with uninstall hooks checked on disk. When the scan options do not ask for sizes, only
 // the releases to remove are measured, so that the plan can say how much
 // it reclaims without walking the whole store.
 func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, scan pkgstore.Options) (*Plan, error) {
@@ -16,7 +16,11 @@ func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 	if err != nil {
 		return nil, err
 	}
-	p, err := Compute(inv, pol, now, store.HasUninstallHook)
+	found, err := pol.FindRoots(ctx, inv)
+	if err != nil {
+		return nil, err
+	}
+	p, err := ComputeFound(inv, pol, now, store.HasUninstallHook, found)
 	if err != nil {
 		return nil, err
 	}
@@ -41,6 +45,9 @@ type Report struct {
 	Problems []pkgstore.Problem `json:"problems"`
 	// Warnings about the policy (see Plan.Warnings); never null.
 	Warnings []Warning `json:"warnings"`
+	// RootSources are what the policy's RootFinders looked at and found
+	// when the plan was made (runtime roots, the Supervisor).
+	RootSources []Found `json:"root_sources"`
 }
 
 // ReportRelease is one installed release in a Report.
@@ -88,6 +95,10 @@ func (p *Plan) Report(res *Result) Report {
 	rep.Warnings = p.Warnings
 	if rep.Warnings == nil {
 		rep.Warnings = []Warning{}
+	}
+	rep.RootSources = p.Found
+	if rep.RootSources == nil {
+		rep.RootSources = []Found{}
 	}
 	outcomes := map[pkgstore.Ident]Outcome{}
 	if res != nil {
