@@ -15,7 +15,10 @@
 //
 //   - the newest KeepLatest releases of every origin/name, in Habitat's
 //     ordering (pkgstore.Compare);
-//   - the newest SelfKeepLatest (at least one) of Habitat's own packages;
+//   - every release of chef/hab (and core/hab) while SelfKeepLatest is
+//     unset, as Habitat's own uninstall never removes one; otherwise, and
+//     for chef/hab-sup and chef/hab-launcher, the newest SelfKeepLatest
+//     (default KeepLatest, at least one) of Habitat's own packages;
 //   - the release each loaded service's spec resolves to, and any release
 //     Habitat could not order against it (the Supervisor might run it);
 //   - every release a binlink points into;

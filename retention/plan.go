@@ -199,6 +199,12 @@ func (p *Plan) findRoots() {
 	pol, inv := p.Policy, p.Inventory
 	p.eachPackage(func(rels []*pkgstore.Release) {
 		n, code, what := pol.KeepLatest, CodeLatest, ""
+		if pol.neverRemoved(rels[0].Ident) {
+			for _, r := range rels {
+				p.addRoot(r.Ref, CodeHabitat, fmt.Sprintf("release of %s, the hab command: Habitat never removes chef/hab, and neither does hab-gc unless self_keep_latest is set", pkgName(r.Ident)))
+			}
+			return
+		}
 		if IsHabitatPackage(rels[0].Ident) {
 			n, code, what = pol.selfKeep(), CodeHabitat, ", Habitat's own package"
 		}

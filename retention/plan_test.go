@@ -132,12 +132,12 @@ func TestRules(t *testing.T) {
 			{"core/openssl/1.0.2k/20200101000000", retention.Keep, retention.CodeExcluded, `version 1.0.2k is not semver, so the constraint cannot judge it: kept to be safe`},
 		}},
 		{"habitat's own packages keep at least one", func(b *storetest.Builder) {
-			oldPkg(b, "chef/hab/1.6.0/20200101000000")
-			oldPkg(b, "chef/hab/1.6.1/20210101000000")
+			oldPkg(b, "chef/hab-sup/1.6.0/20200101000000")
+			oldPkg(b, "chef/hab-sup/1.6.1/20210101000000")
 			oldPkg(b, "core/hab-sup/0.90.0/20190101000000")
 		}, retention.Policy{KeepLatest: 0}, []check{
-			{"chef/hab/1.6.1/20210101000000", retention.Keep, retention.CodeHabitat, "Habitat's own package"},
-			{"chef/hab/1.6.0/20200101000000", retention.Remove, retention.CodeOld, "newest 1 of chef/hab"},
+			{"chef/hab-sup/1.6.1/20210101000000", retention.Keep, retention.CodeHabitat, "Habitat's own package"},
+			{"chef/hab-sup/1.6.0/20200101000000", retention.Remove, retention.CodeOld, "newest 1 of chef/hab-sup"},
 			{"core/hab-sup/0.90.0/20190101000000", retention.Keep, retention.CodeHabitat, ""},
 		}},
 		{"self keep latest explicit", func(b *storetest.Builder) {

@@ -36,7 +36,11 @@ type Policy struct {
 	KeepLatest int
 	// SelfKeepLatest is how many releases of Habitat's own packages
 	// (chef/hab, chef/hab-sup, chef/hab-launcher and their core/
-	// predecessors) to keep. Default (0): KeepLatest. Never fewer than 1.
+	// predecessors) to keep when set (1 or more). 0 means unset: then, as
+	// Habitat's own uninstall does, no release of chef/hab (or core/hab) is
+	// ever removed, and chef/hab-sup and chef/hab-launcher keep KeepLatest,
+	// never fewer than 1. Setting it is the only way to let hab-gc remove
+	// old chef/hab releases; the CLI refuses an explicit 0.
 	SelfKeepLatest int
 	// Excludes pin releases: every release matching one is kept. Default:
 	// none.
@@ -100,6 +104,13 @@ func (p Policy) selfKeep() int {
 		n = p.KeepLatest
 	}
 	return max(n, 1)
+}
+
+// neverRemoved reports whether no release of id's package is removed
+// under p: chef/hab (and core/hab) while SelfKeepLatest is unset. Habitat's
+// `hab pkg uninstall` refuses to remove any chef/hab release.
+func (p Policy) neverRemoved(id pkgstore.Ident) bool {
+	return p.SelfKeepLatest == 0 && id.Name == "hab" && (id.Origin == "chef" || id.Origin == "core")
 }
 
 // IsHabitatPackage reports whether id is one of Habitat's own packages
