@@ -1,6 +1,9 @@
 package pkgstore
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // ProblemKind classifies a Problem. Its string form is stable and appears
 // in JSON output.
@@ -62,6 +65,10 @@ type Problem struct {
 	// spec, an unreadable or symlinked directory inside the store).
 	// Deleting anything while one stands is a guess.
 	Blocking bool `json:"blocking"`
+	// Modified is, for an install directory (ProblemInstallLeftover of an
+	// install, not of hab-gc), its modification time: a young one is most
+	// likely an install in progress. Zero otherwise.
+	Modified time.Time `json:"modified,omitzero"`
 }
 
 func (p Problem) String() string {

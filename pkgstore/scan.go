@@ -468,13 +468,15 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 		return
 	}
 	msg := "install directory: an install in progress, or the leftover of a killed one (Habitat never cleans these up)"
+	var modified time.Time
 	if fi, err := vroot.Lstat(entry); err == nil {
+		modified = fi.ModTime()
 		msg += fmt.Sprintf("; modified %s", fi.ModTime().UTC().Format(time.RFC3339))
 		if !sc.opts.Now.IsZero() {
 			msg += fmt.Sprintf(", %s old", sc.opts.Now.Sub(fi.ModTime()).Round(time.Second))
 		}
 	}
-	sc.problems.add(Problem{Path: storePath(origin, name, version, entry), Kind: ProblemInstallLeftover, Message: msg})
+	sc.problems.add(Problem{Path: storePath(origin, name, version, entry), Kind: ProblemInstallLeftover, Message: msg, Modified: modified})
 	// What the install needs must stay: read its dependency files.
 	inst := Installing{Path: rel}
 	if iroot, err := vroot.OpenRoot(entry); err == nil {

@@ -301,15 +301,32 @@ release that satisfies it is explained. Takes the same policy flags as run.`,
 func (a *app) checkCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check",
-		Short: "Verify the store's integrity; exit 6 when problems are found",
+		Short: "Verify the store's integrity; exit 6 on errors (with --strict, on notices too)",
 		Long: `Scan the store under its lock and report every problem: damaged or missing metadata, malformed
 dependency lines, dependencies that are not installed, DEPS lines missing from TDEPS, symlinked or
 unreadable directories, install leftovers, specs that cannot be parsed or match nothing, dangling
-binlinks. Problems marked "blocking" make run refuse.`,
+binlinks. Problems marked "blocking" make run refuse.
+
+Each problem is an error or a notice. Notices are what a healthy, busy machine shows: an install in
+progress (an install directory younger than the minimum age, --min-age, default 1h) and releases of
+another package target. Everything else is an error. check exits 6 when it finds an error; with
+--strict, a notice counts too.`,
 		Args: args(cobra.NoArgs),
 	}
+	cmd.Flags().String("min-age", "", "an install directory younger than this is an install in progress: a notice (default 1h; 0: none is)")
+	cmd.Flags().Bool("strict", false, "exit 6 on notices too")
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
 		timeout, err := c.lockTimeout()
+		if err != nil {
+			return err
+		}
+		minAge := retention.DefaultMinAge
+		if c.isSet("min_age") {
+			if minAge, err = c.duration("min_age"); err != nil {
+				return err
+			}
+		}
+		strict, err := c.boolean("strict")
 		if err != nil {
 			return err
 		}
@@ -328,35 +345,70 @@ binlinks. Problems marked "blocking" make run refuse.`,
 		if err != nil {
 			return err
 		}
+		type checked struct {
+			pkgstore.Problem
+			Notice bool `json:"notice"`
+		}
+		ps := []checked{}
+		errs, notices := 0, 0
+		for _, p := range rep.Problems {
+			n := isNotice(p, opts.Now, minAge)
+			ps = append(ps, checked{p, n})
+			if n {
+				notices++
+			} else {
+				errs++
+			}
+		}
+		ok := errs == 0 && (!strict || notices == 0)
+		releases := len(rep.Inventory.Releases)
 		if a.wantJSON(cmd) {
 			type checkJSON struct {
-				OK       bool               `json:"ok"`
-				Releases int                `json:"releases"`
-				Problems []pkgstore.Problem `json:"problems"`
+				OK       bool      `json:"ok"`
+				Releases int       `json:"releases"`
+				Errors   int       `json:"errors"`
+				Notices  int       `json:"notices"`
+				Problems []checked `json:"problems"`
 			}
-			ps := rep.Problems
-			if ps == nil {
-				ps = []pkgstore.Problem{}
-			}
-			if err := writeJSON(a.stdout, checkJSON{rep.OK(), len(rep.Inventory.Releases), ps}); err != nil {
+			if err := writeJSON(a.stdout, checkJSON{ok, releases, errs, notices, ps}); err != nil {
 				return err
 			}
 		} else {
-			for _, p := range rep.Problems {
-				printProblem(a.stdout, p, "")
+			for _, p := range ps {
+				label := "error: "
+				if p.Notice {
+					label = "notice: "
+				}
+				printProblem(a.stdout, p.Problem, "", label)
 			}
-			if rep.OK() {
-				fmt.Fprintf(a.stdout, "OK: %d releases, no problems.\n", len(rep.Inventory.Releases))
-			} else {
-				fmt.Fprintf(a.stdout, "\n%d problem(s), %d blocking, in a store of %d releases.\n", len(rep.Problems), len(rep.Inventory.Blocking()), len(rep.Inventory.Releases))
+			switch {
+			case len(ps) == 0:
+				fmt.Fprintf(a.stdout, "OK: %d releases, no problems.\n", releases)
+			case ok:
+				fmt.Fprintf(a.stdout, "\nOK: %d releases, no errors, %d notice(s).\n", releases, notices)
+			default:
+				fmt.Fprintf(a.stdout, "\n%d error(s), %d blocking, %d notice(s), in a store of %d releases.\n", errs, len(rep.Inventory.Blocking()), notices, releases)
 			}
 		}
-		if !rep.OK() {
+		if !ok {
 			return exitCodeError{exitProblems}
 		}
 		return nil
 	})
 	return cmd
+}
+
+// isNotice reports whether a problem is a notice, what a healthy, busy
+// machine shows, rather than an error: an install directory younger than
+// minAge (an install in progress), or a release of another target.
+func isNotice(p pkgstore.Problem, now time.Time, minAge time.Duration) bool {
+	switch p.Kind {
+	case pkgstore.ProblemForeignTarget:
+		return true
+	case pkgstore.ProblemInstallLeftover:
+		return !p.Modified.IsZero() && now.Sub(p.Modified) < minAge
+	}
+	return false
 }
 
 func (a *app) graphCmd() *cobra.Command {

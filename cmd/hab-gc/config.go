@@ -38,6 +38,7 @@ func settings() []setting {
 		{"ignore_uninstall_hooks", "ignore-uninstall-hooks", []string{"HAB_GC_IGNORE_UNINSTALL_HOOKS"}},
 		{"allow_damaged", "allow-damaged", []string{"HAB_GC_ALLOW_DAMAGED"}},
 		{"allow_unmatched", "allow-unmatched", []string{"HAB_GC_ALLOW_UNMATCHED"}},
+		{"strict", "strict", []string{"HAB_GC_STRICT"}},
 		{"lock_timeout", "lock-timeout", []string{"HAB_GC_LOCK_TIMEOUT"}},
 	}
 }

@@ -15,7 +15,7 @@ const (
 	exitRefused  = 3 // refused: no policy set, a damaged store, an unmatched pin
 	exitPartial  = 4 // some removals failed; the others were done
 	exitLocked   = 5 // another hab-gc holds the store's lock
-	exitProblems = 6 // check found problems
+	exitProblems = 6 // check found errors (--strict: notices too)
 )
 
 const exitCodesHelp = `Exit codes:
@@ -25,7 +25,7 @@ const exitCodesHelp = `Exit codes:
   3  refused: no retention policy set, the store is damaged, or a pin on the command line matches nothing
   4  partial failure: some removals failed, the others were done
   5  lock timeout: another hab-gc holds the store's lock
-  6  check found problems`
+  6  check found errors (with --strict, notices too)`
 
 // usageError marks errors in what the user wrote.
 type usageError struct{ error }

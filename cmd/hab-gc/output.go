@@ -77,7 +77,7 @@ func printPlan(w io.Writer, rep retention.Report, verbose bool) {
 	if len(rep.Problems) > 0 {
 		fmt.Fprintf(w, "\nProblems found by the scan (hab-gc check explains them):\n")
 		for _, p := range rep.Problems {
-			printProblem(w, p, "  ")
+			printProblem(w, p, "  ", "")
 		}
 	}
 	s := rep.Summary
@@ -207,13 +207,14 @@ func printPackages(w io.Writer, rep retention.Report, verbose bool) {
 	}
 }
 
-// printProblem prints one problem found by a scan.
-func printProblem(w io.Writer, p pkgstore.Problem, indent string) {
+// printProblem prints one problem found by a scan, its first line
+// prefixed with label (such as "error: ").
+func printProblem(w io.Writer, p pkgstore.Problem, indent, label string) {
 	mark := ""
 	if p.Blocking {
 		mark = " [blocking]"
 	}
-	fmt.Fprintf(w, "%s%s: %s%s\n%s  %s\n", indent, p.Kind, p.Path, mark, indent, p.Message)
+	fmt.Fprintf(w, "%s%s%s: %s%s\n%s  %s\n", indent, label, p.Kind, p.Path, mark, indent, p.Message)
 }
 
 // progress draws a bar on stderr when it is a terminal; otherwise it does
