@@ -181,9 +181,10 @@ func cmdRunJSON(ts *testscript.TestScript, neg bool, args []string) {
 				BytesFreed *int64  `json:"bytes_freed"`
 			} `json:"outcome"`
 		} `json:"releases"`
-		Summary  map[string]int64 `json:"summary"`
-		Problems []any            `json:"problems"`
-		Warnings []struct {
+		Summary     map[string]int64 `json:"summary"`
+		Problems    []any            `json:"problems"`
+		RootSources []any            `json:"root_sources"`
+		Warnings    []struct {
 			Kind *string `json:"kind"`
 			Pin  *string `json:"pin"`
 			Text *string `json:"text"`
