@@ -91,7 +91,7 @@ func Open(fsRoot string) (*Store, error) {
 		return nil, fmt.Errorf("%w: FS root %s is not a directory", ErrNoStore, abs)
 	}
 	storePath := filepath.Join(abs, StoreDir)
-	pkgs, err := os.OpenRoot(storePath)
+	pkgs, err := os.OpenRoot(safeio.Dir(storePath))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoStore, storePath, err)
 	}
@@ -394,7 +394,7 @@ func errMsg(err error) string {
 }
 
 func readDir(r *os.Root, name string) ([]fs.DirEntry, error) {
-	f, err := r.Open(name)
+	f, err := r.Open(safeio.Dir(name))
 	if err != nil {
 		return nil, err
 	}
@@ -405,7 +405,7 @@ func readDir(r *os.Root, name string) ([]fs.DirEntry, error) {
 }
 
 func (sc *scanner) scanName(origin, name string) {
-	nroot, err := sc.store.pkgs.OpenRoot(origin + "/" + name)
+	nroot, err := sc.store.pkgs.OpenRoot(safeio.Dir(origin + "/" + name))
 	if err != nil {
 		sc.unreadable(err, origin, name)
 		return
@@ -422,7 +422,7 @@ func (sc *scanner) scanName(origin, name string) {
 		if !sc.dirEntryOK(v, "version", origin, name, v.Name()) {
 			continue
 		}
-		vroot, err := nroot.OpenRoot(v.Name())
+		vroot, err := nroot.OpenRoot(safeio.Dir(v.Name()))
 		if err != nil {
 			sc.unreadable(err, origin, name, v.Name())
 			continue
@@ -479,7 +479,7 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 	sc.problems.add(Problem{Path: storePath(origin, name, version, entry), Kind: ProblemInstallLeftover, Message: msg, Modified: modified})
 	// What the install needs must stay: read its dependency files.
 	inst := Installing{Path: rel}
-	if iroot, err := vroot.OpenRoot(entry); err == nil {
+	if iroot, err := vroot.OpenRoot(safeio.Dir(entry)); err == nil {
 		for _, file := range [2]string{"DEPS", "TDEPS"} {
 			body, _, err := readMeta(iroot, file)
 			if tl := tooLarge(err); tl != "" {
@@ -539,7 +539,7 @@ func quotePrefix(s string) string {
 
 func (sc *scanner) scanRelease(vroot *os.Root, id Ident) *Release {
 	path := storePath(id.Origin, id.Name, id.Version, id.Release)
-	rroot, err := vroot.OpenRoot(id.Release)
+	rroot, err := vroot.OpenRoot(safeio.Dir(id.Release))
 	if err != nil {
 		sc.problems.add(Problem{Path: path, Kind: ProblemUnreadable, Blocking: true,
 			Message: fmt.Sprintf("cannot open release directory, so whether it is installed is unknown: %v", errMsg(err))})

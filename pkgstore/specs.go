@@ -52,7 +52,7 @@ func ParseSpec(name string, data []byte) (Ident, string, error) {
 // that cannot be parsed is a blocking problem: what it protects is unknown.
 func (s *Store) readSpecs(inv *Inventory, probs *problems) {
 	dir := filepath.Join(s.fsRoot, SpecsDir)
-	root, err := os.OpenRoot(dir)
+	root, err := os.OpenRoot(safeio.Dir(dir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}

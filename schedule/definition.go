@@ -15,6 +15,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -324,7 +325,8 @@ func LoadDir(dir string) ([]Definition, []error) {
 	var errs []error
 	names := map[string]string{}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		// Without blocking on a FIFO, regular files only, capped.
+		data, err := safeio.ReadFile(f, safeio.Limit, safeio.FollowLinks)
 		if err != nil {
 			errs = append(errs, &DefinitionError{File: f, Msg: err.Error()})
 			continue

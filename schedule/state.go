@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
 // ErrState is wrapped by errors about a state file that is refused.
@@ -87,30 +88,16 @@ const stateVersion = 1
 // has a version other than 1 is refused (ErrState), as the lock file rules
 // do: the scheduler never reads or replaces what the name points to.
 func LoadState(path string) (*State, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, fs.ErrNotExist) {
+	b, err := safeio.ReadFile(path, maxStateSize, safeio.NoFollow)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return newState(), nil
-	}
-	if err != nil {
-		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, fmt.Errorf("%w: state file %s is a symlink; hab-gc neither follows nor replaces it: remove it or name the real file with --state", ErrState, path)
-		}
+	case errors.Is(err, syscall.ELOOP):
+		return nil, fmt.Errorf("%w: state file %s is a symlink; hab-gc neither follows nor replaces it: remove it or name the real file with --state", ErrState, path)
+	case errors.Is(err, safeio.ErrNotRegular), errors.Is(err, safeio.ErrTooLarge):
+		return nil, fmt.Errorf("%w: state file %s: %v", ErrState, path, errors.Unwrap(err))
+	case err != nil:
 		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: state file %s is not a regular file (%s)", ErrState, path, fi.Mode().Type())
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxStateSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxStateSize {
-		return nil, fmt.Errorf("%w: state file %s is larger than %d bytes", ErrState, path, maxStateSize)
 	}
 	st := newState()
 	st.Version = 0

@@ -1,18 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -78,16 +81,29 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config
 			file, explicit = v, true
 		}
 	}
+	// The file is read without blocking (a FIFO is refused, not waited
+	// on), regular files only, capped at safeio.Limit.
+	var data []byte
 	if !explicit {
 		candidate := filepath.Join(c.fsRoot(), "hab", "etc", "hab-gc.toml")
-		if _, err := os.Stat(candidate); err == nil {
-			file = candidate
+		b, err := safeio.ReadFile(candidate, safeio.Limit, safeio.FollowLinks)
+		switch {
+		case err == nil:
+			file, data = candidate, b
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		default:
+			return nil, usageError{fmt.Errorf("config file %s: %v", candidate, pathless(err))}
 		}
+	} else {
+		b, err := safeio.ReadFile(file, safeio.Limit, safeio.FollowLinks)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("config file %s: %v", file, pathless(err))}
+		}
+		data = b
 	}
 	if file != "" {
-		c.v.SetConfigFile(file)
 		c.v.SetConfigType("toml")
-		if err := c.v.ReadInConfig(); err != nil {
+		if err := c.v.ReadConfig(bytes.NewReader(data)); err != nil {
 			return nil, usageError{fmt.Errorf("config file %s: %v", file, err)}
 		}
 		c.file = file
@@ -98,6 +114,15 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config
 		}
 	}
 	return c, nil
+}
+
+// pathless drops the path an *fs.PathError repeats.
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func (c *config) known(key string) bool {

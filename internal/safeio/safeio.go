@@ -187,3 +187,14 @@ func Kind(m fs.FileMode) string {
 		return "special file (" + t.String() + ")"
 	}
 }
+
+// Dir returns name with a trailing slash. Opening that fails at once with
+// ENOTDIR unless name is a directory (or a symlink to one), where opening
+// name itself would block on a FIFO until a writer comes: os.OpenRoot and
+// Root.OpenRoot open their last component without O_DIRECTORY.
+func Dir(name string) string {
+	if strings.HasSuffix(name, "/") {
+		return name
+	}
+	return name + "/"
+}

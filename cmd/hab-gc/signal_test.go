@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// SIGINT and SIGTERM stop a hab-gc process that is waiting (here for the
+// store's lock, with a 10-minute timeout) at once, with an error and
+// nothing removed. The process is this test binary run as hab-gc (see
+// TestMain).
+func TestSignalStopsARun(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			b := storetest.New(t)
+			b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
+			st, err := pkgstore.Open(b.Root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			unlock, err := st.Lock(context.Background(), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer unlock()
+			var stderr bytes.Buffer
+			cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=0", "--lock-timeout=10m"}, Stderr: &stderr}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			// Let it reach the wait for the lock (its handlers are set by then).
+			time.Sleep(2 * time.Second)
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() <= 0 {
+					t.Fatalf("ended with %v, want a non-zero exit (not death by the signal); stderr %q", err, stderr.String())
+				}
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("still running 30s after %v", sig)
+			}
+			if _, err := os.Stat(b.PkgPath("core/a/1/20200101000000")); err != nil {
+				t.Errorf("a release was removed: %v", err)
+			}
+		})
+	}
+}

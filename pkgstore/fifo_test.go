@@ -1,0 +1,75 @@
+package pkgstore_test
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// mkfifo replaces whatever is at path with a FIFO.
+func mkfifo(t *testing.T, path string) {
+	t.Helper()
+	if err := os.RemoveAll(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mkfifo(path, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+}
+
+// hab/pkgs itself a FIFO: Open fails at once, naming it.
+func TestOpenStoreThatIsAFIFO(t *testing.T) {
+	b := storetest.New(t)
+	mkfifo(t, b.Path("hab/pkgs"))
+	err := bounded(t, 10*time.Second, func() error {
+		st, err := pkgstore.Open(b.Root)
+		if err == nil {
+			st.Close()
+		}
+		return err
+	})
+	if !errors.Is(err, pkgstore.ErrNoStore) || !strings.Contains(err.Error(), "hab/pkgs") {
+		t.Fatalf("got %v, want ErrNoStore naming hab/pkgs", err)
+	}
+}
+
+// A FIFO wherever the scan reads a file or a directory is a problem
+// naming it; the scan never blocks on it.
+func TestScanNeverBlocksOnAFIFO(t *testing.T) {
+	const rel = "core/a/1/20200101000000"
+	cases := []struct {
+		name, path string // path relative to the FS root
+		blocking   bool
+	}{
+		{"specs directory", "hab/sup/default/specs", true},
+		{"spec file", "hab/sup/default/specs/a.spec", true},
+		{"binlink directory", "bin", true},
+		{"DEPS", "hab/pkgs/" + rel + "/DEPS", true},
+		{"TARGET", "hab/pkgs/" + rel + "/TARGET", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := storetest.New(t)
+			b.Pkg("core/b/1/20200101000000").Pkg(rel, "core/b/1/20200101000000").Spec("a", "core/a").
+				Binlink("bin", "b", "/hab/pkgs/core/b/1/20200101000000/MANIFEST")
+			mkfifo(t, b.Path(c.path))
+			inv := bounded(t, 10*time.Second, func() *pkgstore.Inventory { return scan(t, b.Root) })
+			for _, p := range inv.Problems {
+				if p.Path == c.path {
+					if p.Blocking != c.blocking {
+						t.Errorf("problem %v: blocking %v, want %v", p, p.Blocking, c.blocking)
+					}
+					return
+				}
+			}
+			t.Fatalf("no problem names %s: %v", c.path, inv.Problems)
+		})
+	}
+}
