@@ -297,3 +297,50 @@ func TestLockHolderNamedWhenKnown(t *testing.T) {
 		t.Fatalf("got %v, want a LockedError naming pid %d", res.err, os.Getpid())
 	}
 }
+
+// RLock is shared among readers, excluded by Lock, and never creates the
+// lock file in a store the user does not own.
+func TestRLock(t *testing.T) {
+	t.Run("shared among readers, excluded by a writer", func(t *testing.T) {
+		b := storetest.New(t)
+		st := openStore(t, b.Root)
+		u1, err := st.RLock(context.Background(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u2, err := openStore(t, b.Root).RLock(context.Background(), 0)
+		if err != nil {
+			t.Fatalf("second reader: %v", err)
+		}
+		res := tryLock(t, openStore(t, b.Root), 0)
+		if !errors.Is(res.err, pkgstore.ErrLocked) {
+			t.Fatalf("writer while readers hold it: %v", res.err)
+		}
+		u1()
+		u2()
+		res = tryLock(t, openStore(t, b.Root), 0)
+		if res.err != nil {
+			t.Fatal(res.err)
+		}
+		defer res.unlock()
+		if _, err := openStore(t, b.Root).RLock(context.Background(), 0); !errors.Is(err, pkgstore.ErrLocked) {
+			t.Fatalf("reader while a writer holds it: %v", err)
+		}
+	})
+	t.Run("no lock file created in another user's store", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("needs root to chown the store")
+		}
+		b := storetest.New(t)
+		if err := os.Chown(b.Path("hab/pkgs"), 12345, 12345); err != nil {
+			t.Skip(err)
+		}
+		_, err := openStore(t, b.Root).RLock(context.Background(), 0)
+		if !errors.Is(err, pkgstore.ErrLockUnavailable) {
+			t.Fatalf("got %v, want ErrLockUnavailable", err)
+		}
+		if _, err := os.Lstat(b.Path("hab/pkgs/" + pkgstore.LockFile)); err == nil {
+			t.Fatal("RLock created the lock file")
+		}
+	})
+}

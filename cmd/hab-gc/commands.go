@@ -302,7 +302,8 @@ func (a *app) checkCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Verify the store's integrity; exit 6 on errors (with --strict, on notices too)",
-		Long: `Scan the store under its lock and report every problem: damaged or missing metadata, malformed
+		Long: `Scan the store under its shared lock (without it, saying so, where it cannot be taken:
+a read-only store, a user who may not open it) and report every problem: damaged or missing metadata, malformed
 dependency lines, dependencies that are not installed, DEPS lines missing from TDEPS, symlinked or
 unreadable directories, install leftovers, specs that cannot be parsed or match nothing, dangling
 binlinks. Problems marked "blocking" make run refuse.
@@ -335,11 +336,18 @@ another package target. Everything else is an error. check exits 6 when it finds
 			return err
 		}
 		defer store.Close()
-		unlock, err := store.Lock(cmd.Context(), timeout)
-		if err != nil {
+		// A shared lock: checks do not exclude each other, a run excludes
+		// them. On a read-only store, or for a user who may not create or
+		// open the lock file, check reads without it and says so.
+		unlock, err := store.RLock(cmd.Context(), timeout)
+		switch {
+		case errors.Is(err, pkgstore.ErrLockUnavailable):
+			fmt.Fprintf(a.stderr, "hab-gc: notice: checking without the store's lock (%v); a run in progress may show as problems\n", err)
+		case err != nil:
 			return err
+		default:
+			defer unlock()
 		}
-		defer unlock()
 		opts.Now = time.Now()
 		rep, err := store.Verify(cmd.Context(), opts)
 		if err != nil {

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+func noEnv(string) (string, bool) { return "", false }
+
+// check works on a read-only store: with the lock file there it takes the
+// lock shared; without it (it cannot be created) it checks unlocked and
+// says so.
+func TestCheckReadOnlyStore(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to bind-mount the store read-only")
+	}
+	for _, withLockFile := range []bool{false, true} {
+		name := map[bool]string{false: "no lock file", true: "lock file present"}[withLockFile]
+		t.Run(name, func(t *testing.T) {
+			b := storetest.New(t)
+			b.Pkg("core/a/1/20200101000000")
+			if withLockFile {
+				st, err := pkgstore.Open(b.Root)
+				if err != nil {
+					t.Fatal(err)
+				}
+				unlock, err := st.Lock(context.Background(), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				unlock()
+				st.Close()
+			}
+			ro := t.TempDir()
+			if err := unix.Mount(b.Root, ro, "", unix.MS_BIND, ""); err != nil {
+				t.Skipf("bind mount: %v", err)
+			}
+			t.Cleanup(func() { unix.Unmount(ro, unix.MNT_DETACH) })
+			if err := unix.Mount("", ro, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY, ""); err != nil {
+				t.Skipf("read-only remount: %v", err)
+			}
+			var stdout, stderr bytes.Buffer
+			code := execute([]string{"check", "--fs-root", ro}, &stdout, &stderr, noEnv)
+			if code != exitOK || !strings.Contains(stdout.String(), "OK: 1 releases") {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+			}
+			notice := strings.Contains(stderr.String(), "without the store's lock")
+			if notice == withLockFile {
+				t.Errorf("stderr %q: a notice about checking unlocked is expected exactly when there is no lock file", stderr.String())
+			}
+		})
+	}
+}
+
+// check works for a user who can read the store but not write it, and
+// cannot open root's lock file.
+func TestCheckAsNonRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run the check as another user")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, withLockFile := range []bool{false, true} {
+		name := map[bool]string{false: "no lock file", true: "root's lock file"}[withLockFile]
+		t.Run(name, func(t *testing.T) {
+			// Everything the user needs must be reachable: a world-readable
+			// directory outside the test's private temporary ones.
+			dir, err := os.MkdirTemp("", "hab-gc-nonroot-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			os.Chmod(dir, 0o755)
+			bin := filepath.Join(dir, "hab-gc")
+			data, err := os.ReadFile(exe)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(bin, data, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			b := storetest.At(t, filepath.Join(dir, "fs"))
+			b.Pkg("core/a/1/20200101000000")
+			b.Chmod("hab/pkgs", 0o555)
+			if withLockFile {
+				b.Chmod("hab/pkgs", 0o755)
+				st, _ := pkgstore.Open(b.Root)
+				unlock, err := st.Lock(context.Background(), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				unlock()
+				st.Close()
+				b.Chmod("hab/pkgs", 0o555)
+			}
+			var stdout, stderr bytes.Buffer
+			cmd := &exec.Cmd{Path: bin, Args: []string{"hab-gc", "check", "--fs-root", b.Root}, Stdout: &stdout, Stderr: &stderr,
+				Dir: dir, Env: []string{"PATH=/usr/bin:/bin"},
+				SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}}
+			err = cmd.Run()
+			if err != nil || !strings.Contains(stdout.String(), "OK: 1 releases") || !strings.Contains(stderr.String(), "without the store's lock") {
+				t.Fatalf("%v; stdout %q, stderr %q", err, stdout.String(), stderr.String())
+			}
+			if _, err := os.Lstat(b.Path("hab/pkgs/" + pkgstore.LockFile)); (err == nil) != withLockFile {
+				t.Errorf("lock file created or lost: %v", err)
+			}
+		})
+	}
+}
