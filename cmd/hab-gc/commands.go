@@ -37,6 +37,9 @@ func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (
 	bar.done()
 	if err != nil {
 		store.Close()
+		if errors.Is(err, retention.ErrDamaged) {
+			err = fmt.Errorf("%w\nhab-gc check explains each problem. To plan anyway, keeping every damaged release and all it names: --allow-damaged (env HAB_GC_ALLOW_DAMAGED, config key allow_damaged)", err)
+		}
 		return nil, nil, err
 	}
 	for _, w := range plan.Warnings {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pelletier/go-toml/v2"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -104,7 +105,7 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config
 	if file != "" {
 		c.v.SetConfigType("toml")
 		if err := c.v.ReadConfig(bytes.NewReader(data)); err != nil {
-			return nil, usageError{fmt.Errorf("config file %s: %v", file, err)}
+			return nil, usageError{configFileError(file, err)}
 		}
 		c.file = file
 		for _, k := range c.v.AllKeys() {
@@ -123,6 +124,17 @@ func pathless(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// configFileError names the config file and, for bad TOML, the line and
+// column (FILE:LINE:COLUMN: message, as compilers do).
+func configFileError(file string, err error) error {
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Errorf("config file %s:%d:%d: %s", file, row, col, strings.TrimPrefix(de.Error(), "toml: "))
+	}
+	return fmt.Errorf("config file %s: %w", file, err)
 }
 
 func (c *config) known(key string) bool {

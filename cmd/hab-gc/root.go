@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,6 +35,29 @@ func execute(args []string, stdout, stderr io.Writer, lookup func(string) (strin
 		return code
 	}
 	return exitOK
+}
+
+// plainFlagError rewrites pflag's complaint about a value so that it does
+// not quote Go's parser: `invalid argument "maybe" for "--json" flag:
+// strconv.ParseBool: parsing "maybe": invalid syntax` ends in "must be
+// true or false".
+func plainFlagError(err error) error {
+	msg := err.Error()
+	i := strings.Index(msg, "strconv.Parse")
+	if i < 0 {
+		return err
+	}
+	what := "must be a number"
+	switch {
+	case strings.HasPrefix(msg[i:], "strconv.ParseBool"):
+		what = "must be true or false"
+	case strings.HasPrefix(msg[i:], "strconv.ParseInt"), strings.HasPrefix(msg[i:], "strconv.ParseUint"):
+		what = "must be a whole number"
+	}
+	if strings.HasSuffix(msg, "value out of range") {
+		what = "out of range"
+	}
+	return errors.New(msg[:i] + what)
 }
 
 // habitatSpellings accepts Habitat's spelling of a flag for ours:
@@ -112,7 +136,7 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{plainFlagError(err)} })
 	root.SetGlobalNormalizationFunc(habitatSpellings)
 	addRootFlags(root.PersistentFlags())
 	root.PersistentFlags().Bool("json", false, "print JSON instead of tables")
