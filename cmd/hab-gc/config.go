@@ -84,6 +84,9 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config
 	}
 	// The file is read without blocking (a FIFO is refused, not waited
 	// on), regular files only, capped at safeio.Limit.
+	if err := c.checkFSRoot(); err != nil {
+		return nil, err
+	}
 	var data []byte
 	if !explicit {
 		candidate := filepath.Join(c.fsRoot(), "hab", "etc", "hab-gc.toml")
@@ -108,6 +111,9 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config
 			return nil, usageError{configFileError(file, err)}
 		}
 		c.file = file
+		if err := c.checkFSRoot(); err != nil {
+			return nil, err
+		}
 		for _, k := range c.v.AllKeys() {
 			if !c.known(strings.SplitN(k, ".", 2)[0]) {
 				return nil, usageError{fmt.Errorf("config file %s: unknown key %q", file, k)}
@@ -199,6 +205,16 @@ func (c *config) raw(key string) string {
 
 func (c *config) bad(key, why string) error {
 	return usageError{fmt.Errorf("invalid %s %q (from %s): %s", strings.ReplaceAll(key, "_", "-"), c.raw(key), c.source(key), why)}
+}
+
+// checkFSRoot refuses an FS root given as the empty string, which would
+// otherwise silently mean / (and a flag would override FS_ROOT with it).
+// An empty FS_ROOT variable counts as unset, as for every variable.
+func (c *config) checkFSRoot() error {
+	if c.isSet("fs_root") && c.raw("fs_root") == "" {
+		return c.bad("fs_root", "must not be empty (use / for this machine's root)")
+	}
+	return nil
 }
 
 func (c *config) fsRoot() string {
