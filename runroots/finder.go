@@ -1,0 +1,89 @@
+package runroots
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// Finder is a retention.RootFinder: every release a process uses is a
+// root with code in-use.
+type Finder struct {
+	// ProcRoot is the proc file system to read (DefaultProcRoot when
+	// empty).
+	ProcRoot string
+}
+
+// FindRoots scans the processes for the inventory's store (its FSRoot).
+// Each release in use is one root, named after the first process that
+// uses it (and how many others do). Found.Counts holds "processes",
+// "inspected", "denied", "vanished", "failed" and "releases_in_use".
+func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (retention.Found, error) {
+	res, err := Scan(ctx, f.ProcRoot, inv.FSRoot)
+	if err != nil {
+		return retention.Found{}, fmt.Errorf("runtime roots: %w", err)
+	}
+	return res.Found(), nil
+}
+
+// Found turns a scan's result into roots for retention.
+func (r *Result) Found() retention.Found {
+	type agg struct {
+		first Use
+		pids  map[int]bool
+	}
+	byIdent := map[pkgstore.Ident]*agg{}
+	var order []pkgstore.Ident
+	for _, u := range r.Uses {
+		a := byIdent[u.Ident]
+		if a == nil {
+			a = &agg{first: u, pids: map[int]bool{}}
+			byIdent[u.Ident] = a
+			order = append(order, u.Ident)
+		}
+		a.pids[u.PID] = true
+	}
+	out := retention.Found{Source: "processes", Summary: r.Summary(), Counts: map[string]int{
+		"processes": r.Processes, "inspected": r.Inspected, "denied": r.Denied,
+		"vanished": r.Vanished, "failed": r.Failed, "releases_in_use": len(order),
+	}}
+	for _, id := range order {
+		a := byIdent[id]
+		text := a.first.String()
+		if n := len(a.pids) - 1; n == 1 {
+			text += " (and 1 other process uses it)"
+		} else if n > 1 {
+			text += fmt.Sprintf(" (and %d other processes use it)", n)
+		}
+		out.Roots = append(out.Roots, retention.Root{Ident: id, Code: retention.CodeInUse, Text: text})
+	}
+	return out
+}
+
+// Summary says in one sentence what the scan saw and could not see.
+func (r *Result) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "runtime roots: %d of %d processes inspected", r.Inspected, r.Processes)
+	var not []string
+	if r.Denied > 0 {
+		not = append(not, fmt.Sprintf("%d could not be inspected fully (permission denied; run as root to see every process)", r.Denied))
+	}
+	if r.Vanished > 0 {
+		not = append(not, fmt.Sprintf("%d exited while being read", r.Vanished))
+	}
+	if r.Failed > 0 {
+		not = append(not, fmt.Sprintf("%d could not be read (%s)", r.Failed, r.FailedExample))
+	}
+	if len(not) > 0 {
+		b.WriteString("; " + strings.Join(not, "; "))
+	}
+	n := map[pkgstore.Ident]bool{}
+	for _, u := range r.Uses {
+		n[u.Ident] = true
+	}
+	fmt.Fprintf(&b, "; %d release(s) in use", len(n))
+	return b.String()
+}

@@ -1,0 +1,5 @@
+package runroots
+
+import "syscall"
+
+var errESRCH error = syscall.ESRCH

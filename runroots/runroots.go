@@ -1,0 +1,610 @@
+package runroots
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// ErrNoProc is wrapped by Scan's error when the proc root cannot be listed.
+var ErrNoProc = errors.New("cannot list processes")
+
+// DefaultProcRoot is where Linux mounts the proc file system.
+const DefaultProcRoot = "/proc"
+
+// Kind is how a process uses a release.
+type Kind string
+
+// Kinds, in the order a reason prefers them.
+const (
+	KindExe     Kind = "exe"     // it executes a file of the release
+	KindMap     Kind = "map"     // it has a file of the release mapped
+	KindFD      Kind = "fd"      // it has a file of the release open
+	KindCwd     Kind = "cwd"     // its working directory is in the release
+	KindRoot    Kind = "root"    // its root directory is in the release
+	KindEnv     Kind = "environ" // its environment names the release
+	KindCmdline Kind = "cmdline" // its command line names the release
+)
+
+var kindOrder = []Kind{KindExe, KindMap, KindFD, KindCwd, KindRoot, KindEnv, KindCmdline}
+
+// Use is one process using one release.
+type Use struct {
+	PID  int
+	Comm string // the process's command name (/proc/PID/comm)
+	// Ident is the release (fully qualified).
+	Ident pkgstore.Ident
+	Kind  Kind
+	// File is the path inside the release ("" for the release directory
+	// itself); for KindEnv, the variable's name instead.
+	File string
+	// Hidden is set when the path lies in a directory hab-gc hid the
+	// release under.
+	Hidden bool
+}
+
+// String says what the process does with the release, e.g. "process 4121
+// (redis-server) executes bin/redis-server of it".
+func (u Use) String() string {
+	who := fmt.Sprintf("process %d (%s)", u.PID, u.Comm)
+	file := u.File
+	if file == "" {
+		file = "it"
+	}
+	var s string
+	switch u.Kind {
+	case KindExe:
+		s = who + " executes " + file + " of it"
+		if u.File == "" {
+			s = who + " executes it"
+		}
+	case KindMap:
+		s = who + " has " + file + " mapped"
+	case KindFD:
+		s = who + " has " + file + " open"
+	case KindCwd:
+		s = who + " has its working directory in it"
+		if u.File != "" {
+			s += " (" + u.File + ")"
+		}
+	case KindRoot:
+		s = who + " has its root directory in it"
+	case KindEnv:
+		s = who + " has it in its environment (" + u.File + ")"
+	case KindCmdline:
+		s = who + " names it on its command line"
+	default:
+		s = who + " uses it"
+	}
+	if u.Hidden {
+		s += ", under the name hab-gc hid it by"
+	}
+	return s
+}
+
+// Result is what Scan found.
+type Result struct {
+	// Uses are sorted by PID, then kind; one per process, release and kind.
+	Uses []Use
+	// Processes is how many processes the proc root listed; Inspected how
+	// many of them were read whole.
+	Processes, Inspected int
+	// Denied counts processes of which something could not be read for
+	// lack of permission; Vanished those that exited while being read;
+	// Failed those that could not be read for another reason (the reason
+	// of the first such is in FailedExample).
+	Denied, Vanished, Failed int
+	FailedExample            string
+}
+
+// Scan reads every process under procRoot (DefaultProcRoot when empty) and
+// returns the uses of releases of the store under fsRoot. It fails only
+// when the proc root cannot be listed, or when ctx ends.
+func Scan(ctx context.Context, procRoot, fsRoot string) (*Result, error) {
+	if procRoot == "" {
+		procRoot = DefaultProcRoot
+	}
+	m, err := newMatcher(fsRoot)
+	if err != nil {
+		return nil, err
+	}
+	d, err := os.Open(procRoot)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoProc, err)
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoProc, err)
+	}
+	var pids []int
+	for _, n := range names {
+		if pid, err := strconv.Atoi(n); err == nil && pid > 0 {
+			pids = append(pids, pid)
+		}
+	}
+	res := &Result{Processes: len(pids)}
+	workers := min(runtime.GOMAXPROCS(0), max(len(pids), 1))
+	next := make(chan int)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := reader{m: m, proc: procRoot}
+			for pid := range next {
+				st := r.process(pid)
+				mu.Lock()
+				res.Uses = append(res.Uses, st.uses...)
+				switch {
+				case st.vanished:
+					res.Vanished++
+				case st.denied:
+					res.Denied++
+				case st.failed != "":
+					if res.Failed == 0 {
+						res.FailedExample = st.failed
+					}
+					res.Failed++
+				default:
+					res.Inspected++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, pid := range pids {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- pid
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(res.Uses, func(a, b Use) int {
+		if a.PID != b.PID {
+			return a.PID - b.PID
+		}
+		if c := slices.Index(kindOrder, a.Kind) - slices.Index(kindOrder, b.Kind); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Ident.String(), b.Ident.String())
+	})
+	return res, nil
+}
+
+// matcher maps absolute paths to releases of one store.
+type matcher struct {
+	stores  []string // absolute store paths, each ending in "/"
+	needles [][]byte // a cheap test: a store path contains one of these
+}
+
+func newMatcher(fsRoot string) (*matcher, error) {
+	if fsRoot == "" {
+		fsRoot = "/"
+	}
+	abs, err := filepath.Abs(fsRoot)
+	if err != nil {
+		return nil, err
+	}
+	m := &matcher{}
+	store := filepath.ToSlash(filepath.Join(abs, pkgstore.StoreDir))
+	cands := []string{store}
+	if real, err := filepath.EvalSymlinks(store); err == nil && filepath.ToSlash(real) != store {
+		cands = append(cands, filepath.ToSlash(real))
+	}
+	for _, s := range cands {
+		m.stores = append(m.stores, strings.TrimSuffix(s, "/")+"/")
+		needle := []byte("/" + path.Base(s) + "/")
+		if !slices.ContainsFunc(m.needles, func(n []byte) bool { return bytes.Equal(n, needle) }) {
+			m.needles = append(m.needles, needle)
+		}
+	}
+	return m, nil
+}
+
+// mayHold reports whether b could contain a store path at all.
+func (m *matcher) mayHold(b []byte) bool {
+	for _, n := range m.needles {
+		if bytes.Contains(b, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// match maps an absolute path to the release it lies in.
+func (m *matcher) match(p string) (id pkgstore.Ident, file string, hidden, ok bool) {
+	p = strings.TrimSuffix(p, " (deleted)")
+	if !strings.HasPrefix(p, "/") {
+		return id, "", false, false
+	}
+	p = path.Clean(p)
+	for _, s := range m.stores {
+		rest, found := strings.CutPrefix(p, s)
+		if !found {
+			continue
+		}
+		parts := strings.SplitN(rest, "/", 5)
+		if len(parts) < 4 {
+			return id, "", false, false
+		}
+		release := parts[3]
+		if after, isDebris := strings.CutPrefix(release, pkgstore.DebrisPrefix); isDebris {
+			release, hidden = debrisRelease(after), true
+		} else if strings.HasPrefix(release, pkgstore.InstallTempPrefix) {
+			return id, "", false, false // an install in progress, not a release yet
+		}
+		id, err := pkgstore.ParseFullIdent(parts[0] + "/" + parts[1] + "/" + parts[2] + "/" + release)
+		if err != nil {
+			return id, "", false, false
+		}
+		if len(parts) == 5 {
+			file = parts[4]
+		}
+		return id, file, hidden, true
+	}
+	return id, "", false, false
+}
+
+// debrisRelease takes the release out of the rest of a hidden directory's
+// name: "pending-RELEASE-RANDOM" or "doomed-RELEASE-RANDOM".
+func debrisRelease(rest string) string {
+	_, rest, _ = strings.Cut(rest, "-")
+	if i := strings.LastIndexByte(rest, '-'); i > 0 {
+		rest = rest[:i]
+	}
+	return rest
+}
+
+// reader reads processes; each worker has its own buffer.
+type reader struct {
+	m     *matcher
+	proc  string
+	buf   []byte // file contents
+	link  []byte // link targets
+	dents []byte // directory entries
+	cache map[string]matched
+}
+
+type matched struct {
+	id     pkgstore.Ident
+	file   string
+	hidden bool
+	ok     bool
+}
+
+// match is matcher.match, remembered: processes share most paths.
+func (r *reader) match(p string) (pkgstore.Ident, string, bool, bool) {
+	if m, ok := r.cache[p]; ok {
+		return m.id, m.file, m.hidden, m.ok
+	}
+	if r.cache == nil || len(r.cache) > 1<<14 {
+		r.cache = map[string]matched{}
+	}
+	var m matched
+	m.id, m.file, m.hidden, m.ok = r.m.match(p)
+	r.cache[p] = m
+	return m.id, m.file, m.hidden, m.ok
+}
+
+type procState struct {
+	uses     []Use
+	denied   bool
+	vanished bool
+	failed   string
+	gone     bool // an ENOENT/ESRCH was met: check whether the process exited
+}
+
+// note records a read error: permission, a raced exit, or another failure.
+func (st *procState) note(what string, err error) {
+	switch {
+	case err == nil:
+	case errors.Is(err, os.ErrPermission):
+		st.denied = true
+	case errors.Is(err, os.ErrNotExist), errors.Is(err, syscall.ESRCH):
+		st.gone = true
+	default:
+		if st.failed == "" {
+			st.failed = what + ": " + err.Error()
+		}
+	}
+}
+
+// maxRead caps one read of maps, environ or cmdline. A larger one leaves
+// the process counted as Failed.
+const maxRead = 64 << 20
+
+func (r *reader) process(pid int) procState {
+	var st procState
+	dir := r.proc + "/" + strconv.Itoa(pid)
+	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		st.note("open", err)
+		if st.gone {
+			st.vanished = true
+		}
+		return st
+	}
+	defer unix.Close(dfd)
+	seen := map[[2]string]bool{}
+	record := func(kind Kind, id pkgstore.Ident, file string, hidden bool) {
+		key := [2]string{id.String(), string(kind)}
+		if !seen[key] {
+			seen[key] = true
+			st.uses = append(st.uses, Use{PID: pid, Ident: id, Kind: kind, File: file, Hidden: hidden})
+		}
+	}
+	root, err := r.readlinkat(dfd, "root")
+	st.note("root", err)
+	// add matches a path as the reader sees it, then joined under the
+	// process's root directory (another mount namespace).
+	add := func(kind Kind, p string) {
+		if !strings.HasPrefix(p, "/") {
+			return
+		}
+		if id, file, hidden, ok := r.match(p); ok {
+			record(kind, id, file, hidden)
+		} else if root != "" && root != "/" {
+			if id, file, hidden, ok := r.match(root + p); ok {
+				record(kind, id, file, hidden)
+			}
+		}
+	}
+	if err == nil {
+		if id, file, hidden, ok := r.match(root); ok {
+			record(KindRoot, id, file, hidden)
+		}
+	}
+	for _, l := range [...]struct {
+		name string
+		kind Kind
+	}{{"exe", KindExe}, {"cwd", KindCwd}} {
+		t, err := r.readlinkat(dfd, l.name)
+		st.note(l.name, err)
+		if err == nil {
+			add(l.kind, t)
+		}
+	}
+	if err := r.fds(dfd, func(t string) { add(KindFD, t) }); err != nil {
+		st.note("fd", err)
+	}
+	if b, err := r.readAt(dfd, "maps"); err != nil {
+		st.note("maps", err)
+	} else if r.m.mayHold(b) {
+		for line := range bytes.Lines(b) {
+			if p, ok := mapsPath(line); ok {
+				add(KindMap, p)
+			}
+		}
+	}
+	for _, f := range [...]struct {
+		name string
+		kind Kind
+	}{{"environ", KindEnv}, {"cmdline", KindCmdline}} {
+		b, err := r.readAt(dfd, f.name)
+		if err != nil {
+			st.note(f.name, err)
+			continue
+		}
+		if !r.m.mayHold(b) {
+			continue
+		}
+		for _, s := range bytes.Split(b, []byte{0}) {
+			for _, p := range storePaths(string(s), r.viewPrefixes(root)) {
+				if root != "" && root != "/" {
+					p = root + p
+				}
+				id, _, hidden, ok := r.match(p)
+				if !ok {
+					continue
+				}
+				file := ""
+				if f.kind == KindEnv {
+					file, _, _ = strings.Cut(string(s), "=")
+				}
+				record(f.kind, id, file, hidden)
+			}
+		}
+	}
+	if len(st.uses) > 0 {
+		comm, err := r.readAt(dfd, "comm")
+		st.note("comm", err)
+		c := strings.TrimSpace(string(comm))
+		if c == "" {
+			c = "?"
+		}
+		for i := range st.uses {
+			st.uses[i].Comm = c
+		}
+	}
+	if st.gone {
+		if _, err := os.Stat(dir); err != nil {
+			st.vanished = true
+		}
+	}
+	return st
+}
+
+// fds calls f with the target of every link in the fd directory of a
+// process. A descriptor closed since the listing is skipped.
+func (r *reader) fds(dfd int, f func(string)) error {
+	fd, err := unix.Openat(dfd, "fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if r.dents == nil {
+		r.dents = make([]byte, 16<<10)
+	}
+	var names []string
+	for {
+		n, err := unix.Getdents(fd, r.dents)
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			break
+		}
+		_, _, names = unix.ParseDirent(r.dents[:n], -1, names[:0])
+		for _, name := range names {
+			t, err := r.readlinkat(fd, name)
+			if err != nil {
+				if errors.Is(err, os.ErrNotExist) {
+					continue
+				}
+				return err
+			}
+			f(t)
+		}
+	}
+	return nil
+}
+
+// readlinkat reads a link relative to a directory descriptor.
+func (r *reader) readlinkat(dfd int, name string) (string, error) {
+	if r.link == nil {
+		r.link = make([]byte, 4096)
+	}
+	for {
+		n, err := unix.Readlinkat(dfd, name, r.link)
+		if err != nil {
+			return "", err
+		}
+		if n < len(r.link) {
+			return string(r.link[:n]), nil
+		}
+		if len(r.link) >= 1<<20 {
+			return "", fmt.Errorf("link %s longer than 1 MiB", name)
+		}
+		r.link = make([]byte, 2*len(r.link))
+	}
+}
+
+// viewPrefixes are the store paths as a process with root directory root
+// names them: the store itself when its root is "/", the part below root
+// when the store lies under it, none otherwise.
+func (r *reader) viewPrefixes(root string) []string {
+	if root == "" || root == "/" {
+		return r.m.stores
+	}
+	var out []string
+	for _, s := range r.m.stores {
+		if rest, ok := strings.CutPrefix(s, strings.TrimSuffix(root, "/")+"/"); ok {
+			out = append(out, "/"+rest)
+		}
+	}
+	return out
+}
+
+// readAt reads a whole proc file, relative to a process's directory, into
+// the reader's buffer (valid until the next read).
+func (r *reader) readAt(dfd int, name string) ([]byte, error) {
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	if r.buf == nil {
+		r.buf = make([]byte, 0, 64<<10)
+	}
+	b := r.buf[:0]
+	for {
+		if len(b) == cap(b) {
+			if cap(b) >= maxRead {
+				return nil, fmt.Errorf("%s larger than %d MiB", name, maxRead>>20)
+			}
+			b = slices.Grow(b, cap(b))
+		}
+		n, err := unix.Read(fd, b[len(b):cap(b)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			break
+		}
+		b = b[:len(b)+n]
+	}
+	r.buf = b
+	return b, nil
+}
+
+// mapsPath returns the path of a file-backed line of /proc/PID/maps:
+// "address perms offset dev inode   path". Anonymous mappings (inode 0,
+// [heap], [stack]...) have none.
+func mapsPath(line []byte) (string, bool) {
+	line = bytes.TrimRight(line, "\n")
+	rest := line
+	var inode []byte
+	for i := range 5 {
+		rest = bytes.TrimLeft(rest, " ")
+		end := bytes.IndexByte(rest, ' ')
+		if end < 0 {
+			return "", false
+		}
+		if i == 4 {
+			inode = rest[:end]
+		}
+		rest = rest[end:]
+	}
+	rest = bytes.TrimLeft(rest, " ")
+	if len(rest) == 0 || rest[0] != '/' || bytes.Equal(inode, []byte("0")) {
+		return "", false
+	}
+	return string(rest), true
+}
+
+// storePaths returns every path in s that starts with one of the
+// prefixes (each ending in "/") at a word boundary, up to the next
+// separator (":", ";", ",", whitespace, quotes, "=").
+func storePaths(s string, prefixes []string) []string {
+	var out []string
+	for _, pre := range prefixes {
+		for i := 0; i < len(s); {
+			j := strings.Index(s[i:], pre)
+			if j < 0 {
+				break
+			}
+			start := i + j
+			i = start + 1
+			if start > 0 && !isSep(s[start-1]) {
+				continue
+			}
+			end := start + len(pre)
+			for end < len(s) && !isSep(s[end]) {
+				end++
+			}
+			out = append(out, s[start:end])
+		}
+	}
+	return out
+}
+
+func isSep(c byte) bool {
+	switch c {
+	case ':', ';', ',', ' ', '\t', '\n', '\r', '"', '\'', '=', '(', ')', '[', ']', '{', '}', '<', '>', '|', '&', '@', 0:
+		return true
+	}
+	return false
+}
