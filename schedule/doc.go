@@ -54,7 +54,8 @@
 // keeps its schedules' and jobs' state until it is valid again; a
 // relative fs_root, or one whose store does not exist yet, is rejected.
 //
-// Cron expressions are read in a time zone (UTC by default). A wall time
-// that a daylight-saving jump skips runs at the end of the gap that day;
-// one that occurs twice runs once.
+// Cron expressions are read in a time zone (UTC by default), by systemd's
+// calendar rule so that exported timers agree: a wall time that a
+// daylight-saving jump skips does not occur (nothing runs for it that
+// day); one that occurs twice runs once, at the first.
 package schedule

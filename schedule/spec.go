@@ -142,9 +142,10 @@ func expandDescriptor(c string) string {
 }
 
 // Cron is a resolved cron expression evaluated on the wall clock of a
-// time zone. Unlike a plain cron schedule, it runs a job whose wall time
-// falls in a daylight-saving gap at the end of the gap that same day, and
-// runs a job whose wall time occurs twice (when clocks go back) once.
+// time zone, by systemd's rule (so that the daemon and exported timers
+// agree): a wall time that a daylight-saving jump skips does not occur, so
+// nothing runs for it that day; a wall time that occurs twice (clocks go
+// back) runs once, at its first occurrence.
 type Cron struct {
 	Expr  string
 	sched *cron.SpecSchedule
@@ -171,27 +172,30 @@ func (c *Cron) wall(t time.Time) time.Time {
 	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
 }
 
+// instant returns the first instant whose wall clock in c's zone reads w,
+// and false when no instant does (w is in a daylight-saving gap).
+func (c *Cron) instant(w time.Time) (time.Time, bool) {
+	// The zone's offsets around w (a change is never more than a day
+	// away from another): w minus each is a candidate instant.
+	var first time.Time
+	for _, d := range []time.Duration{-26 * time.Hour, 0, 26 * time.Hour} {
+		_, off := w.Add(d).In(c.loc).Zone()
+		if i := w.Add(-time.Duration(off) * time.Second); c.wall(i).Equal(w) && (first.IsZero() || i.Before(first)) {
+			first = i
+		}
+	}
+	return first, !first.IsZero()
+}
+
 // Next returns the first due instant strictly after t.
 func (c *Cron) Next(t time.Time) time.Time {
 	w := c.wall(t)
-	for i := 0; i < 1000; i++ {
+	for i := 0; i < 100_000; i++ {
 		nw := c.sched.Next(w)
 		if nw.IsZero() {
 			return time.Time{}
 		}
-		// Map the wall time back to an instant. In a gap, time.Date moves
-		// it forward past the gap (the same day); when a wall time occurs
-		// twice, either instant is taken once, and a candidate not after t
-		// is skipped.
-		inst := time.Date(nw.Year(), nw.Month(), nw.Day(), nw.Hour(), nw.Minute(), 0, 0, c.loc)
-		if c.wall(inst).Before(nw) {
-			// nw does not exist (clocks jumped over it): run at the end
-			// of the gap, the first instant whose wall clock passed nw.
-			for i := 0; i < 24*60 && c.wall(inst).Before(nw); i++ {
-				inst = inst.Add(time.Minute).Truncate(time.Minute)
-			}
-		}
-		if inst.After(t) {
+		if inst, ok := c.instant(nw); ok && inst.After(t) {
 			return inst
 		}
 		w = nw

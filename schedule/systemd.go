@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,18 +13,44 @@ type Unit struct {
 	Name, Content string
 }
 
+// UnitMarker starts every unit file SystemdUnits writes: a re-export
+// removes the files that carry it and belong to no job any more, and
+// never touches a file without it.
+const UnitMarker = "# Written by hab-gc schedule export: removed by a later export when its job is gone."
+
+// Invocation is how an exported service runs the daemon: the executable,
+// its arguments before --job (daemon --once, the schedules directory, the
+// state file, the time zone and every other setting the daemon uses) and
+// environment variables (KEY=VALUE).
+type Invocation struct {
+	Exe  string
+	Args []string
+	Env  []string
+}
+
+// UnitBase is the file name (without .timer or .service) of a job's units.
+func UnitBase(j Job) string { return fmt.Sprintf("hab-gc-%s-%s", j.Type, j.Key) }
+
 // SystemdUnits returns a timer and a service unit for a job: the timer
-// fires at the job's resolved time (OnCalendar, Persistent=true so a
-// missed run happens at boot), the service runs `EXE daemon --once` for
-// that job. loc is the zone the cron expression is read in.
-func SystemdUnits(j Job, exe, schedulesDir, statePath string, loc *time.Location) ([]Unit, error) {
+// fires at the job's resolved time in loc (OnCalendar, Persistent=true so
+// a missed run happens at boot), the service runs inv plus --job KEY.
+// Values are quoted and escaped as systemd reads them (%% for %, $$ for $,
+// double quotes around blanks).
+func SystemdUnits(j Job, inv Invocation, loc *time.Location) ([]Unit, error) {
 	cal, err := OnCalendar(j.Cron, loc)
 	if err != nil {
 		return nil, fmt.Errorf("job %s (%s): %w", j.Key, j.Spec.Raw, err)
 	}
-	base := fmt.Sprintf("hab-gc-%s-%s", j.Type, j.Key)
-	desc := fmt.Sprintf("hab-gc %s of %s (%s, owner %s)", j.Type, j.Store, j.Spec.Raw, j.Owner)
-	timer := fmt.Sprintf(`[Unit]
+	base := UnitBase(j)
+	desc := escapeSpecifiers(fmt.Sprintf("hab-gc %s of %s (%s, owner %s)", j.Type, j.Store, j.Spec.Raw, j.Owner))
+	desc = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, desc)
+	timer := fmt.Sprintf(`%s
+[Unit]
 Description=%s
 
 [Timer]
@@ -33,22 +60,67 @@ Unit=%s.service
 
 [Install]
 WantedBy=timers.target
-`, desc, cal, base)
-	service := fmt.Sprintf(`[Unit]
+`, UnitMarker, desc, cal, base)
+	// systemd expands variables in the arguments, not in the executable.
+	words := []string{quoteWord(escapeSpecifiers(inv.Exe))}
+	for _, a := range append(slices.Clone(inv.Args), "--job", j.Key) {
+		words = append(words, ExecQuote(a))
+	}
+	var env strings.Builder
+	for _, e := range inv.Env {
+		fmt.Fprintf(&env, "Environment=%s\n", cQuote(escapeSpecifiers(e)))
+	}
+	service := fmt.Sprintf(`%s
+[Unit]
 Description=%s
 
 [Service]
 Type=oneshot
-ExecStart=%s daemon --once --schedules %s --state %s --job %s
-`, desc, exe, quoteArg(schedulesDir), quoteArg(statePath), j.Key)
+%sExecStart=%s
+`, UnitMarker, desc, env.String(), strings.Join(words, " "))
 	return []Unit{{base + ".timer", timer}, {base + ".service", service}}, nil
 }
 
-func quoteArg(s string) string {
-	if strings.ContainsAny(s, " \t\"'\\") {
-		return strconv.Quote(s)
+// escapeSpecifiers doubles %, which systemd expands (%h, %n...).
+func escapeSpecifiers(s string) string { return strings.ReplaceAll(s, "%", "%%") }
+
+// ExecQuote quotes one ExecStart word as systemd reads it: % becomes %%
+// and $ becomes $$ (no specifier or variable is expanded), and a word with
+// blanks, quotes, backslashes or control characters, or an empty one, is
+// double-quoted with C escapes.
+func ExecQuote(s string) string {
+	return quoteWord(strings.ReplaceAll(escapeSpecifiers(s), "$", "$$"))
+}
+
+// quoteWord double-quotes a word that needs it.
+func quoteWord(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == '"' || r == '\'' || r == '\\' || r == ';' || r == 0x7f }) {
+		return s
 	}
-	return s
+	return cQuote(s)
+}
+
+// cQuote double-quotes s with C escapes.
+func cQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < ' ' || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // OnCalendar converts a 5-field cron expression into systemd's calendar

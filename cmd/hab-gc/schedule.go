@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -356,24 +357,15 @@ flags, exactly as in a definition file.`,
 				exe = "hab-gc"
 			}
 		}
-		if err := os.MkdirAll(out, 0o755); err != nil {
+		inv, err := a.invocation(cmd, s, exe)
+		if err != nil {
 			return err
 		}
-		dir, _ := filepath.Abs(s.Dir)
-		state, _ := filepath.Abs(s.StatePath)
-		for _, j := range s.Jobs() {
-			units, err := schedule.SystemdUnits(j, exe, dir, state, s.Location)
-			if err != nil {
-				return err
-			}
-			for _, u := range units {
-				if err := os.WriteFile(filepath.Join(out, u.Name), []byte(u.Content), 0o644); err != nil {
-					return err
-				}
-				fmt.Fprintln(a.stdout, filepath.Join(out, u.Name))
-			}
+		written, err := writeUnits(out, s.Jobs(), inv, s.Location)
+		for _, w := range written {
+			fmt.Fprintln(a.stdout, w)
 		}
-		return nil
+		return err
 	})
 	cmd.AddCommand(list, next, export)
 	return cmd
@@ -402,4 +394,114 @@ func stateWritable(path string) error {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
 	return nil
+}
+
+// invocation is the command an exported service runs: daemon --once with
+// every setting this export was given (absolute paths), and the
+// environment variables hab-gc reads that are set now (a service does not
+// inherit the shell's environment).
+func (a *app) invocation(cmd *cobra.Command, s *schedule.Scheduler, exe string) (schedule.Invocation, error) {
+	dir, err := filepath.Abs(s.Dir)
+	if err != nil {
+		return schedule.Invocation{}, err
+	}
+	state, err := filepath.Abs(s.StatePath)
+	if err != nil {
+		return schedule.Invocation{}, err
+	}
+	tz, _ := cmd.Flags().GetString("timezone")
+	inv := schedule.Invocation{Exe: exe, Args: []string{"daemon", "--once", "--schedules", dir, "--state", state, "--timezone", tz}}
+	for _, name := range append([]string{"fs-root"}, storeFlags()...) {
+		f := cmd.Flags().Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		v := f.Value.String()
+		if name == "fs-root" || name == "config" {
+			if v, err = filepath.Abs(v); err != nil {
+				return inv, err
+			}
+		}
+		inv.Args = append(inv.Args, "--"+name, v)
+	}
+	var names []string
+	for _, st := range settings() {
+		names = append(names, st.env...)
+	}
+	names = append(names, "HAB_GC_CONFIG", "HAB_BINLINK_DIR", "HAB_GC_MACHINE_ID")
+	for _, n := range names {
+		if v, ok := a.lookup(n); ok && v != "" {
+			inv.Env = append(inv.Env, n+"="+v)
+		}
+	}
+	return inv, nil
+}
+
+// writeUnits writes each job's units into out (each through a temporary
+// file renamed into place, so a symlink there is replaced, never followed),
+// then removes the units an earlier export wrote (they start with
+// schedule.UnitMarker) that belong to no job now. It returns the files
+// written.
+func writeUnits(out string, jobs []schedule.Job, inv schedule.Invocation, loc *time.Location) ([]string, error) {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(out)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	keep := map[string]bool{}
+	var written []string
+	for _, j := range jobs {
+		units, err := schedule.SystemdUnits(j, inv, loc)
+		if err != nil {
+			return written, err
+		}
+		for _, u := range units {
+			tmp := ".hab-gc-export-" + u.Name
+			if err := root.WriteFile(tmp, []byte(u.Content), 0o644); err != nil {
+				return written, err
+			}
+			if err := root.Rename(tmp, u.Name); err != nil {
+				root.Remove(tmp)
+				return written, err
+			}
+			keep[u.Name] = true
+			written = append(written, filepath.Join(out, u.Name))
+		}
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return written, err
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if keep[n] || !e.Type().IsRegular() || !strings.HasPrefix(n, "hab-gc-") ||
+			!(strings.HasSuffix(n, ".timer") || strings.HasSuffix(n, ".service")) {
+			continue
+		}
+		if exportedByUs(root, n) {
+			if err := root.Remove(n); err != nil {
+				return written, err
+			}
+		}
+	}
+	return written, nil
+}
+
+// exportedByUs reports whether a regular file starts with
+// schedule.UnitMarker.
+func exportedByUs(root *os.Root, name string) bool {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	buf := make([]byte, len(schedule.UnitMarker))
+	_, err = io.ReadFull(f, buf)
+	return err == nil && string(buf) == schedule.UnitMarker
 }

@@ -1,0 +1,104 @@
+package schedule_test
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hab-gc/hab-gc/schedule"
+)
+
+var elapseRE = regexp.MustCompile(`(?:Next elapse|Iter\. #\d+): \w+ (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC`)
+
+// systemdElapses asks systemd-analyze when a calendar spec elapses, n
+// times after base.
+func systemdElapses(t *testing.T, cal string, base time.Time, n int) []time.Time {
+	t.Helper()
+	cmd := exec.Command("systemd-analyze", "calendar", "--base-time="+base.UTC().Format("2006-01-02 15:04:05")+" UTC",
+		"--iterations="+strconv.Itoa(n), cal)
+	cmd.Env = []string{"TZ=UTC", "LC_ALL=C"}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("systemd-analyze calendar %q: %v", cal, err)
+	}
+	var ts []time.Time
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if m := elapseRE.FindStringSubmatch(sc.Text()); m != nil {
+			tm, err := time.Parse("2006-01-02 15:04:05", m[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts = append(ts, tm)
+		}
+	}
+	return ts
+}
+
+// dstChanges lists the instants in [from, to) at which loc's UTC offset
+// changes.
+func dstChanges(loc *time.Location, from, to time.Time) []time.Time {
+	var out []time.Time
+	_, prev := from.In(loc).Zone()
+	for t := from; t.Before(to); t = t.Add(15 * time.Minute) {
+		if _, off := t.In(loc).Zone(); off != prev {
+			out = append(out, t)
+			prev = off
+		}
+	}
+	return out
+}
+
+// TestDaemonAgreesWithSystemd: for every day of 2026 and 2027, in UTC,
+// Europe/Berlin and America/New_York, the daemon's due times are the
+// instants the exported OnCalendar fires at, DST changes included: each
+// firing covers exactly one due time, and the --once it starts runs it.
+func TestDaemonAgreesWithSystemd(t *testing.T) {
+	if _, err := exec.LookPath("systemd-analyze"); err != nil {
+		t.Skip("systemd-analyze is not installed (apt-get install systemd): cannot compare with systemd's calendar")
+	}
+	base := time.Date(2025, 12, 31, 12, 0, 0, 0, time.UTC)
+	end := time.Date(2028, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, zone := range []string{"UTC", "Europe/Berlin", "America/New_York"} {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := func(t *testing.T, expr string, from time.Time, n int) {
+			cal, err := schedule.OnCalendar(expr, loc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := schedule.NewCron(expr, loc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := systemdElapses(t, cal, from, n)
+			got := from
+			for i, w := range want {
+				if w.After(end) {
+					break
+				}
+				got = c.Next(got)
+				if !got.Equal(w) {
+					t.Fatalf("%s (%s): firing %d: systemd at %s, the daemon's due time %s", expr, cal, i+1, w.Format(time.RFC3339), got.UTC().Format(time.RFC3339))
+				}
+			}
+		}
+		t.Run(zone, func(t *testing.T) {
+			t.Parallel()
+			for _, expr := range []string{"30 2 * * *", "0 2 * * *", "0 3 * * *", "30 1 * * *", "59 2 * * *", "0 0 * * *", "30 2 * * 0", "15 1 * * 0"} {
+				check(t, expr, base, 740)
+			}
+			// Hourly, around each change.
+			for _, ch := range dstChanges(loc, base, end) {
+				check(t, "15 * * * *", ch.Add(-6*time.Hour), 14)
+				check(t, "*/20 * * * *", ch.Add(-3*time.Hour), 20)
+			}
+		})
+	}
+}
