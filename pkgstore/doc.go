@@ -37,7 +37,19 @@
 //
 // A scan reads the store through an os.Root opened at hab/pkgs and never
 // enters a symlink: a symlinked origin, name, version or release directory
-// is reported, not followed. Damage does not stop a scan; it becomes a
+// is reported, not followed.
+//
+// It lists what Habitat's listing lists: every directory
+// ORIGIN/NAME/VERSION/RELEASE, whatever its names (Habitat takes them
+// lossily; only a release name that is not UTF-8 is skipped), not named
+// .hab-pkg-install*, whose TARGET names the target. Each such directory is
+// either a Release or blocking damage: a name that cannot be part of an
+// ident (whitespace, control or invisible format characters, bytes that are
+// not UTF-8), or a TARGET hab-gc cannot read as Habitat would (a symlink,
+// which hab-gc never follows; a file it may not read, which Habitat run as
+// root may) makes it an Opaque entry, whose readable DEPS and TDEPS lines a
+// caller must keep. Every directory skipped because Habitat skips it too
+// is a non-blocking Problem saying why. Damage does not stop a scan; it becomes a
 // Problem with the path, a kind and a message. Problems whose Blocking
 // field is set leave it unknown what some release or service needs; a
 // caller about to delete anything must refuse while Inventory.Blocking is

@@ -93,6 +93,20 @@ type Installing struct {
 	Deps []Ident
 }
 
+// Opaque is a directory that Habitat lists (or may list) as an installed
+// release but that hab-gc cannot read as one: a name on its path that
+// cannot be part of a package ident ("2.5.0 rc1", a format character, bytes
+// that are not UTF-8), or a TARGET that is a symlink or that hab-gc cannot
+// read. Each comes with a blocking Problem. hab-gc never removes it, and a
+// caller that proceeds despite the damage must keep what Deps names.
+type Opaque struct {
+	// Path is relative to the store (ORIGIN/NAME/VERSION/RELEASE), with
+	// bytes that are not UTF-8 as Go escapes.
+	Path string
+	// Deps are the valid lines of its DEPS and TDEPS.
+	Deps []Ident
+}
+
 // Inventory is the result of a scan: what is installed, what is loaded,
 // what is linked, and every problem found on the way.
 type Inventory struct {
@@ -110,6 +124,10 @@ type Inventory struct {
 	// with the dependencies their DEPS and TDEPS name. A release they need
 	// must not be removed.
 	Installing []Installing
+	// Opaque are the directories Habitat lists (or may list) as installed
+	// releases that hab-gc cannot read as releases; each is blocking
+	// damage. See Opaque.
+	Opaque []Opaque
 	// Debris are hab-gc's own hidden directories left by an interrupted
 	// run (see retention.Apply), relative to the store.
 	Debris []string

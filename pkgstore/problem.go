@@ -10,8 +10,12 @@ import (
 type ProblemKind string
 
 const (
-	// The release directory's TARGET is missing, unreadable or not a
-	// target: Habitat does not list it, and neither does hab-gc.
+	// The release directory's TARGET is missing, a directory or not a
+	// target: Habitat does not list the release, and neither does hab-gc.
+	// Blocking when hab-gc cannot tell what Habitat would read there (a
+	// symlink, which hab-gc never follows; a file it cannot read, which
+	// Habitat run by root may; a special file): the release is then in
+	// Inventory.Opaque.
 	ProblemTarget ProblemKind = "bad-target"
 	// TARGET names another valid target: not installed for this target.
 	ProblemForeignTarget ProblemKind = "foreign-target"
@@ -34,7 +38,10 @@ const (
 	ProblemInstallLeftover ProblemKind = "install-leftover"
 	// A file where a directory belongs.
 	ProblemNotDir ProblemKind = "not-a-directory"
-	// A name that is not valid UTF-8 or not a valid ident part.
+	// A name that is not valid UTF-8 or not a valid ident part. Habitat
+	// lists such directories (all but release names that are not UTF-8),
+	// so a release below one that Habitat lists is blocking, and in
+	// Inventory.Opaque.
 	ProblemBadName ProblemKind = "bad-name"
 	// A spec file that cannot be parsed, or whose ident is missing or
 	// malformed: what it protects is unknown. Blocking.

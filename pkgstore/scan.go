@@ -143,7 +143,8 @@ func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 		return nil, err
 	}
 	inv := sc.inventory()
-	inv.Installing, inv.Debris = sc.installing, sc.debris
+	inv.Installing, inv.Debris, inv.Opaque = sc.installing, sc.debris, sc.opaques
+	slices.SortFunc(inv.Opaque, func(a, b Opaque) int { return strings.Compare(a.Path, b.Path) })
 	slices.SortFunc(inv.Installing, func(a, b Installing) int { return strings.Compare(a.Path, b.Path) })
 	slices.Sort(inv.Debris)
 	inv.BinlinkDirs = opts.BinlinkDirs
@@ -267,10 +268,13 @@ type scanner struct {
 	releases   []*Release
 	scanned    int
 	installing []Installing
+	opaques    []Opaque
 	debris     []string
 }
 
-type nameJob struct{ origin, name string }
+// nameJob is a NAME directory to scan. odd, when set, says why a name on
+// its path cannot be part of an ident.
+type nameJob struct{ origin, name, odd string }
 
 // storePath gives a problem path relative to the FS root.
 func storePath(parts ...string) string {
@@ -307,7 +311,7 @@ func (sc *scanner) walk(ctx context.Context) error {
 				if ctx.Err() != nil {
 					continue
 				}
-				sc.scanName(j.origin, j.name)
+				sc.scanName(j.origin, j.name, j.odd)
 			}
 		}()
 	}
@@ -318,7 +322,8 @@ func (sc *scanner) walk(ctx context.Context) error {
 		if o.Name() == LockFile && o.Type().IsRegular() {
 			continue
 		}
-		if !sc.dirEntryOK(o, "origin", o.Name()) {
+		ok, odd := sc.dirEntryOK(o, "origin", "", o.Name())
+		if !ok {
 			continue
 		}
 		names, err := readDir(sc.store.pkgs, o.Name())
@@ -327,8 +332,8 @@ func (sc *scanner) walk(ctx context.Context) error {
 			continue
 		}
 		for _, n := range names {
-			if sc.dirEntryOK(n, "name", o.Name(), n.Name()) {
-				jobs <- nameJob{o.Name(), n.Name()}
+			if ok, odd := sc.dirEntryOK(n, "name", odd, o.Name(), n.Name()); ok {
+				jobs <- nameJob{o.Name(), n.Name(), odd}
 			}
 		}
 	}
@@ -337,28 +342,42 @@ func (sc *scanner) walk(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// dirEntryOK reports whether a store entry at one of the upper levels is a
-// directory with a valid ident part as its name; otherwise it records why
-// not.
-func (sc *scanner) dirEntryOK(e fs.DirEntry, level string, parts ...string) bool {
+// dirEntryOK reports whether a store entry is a directory to descend into
+// (or, at the release level, to read), and records why not. Habitat lists
+// what a directory holds whatever its name, so a name that cannot be part
+// of an ident is still descended into: odd then says why (or carries the
+// odd reason of a directory above), and every release Habitat would list
+// below it becomes blocking damage (see scanRelease). A release name that
+// is not UTF-8 is the exception: Habitat skips it.
+func (sc *scanner) dirEntryOK(e fs.DirEntry, level, oddAbove string, parts ...string) (ok bool, odd string) {
 	name := parts[len(parts)-1]
 	path := storePath(parts...)
 	switch {
 	case e.Type()&fs.ModeSymlink != 0:
 		sc.problems.add(Problem{Path: path, Kind: ProblemSymlink, Blocking: true,
 			Message: fmt.Sprintf("%s directory is a symlink; Habitat follows it, hab-gc never enters it, so what it holds is unknown", level)})
-		return false
+		return false, ""
 	case !e.IsDir():
 		sc.problems.add(Problem{Path: path, Kind: ProblemNotDir,
-			Message: fmt.Sprintf("a %s where %s directory belongs", fileKind(e.Type()), article(level))})
-		return false
+			Message: fmt.Sprintf("a %s where %s directory belongs; Habitat skips it too", fileKind(e.Type()), article(level))})
+		return false, ""
 	}
-	if why := checkPart(name); why != "" {
+	why := checkPart(name)
+	switch {
+	case why == "":
+		return true, oddAbove
+	case level == "release" && !utf8.ValidString(name):
 		sc.problems.add(Problem{Path: path, Kind: ProblemBadName,
-			Message: fmt.Sprintf("%s directory %q %s; skipped", level, name, why)})
-		return false
+			Message: "release directory name is not valid UTF-8; Habitat does not list such a release, nor does hab-gc"})
+		return false, ""
+	case level != "release":
+		sc.problems.add(Problem{Path: path, Kind: ProblemBadName,
+			Message: fmt.Sprintf("%s directory %s %s, so it cannot be part of a package ident; Habitat lists what it holds, so every release in it that Habitat would list blocks", level, strconv.Quote(name), why)})
 	}
-	return true
+	if oddAbove != "" {
+		return true, oddAbove
+	}
+	return true, fmt.Sprintf("its %s directory name %s %s", level, strconv.Quote(name), why)
 }
 
 func article(w string) string {
@@ -404,7 +423,7 @@ func readDir(r *os.Root, name string) ([]fs.DirEntry, error) {
 	return es, err
 }
 
-func (sc *scanner) scanName(origin, name string) {
+func (sc *scanner) scanName(origin, name, odd string) {
 	nroot, err := sc.store.pkgs.OpenRoot(safeio.Dir(origin + "/" + name))
 	if err != nil {
 		sc.unreadable(err, origin, name)
@@ -419,7 +438,8 @@ func (sc *scanner) scanName(origin, name string) {
 	var found []*Release
 	n := 0
 	for _, v := range versions {
-		if !sc.dirEntryOK(v, "version", origin, name, v.Name()) {
+		ok, odd := sc.dirEntryOK(v, "version", odd, origin, name, v.Name())
+		if !ok {
 			continue
 		}
 		vroot, err := nroot.OpenRoot(safeio.Dir(v.Name()))
@@ -438,11 +458,12 @@ func (sc *scanner) scanName(origin, name string) {
 				sc.leftover(vroot, origin, name, v.Name(), r.Name())
 				continue
 			}
-			if !sc.dirEntryOK(r, "release", origin, name, v.Name(), r.Name()) {
+			ok, odd := sc.dirEntryOK(r, "release", odd, origin, name, v.Name(), r.Name())
+			if !ok {
 				continue
 			}
 			n++
-			if rel := sc.scanRelease(vroot, Ident{origin, name, v.Name(), r.Name()}); rel != nil {
+			if rel := sc.scanRelease(vroot, Ident{origin, name, v.Name(), r.Name()}, odd); rel != nil {
 				found = append(found, rel)
 			}
 		}
@@ -480,26 +501,36 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 	// What the install needs must stay: read its dependency files.
 	inst := Installing{Path: rel}
 	if iroot, err := vroot.OpenRoot(safeio.Dir(entry)); err == nil {
-		for _, file := range [2]string{"DEPS", "TDEPS"} {
-			body, _, err := readMeta(iroot, file)
+		inst.Deps = depIdents(iroot, func(file string, err error) {
 			if tl := tooLarge(err); tl != "" {
 				sc.problems.add(Problem{Path: storePath(origin, name, version, entry, file), Kind: ProblemDeps, Blocking: true,
 					Message: tl + ", so what this install needs is unknown"})
 			}
-			if err != nil {
-				continue
-			}
-			for _, l := range strings.Split(string(body), "\n") {
-				if id, err := ParseFullIdent(strings.TrimSuffix(l, "\r")); err == nil {
-					inst.Deps = append(inst.Deps, id)
-				}
-			}
-		}
+		})
 		iroot.Close()
 	}
 	sc.mu.Lock()
 	sc.installing = append(sc.installing, inst)
 	sc.mu.Unlock()
+}
+
+// depIdents returns the valid idents the lines of DEPS and TDEPS under r
+// name, each once; failed is called for a file that exists but cannot be read.
+func depIdents(r *os.Root, failed func(file string, err error)) []Ident {
+	var ids []Ident
+	for _, file := range [2]string{"DEPS", "TDEPS"} {
+		body, _, err := readMeta(r, file)
+		if err != nil {
+			failed(file, err)
+			continue
+		}
+		for _, l := range strings.Split(string(body), "\n") {
+			if id, err := ParseFullIdent(strings.TrimSuffix(l, "\r")); err == nil && !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
 }
 
 // readMeta reads a metadata file as Habitat does (whole file, trimmed),
@@ -537,7 +568,13 @@ func quotePrefix(s string) string {
 	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:max]), len(s))
 }
 
-func (sc *scanner) scanRelease(vroot *os.Root, id Ident) *Release {
+// scanRelease reads a release directory. It returns nil when Habitat
+// would not list it (recorded as a non-blocking problem that says why), or
+// when hab-gc cannot read it as a release although Habitat lists it or may
+// list it: a name that cannot be part of an ident (odd says why), or a
+// TARGET hab-gc cannot read. Such a directory is blocking damage, and what
+// its readable DEPS and TDEPS lines name is recorded in Inventory.Opaque.
+func (sc *scanner) scanRelease(vroot *os.Root, id Ident, odd string) *Release {
 	path := storePath(id.Origin, id.Name, id.Version, id.Release)
 	rroot, err := vroot.OpenRoot(safeio.Dir(id.Release))
 	if err != nil {
@@ -547,27 +584,19 @@ func (sc *scanner) scanRelease(vroot *os.Root, id Ident) *Release {
 	}
 	defer rroot.Close()
 
-	target, exists, err := readMeta(rroot, "TARGET")
+	listed, unsure := sc.readTarget(rroot, path)
 	switch {
-	case tooLarge(err) != "":
+	case unsure != "":
 		sc.problems.add(Problem{Path: path + "/TARGET", Kind: ProblemTarget, Blocking: true,
-			Message: fmt.Sprintf("%s; whether this release is installed is unknown", tooLarge(err))})
+			Message: unsure + "; what its DEPS and TDEPS name is kept"})
+		sc.opaque(rroot, path)
 		return nil
-	case err != nil:
-		sc.problems.add(Problem{Path: path + "/TARGET", Kind: ProblemTarget,
-			Message: fmt.Sprintf("unreadable (%s); Habitat does not list this release, hab-gc leaves it alone", errMsg(err))})
+	case !listed:
 		return nil
-	case !exists:
-		sc.problems.add(Problem{Path: path + "/TARGET", Kind: ProblemTarget,
-			Message: "missing; Habitat does not list this release, hab-gc leaves it alone"})
-		return nil
-	case !ValidTarget(string(target)):
-		sc.problems.add(Problem{Path: path + "/TARGET", Kind: ProblemTarget,
-			Message: fmt.Sprintf("%s is not a package target; Habitat does not list this release, hab-gc leaves it alone", quotePrefix(string(target)))})
-		return nil
-	case string(target) != sc.opts.Target:
-		sc.problems.add(Problem{Path: path + "/TARGET", Kind: ProblemForeignTarget,
-			Message: fmt.Sprintf("release is for %s, not %s; not installed for this target, left alone", target, sc.opts.Target)})
+	case odd != "":
+		sc.problems.add(Problem{Path: path, Kind: ProblemBadName, Blocking: true,
+			Message: "Habitat lists this installed release, but " + odd + ", so hab-gc cannot take it as a package ident; what its DEPS and TDEPS name is kept"})
+		sc.opaque(rroot, path)
 		return nil
 	}
 
@@ -644,6 +673,60 @@ func (sc *scanner) scanRelease(vroot *os.Root, id Ident) *Release {
 		rel.Size = treeSize(rroot)
 	}
 	return rel
+}
+
+// readTarget reads TARGET as Habitat's listing does and reports whether
+// Habitat lists the release for the scan's target. Where hab-gc cannot
+// tell, unsure says why. A release Habitat does not list is recorded as a
+// non-blocking problem saying why.
+func (sc *scanner) readTarget(rroot *os.Root, path string) (listed bool, unsure string) {
+	skip := func(kind ProblemKind, msg string) (bool, string) {
+		sc.problems.add(Problem{Path: path + "/TARGET", Kind: kind, Message: msg})
+		return false, ""
+	}
+	fi, err := rroot.Lstat("TARGET")
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return skip(ProblemTarget, "missing; Habitat does not list this release, nor does hab-gc")
+	case err != nil:
+		return false, fmt.Sprintf("cannot be examined (%s), so whether Habitat lists this release is unknown", errMsg(err))
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return false, "a symlink: Habitat follows it and may list this release, but hab-gc never follows a symlink to read TARGET, so whether it is installed is unknown"
+	case fi.IsDir():
+		return skip(ProblemTarget, "a directory, which Habitat cannot read as a target; Habitat does not list this release, nor does hab-gc")
+	case fi.Mode()&fs.ModeNamedPipe != 0:
+		return skip(ProblemTarget, "a FIFO: Habitat's listing would wait forever opening it and never list this release; nor does hab-gc")
+	case fi.Mode()&fs.ModeSocket != 0:
+		return skip(ProblemTarget, "a socket, which Habitat cannot open; Habitat does not list this release, nor does hab-gc")
+	case !fi.Mode().IsRegular():
+		return false, fmt.Sprintf("a %s, not a regular file, so whether Habitat lists this release is unknown", fileKind(fi.Mode()))
+	}
+	target, _, err := readMeta(rroot, "TARGET")
+	switch {
+	case tooLarge(err) != "":
+		return false, tooLarge(err) + ", so whether Habitat lists this release is unknown"
+	case err != nil:
+		return false, fmt.Sprintf("unreadable by hab-gc (%s); Habitat, run by another user, may read it and list this release, so whether it is installed is unknown", errMsg(err))
+	case !ValidTarget(string(target)):
+		return skip(ProblemTarget, fmt.Sprintf("%s is not a package target; Habitat does not list this release, nor does hab-gc", quotePrefix(string(target))))
+	case string(target) != sc.opts.Target:
+		return skip(ProblemForeignTarget, fmt.Sprintf("release is for %s, not %s; not installed for this target, left alone", target, sc.opts.Target))
+	}
+	return true, ""
+}
+
+// opaque records a directory Habitat lists (or may list) as an installed
+// release that hab-gc cannot read as one, with what its readable DEPS and
+// TDEPS lines name.
+func (sc *scanner) opaque(rroot *os.Root, path string) {
+	o := Opaque{Path: strings.TrimPrefix(path, StoreDir+"/")}
+	o.Deps = depIdents(rroot, func(file string, err error) {
+		sc.problems.add(Problem{Path: path + "/" + file, Kind: ProblemDeps, Blocking: true,
+			Message: fmt.Sprintf("unreadable, so what this release needs is unknown: %s", errMsg(err))})
+	})
+	sc.mu.Lock()
+	sc.opaques = append(sc.opaques, o)
+	sc.mu.Unlock()
 }
 
 // treeSize sums the disk usage of everything under r, never following a

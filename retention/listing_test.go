@@ -2,8 +2,14 @@ package retention_test
 
 import (
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -89,5 +95,118 @@ func TestInvisibleCharactersInDeps(t *testing.T) {
 				refuses(t, b, "hab/pkgs/acme/app/1.0/20200101000000/"+file, "line 2", "format character")
 			})
 		}
+	}
+}
+
+// appNeedingDep adds depOld, depNew and acme/app at ident (which Habitat
+// lists), needing depOld.
+func appNeedingDep(t *testing.T, ident string) *storetest.Builder {
+	b := storetest.New(t)
+	oldPkg(b, depOld)
+	oldPkg(b, depNew)
+	oldPkg(b, ident, depOld)
+	return b
+}
+
+// TestListingParity: every directory Habitat lists as an installed release
+// is either a release to hab-gc, with every protection, or blocking damage
+// whose readable DEPS and TDEPS lines still protect what they name.
+func TestListingParity(t *testing.T) {
+	outside := t.TempDir() + "/TARGET"
+	if err := os.WriteFile(outside, []byte("x86_64-linux\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, ident string
+		damage      func(b *storetest.Builder, dir string)
+		path, says  string // of the blocking problem, path relative to the release
+	}{
+		{"version dir with a space", "acme/app/2.5.0 rc1/20200101000000", nil, "", "whitespace"},
+		{"release dir with a space", "acme/app/1.0/2020 0101", nil, "", "whitespace"},
+		{"release dir with a zero-width space", "acme/app/1.0/20200101000000\u200b", nil, "", "format character"},
+		{"origin dir not UTF-8", "acme\xff/app/1.0/20200101000000", nil, "", "UTF-8"},
+		{"name dir with a bidi override", "acme/\u202eppa/1.0/20200101000000", nil, "", "format character"},
+		{"TARGET a symlink out of the store", "acme/app/1.0/20200101000000", func(b *storetest.Builder, dir string) {
+			b.Remove(dir+"/TARGET").Symlink(outside, dir+"/TARGET")
+		}, "/TARGET", "symlink"},
+		{"TARGET a symlink within the release", "acme/app/1.0/20200101000000", func(b *storetest.Builder, dir string) {
+			b.File(dir+"/TARGET.real", "x86_64-linux\n").Remove(dir+"/TARGET").Symlink("TARGET.real", dir+"/TARGET")
+		}, "/TARGET", "symlink"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := appNeedingDep(t, tt.ident)
+			dir := "hab/pkgs/" + tt.ident
+			if tt.damage != nil {
+				tt.damage(b, dir)
+			}
+			refusesThenKeeps(t, b, storePathOf(tt.ident)+tt.path, tt.says)
+		})
+	}
+}
+
+// storePathOf is the problem path of a release directory: hab/pkgs/IDENT,
+// with bytes that are not UTF-8 as Go escapes.
+func storePathOf(ident string) string {
+	q := strconv.Quote(ident)
+	if utf8.ValidString(ident) {
+		return "hab/pkgs/" + ident
+	}
+	return "hab/pkgs/" + q[1:len(q)-1]
+}
+
+// TestUnreadableTargetAsNonRoot: a TARGET hab-gc cannot read (running as a
+// user other than root) may be readable to Habitat run as root, which then
+// lists the release: blocking damage, and its dependencies stay. As root,
+// the check runs in a copy of this test binary with the privileges of
+// nobody.
+func TestUnreadableTargetAsNonRoot(t *testing.T) {
+	const env = "HAB_GC_TEST_UNREADABLE_TARGET_ROOT"
+	const app = "acme/app/1.0/20200101000000"
+	if root := os.Getenv(env); root != "" {
+		if os.Geteuid() == 0 {
+			t.Fatal("child still runs as root")
+		}
+		refusesThenKeeps(t, &storetest.Builder{Root: root}, storePathOf(app)+"/TARGET", "unreadable by hab-gc", "permission denied")
+		return
+	}
+	dir := t.TempDir()
+	b := storetest.At(t, dir)
+	oldPkg(b, depOld)
+	oldPkg(b, depNew)
+	oldPkg(b, app, depOld)
+	b.Chmod("hab/pkgs/"+app+"/TARGET", 0)
+	if os.Geteuid() != 0 {
+		refusesThenKeeps(t, b, storePathOf(app)+"/TARGET", "unreadable by hab-gc", "permission denied")
+		return
+	}
+	// Let nobody reach the store and run a copy of this binary.
+	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Skipf("cannot open %s to an unprivileged user: %v", d, err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Skipf("no test binary to run unprivileged: %v", err)
+	}
+	bin := filepath.Join(dir, "retention.test")
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^TestUnreadableTargetAsNonRoot$", "-test.v")
+	cmd.Env = append(os.Environ(), env+"="+dir)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "--- PASS: TestUnreadableTargetAsNonRoot") {
+		t.Fatalf("child did not run the check:\n%s", out)
 	}
 }

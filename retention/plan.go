@@ -240,6 +240,13 @@ func (p *Plan) findRoots() {
 			}
 		}
 	}
+	for _, o := range inv.Opaque {
+		for _, d := range o.Deps {
+			if r := inv.Installed(d); r != nil {
+				p.addRoot(r.Ref, CodeDamaged, fmt.Sprintf("named by the DEPS or TDEPS of %s, which Habitat lists as installed but hab-gc cannot read as a release (see the problems); kept with everything it needs", o.Path))
+			}
+		}
+	}
 	identProblems := map[string][]string{}
 	for _, pr := range inv.Problems {
 		if pr.Kind == pkgstore.ProblemIdent && pr.Release != "" {
