@@ -73,8 +73,8 @@ func (a *app) runCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Plan and remove old releases (--dry-run: plan only)",
-		Long: `Plan which releases to keep and which to remove, then remove them safely (see the README's safety
-model). With --dry-run, only print the plan: nothing is changed. Without a policy (--keep-latest, env
+		Long: `Plan which releases to keep and which to remove, then remove them safely (hab-gc safety: the
+safety model). With --dry-run, only print the plan: nothing is changed. Without a policy (--keep-latest, env
 HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes nothing.
 
 ` + exitCodesHelp,

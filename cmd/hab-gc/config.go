@@ -419,9 +419,9 @@ func addPolicyFlags(fs *pflag.FlagSet) {
 	// Counts are strings so that a bad value is reported as every other
 	// setting's is, and so that the bare --keep-latest can mean 1 while
 	// "--keep-latest 3" still means 3 (see joinOptionalValues).
-	fs.String("keep-latest", "", "keep the newest N releases of each origin/name (--keep-latest N, --keep-latest=N; a bare --keep-latest means 1)")
+	fs.String("keep-latest", "", "keep the newest `N` releases of each origin/name (--keep-latest N, --keep-latest=N; a bare --keep-latest means 1)")
 	fs.Lookup("keep-latest").NoOptDefVal = "1"
-	fs.String("self-keep-latest", "", "releases to keep of Habitat's own packages (default: --keep-latest, never fewer than 1)")
+	fs.String("self-keep-latest", "", "`N` releases to keep of Habitat's own packages (default: --keep-latest, never fewer than 1)")
 	fs.StringArray("exclude", nil, "never remove releases matching IDENT[@CONSTRAINT], e.g. core/redis, core/redis/6.2.6 or 'core/postgresql@>=11 <12' (repeatable)")
 	fs.StringArray("only", nil, "only remove releases of ORIGIN/NAME and the dependencies only they needed (repeatable)")
 	fs.String("min-age", "", "keep releases installed less than this long ago (default 1h; 0 turns it off)")

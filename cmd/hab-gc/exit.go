@@ -10,8 +10,8 @@ import (
 // Exit codes, documented in --help and the README.
 const (
 	exitOK       = 0 // success (check: no problem found)
-	exitError    = 1 // an unexpected error (unusable store, I/O)
-	exitUsage    = 2 // bad command line, environment or config value
+	exitError    = 1 // an unexpected error (I/O)
+	exitUsage    = 2 // bad command line, environment or config value; unusable store
 	exitRefused  = 3 // refused: no policy set, a damaged store, an unmatched pin
 	exitPartial  = 4 // some removals failed; the others were done
 	exitLocked   = 5 // another hab-gc holds the store's lock
@@ -20,8 +20,8 @@ const (
 
 const exitCodesHelp = `Exit codes:
   0  success
-  1  unexpected error (unusable store, I/O)
-  2  usage error: a bad flag, environment variable or config value
+  1  unexpected error (I/O)
+  2  usage error: a bad flag, environment variable or config value; an unknown or unusable store
   3  refused: no retention policy set, the store is damaged, or a pin on the command line matches nothing
   4  partial failure: some removals failed, the others were done
   5  lock timeout: another hab-gc holds the store's lock

@@ -141,8 +141,28 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	addRootFlags(root.PersistentFlags())
 	root.PersistentFlags().Bool("json", false, "print JSON instead of tables")
 
-	root.AddCommand(a.runCmd(), a.listCmd(), a.whyCmd(), a.checkCmd(), a.graphCmd(), a.daemonCmd(), a.scheduleCmd(), a.versionCmd(), a.docsCmd(root))
+	run, list, why, check := a.runCmd(), a.listCmd(), a.whyCmd(), a.checkCmd()
+	for _, fs := range []*pflag.FlagSet{root.PersistentFlags(), run.Flags(), list.Flags(), why.Flags(), check.Flags()} {
+		annotateSettings(fs)
+	}
+	root.AddCommand(run, list, why, check, a.graphCmd(), a.daemonCmd(), a.scheduleCmd(), a.versionCmd(), a.docsCmd(root), safetyTopic())
 	return root
+}
+
+// annotateSettings ends the help of every flag that is a setting with its
+// environment variable(s) and config key, from settings(): the one list
+// that loadConfig reads them by.
+func annotateSettings(fs *pflag.FlagSet) {
+	for _, s := range settings() {
+		f := fs.Lookup(s.flag)
+		if f == nil {
+			continue
+		}
+		f.Usage += fmt.Sprintf(" (env %s; config key %s)", strings.Join(s.env, ", else "), s.key)
+	}
+	if f := fs.Lookup("config"); f != nil {
+		f.Usage += " (env HAB_GC_CONFIG)"
+	}
 }
 
 // storeFlags names the root flags that say which store and how to read
@@ -151,9 +171,9 @@ func storeFlags() []string { return []string{"config", "target", "lock-timeout"}
 
 // addRootFlags adds the flags every command shares.
 func addRootFlags(pf *pflag.FlagSet) {
-	pf.String("fs-root", "", "the FS root the store is under (env FS_ROOT; default /)")
-	pf.String("config", "", "TOML config file (env HAB_GC_CONFIG; default FS_ROOT/hab/etc/hab-gc.toml when present)")
-	pf.String("target", "", "package target to consider installed (env HAB_GC_TARGET; default this machine's)")
+	pf.String("fs-root", "", "the FS root the store is under: the store is FS_ROOT/hab/pkgs (default /)")
+	pf.String("config", "", "TOML config file (default FS_ROOT/hab/etc/hab-gc.toml when present)")
+	pf.String("target", "", "package target to consider installed (default this machine's)")
 	pf.String("lock-timeout", "", "how long to wait for another hab-gc's lock on the store (default 30s)")
 }
 
@@ -173,20 +193,63 @@ func (a *app) wantJSON(cmd *cobra.Command) bool {
 	return j
 }
 
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+// buildVersion is the module version and, when the build recorded it,
+// the VCS commit (with "+dirty" for uncommitted changes).
+func buildVersion(bi *debug.BuildInfo, ok bool) (version, commit string) {
+	version = "devel"
+	if !ok {
+		return version, ""
 	}
-	return "devel"
+	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		version = bi.Main.Version
+	}
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			commit = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if commit != "" && dirty {
+		commit += "+dirty"
+	}
+	return version, commit
+}
+
+// version is the version line: "devel (commit abc123...)" when known.
+func version() string {
+	v, commit := buildVersion(debug.ReadBuildInfo())
+	if commit != "" {
+		return fmt.Sprintf("%s (commit %s)", v, commit)
+	}
+	return v
 }
 
 func (a *app) versionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print hab-gc's version",
+		Short: "Print hab-gc's version and the commit it was built from, when known (--json: as JSON)",
 		Args:  args(cobra.NoArgs),
-		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintf(a.stdout, "hab-gc %s\n", version())
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.wantJSON(cmd) {
+				v, commit := buildVersion(debug.ReadBuildInfo())
+				return writeJSON(a.stdout, struct {
+					Version string  `json:"version"`
+					Commit  *string `json:"commit"`
+				}{v, nullable(commit)})
+			}
+			_, err := fmt.Fprintf(a.stdout, "hab-gc %s\n", version())
+			return err
 		},
 	}
+}
+
+// nullable is nil for "" (null in JSON), else a pointer to s.
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -35,6 +35,13 @@ func TestScripts(t *testing.T) {
 		// -update rewrites the golden files that scripts compare with cmp.
 		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
+			// $REPO is the repository, for scripts that run the README's
+			// examples on testdata/demo exactly as written.
+			repo, err := filepath.Abs(filepath.Join("..", ".."))
+			if err != nil {
+				return err
+			}
+			env.Setenv("REPO", repo)
 			// Definition files in scripts name $WORK; expand it in place.
 			return filepath.WalkDir(env.WorkDir, func(p string, d fs.DirEntry, err error) error {
 				if err != nil || d.IsDir() || !strings.HasSuffix(p, ".toml") {
