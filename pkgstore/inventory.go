@@ -131,6 +131,9 @@ type Inventory struct {
 	// Debris are hab-gc's own hidden directories left by an interrupted
 	// run (see retention.Apply), relative to the store.
 	Debris []string
+	// Mounts are the mount points inside the store (relative to it,
+	// slash-separated), as this process's mount namespace sees them.
+	Mounts []string
 	// BinlinkDirs are the binlink directories that were read.
 	BinlinkDirs []string
 	// Problems are every damaged, odd or unreadable thing the scan found,

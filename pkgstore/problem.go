@@ -36,6 +36,9 @@ const (
 	ProblemUnreadable ProblemKind = "unreadable"
 	// A leftover .hab-pkg-install* directory from a killed install.
 	ProblemInstallLeftover ProblemKind = "install-leftover"
+	// The mount table could not be read: mount points inside the store
+	// are unknown when planning (removal still checks every directory).
+	ProblemMounts ProblemKind = "mounts-unknown"
 	// A file where a directory belongs.
 	ProblemNotDir ProblemKind = "not-a-directory"
 	// A name that is not valid UTF-8 or not a valid ident part. Habitat

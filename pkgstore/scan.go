@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hab-gc/hab-gc/internal/onefs"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
@@ -148,6 +149,7 @@ func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 	slices.SortFunc(inv.Installing, func(a, b Installing) int { return strings.Compare(a.Path, b.Path) })
 	slices.Sort(inv.Debris)
 	inv.BinlinkDirs = opts.BinlinkDirs
+	s.readMounts(inv, &sc.problems)
 	s.readSpecs(inv, &sc.problems)
 	s.readBinlinks(inv, opts.BinlinkDirs, &sc.problems)
 	inv.Problems = sortProblems(sc.problems.list)
@@ -162,8 +164,8 @@ func (s *Store) HasUninstallHook(id Ident) bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
-// Size returns the bytes on disk of a release directory (never following
-// symlinks), or -1 when it cannot be opened.
+// Size returns the bytes on disk of a release directory (see treeSize),
+// or -1 when it cannot be opened.
 func (s *Store) Size(id Ident) int64 {
 	r, err := s.pkgs.OpenRoot(id.String())
 	if err != nil {
@@ -729,20 +731,18 @@ func (sc *scanner) opaque(rroot *os.Root, path string) {
 	sc.mu.Unlock()
 }
 
-// treeSize sums the disk usage of everything under r, never following a
-// symlink.
+// treeSize sums the space allocated to everything under r on r's own
+// mount, hard links once, never following a symlink nor entering a mount
+// point, in time linear in the tree (onefs.Walk). What cannot be read is
+// left out.
 func treeSize(r *os.Root) int64 {
-	var total int64
-	fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if fi, err := d.Info(); err == nil {
-			total += DiskUsage(fi)
-		}
-		return nil
-	})
-	return total
+	f, err := r.Open(".")
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	u, _ := onefs.Walk(f, true)
+	return u.Bytes
 }
 
 func (sc *scanner) inventory() *Inventory {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/onefs"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -38,6 +39,9 @@ type ApplyOptions struct {
 	Progress func(Event)
 	// Logger receives the same events. Default: discard.
 	Logger *slog.Logger
+
+	// hook, set only by tests, is called at each stage of a release.
+	hook func(stage string, id pkgstore.Ident, hidden string)
 }
 
 // Status is the outcome of one planned removal.
@@ -99,10 +103,14 @@ const (
 //     included, asks the RootFinders once more, and restores every hidden
 //     release that something new needs (a new dependent, a spec, a
 //     binlink, a process that uses it, even under its hidden name).
-//  6. It renames the others once more (so an interrupted run never
-//     restores a half-deleted tree), deletes them through os.Root without
-//     following any symlink, and removes VERSION, NAME and ORIGIN
-//     directories that are left empty (never one that is not).
+//  6. It examines each of the others (measuring it when the plan did
+//     not): one with a mount point inside is put back whole, with reason
+//     CodeMountPoint. It renames the rest once more (so an interrupted run
+//     never restores a half-deleted tree), deletes them on their own file
+//     system without following any symlink (every directory's device and
+//     mount ID is checked before it is entered; deletion stops at a mount
+//     point), and removes VERSION, NAME and ORIGIN directories that are
+//     left empty (never one that is not).
 //
 // One failure does not stop the rest; Result.Partial says so. Apply is
 // crash-safe: a kill at any moment leaves every listed release whole, and
@@ -171,6 +179,8 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 			a.failOrKeep(id, err)
 			continue
 		}
+		h.size = d.Release.Size // measured with the plan, or -1
+		a.stage("hidden", id, h.name)
 		hidden = append(hidden, h)
 	}
 
@@ -226,6 +236,13 @@ type applier struct {
 type hiddenRelease struct {
 	rel  *pkgstore.Release
 	name string // store-relative path of the hidden directory
+	size int64  // as the plan measured it; -1: measure when deleting
+}
+
+func (a *applier) stage(stage string, id pkgstore.Ident, hidden string) {
+	if a.opts.hook != nil {
+		a.opts.hook(stage, id, hidden)
+	}
 }
 
 func (a *applier) done(o Outcome) {
@@ -297,6 +314,7 @@ func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
 	}
 	dir := path.Dir(rel)
 	name := debrisName(dir, "pending", r.Ident.Release)
+	a.stage("checked", r.Ident, "")
 	if err := a.root.Rename(rel, name); err != nil {
 		return hiddenRelease{}, fmt.Errorf("hiding %s: %w", rel, err)
 	}
@@ -316,7 +334,7 @@ func (a *applier) syncDir(dir string) {
 func (a *applier) restore(h hiddenRelease, why Reason) {
 	rel := h.rel.Path()
 	if _, err := a.root.Lstat(rel); err == nil {
-		a.destroy(h.name, path.Dir(rel))
+		a.destroy(h.name, h.rel.Ident.Release, false)
 		a.done(Outcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays"}}})
 		return
 	}
@@ -328,32 +346,69 @@ func (a *applier) restore(h hiddenRelease, why Reason) {
 	a.done(Outcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why}})
 }
 
-// remove deletes a hidden release for good.
+// remove deletes a hidden release for good, unless a mount point has
+// appeared inside it: then it is put back, whole.
 func (a *applier) remove(h hiddenRelease) {
-	bytes := h.rel.Size
-	if bytes < 0 {
-		bytes = a.size(h.name)
-	}
-	if err := a.destroy(h.name, path.Dir(h.rel.Path())); err != nil {
+	a.stage("deleting", h.rel.Ident, h.name)
+	bytes, mounts, err := a.destroy(h.name, h.rel.Ident.Release, h.size < 0)
+	switch {
+	case len(mounts) > 0:
+		a.restore(h, Reason{CodeMountPoint, mountText(pkgstore.StoreDir + "/" + h.rel.Path() + "/" + mounts[0])})
+	case err != nil:
 		a.done(Outcome{Ident: h.rel.Ident, Status: StatusFailed, Error: fmt.Sprintf("hidden from Habitat, but not all of it could be deleted (the next run retries): %v", err)})
-		return
+	default:
+		if h.size >= 0 {
+			bytes = h.size
+		}
+		a.done(Outcome{Ident: h.rel.Ident, Status: StatusRemoved, Bytes: bytes})
 	}
-	a.done(Outcome{Ident: h.rel.Ident, Status: StatusRemoved, Bytes: bytes})
 }
 
-// destroy renames a hidden directory to a doomed name (so a crash can
-// never restore it half deleted), deletes it without following symlinks,
-// then removes the VERSION, NAME and ORIGIN directories if they are empty.
-func (a *applier) destroy(name, versionDir string) error {
-	doomed := debrisName(versionDir, "doomed", "x")
-	if err := a.root.Rename(name, doomed); err != nil {
-		return err
+// destroy deletes a hidden directory (store-relative name) for good.
+// First it surveys the tree, measuring it when asked: when the tree holds
+// a mount point, nothing is changed and the mount points are returned.
+// Otherwise it renames the directory to a doomed name (so a crash can
+// never restore it half deleted), deletes it on its own file system
+// without following a symlink (onefs.RemoveAll, which stops at a mount
+// point that appears meanwhile), then removes the VERSION, NAME and ORIGIN
+// directories if they are empty.
+func (a *applier) destroy(name, release string, measure bool) (bytes int64, mounts []string, err error) {
+	vdir, base := path.Dir(name), path.Base(name)
+	top, err := a.root.Open(".")
+	if err != nil {
+		return 0, nil, err
 	}
-	if err := a.root.RemoveAll(doomed); err != nil {
-		return err
+	defer top.Close()
+	parent, err := onefs.OpenDir(top, vdir)
+	if err != nil {
+		return 0, nil, err
 	}
-	a.pruneEmpty(versionDir)
-	return nil
+	defer parent.Close()
+	dir, err := onefs.OpenDir(parent, base)
+	if err != nil {
+		return 0, nil, err
+	}
+	u, err := onefs.Walk(dir, measure)
+	dir.Close()
+	if err != nil {
+		return 0, nil, fmt.Errorf("examining %s before deleting it: %w", name, err)
+	}
+	if len(u.Mounts) > 0 {
+		return 0, u.Mounts, nil
+	}
+	if !strings.HasPrefix(base, pkgstore.DebrisPrefix+"doomed-") {
+		doomed := debrisName(vdir, "doomed", release)
+		if err := a.root.Rename(name, doomed); err != nil {
+			return 0, nil, err
+		}
+		a.syncDir(vdir)
+		base = path.Base(doomed)
+	}
+	if _, err := onefs.RemoveAll(parent, base); err != nil {
+		return 0, nil, err
+	}
+	a.pruneEmpty(vdir)
+	return u.Bytes, nil, nil
 }
 
 // pruneEmpty removes dir and its parents while they are empty. rmdir(2)
@@ -369,19 +424,6 @@ func (a *applier) pruneEmpty(dir string) {
 			return // ENOTEMPTY, EEXIST, ENOENT: someone else's now
 		}
 	}
-}
-
-func (a *applier) size(name string) int64 {
-	var total int64
-	fs.WalkDir(a.store.Root().FS(), name, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil {
-			if fi, err := d.Info(); err == nil {
-				total += pkgstore.DiskUsage(fi)
-			}
-		}
-		return nil
-	})
-	return total
 }
 
 // finishDebris completes what an interrupted run left: doomed directories
@@ -411,7 +453,10 @@ func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) {
 				}
 			}
 		}
-		if err := a.destroy(d, dir); err != nil {
+		if _, mounts, err := a.destroy(d, "x", false); err != nil || len(mounts) > 0 {
+			if err == nil {
+				err = &onefs.MountError{Path: mounts[0]}
+			}
 			a.log.Warn("could not delete debris of an interrupted run", "path", d, "error", err)
 		} else {
 			a.log.Info("deleted debris of an interrupted run", "path", d)

@@ -29,7 +29,11 @@
 //   - releases whose IDENT disagrees with their path, and, when damage is
 //     allowed, damaged releases;
 //   - the last release of a package that ships an uninstall hook, which
-//     hab-gc does not run.
+//     hab-gc does not run;
+//   - every release with a mount point at or under its directory (code
+//     mount-point), from the mount table the scan read
+//     (pkgstore.Inventory.Mounts; mount points belong to a mount
+//     namespace, and this is the caller's).
 //
 // Then everything reachable from a root through DEPS or TDEPS is kept, with
 // a reason naming the chain ("dependency of core/openssl/..., needed by

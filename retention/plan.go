@@ -277,6 +277,7 @@ func (p *Plan) findRoots() {
 			p.addRoot(r.Ref, CodeIdentProblem, "IDENT file: "+msg+"; kept until that is explained")
 		}
 	}
+	p.mountRoots()
 }
 
 // applyOnly keeps everything the unrestricted plan would remove except

@@ -1,0 +1,34 @@
+//go:build !linux
+
+package onefs
+
+import (
+	"errors"
+	"os"
+)
+
+// ErrMountPoint is wrapped by the error RemoveAll returns when the tree
+// holds a mount point.
+var ErrMountPoint = errors.New("mount point inside the tree")
+
+// MountError names a mount point met in a tree.
+type MountError struct{ Path string }
+
+func (e *MountError) Error() string { return e.Path + " is a mount point" }
+func (e *MountError) Unwrap() error { return ErrMountPoint }
+
+// Usage is what Walk found.
+type Usage struct {
+	Bytes  int64
+	Mounts []string
+	Ops    int
+}
+
+// Walk is only implemented on Linux.
+func Walk(dir *os.File, measure bool) (Usage, error) { return Usage{}, errors.ErrUnsupported }
+
+// RemoveAll is only implemented on Linux.
+func RemoveAll(parent *os.File, name string) (int, error) { return 0, errors.ErrUnsupported }
+
+// OpenDir is only implemented on Linux.
+func OpenDir(dir *os.File, rel string) (*os.File, error) { return nil, errors.ErrUnsupported }
