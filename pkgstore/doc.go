@@ -27,6 +27,14 @@
 // Habitat's comparison step for step, including where it fails;
 // CompareVersions extends it to a documented total order that sort can use.
 //
+// The Supervisor picks the release a spec runs differently: it folds the
+// listing, in directory order, with Habitat's PackageIdent::partial_cmp
+// (HabitatPartialCompare), which compares raw version strings where the
+// version rule fails and is therefore not transitive (2.0 < master <
+// v1.0 < 2.0), and keeps the first of equal releases (1.0 and 1.0.0).
+// SupervisorPicks returns every release that fold can end on; a resolved
+// Service lists them (Resolved and Ambiguous).
+//
 // # Scanning
 //
 //	inv, err := pkgstore.Scan(ctx, "/", pkgstore.Options{})

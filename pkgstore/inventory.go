@@ -59,13 +59,16 @@ type Service struct {
 	SpecPath string
 	// Ident is the spec's ident as written (possibly partial).
 	Ident Ident
-	// Resolved is the release the Supervisor would run: the newest installed
-	// release that satisfies Ident. Installed is false when there is none.
+	// Resolved is the release the Supervisor would run: the newest
+	// installed release that satisfies Ident, picked as Habitat picks it
+	// (see SupervisorPicks). Installed is false when there is none.
 	Resolved  Ident
 	Installed bool
-	// Ambiguous lists other installed releases that satisfy Ident and that
-	// Habitat cannot order against Resolved (see HabitatComparable): the
-	// Supervisor might run any of them, so callers should protect them too.
+	// Ambiguous lists the other installed releases the Supervisor may run
+	// instead: where Habitat cannot order their versions consistently, or
+	// deems them equal (1.0 and 1.0.0 of one release), its pick depends on
+	// directory order. When it is non-empty, Resolved is merely the newest
+	// of the candidates by Compare; callers should protect them all.
 	Ambiguous []Ident
 	// DesiredState is the spec's desired_state ("up" when absent).
 	DesiredState string

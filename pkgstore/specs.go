@@ -104,18 +104,38 @@ func (s *Store) readSpecs(inv *Inventory, probs *problems) {
 	}
 }
 
-// resolveService finds the release the Supervisor would run for svc, and
-// the releases it might run instead where Habitat cannot order versions.
+// resolveService finds the release the Supervisor would run for svc, and,
+// where Habitat's pick depends on directory order, the others it may run
+// instead (see SupervisorPicks).
 func (inv *Inventory) resolveService(svc Service) Service {
 	cands := inv.Satisfying(svc.Ident)
-	if n := len(cands); n > 0 {
-		latest := cands[n-1]
-		svc.Resolved, svc.Installed = latest.Ident, true
-		for _, c := range cands[:n-1] {
-			if !HabitatComparable(c.Ident, latest.Ident) {
-				svc.Ambiguous = append(svc.Ambiguous, c.Ident)
-			}
+	ids := make([]Ident, len(cands))
+	for i, c := range cands {
+		ids[i] = c.Ident
+	}
+	picks := SupervisorPicks(ids)
+	if n := len(picks); n > 0 {
+		svc.Resolved, svc.Installed = ids[picks[n-1]], true
+		for _, i := range picks[:n-1] {
+			svc.Ambiguous = append(svc.Ambiguous, ids[i])
 		}
 	}
 	return svc
+}
+
+// MayRun reports whether the Supervisor may run id for svc were id
+// installed alongside the releases installed now: a check, before or after
+// removing id, that no loaded service would pick it.
+func (inv *Inventory) MayRun(svc Service, id Ident) bool {
+	if !id.Satisfies(svc.Ident) {
+		return false
+	}
+	ids := []Ident{id}
+	for _, r := range inv.Satisfying(svc.Ident) {
+		if r.Ident != id {
+			ids = append(ids, r.Ident)
+		}
+	}
+	picks := SupervisorPicks(ids)
+	return len(picks) > 0 && picks[0] == 0
 }

@@ -236,10 +236,11 @@ func Compare(a, b Ident) int {
 	return strings.Compare(a.Version, b.Version)
 }
 
-// HabitatComparable reports whether Habitat itself can order a and b
-// (same origin/name assumed). Where it cannot, which of them a Supervisor
-// picks as "latest" depends on directory listing order, so callers that
-// must protect the Supervisor's choice should protect both.
+// HabitatComparable reports whether Habitat's version_sort can order the
+// versions of a and b (same origin/name assumed). Where it cannot, Habitat
+// compares the raw strings instead (HabitatPartialCompare), which need not
+// agree with the order of other versions; SupervisorPicks works out which
+// releases the Supervisor may then run.
 func HabitatComparable(a, b Ident) bool {
 	_, ok := compareVersionParts(a.Version, b.Version)
 	return ok

@@ -512,10 +512,7 @@ func (n needs) check(id pkgstore.Ident) (string, bool) {
 		return why, true
 	}
 	for _, s := range n.inv.Services {
-		if !id.Satisfies(s.Ident) {
-			continue
-		}
-		if !s.Installed || pkgstore.Compare(id, s.Resolved) > 0 || !pkgstore.HabitatComparable(id, s.Resolved) {
+		if n.inv.MayRun(s, id) {
 			return "loaded service " + s.Name + " would run it", true
 		}
 	}

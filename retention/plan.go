@@ -214,14 +214,24 @@ func (p *Plan) findRoots() {
 		}
 	})
 	for _, svc := range inv.Services {
-		if svc.Installed {
+		if !svc.Installed {
+			continue
+		}
+		if len(svc.Ambiguous) == 0 {
 			if r := inv.Installed(svc.Resolved); r != nil {
 				p.addRoot(r.Ref, CodeService, fmt.Sprintf("loaded service %s runs it (spec ident %s)", svc.Name, svc.Ident))
 			}
+			continue
 		}
-		for _, a := range svc.Ambiguous {
-			if r := inv.Installed(a); r != nil {
-				p.addRoot(r.Ref, CodeServiceMaybe, fmt.Sprintf("loaded service %s may run it: Habitat cannot order its version against %s", svc.Name, svc.Resolved))
+		cands := append([]pkgstore.Ident{svc.Resolved}, svc.Ambiguous...)
+		names := make([]string, len(cands))
+		for i, c := range cands {
+			names[i] = c.String()
+		}
+		for _, c := range cands {
+			if r := inv.Installed(c); r != nil {
+				p.addRoot(r.Ref, CodeServiceMaybe, fmt.Sprintf("loaded service %s may run it (spec ident %s): Habitat's pick among %s depends on directory order, as it cannot order their versions consistently or deems them equal",
+					svc.Name, svc.Ident, strings.Join(names, ", ")))
 			}
 		}
 	}

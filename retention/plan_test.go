@@ -150,8 +150,10 @@ func TestRules(t *testing.T) {
 			oldPkg(b, "core/app/master/20240101000000")
 			oldPkg(b, "core/app/1.0/20200101000000")
 			b.Spec("app", "core/app")
+			oldPkg(b, "core/app/v0.9/20190101000000")
 		}, retention.Policy{KeepLatest: 0}, []check{
-			{"core/app/1.0/20200101000000", retention.Keep, retention.CodeService, ""},
+			{"core/app/1.0/20200101000000", retention.Keep, retention.CodeServiceMaybe, "depends on directory order"},
+			{"core/app/v0.9/20190101000000", retention.Keep, retention.CodeServiceMaybe, "depends on directory order"},
 			{"core/app/master/20240101000000", retention.Keep, retention.CodeServiceMaybe, "cannot order"},
 		}},
 		{"ident problem keeps the release", func(b *storetest.Builder) {
