@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -292,30 +293,8 @@ func flockHolders(fi fs.FileInfo) ([]int, error) {
 		return nil, err
 	}
 	defer f.Close()
-	dev := fmt.Sprintf("%02x:%02x:%d", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev)), st.Ino)
-	var exact, byIno []int
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; waiters
-		// have "->" after the number and are skipped.
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 6 || fields[1] != "FLOCK" {
-			continue
-		}
-		pid, err := strconv.Atoi(fields[4])
-		if err != nil || pid <= 0 {
-			continue
-		}
-		parts := strings.Split(fields[5], ":")
-		if len(parts) != 3 || parts[2] != strconv.FormatUint(st.Ino, 10) {
-			continue
-		}
-		byIno = append(byIno, pid)
-		if fields[5] == dev {
-			exact = append(exact, pid)
-		}
-	}
-	if err := sc.Err(); err != nil {
+	exact, byIno, err := parseLocks(f, uint64(unix.Major(uint64(st.Dev))), uint64(unix.Minor(uint64(st.Dev))), st.Ino)
+	if err != nil {
 		return nil, err
 	}
 	if exact != nil {
@@ -331,6 +310,40 @@ func flockHolders(fi fs.FileInfo) ([]int, error) {
 		}
 	}
 	return verified, nil
+}
+
+// parseLocks reads /proc/locks and returns the pids holding a flock on
+// inode ino of device major:minor (exact), and on inode ino of any device
+// (byIno). Lines look like "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0
+// EOF", device numbers in hex; waiters have "->" after the number and are
+// skipped.
+func parseLocks(r io.Reader, major, minor, ino uint64) (exact, byIno []int, err error) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 || fields[1] != "FLOCK" {
+			continue
+		}
+		pid, err := strconv.Atoi(fields[4])
+		if err != nil || pid <= 0 {
+			continue
+		}
+		parts := strings.Split(fields[5], ":")
+		if len(parts) != 3 {
+			continue
+		}
+		i, err1 := strconv.ParseUint(parts[2], 10, 64)
+		ma, err2 := strconv.ParseUint(parts[0], 16, 32)
+		mi, err3 := strconv.ParseUint(parts[1], 16, 32)
+		if err1 != nil || err2 != nil || err3 != nil || i != ino {
+			continue
+		}
+		byIno = append(byIno, pid)
+		if ma == major && mi == minor {
+			exact = append(exact, pid)
+		}
+	}
+	return exact, byIno, sc.Err()
 }
 
 // hasOpen reports whether process pid has the file fi describes open.
