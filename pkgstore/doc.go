@@ -5,7 +5,7 @@
 // such a store: which releases are installed (for which target), what each
 // needs (DEPS and TDEPS), which services the Supervisor has loaded (spec
 // files) and which release each of them would run, which releases binlinks
-// point into, and what is damaged. It never writes.
+// point into, and what is damaged. It never writes, except its own lock file (see Locking).
 //
 // # Idents
 //
@@ -66,6 +66,23 @@
 // Dependencies are stored as Refs, compact handles into the inventory's
 // table of interned idents, which keeps a 100,000-release inventory to a
 // few hundred bytes per release.
+//
+// # Locking
+//
+// Store.Lock takes the store's exclusive lock (flock on hab/pkgs/.hab-gc.lock)
+// for a writer, Store.RLock a shared one for a reader. The lock file is
+// the only thing this package writes: it is opened without following a
+// symlink or blocking, created mode 0600, and used only when the open
+// descriptor is a regular file with one link owned by the effective user
+// (ErrUnsafeLockFile otherwise). A LockedError names the holder the kernel
+// reports, never a pid the file merely claims.
+//
+// # Reading
+//
+// Every file is opened without blocking and read only when the descriptor
+// is a regular file, and metadata and spec files are read up to 1 MiB: a
+// FIFO or an oversized (or sparse) file becomes a Problem, never a hang or
+// an out-of-memory crash.
 //
 // # Verifying
 //

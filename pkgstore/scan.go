@@ -167,7 +167,7 @@ func (s *Store) HasUninstallHook(id Ident) bool {
 // Size returns the bytes on disk of a release directory (see treeSize),
 // or -1 when it cannot be opened.
 func (s *Store) Size(id Ident) int64 {
-	r, err := s.pkgs.OpenRoot(id.String())
+	r, err := s.pkgs.OpenRoot(safeio.Dir(id.String()))
 	if err != nil {
 		return -1
 	}
