@@ -38,8 +38,9 @@
 // Then everything reachable from a root through DEPS or TDEPS is kept, with
 // a reason naming the chain ("dependency of core/openssl/..., needed by
 // core/redis/... (loaded service redis runs it ...)"). Everything else is
-// removed. With Only set, removals are limited to the named packages and
-// to the dependencies that only their removed releases needed.
+// removed. With Only set, removals are limited to the named packages (or
+// versions: core/redis/6.2, which also keeps the newest KeepLatest of that
+// version) and to the dependencies that only their removed releases needed.
 //
 // # Damage fails safe
 //

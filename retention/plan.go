@@ -208,9 +208,28 @@ func (p *Plan) findRoots() {
 		if IsHabitatPackage(rels[0].Ident) {
 			n, code, what = pol.selfKeep(), CodeHabitat, ", Habitat's own package"
 		}
-		for i := len(rels) - 1; i >= 0 && i >= len(rels)-n; i-- {
-			rank := len(rels) - i
-			p.addRoot(rels[i].Ref, code, fmt.Sprintf("newest release of %s%s (%s of %d kept)", pkgName(rels[i].Ident), what, ordinal(rank), n))
+		keepNewest := func(rels []*pkgstore.Release, scope string) {
+			for i := len(rels) - 1; i >= 0 && i >= len(rels)-n; i-- {
+				rank := len(rels) - i
+				p.addRoot(rels[i].Ref, code, fmt.Sprintf("newest release of %s%s (%s of %d kept)", scope, what, ordinal(rank), n))
+			}
+		}
+		keepNewest(rels, pkgName(rels[0].Ident))
+		// An Only entry with a version keeps the newest N of that version,
+		// as `hab pkg uninstall --keep-latest N ORIGIN/NAME/VERSION` does.
+		for _, o := range pol.Only {
+			if o.Version == "" || !rels[0].Ident.Satisfies(o.Package()) {
+				continue
+			}
+			var vrels []*pkgstore.Release
+			for _, r := range rels {
+				if r.Ident.Version == o.Version {
+					vrels = append(vrels, r)
+				}
+			}
+			if len(vrels) > 0 {
+				keepNewest(vrels, o.String())
+			}
 		}
 	})
 	for _, svc := range inv.Services {
@@ -291,12 +310,12 @@ func (p *Plan) findRoots() {
 }
 
 // applyOnly keeps everything the unrestricted plan would remove except
-// releases of the Only packages and the dependencies that only those
-// removed releases needed.
+// releases of the Only packages (or versions) and the dependencies that
+// only those removed releases needed.
 func (p *Plan) applyOnly() {
 	inOnly := func(id pkgstore.Ident) bool {
 		for _, o := range p.Policy.Only {
-			if id.Origin == o.Origin && id.Name == o.Name {
+			if id.Satisfies(o) {
 				return true
 			}
 		}

@@ -384,7 +384,7 @@ func TestWhy(t *testing.T) {
 }
 
 func TestPolicyValidation(t *testing.T) {
-	for _, pol := range []retention.Policy{{KeepLatest: -1}, {SelfKeepLatest: -2}, {MinAge: -5 * time.Second}, {Only: []pkgstore.Ident{pkgstore.MustParseIdent("core/a/1")}}} {
+	for _, pol := range []retention.Policy{{KeepLatest: -1}, {SelfKeepLatest: -2}, {MinAge: -5 * time.Second}, {Only: []pkgstore.Ident{pkgstore.MustParseIdent("core/a/1/2")}}} {
 		if err := pol.Validate(); !errors.Is(err, retention.ErrInvalidPolicy) {
 			t.Errorf("%+v: got %v", pol, err)
 		}

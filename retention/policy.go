@@ -49,8 +49,11 @@ type Policy struct {
 	// (0): DefaultMinAge. NoMinAge turns it off.
 	MinAge time.Duration
 	// Only, when non-empty, limits removals to releases of these
-	// origin/names and to the dependencies that only their removed releases
-	// needed. Every protection still holds. Default: all packages.
+	// origin/names, or origin/name/versions, and to the dependencies that
+	// only their removed releases needed. Every protection still holds. An
+	// entry with a version also keeps the newest KeepLatest releases of that
+	// version, as `hab pkg uninstall --keep-latest N core/redis/6.2` does.
+	// Default: all packages.
 	Only []pkgstore.Ident
 	// AllowDamaged plans despite blocking problems in the store (see
 	// pkgstore.Problem.Blocking): each damaged release is then kept, with
@@ -81,8 +84,8 @@ func (p Policy) Validate() error {
 		return fmt.Errorf("%w: min-age %s is negative", ErrInvalidPolicy, p.MinAge)
 	}
 	for _, o := range p.Only {
-		if o.Version != "" {
-			return fmt.Errorf("%w: only %q must be origin/name", ErrInvalidPolicy, o)
+		if o.Release != "" {
+			return fmt.Errorf("%w: only %q must be origin/name or origin/name/version", ErrInvalidPolicy, o)
 		}
 	}
 	return nil

@@ -66,7 +66,7 @@ func policyWarnings(inv *pkgstore.Inventory, pol Policy) []Warning {
 	for _, o := range pol.Only {
 		matched := false
 		for _, r := range inv.Releases {
-			if r.Ident.Origin == o.Origin && r.Ident.Name == o.Name {
+			if r.Ident.Satisfies(o) {
 				matched = true
 				break
 			}

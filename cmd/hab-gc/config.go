@@ -390,8 +390,8 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 	}
 	for _, o := range c.list("only") {
 		id, err := pkgstore.ParseIdent(o)
-		if err != nil || id.Version != "" {
-			return p, usageError{fmt.Errorf("invalid only %q (from %s): must be ORIGIN/NAME", o, c.source("only"))}
+		if err != nil || id.Release != "" {
+			return p, usageError{fmt.Errorf("invalid only %q (from %s): must be ORIGIN/NAME or ORIGIN/NAME/VERSION", o, c.source("only"))}
 		}
 		p.Only = append(p.Only, id)
 	}
@@ -423,7 +423,7 @@ func addPolicyFlags(fs *pflag.FlagSet) {
 	fs.Lookup("keep-latest").NoOptDefVal = "1"
 	fs.String("self-keep-latest", "", "`N` releases to keep of Habitat's own packages (default: --keep-latest, never fewer than 1)")
 	fs.StringArray("exclude", nil, "never remove releases matching IDENT[@CONSTRAINT], e.g. core/redis, core/redis/6.2.6 or 'core/postgresql@>=11 <12' (repeatable)")
-	fs.StringArray("only", nil, "only remove releases of ORIGIN/NAME and the dependencies only they needed (repeatable)")
+	fs.StringArray("only", nil, "only remove releases of ORIGIN/NAME (or ORIGIN/NAME/VERSION, keeping the newest --keep-latest of that version) and the dependencies only they needed (repeatable)")
 	fs.String("min-age", "", "keep releases installed less than this long ago (default 1h; 0 turns it off)")
 	fs.Bool("ignore-uninstall-hooks", false, "allow removing the last release of a package that ships an uninstall hook (hab-gc never runs hooks)")
 	fs.Bool("allow-damaged", false, "plan despite a damaged store: damaged releases and all they name are kept")
