@@ -24,8 +24,9 @@
 //
 // A randomized spec resolves (Resolve) to a concrete cron expression drawn
 // from a SHA-256 hash of the canonical store path (absolute, symlinks
-// resolved), the job type, the job's parameters and the spec, each cron
-// field from its own bits. Schedules that agree on all four share one
+// resolved), the job type, the job's parameters and the spec, and the
+// machine's identity (Scheduler.Machine; not part of the job's key), each
+// cron field from its own bits. Schedules that agree on all four share one
 // effective Job: it runs once, at a time that does not depend on which
 // schedule owns it (the oldest by created time, then by name). Explicit
 // cron specs are honoured as written and never merged.

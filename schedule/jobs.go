@@ -36,10 +36,11 @@ type member struct {
 	spec    Spec
 }
 
-// BuildJobs groups definitions into effective jobs. created gives each
-// schedule's creation time (the file's, or when it was first seen).
-// Jobs come out sorted by key.
-func BuildJobs(defs []Definition, created func(Definition) time.Time) []Job {
+// BuildJobs groups definitions into effective jobs. machine is the
+// machine's identity (see HashInput.Machine); created gives each
+// schedule's creation time (the file's, or when it was first seen). Jobs
+// come out sorted by key. A job's key does not depend on the machine.
+func BuildJobs(defs []Definition, machine string, created func(Definition) time.Time) []Job {
 	type group struct {
 		job     Job
 		members []member
@@ -52,7 +53,7 @@ func BuildJobs(defs []Definition, created func(Definition) time.Time) []Job {
 			if jd.Type == Prune {
 				params = jd.Params.Canonical()
 			}
-			in := HashInput{Store: d.Store, Type: jd.Type, Params: params, Spec: jd.Spec.Canonical}
+			in := HashInput{Store: d.Store, Type: jd.Type, Params: params, Spec: jd.Spec.Canonical, Machine: machine}
 			var key string
 			if jd.Spec.Random {
 				key = "r-" + shortHash(in.Store, string(in.Type), in.Params, in.Spec)

@@ -36,6 +36,9 @@ type Scheduler struct {
 	Logger *slog.Logger
 	// Only, when set, restricts RunDue to the job with this key.
 	Only string
+	// Machine is this machine's identity, part of every randomized time
+	// (see HashInput.Machine); empty: none.
+	Machine string
 	// ReadOnly makes Reload leave the state file alone (inspection:
 	// schedule list, next, export): what it would record stays in memory.
 	ReadOnly bool
@@ -114,7 +117,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 			ss.File = d.File
 			st.Schedules[d.Name] = ss
 		}
-		jobs = BuildJobs(defs, func(d Definition) time.Time {
+		jobs = BuildJobs(defs, s.Machine, func(d Definition) time.Time {
 			if d.HasCreated {
 				return d.Created
 			}

@@ -86,10 +86,18 @@ type HashInput struct {
 	Type   JobType
 	Params string // canonical job parameters (Params.Canonical)
 	Spec   string // canonical spec
+	// Machine is the machine's identity (its machine-id): machines that
+	// share a store path get different times, as systemd's
+	// FixedRandomDelay does. Empty: the time depends on the job alone.
+	Machine string
 }
 
 func (h HashInput) digest() [32]byte {
-	return sha256.Sum256([]byte("hab-gc schedule v1\x00" + h.Store + "\x00" + string(h.Type) + "\x00" + h.Params + "\x00" + h.Spec))
+	in := "hab-gc schedule v1\x00" + h.Store + "\x00" + string(h.Type) + "\x00" + h.Params + "\x00" + h.Spec
+	if h.Machine != "" {
+		in += "\x00machine\x00" + h.Machine
+	}
+	return sha256.Sum256([]byte(in))
 }
 
 // Resolve returns the concrete 5-field cron expression a spec stands for

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/schedule"
 )
@@ -29,6 +30,25 @@ func schedFlags(cmd *cobra.Command) {
 	cmd.Flags().String("state", "", "state file (default FS_ROOT/hab/sup/default/hab-gc/schedule-state.json)")
 	cmd.Flags().String("timezone", "UTC", "time zone cron expressions are read in (e.g. Europe/Berlin, Local)")
 	cmd.Flags().String("now", "", "set the clock to this RFC 3339 time (tests and rehearsals)")
+}
+
+// zoneAndClock reads --timezone and --now.
+func zoneAndClock(cmd *cobra.Command) (*time.Location, func() time.Time, error) {
+	tz, _ := cmd.Flags().GetString("timezone")
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return nil, nil, usageError{fmt.Errorf("invalid --timezone %q: %v", tz, err)}
+	}
+	clock := time.Now
+	if now, _ := cmd.Flags().GetString("now"); now != "" {
+		t0, err := time.Parse(time.RFC3339, now)
+		if err != nil {
+			return nil, nil, usageError{fmt.Errorf("invalid --now %q: not an RFC 3339 time", now)}
+		}
+		start := time.Now()
+		clock = func() time.Time { return t0.Add(time.Since(start)) }
+	}
+	return loc, clock, nil
 }
 
 // newScheduler builds a scheduler from the flags. Only the daemon writes
@@ -45,26 +65,20 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool) (*sched
 	if state == "" {
 		state = filepath.Join(c.fsRoot(), "hab", "sup", "default", "hab-gc", "schedule-state.json")
 	}
-	tz, _ := cmd.Flags().GetString("timezone")
-	loc, err := time.LoadLocation(tz)
+	loc, clock, err := zoneAndClock(cmd)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("invalid --timezone %q: %v", tz, err)}
-	}
-	clock := time.Now
-	if now, _ := cmd.Flags().GetString("now"); now != "" {
-		t0, err := time.Parse(time.RFC3339, now)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("invalid --now %q: not an RFC 3339 time", now)}
-		}
-		start := time.Now()
-		clock = func() time.Time { return t0.Add(time.Since(start)) }
+		return nil, err
 	}
 	timeout, err := c.lockTimeout()
 	if err != nil {
 		return nil, err
 	}
+	machine, err := a.machineID(c)
+	if err != nil {
+		return nil, err
+	}
 	setup := a.jobSetup(cmd)
-	return &schedule.Scheduler{Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly,
+	return &schedule.Scheduler{Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine,
 		Logger: slog.New(slog.NewTextHandler(a.stderr, nil)),
 		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.Result {
 			return schedule.RunJob(ctx, j, store, now, setup)
@@ -272,10 +286,11 @@ func (a *app) scheduleCmd() *cobra.Command {
 
 	next := &cobra.Command{
 		Use:   "next SPEC --store PATH --job prune|check",
-		Short: "Print the cron expression a spec resolves to for a job on a store",
-		Long: `Print the concrete cron expression SPEC resolves to. For a randomized spec (@daily-random...) it
-depends on the store (an FS root, or the store directory itself), the job type and, for prune, the policy
-flags, exactly as in a definition file.`,
+		Short: "Print the cron expression a spec resolves to for a job on a store, and its next run times",
+		Long: `Print the concrete cron expression SPEC resolves to, then its next --count run times (in --timezone).
+For a randomized spec (@daily-random...) it depends on the store (an FS root, or the store directory
+itself), the job type and, for prune, the policy flags, exactly as in a definition file, and on this
+machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the host name).`,
 		Args: args(cobra.ExactArgs(1)),
 	}
 	next.Flags().String("store", "/", "the store: an FS root (as fs_root in definitions) or its hab/pkgs")
@@ -283,7 +298,22 @@ flags, exactly as in a definition file.`,
 	next.Flags().Int("keep-latest", 0, "prune: keep_latest")
 	next.Flags().StringArray("exclude", nil, "prune: exclude (repeatable)")
 	next.Flags().String("min-age", "", "prune: min_age")
-	next.RunE = func(cmd *cobra.Command, argv []string) error {
+	next.Flags().Int("count", 5, "how many next run times to print after the expression")
+	next.Flags().String("timezone", "UTC", "time zone cron expressions are read in (e.g. Europe/Berlin, Local)")
+	next.Flags().String("now", "", "set the clock to this RFC 3339 time (tests and rehearsals)")
+	next.RunE = a.withConfig(func(cmd *cobra.Command, c *config, argv []string) error {
+		loc, clock, err := zoneAndClock(cmd)
+		if err != nil {
+			return err
+		}
+		count, _ := cmd.Flags().GetInt("count")
+		if count < 0 {
+			return usageError{fmt.Errorf("invalid --count %d: must be 0 or more", count)}
+		}
+		machine, err := a.machineID(c)
+		if err != nil {
+			return err
+		}
 		spec, err := schedule.ParseSpec(argv[0])
 		if err != nil {
 			return usageError{err}
@@ -319,9 +349,20 @@ flags, exactly as in a definition file.`,
 		default:
 			return usageError{fmt.Errorf("invalid --job %q: must be prune or check", typ)}
 		}
-		fmt.Fprintln(a.stdout, schedule.Resolve(spec, schedule.HashInput{Store: store, Type: schedule.JobType(typ), Params: params, Spec: spec.Canonical}))
+		expr := schedule.Resolve(spec, schedule.HashInput{Store: store, Type: schedule.JobType(typ), Params: params, Spec: spec.Canonical, Machine: machine})
+		fmt.Fprintln(a.stdout, expr)
+		cr, err := schedule.NewCron(expr, loc)
+		if err != nil {
+			return err
+		}
+		for t, i := clock(), 0; i < count; i++ {
+			if t = cr.Next(t); t.IsZero() {
+				break
+			}
+			fmt.Fprintln(a.stdout, t.In(loc).Format(time.RFC3339))
+		}
 		return nil
-	}
+	})
 
 	export := &cobra.Command{
 		Use:   "export --format systemd --schedules DIR --out DIR",
@@ -504,4 +545,22 @@ func exportedByUs(root *os.Root, name string) bool {
 	buf := make([]byte, len(schedule.UnitMarker))
 	_, err = io.ReadFull(f, buf)
 	return err == nil && string(buf) == schedule.UnitMarker
+}
+
+// machineID is this machine's identity for randomized times:
+// HAB_GC_MACHINE_ID when set, else FS_ROOT/etc/machine-id, else the host
+// name.
+func (a *app) machineID(c *config) (string, error) {
+	if v, ok := a.lookup("HAB_GC_MACHINE_ID"); ok && strings.TrimSpace(v) != "" {
+		return strings.TrimSpace(v), nil
+	}
+	b, err := safeio.ReadFile(filepath.Join(c.fsRoot(), "etc", "machine-id"), 4096, safeio.FollowLinks)
+	if id := strings.TrimSpace(string(b)); err == nil && id != "" {
+		return id, nil
+	}
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "", fmt.Errorf("no machine identity: %s/etc/machine-id is unreadable and the host name unknown: set HAB_GC_MACHINE_ID", c.fsRoot())
+	}
+	return h, nil
 }
