@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -395,6 +396,9 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 		s.umu.Unlock()
 	}
 	attrs := []any{"ok", res.OK, "problems", res.Problems, "removed", res.Removed, "bytes_freed", res.BytesFreed, "seconds", end.Sub(start).Seconds()}
+	if res.HistoryError != "" {
+		log.Error("the run's history could not be written", "error", res.HistoryError)
+	}
 	if res.Error != "" {
 		log.Error("job failed", append(attrs, "error", res.Error)...)
 	} else {
@@ -445,6 +449,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 		}
 		return Result{OK: rep.OK(), Problems: len(rep.Problems)}
 	case Prune:
+		asGiven := pol // the job's policy, for the history
 		self, _ := canonicalPath(store.FSRoot())
 		for _, root := range j.FSRoots {
 			if c, _ := canonicalPath(root); c == self {
@@ -467,6 +472,11 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 		}
 		ar, err := plan.Apply(ctx, store, retention.ApplyOptions{Locked: true})
 		res := Result{}
+		run := history.Run{ID: fmt.Sprintf("%s-%s", j.Key, now.UTC().Format("20060102T150405Z")), Job: history.JobPrune,
+			JobKey: j.Key, Owner: j.Owner, FSRoot: store.FSRoot(), Policy: asGiven}
+		if herr := history.Log(now, run, plan, ar, err); herr != nil {
+			res.HistoryError = herr.Error()
+		}
 		if ar != nil {
 			res.Removed, res.BytesFreed = ar.Removed, ar.BytesFreed
 			res.OK = !ar.Partial()

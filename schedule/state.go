@@ -71,6 +71,9 @@ type Result struct {
 	Removed    int    `json:"removed"`
 	BytesFreed int64  `json:"bytes_freed"`
 	Error      string `json:"error,omitempty"`
+	// HistoryError says why a prune's records could not be appended to
+	// the history journal (see package history).
+	HistoryError string `json:"history_error,omitempty"`
 }
 
 func newState() *State {

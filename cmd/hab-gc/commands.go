@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra/doc"
 
 	"github.com/hab-gc/hab-gc/depgraph"
+	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -116,6 +117,11 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 				Logger:      slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			})
 			bar.done()
+			run := history.Run{ID: fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()),
+				Job: history.JobRun, FSRoot: c.fsRoot(), Policy: plan.Policy}
+			if herr := history.Log(time.Now(), run, plan, res, err); herr != nil {
+				fmt.Fprintf(a.stderr, "hab-gc: warning: the run's history could not be written: %v\n", herr)
+			}
 			if err != nil && res == nil {
 				return err
 			}

@@ -55,15 +55,16 @@ func TestScripts(t *testing.T) {
 			})
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"mkrel":    cmdMkrel,
-			"demo":     cmdDemo,
-			"snapshot": cmdSnapshot,
-			"exit":     cmdExit,
-			"runjson":  cmdRunJSON,
-			"holdlock": cmdHoldLock,
-			"grepfile": cmdGrepFile,
-			"sleep":    cmdSleep,
-			"nosizes":  cmdNoSizes,
+			"mkrel":      cmdMkrel,
+			"demo":       cmdDemo,
+			"snapshot":   cmdSnapshot,
+			"exit":       cmdExit,
+			"runjson":    cmdRunJSON,
+			"holdlock":   cmdHoldLock,
+			"grepfile":   cmdGrepFile,
+			"sleep":      cmdSleep,
+			"nosizes":    cmdNoSizes,
+			"appendfile": cmdAppendFile,
 		},
 	})
 }
@@ -277,3 +278,16 @@ func cmdNoSizes(ts *testscript.TestScript, neg bool, args []string) {
 var blanksRE = regexp.MustCompile(`[ \t]+`)
 
 var sizeRE = regexp.MustCompile(`\b\d+(\.\d)? ([KMGTPE]i)?B\b`)
+
+// appendfile FILE TEXT: append TEXT (no newline) to FILE, as a writer that
+// crashed mid-line leaves it.
+func cmdAppendFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: appendfile FILE TEXT")
+	}
+	f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_WRONLY|os.O_APPEND, 0)
+	ts.Check(err)
+	_, err = f.WriteString(args[1])
+	ts.Check(err)
+	ts.Check(f.Close())
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hab-gc/hab-gc/history"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+func (a *app) historyCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "history [IDENT]",
+		Short: "Show what hab-gc removed, when, and why (the journal of every real run)",
+		Long: `Show the history journal (FS_ROOT/hab/sup/default/hab-gc/history.jsonl and its rotated files):
+every release a real run (hab-gc run, or a scheduled prune) removed or failed to remove, with the run that
+did it, its policy and the plan's reasons, and one line per run with its totals. With IDENT (core/redis,
+core/redis/6.2.5...), only that package's or release's records. A damaged line (a crash while writing) is
+skipped with a notice on stderr.`,
+		Example: `  hab-gc history core/redis
+  hab-gc history --since 7d --json`,
+		Args: args(cobra.MaximumNArgs(1)),
+	}
+	cmd.Flags().String("since", "", "only records from this long ago on (e.g. 12h, 7d)")
+	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, argv []string) error {
+		var f history.Filter
+		if len(argv) == 1 {
+			id, err := pkgstore.ParseIdent(argv[0])
+			if err != nil {
+				return usageError{err}
+			}
+			f.Ident = &id
+		}
+		if s, _ := cmd.Flags().GetString("since"); s != "" {
+			d, err := parseSince(s)
+			if err != nil {
+				return usageError{err}
+			}
+			f.Since = time.Now().Add(-d)
+		}
+		j := history.Journal{Dir: history.Dir(c.fsRoot())}
+		recs, notices, err := j.Read()
+		if err != nil {
+			return err
+		}
+		for _, n := range notices {
+			fmt.Fprintf(a.stderr, "hab-gc: notice: %s\n", n)
+		}
+		recs = f.Select(recs)
+		if a.wantJSON(cmd) {
+			out := struct {
+				Records []history.Record `json:"records"`
+				Notices []history.Notice `json:"notices"`
+			}{Records: recs, Notices: notices}
+			if out.Records == nil {
+				out.Records = []history.Record{}
+			}
+			if out.Notices == nil {
+				out.Notices = []history.Notice{}
+			}
+			return writeJSON(a.stdout, out)
+		}
+		if len(recs) == 0 {
+			_, err := fmt.Fprintf(a.stdout, "No history records in %s%s.\n", j.Dir, map[bool]string{true: " match", false: ""}[len(argv) == 1 || !f.Since.IsZero()])
+			return err
+		}
+		for _, r := range recs {
+			printRecord(a, r)
+		}
+		return nil
+	})
+	return cmd
+}
+
+// parseSince reads a duration, with d for days.
+func parseSince(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n >= 0 {
+			return time.Duration(n) * 24 * time.Hour, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("invalid --since %q: must be a duration such as 12h or 7d", s)
+	}
+	return d, nil
+}
+
+// jobText names what made a record: hab-gc run, or a scheduled prune.
+func jobText(r history.Record) string {
+	by := "hab-gc run"
+	if r.Job == history.JobPrune {
+		by = "scheduled prune " + r.JobKey
+		if r.Owner != "" {
+			by += " (schedule " + r.Owner + ")"
+		}
+	}
+	return fmt.Sprintf("%s on %s, %s", by, r.FSRoot, r.Policy)
+}
+
+func printRecord(a *app, r history.Record) {
+	t := r.Time.UTC().Format(time.RFC3339)
+	if r.Kind == history.KindRun {
+		fmt.Fprintf(a.stdout, "%s  run %s: removed %d, kept %d, failed %d, freed %s, by %s\n", t, r.Outcome, r.Removed, r.Kept, r.Failed, humanBytes(r.BytesFreed), jobText(r))
+		if r.Error != "" {
+			fmt.Fprintf(a.stdout, "    error: %s\n", r.Error)
+		}
+		return
+	}
+	fmt.Fprintf(a.stdout, "%s  %s %s (%s), by %s\n", t, r.Outcome, r.Ident, humanBytes(r.BytesFreed), jobText(r))
+	for _, why := range r.Reasons {
+		fmt.Fprintf(a.stdout, "    why: %s\n", why.Text)
+	}
+	if r.Error != "" {
+		fmt.Fprintf(a.stdout, "    error: %s\n", r.Error)
+	}
+}

@@ -1,0 +1,235 @@
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// Kind says what a record is about.
+type Kind string
+
+const (
+	// KindRun is the record of one run: its totals and its outcome.
+	KindRun Kind = "run"
+	// KindRelease is the record of one release a run removed or failed to
+	// remove.
+	KindRelease Kind = "release"
+)
+
+// Outcomes of a run record (a release record's outcome is its
+// retention.Status: removed or failed).
+const (
+	RunOK      = "ok"      // every planned removal was done or kept at revalidation
+	RunPartial = "partial" // some removals failed; the others were done
+	RunFailed  = "failed"  // the run stopped with an error
+)
+
+// Job names what ran.
+const (
+	JobRun   = "run"   // hab-gc run
+	JobPrune = "prune" // a scheduled prune (hab-gc daemon)
+)
+
+// Policy is the retention policy of a run, as it was given.
+type Policy struct {
+	KeepLatest           int      `json:"keep_latest"`
+	SelfKeepLatest       int      `json:"self_keep_latest,omitempty"`
+	Exclude              []string `json:"exclude,omitempty"`
+	Only                 []string `json:"only,omitempty"`
+	MinAge               string   `json:"min_age"`
+	AllowDamaged         bool     `json:"allow_damaged,omitempty"`
+	IgnoreUninstallHooks bool     `json:"ignore_uninstall_hooks,omitempty"`
+}
+
+// PolicyOf describes a retention policy.
+func PolicyOf(p retention.Policy) Policy {
+	out := Policy{KeepLatest: p.KeepLatest, SelfKeepLatest: p.SelfKeepLatest,
+		AllowDamaged: p.AllowDamaged, IgnoreUninstallHooks: p.IgnoreUninstallHooks}
+	switch p.MinAge {
+	case 0:
+		out.MinAge = retention.DefaultMinAge.String()
+	case retention.NoMinAge:
+		out.MinAge = "0"
+	default:
+		out.MinAge = p.MinAge.String()
+	}
+	for _, e := range p.Excludes {
+		out.Exclude = append(out.Exclude, e.Raw)
+	}
+	for _, o := range p.Only {
+		out.Only = append(out.Only, o.String())
+	}
+	return out
+}
+
+// String is the policy as flags would say it.
+func (p Policy) String() string {
+	parts := []string{fmt.Sprintf("keep_latest=%d", p.KeepLatest)}
+	if p.SelfKeepLatest > 0 {
+		parts = append(parts, fmt.Sprintf("self_keep_latest=%d", p.SelfKeepLatest))
+	}
+	parts = append(parts, "min_age="+p.MinAge)
+	for _, e := range p.Exclude {
+		parts = append(parts, fmt.Sprintf("exclude=%q", e))
+	}
+	for _, o := range p.Only {
+		parts = append(parts, "only="+o)
+	}
+	if p.AllowDamaged {
+		parts = append(parts, "allow_damaged")
+	}
+	if p.IgnoreUninstallHooks {
+		parts = append(parts, "ignore_uninstall_hooks")
+	}
+	return strings.Join(parts, " ")
+}
+
+// Record is one line of the journal. Fields are only ever added.
+type Record struct {
+	Time time.Time `json:"time"`
+	Kind Kind      `json:"kind"`
+	// RunID ties a run's release records to its run record.
+	RunID string `json:"run_id"`
+	// Job is JobRun or JobPrune; JobKey and Owner name a scheduled job.
+	Job    string `json:"job"`
+	JobKey string `json:"job_key,omitempty"`
+	Owner  string `json:"owner,omitempty"`
+	FSRoot string `json:"fs_root"`
+	Policy Policy `json:"policy"`
+	// Ident is the release (release records).
+	Ident string `json:"ident,omitempty"`
+	// Outcome is removed or failed (release records), RunOK, RunPartial
+	// or RunFailed (run records).
+	Outcome string `json:"outcome"`
+	// Reasons say why the plan removed the release (release records).
+	Reasons []retention.Reason `json:"reasons,omitempty"`
+	Error   string             `json:"error,omitempty"`
+	// BytesFreed is what the release, or the whole run, freed.
+	BytesFreed int64 `json:"bytes_freed"`
+	// Removed, Kept and Failed count the run's planned removals by
+	// outcome (run records).
+	Removed int `json:"removed,omitempty"`
+	Kept    int `json:"kept,omitempty"`
+	Failed  int `json:"failed,omitempty"`
+}
+
+// ErrBadRecord is wrapped by ParseRecord's errors.
+var ErrBadRecord = errors.New("not a history record")
+
+// ParseRecord parses one journal line.
+func ParseRecord(line []byte) (Record, error) {
+	var r Record
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return r, fmt.Errorf("%w: not a JSON object", ErrBadRecord)
+	}
+	if err := json.Unmarshal(line, &r); err != nil {
+		return Record{}, fmt.Errorf("%w: %v", ErrBadRecord, err)
+	}
+	switch {
+	case r.Time.IsZero():
+		return Record{}, fmt.Errorf("%w: no time", ErrBadRecord)
+	case r.Kind != KindRun && r.Kind != KindRelease:
+		return Record{}, fmt.Errorf("%w: unknown kind %q", ErrBadRecord, r.Kind)
+	case r.Kind == KindRelease && r.Ident == "":
+		return Record{}, fmt.Errorf("%w: a release record without an ident", ErrBadRecord)
+	}
+	return r, nil
+}
+
+// Run describes a run for its records.
+type Run struct {
+	ID     string
+	Job    string // JobRun or JobPrune
+	JobKey string
+	Owner  string
+	FSRoot string
+	Policy retention.Policy
+}
+
+// Records are the journal records of one applied plan: one per release
+// removed or failed, then the run's own. res may be nil when Apply
+// failed before doing anything; applyErr is Apply's error.
+func Records(now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) []Record {
+	base := Record{Time: now.UTC(), RunID: run.ID, Job: run.Job, JobKey: run.JobKey, Owner: run.Owner,
+		FSRoot: run.FSRoot, Policy: PolicyOf(run.Policy)}
+	why := map[pkgstore.Ident][]retention.Reason{}
+	if plan != nil {
+		for _, d := range plan.Removals() {
+			why[d.Release.Ident] = d.Reasons
+		}
+	}
+	var out []Record
+	total := base
+	total.Kind, total.Outcome = KindRun, RunOK
+	if res != nil {
+		for _, o := range res.Outcomes {
+			if o.Status != retention.StatusRemoved && o.Status != retention.StatusFailed {
+				continue
+			}
+			r := base
+			r.Kind, r.Ident, r.Outcome, r.Error, r.BytesFreed = KindRelease, o.Ident.String(), string(o.Status), o.Error, o.Bytes
+			r.Reasons = why[o.Ident]
+			out = append(out, r)
+		}
+		total.Removed, total.Kept, total.Failed, total.BytesFreed = res.Removed, res.Kept, res.Fail, res.BytesFreed
+		if res.Partial() {
+			total.Outcome = RunPartial
+		}
+	}
+	if applyErr != nil {
+		total.Outcome, total.Error = RunFailed, applyErr.Error()
+	}
+	return append(out, total)
+}
+
+// Log appends a run's records (Records) to the journal of its FS root:
+// what `hab-gc run` and a scheduled prune both call after Apply.
+func Log(now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) error {
+	return Journal{Dir: Dir(run.FSRoot)}.Append(Records(now, run, plan, res, applyErr))
+}
+
+// Filter selects records.
+type Filter struct {
+	// Ident, when set, keeps the release records whose release satisfies
+	// it (core/redis, core/redis/6.2.5...).
+	Ident *pkgstore.Ident
+	// Since, when set, keeps records at or after it.
+	Since time.Time
+}
+
+// Match reports whether r passes the filter.
+func (f Filter) Match(r Record) bool {
+	if !f.Since.IsZero() && r.Time.Before(f.Since) {
+		return false
+	}
+	if f.Ident != nil {
+		if r.Kind != KindRelease {
+			return false
+		}
+		id, err := pkgstore.ParseIdent(r.Ident)
+		if err != nil || !id.Satisfies(*f.Ident) {
+			return false
+		}
+	}
+	return true
+}
+
+// Select returns the records that pass the filter, in order.
+func (f Filter) Select(recs []Record) []Record {
+	return slices.DeleteFunc(slices.Clone(recs), func(r Record) bool { return !f.Match(r) })
+}
+
+// Dir is the journal's directory for an FS root.
+func Dir(fsRoot string) string {
+	return filepath.Join(fsRoot, "hab", "sup", "default", "hab-gc")
+}

@@ -1,0 +1,285 @@
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
+)
+
+// FileName is the journal's file name in its directory.
+const FileName = "history.jsonl"
+
+// Defaults for Journal.
+const (
+	DefaultMaxSize = 8 << 20 // bytes per file before rotation
+	DefaultKeep    = 4       // rotated files kept (history.jsonl.1 ... .4)
+)
+
+// readLimit caps what Read reads of one file: far above MaxSize.
+const readLimit = 256 << 20
+
+// ErrUnsafe is wrapped by the error of an append to a journal that is not
+// a regular file with one link (a symlink, a hard link, a FIFO...): it is
+// never written.
+var ErrUnsafe = errors.New("journal is not a regular file with one link")
+
+// Journal is the history file in a directory, and its rotated
+// predecessors.
+type Journal struct {
+	// Dir holds the journal (Dir(fsRoot) for a store's history).
+	Dir string
+	// MaxSize is the size past which the file is rotated before an
+	// append (default DefaultMaxSize).
+	MaxSize int64
+	// Keep is how many rotated files are kept (default DefaultKeep).
+	Keep int
+}
+
+func (j Journal) maxSize() int64 {
+	if j.MaxSize <= 0 {
+		return DefaultMaxSize
+	}
+	return j.MaxSize
+}
+
+func (j Journal) keep() int {
+	if j.Keep <= 0 {
+		return DefaultKeep
+	}
+	return j.Keep
+}
+
+// rotated is the name of the n-th rotated file (0: the journal itself).
+func rotated(n int) string {
+	if n == 0 {
+		return FileName
+	}
+	return FileName + "." + strconv.Itoa(n)
+}
+
+// Append writes recs, one JSON line each, with one write on an O_APPEND
+// descriptor, and fsyncs them. It creates the directory when missing.
+func (j Journal) Append(recs []Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	for _, r := range recs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	dfd, err := unix.Open(j.Dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: j.Dir, Err: err}
+	}
+	defer unix.Close(dfd)
+	for range 10 { // a concurrent rotation makes us reopen
+		done, err := j.appendOnce(dfd, buf.Bytes())
+		if done || err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("history: %s kept being rotated under us", filepath.Join(j.Dir, FileName))
+}
+
+// appendOnce opens, locks and checks the journal and appends data; done
+// is false when the file was rotated (by us or another writer) meanwhile.
+func (j Journal) appendOnce(dfd int, data []byte) (done bool, err error) {
+	name := filepath.Join(j.Dir, FileName)
+	fd, err := openat(dfd, FileName, unix.O_RDWR|unix.O_APPEND|unix.O_CREAT|unix.O_NONBLOCK|unix.O_NOCTTY, 0o640)
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) {
+			return false, fmt.Errorf("history: %s: %w (a symlink)", name, ErrUnsafe)
+		}
+		return false, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return false, &fs.PathError{Op: "fstat", Path: name, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 {
+		return false, fmt.Errorf("history: %s: %w (%s, %d links)", name, ErrUnsafe, safeio.Kind(modeOf(st.Mode)), st.Nlink)
+	}
+	if err := flock(fd); err != nil {
+		return false, &fs.PathError{Op: "flock", Path: name, Err: err}
+	}
+	// Under the lock: is the name still this file?
+	var cur unix.Stat_t
+	if err := unix.Fstatat(dfd, FileName, &cur, unix.AT_SYMLINK_NOFOLLOW); err != nil || cur.Dev != st.Dev || cur.Ino != st.Ino {
+		return false, nil
+	}
+	if err := unix.Fstat(fd, &st); err != nil {
+		return false, &fs.PathError{Op: "fstat", Path: name, Err: err}
+	}
+	if st.Size > 0 && st.Size+int64(len(data)) > j.maxSize() {
+		return false, j.rotate(dfd)
+	}
+	if st.Size > 0 {
+		// A crash may have cut the last line: end it, so that it stays
+		// one bad line and the new records stay whole.
+		last := make([]byte, 1)
+		if n, err := unix.Pread(fd, last, st.Size-1); err == nil && n == 1 && last[0] != '\n' {
+			data = append([]byte{'\n'}, data...)
+		}
+	}
+	for len(data) > 0 {
+		n, err := unix.Write(fd, data)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return false, &fs.PathError{Op: "write", Path: name, Err: err}
+		}
+		data = data[n:]
+	}
+	if err := unix.Fsync(fd); err != nil {
+		return false, &fs.PathError{Op: "fsync", Path: name, Err: err}
+	}
+	if st.Size == 0 {
+		unix.Fsync(dfd) // a new file: make its name durable too
+	}
+	return true, nil
+}
+
+// rotate shifts the rotated files up by one, dropping the oldest, and
+// moves the journal to .1. The caller holds the journal's lock.
+func (j Journal) rotate(dfd int) error {
+	k := j.keep()
+	if err := unix.Unlinkat(dfd, rotated(k), 0); err != nil && err != unix.ENOENT {
+		return &fs.PathError{Op: "unlink", Path: filepath.Join(j.Dir, rotated(k)), Err: err}
+	}
+	for n := k - 1; n >= 0; n-- {
+		if err := unix.Renameat(dfd, rotated(n), dfd, rotated(n+1)); err != nil && err != unix.ENOENT {
+			return &fs.PathError{Op: "rename", Path: filepath.Join(j.Dir, rotated(n)), Err: err}
+		}
+	}
+	if err := unix.Fsync(dfd); err != nil {
+		return &fs.PathError{Op: "fsync", Path: j.Dir, Err: err}
+	}
+	return nil
+}
+
+func openat(dfd int, name string, flag int, perm uint32) (int, error) {
+	for {
+		fd, err := unix.Openat(dfd, name, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+func flock(fd int) error {
+	for {
+		err := unix.Flock(fd, unix.LOCK_EX)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// modeOf converts a stat mode's file type to an fs.FileMode type.
+func modeOf(m uint32) fs.FileMode {
+	switch m & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	case unix.S_IFLNK:
+		return fs.ModeSymlink
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		return fs.ModeSocket
+	case unix.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		return fs.ModeDevice
+	}
+	return 0
+}
+
+// Notice is a line or file Read skipped.
+type Notice struct {
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	// Last says the line was the file's last: a crash cut it mid-write.
+	Last bool   `json:"last,omitempty"`
+	Text string `json:"text"`
+}
+
+func (n Notice) String() string {
+	if n.Line == 0 {
+		return fmt.Sprintf("%s: %s", n.File, n.Text)
+	}
+	return fmt.Sprintf("%s:%d: %s", n.File, n.Line, n.Text)
+}
+
+// Read returns every record of the journal and its rotated files, oldest
+// first. Lines that are not records are skipped with a Notice, as are
+// files that cannot be read as journals (too large, not regular); err is
+// set only when the directory itself cannot be read. A missing journal
+// has no records.
+func (j Journal) Read() (recs []Record, notices []Notice, err error) {
+	if _, err := os.Lstat(j.Dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	} else if err != nil {
+		return nil, nil, err
+	}
+	for n := j.keep(); n >= 0; n-- {
+		name := filepath.Join(j.Dir, rotated(n))
+		b, err := safeio.ReadFile(name, readLimit, safeio.NoFollow)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			notices = append(notices, Notice{File: name, Text: "skipped: " + err.Error()})
+			continue
+		}
+		r, ns := parseFile(name, b)
+		recs, notices = append(recs, r...), append(notices, ns...)
+	}
+	return recs, notices, nil
+}
+
+// parseFile parses a journal file's lines.
+func parseFile(name string, b []byte) ([]Record, []Notice) {
+	var recs []Record
+	var notices []Notice
+	lines := bytes.Split(b, []byte{'\n'})
+	complete := len(lines) > 0 && len(lines[len(lines)-1]) == 0
+	if complete {
+		lines = lines[:len(lines)-1]
+	}
+	for i, l := range lines {
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		r, err := ParseRecord(l)
+		if err != nil {
+			last := i == len(lines)-1
+			text := "line skipped: " + err.Error()
+			if last && !complete {
+				text = "last line skipped: cut short (hab-gc stopped while writing it): " + err.Error()
+			}
+			notices = append(notices, Notice{File: name, Line: i + 1, Last: last, Text: text})
+			continue
+		}
+		recs = append(recs, r)
+	}
+	return recs, notices
+}
