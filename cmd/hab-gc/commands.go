@@ -44,7 +44,7 @@ func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (
 		return nil, nil, err
 	}
 	for _, w := range plan.Warnings {
-		fmt.Fprintf(a.stderr, "hab-gc: warning: %s\n", w.Text)
+		fmt.Fprintf(a.textErr, "hab-gc: warning: %s\n", w.Text)
 	}
 	return plan, store, nil
 }
@@ -133,13 +133,13 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			}
 		} else {
 			verbose, _ := cmd.Flags().GetBool("verbose")
-			printPlan(a.stdout, rep, verbose)
+			printPlan(a.text, rep, verbose)
 		}
 		if err != nil {
 			return err
 		}
 		if res != nil && res.Partial() {
-			fmt.Fprintf(a.stderr, "hab-gc: %d removal(s) failed; the others were done\n", res.Fail)
+			fmt.Fprintf(a.textErr, "hab-gc: %d removal(s) failed; the others were done\n", res.Fail)
 			return exitCodeError{exitPartial}
 		}
 		return nil
@@ -165,7 +165,7 @@ func (a *app) listCmd() *cobra.Command {
 		if a.wantJSON(cmd) {
 			return writeJSON(a.stdout, listJSON(hasPolicy, rep))
 		}
-		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+		tw := tabwriter.NewWriter(a.text, 0, 4, 2, ' ', 0)
 		pkg := ""
 		rels := slices.Clone(rep.Releases)
 		slices.Reverse(rels)                                                 // newest first within each package...
@@ -188,11 +188,11 @@ func (a *app) listCmd() *cobra.Command {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", strings.TrimPrefix(r.Ident, pkg+"/"), size, action, why)
 		}
 		tw.Flush()
-		fmt.Fprintf(a.stdout, "\n%d releases in %d packages.", rep.Summary.Releases, countPkgs(rels))
+		fmt.Fprintf(a.text, "\n%d releases in %d packages.", rep.Summary.Releases, countPkgs(rels))
 		if hasPolicy {
-			fmt.Fprintf(a.stdout, " The policy would keep %d and remove %d (%s).\n", rep.Summary.Keep, rep.Summary.Remove, humanBytes(rep.Summary.BytesReclaimable))
+			fmt.Fprintf(a.text, " The policy would keep %d and remove %d (%s).\n", rep.Summary.Keep, rep.Summary.Remove, humanBytes(rep.Summary.BytesReclaimable))
 		} else {
-			fmt.Fprintln(a.stdout, " No policy set (--keep-latest): actions not shown.")
+			fmt.Fprintln(a.text, " No policy set (--keep-latest): actions not shown.")
 		}
 		return nil
 	})
@@ -282,24 +282,24 @@ release that satisfies it is explained. Takes the same policy flags as run.`,
 		}
 		rel := ex.Decision.Release.Ident
 		if ex.Decision.Action == retention.Remove {
-			fmt.Fprintf(a.stdout, "%s would be removed:\n", rel)
+			fmt.Fprintf(a.text, "%s would be removed:\n", rel)
 			for _, r := range ex.Decision.Reasons {
-				fmt.Fprintf(a.stdout, "  %s\n", r.Text)
+				fmt.Fprintf(a.text, "  %s\n", r.Text)
 			}
 			return nil
 		}
-		fmt.Fprintf(a.stdout, "%s is kept:\n", rel)
+		fmt.Fprintf(a.text, "%s is kept:\n", rel)
 		for _, r := range ex.Decision.Reasons {
-			fmt.Fprintf(a.stdout, "  %s\n", r.Text)
+			fmt.Fprintf(a.text, "  %s\n", r.Text)
 		}
 		if len(ex.Chain) > 1 {
-			fmt.Fprintf(a.stdout, "chain from the root that keeps it:\n")
+			fmt.Fprintf(a.text, "chain from the root that keeps it:\n")
 			for i, id := range ex.Chain {
-				fmt.Fprintf(a.stdout, "  %s%s\n", strings.Repeat("  ", i), id)
+				fmt.Fprintf(a.text, "  %s%s\n", strings.Repeat("  ", i), id)
 			}
-			fmt.Fprintf(a.stdout, "the root %s is kept because:\n", ex.Chain[0])
+			fmt.Fprintf(a.text, "the root %s is kept because:\n", ex.Chain[0])
 			for _, r := range ex.RootReasons {
-				fmt.Fprintf(a.stdout, "  %s\n", r.Text)
+				fmt.Fprintf(a.text, "  %s\n", r.Text)
 			}
 		}
 		return nil
@@ -351,7 +351,7 @@ another package target. Everything else is an error. check exits 6 when it finds
 		unlock, err := store.RLock(cmd.Context(), timeout)
 		switch {
 		case errors.Is(err, pkgstore.ErrLockUnavailable):
-			fmt.Fprintf(a.stderr, "hab-gc: notice: checking without the store's lock (%v); a run in progress may show as problems\n", err)
+			fmt.Fprintf(a.textErr, "hab-gc: notice: checking without the store's lock (%v); a run in progress may show as problems\n", err)
 		case err != nil:
 			return err
 		default:
@@ -396,15 +396,15 @@ another package target. Everything else is an error. check exits 6 when it finds
 				if p.Notice {
 					label = "notice: "
 				}
-				printProblem(a.stdout, p.Problem, "", label)
+				printProblem(a.text, p.Problem, "", label)
 			}
 			switch {
 			case len(ps) == 0:
-				fmt.Fprintf(a.stdout, "OK: %d releases, no problems.\n", releases)
+				fmt.Fprintf(a.text, "OK: %d releases, no problems.\n", releases)
 			case ok:
-				fmt.Fprintf(a.stdout, "\nOK: %d releases, no errors, %d notice(s).\n", releases, notices)
+				fmt.Fprintf(a.text, "\nOK: %d releases, no errors, %d notice(s).\n", releases, notices)
 			default:
-				fmt.Fprintf(a.stdout, "\n%d error(s), %d blocking, %d notice(s), in a store of %d releases.\n", errs, len(rep.Inventory.Blocking()), notices, releases)
+				fmt.Fprintf(a.text, "\n%d error(s), %d blocking, %d notice(s), in a store of %d releases.\n", errs, len(rep.Inventory.Blocking()), notices, releases)
 			}
 		}
 		if !ok {

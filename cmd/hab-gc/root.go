@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/hab-gc/hab-gc/internal/display"
 )
 
 // execute builds a fresh command tree, runs it and returns the exit code.
@@ -26,7 +28,7 @@ func execute(args []string, stdout, stderr io.Writer, lookup func(string) (strin
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil {
 		if _, ok := err.(exitCodeError); !ok {
-			fmt.Fprintf(stderr, "hab-gc: %v\n", err)
+			fmt.Fprintf(stderr, "hab-gc: %s\n", display.Escape(err.Error()))
 		}
 		code := exitCode(err)
 		if code == exitError && (cmd == root || strings.HasPrefix(err.Error(), "unknown command")) {
@@ -113,12 +115,16 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 }
 
 type app struct {
+	// stdout and stderr carry machine-readable output (JSON, logs,
+	// progress) exactly; text and textErr are the same streams for people,
+	// every name escaped by display.Escape so that none can be spoofed.
 	stdout, stderr io.Writer
+	text, textErr  io.Writer
 	lookup         func(string) (string, bool)
 }
 
 func newRootCmd(stdout, stderr io.Writer, lookup func(string) (string, bool)) *cobra.Command {
-	a := &app{stdout: stdout, stderr: stderr, lookup: lookup}
+	a := &app{stdout: stdout, stderr: stderr, text: display.Writer(stdout), textErr: display.Writer(stderr), lookup: lookup}
 	root := &cobra.Command{
 		Use:   "hab-gc",
 		Short: "Remove old releases from a Habitat package store, never anything still needed",
@@ -240,7 +246,7 @@ func (a *app) versionCmd() *cobra.Command {
 					Commit  *string `json:"commit"`
 				}{v, nullable(commit)})
 			}
-			_, err := fmt.Fprintf(a.stdout, "hab-gc %s\n", version())
+			_, err := fmt.Fprintf(a.text, "hab-gc %s\n", version())
 			return err
 		},
 	}

@@ -146,7 +146,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 			}
 			if failed > 0 {
 				if rejected != nil {
-					fmt.Fprintf(a.stderr, "hab-gc: %v\n", rejected)
+					fmt.Fprintf(a.textErr, "hab-gc: %v\n", rejected)
 				}
 				return exitCodeError{exitPartial}
 			}
@@ -220,7 +220,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 			return err
 		}
 		if err := stateWritable(s.StatePath); err != nil {
-			fmt.Fprintf(a.stderr, "hab-gc: warning: the state file cannot be written, so the daemon cannot record runs: %v\n", err)
+			fmt.Fprintf(a.textErr, "hab-gc: warning: the state file cannot be written, so the daemon cannot record runs: %v\n", err)
 		}
 		sts, err := s.Status()
 		if err != nil {
@@ -260,7 +260,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 			}
 			return rejected
 		}
-		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+		tw := tabwriter.NewWriter(a.text, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "KEY\tTYPE\tSTORE\tSPEC\tCRON\tOWNER\tMEMBERS\tNEXT\tLAST RUN\tRUNS")
 		for _, st := range sts {
 			last := "never"
@@ -404,7 +404,7 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 		}
 		written, err := writeUnits(out, s.Jobs(), inv, s.Location)
 		for _, w := range written {
-			fmt.Fprintln(a.stdout, w)
+			fmt.Fprintln(a.text, w)
 		}
 		return err
 	})
