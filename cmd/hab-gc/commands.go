@@ -120,7 +120,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			run := history.Run{ID: fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()),
 				Job: history.JobRun, FSRoot: c.fsRoot(), Policy: plan.Policy}
 			if herr := history.Log(time.Now(), run, plan, res, err); herr != nil {
-				fmt.Fprintf(a.stderr, "hab-gc: warning: the run's history could not be written: %v\n", herr)
+				fmt.Fprintf(a.textErr, "hab-gc: warning: the run's history could not be written: %v\n", herr)
 			}
 			if err != nil && res == nil {
 				return err

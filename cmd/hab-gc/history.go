@@ -48,7 +48,7 @@ skipped with a notice on stderr.`,
 			return err
 		}
 		for _, n := range notices {
-			fmt.Fprintf(a.stderr, "hab-gc: notice: %s\n", n)
+			fmt.Fprintf(a.textErr, "hab-gc: notice: %s\n", n)
 		}
 		recs = f.Select(recs)
 		if a.wantJSON(cmd) {
@@ -65,7 +65,7 @@ skipped with a notice on stderr.`,
 			return writeJSON(a.stdout, out)
 		}
 		if len(recs) == 0 {
-			_, err := fmt.Fprintf(a.stdout, "No history records in %s%s.\n", j.Dir, map[bool]string{true: " match", false: ""}[len(argv) == 1 || !f.Since.IsZero()])
+			_, err := fmt.Fprintf(a.text, "No history records in %s%s.\n", j.Dir, map[bool]string{true: " match", false: ""}[len(argv) == 1 || !f.Since.IsZero()])
 			return err
 		}
 		for _, r := range recs {
@@ -105,17 +105,17 @@ func jobText(r history.Record) string {
 func printRecord(a *app, r history.Record) {
 	t := r.Time.UTC().Format(time.RFC3339)
 	if r.Kind == history.KindRun {
-		fmt.Fprintf(a.stdout, "%s  run %s: removed %d, kept %d, failed %d, freed %s, by %s\n", t, r.Outcome, r.Removed, r.Kept, r.Failed, humanBytes(r.BytesFreed), jobText(r))
+		fmt.Fprintf(a.text, "%s  run %s: removed %d, kept %d, failed %d, freed %s, by %s\n", t, r.Outcome, r.Removed, r.Kept, r.Failed, humanBytes(r.BytesFreed), jobText(r))
 		if r.Error != "" {
-			fmt.Fprintf(a.stdout, "    error: %s\n", r.Error)
+			fmt.Fprintf(a.text, "    error: %s\n", r.Error)
 		}
 		return
 	}
-	fmt.Fprintf(a.stdout, "%s  %s %s (%s), by %s\n", t, r.Outcome, r.Ident, humanBytes(r.BytesFreed), jobText(r))
+	fmt.Fprintf(a.text, "%s  %s %s (%s), by %s\n", t, r.Outcome, r.Ident, humanBytes(r.BytesFreed), jobText(r))
 	for _, why := range r.Reasons {
-		fmt.Fprintf(a.stdout, "    why: %s\n", why.Text)
+		fmt.Fprintf(a.text, "    why: %s\n", why.Text)
 	}
 	if r.Error != "" {
-		fmt.Fprintf(a.stdout, "    error: %s\n", r.Error)
+		fmt.Fprintf(a.text, "    error: %s\n", r.Error)
 	}
 }

@@ -350,7 +350,7 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 			return usageError{fmt.Errorf("invalid --job %q: must be prune or check", typ)}
 		}
 		expr := schedule.Resolve(spec, schedule.HashInput{Store: store, Type: schedule.JobType(typ), Params: params, Spec: spec.Canonical, Machine: machine})
-		fmt.Fprintln(a.stdout, expr)
+		fmt.Fprintln(a.text, expr)
 		cr, err := schedule.NewCron(expr, loc)
 		if err != nil {
 			return err
@@ -359,7 +359,7 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 			if t = cr.Next(t); t.IsZero() {
 				break
 			}
-			fmt.Fprintln(a.stdout, t.In(loc).Format(time.RFC3339))
+			fmt.Fprintln(a.text, t.In(loc).Format(time.RFC3339))
 		}
 		return nil
 	})
