@@ -316,6 +316,10 @@ func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
 	name := debrisName(dir, "pending", r.Ident.Release)
 	a.stage("checked", r.Ident, "")
 	if err := a.root.Rename(rel, name); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// Uninstalled (hab pkg uninstall) since the check above.
+			return hiddenRelease{}, &keptError{Reason{CodeGone, "no longer installed (removed by someone else just before hab-gc hid it)"}}
+		}
 		return hiddenRelease{}, fmt.Errorf("hiding %s: %w", rel, err)
 	}
 	a.syncDir(dir)
