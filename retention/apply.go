@@ -51,6 +51,9 @@ const (
 	StatusRemoved Status = "removed"
 	StatusKept    Status = "kept"
 	StatusFailed  Status = "failed"
+	// StatusNotAttempted: Apply stopped (its context was cancelled) before
+	// it reached the release, which is untouched.
+	StatusNotAttempted Status = "not-attempted"
 )
 
 // Outcome is what Apply did with one release the plan removes.
@@ -70,9 +73,27 @@ type Event struct {
 
 // Result is what Apply did.
 type Result struct {
-	Outcomes            []Outcome
+	Outcomes []Outcome
+	// Removed, Kept and Fail count Outcomes by status; Fail also counts
+	// Leftovers that could not be deleted.
 	Removed, Kept, Fail int
 	BytesFreed          int64
+	// Leftovers are what Apply did with what an interrupted run left.
+	Leftovers []Leftover
+}
+
+// Leftover is what Apply did with a hidden directory an interrupted run
+// left (pkgstore.Inventory.Debris).
+type Leftover struct {
+	// Path is relative to the store.
+	Path string `json:"path"`
+	// Status is StatusRemoved (deleted), StatusKept (put back as the
+	// release it held, which something needs), StatusFailed (it could not
+	// be deleted; counted in Result.Fail) or StatusNotAttempted (not a
+	// directory hab-gc made: left alone).
+	Status Status `json:"status"`
+	// Text says why, or what went wrong.
+	Text string `json:"text"`
 }
 
 // Partial reports whether some removals failed.
@@ -433,39 +454,107 @@ func (a *applier) pruneEmpty(dir string) {
 // finishDebris completes what an interrupted run left: doomed directories
 // are deleted; pending ones (whole releases hidden before the final check)
 // are restored when their place is free and something needs them, and
-// deleted otherwise.
+// deleted otherwise. Only a directory whose name is exactly one hab-gc
+// makes is touched: anything else (a symlink, a file, another name) is
+// reported and left alone. One that cannot be deleted is a failure.
 func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) {
 	needs := newNeeds(inv, found)
 	for _, d := range inv.Debris {
-		base := path.Base(d)
 		dir := path.Dir(d)
-		rest, pending := strings.CutPrefix(base, pkgstore.DebrisPrefix+"pending-")
-		if pending {
-			release := rest
-			if i := strings.LastIndexByte(rest, '-'); i > 0 {
-				release = rest[:i]
-			}
+		kind, release, ok := parseDebris(path.Base(d))
+		fi, err := a.root.Lstat(d)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // finished by someone else
+		case err != nil:
+			a.leftover(Leftover{Path: d, Status: StatusFailed, Text: "cannot be examined: " + err.Error()})
+			continue
+		case fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir():
+			a.leftover(Leftover{Path: d, Status: StatusNotAttempted, Text: "a " + fileKind(fi.Mode()) + " with a name like hab-gc's hidden directories: not hab-gc's, left alone"})
+			continue
+		case !ok:
+			a.leftover(Leftover{Path: d, Status: StatusNotAttempted, Text: "a directory whose name hab-gc never makes: not hab-gc's, left alone"})
+			continue
+		}
+		if kind == "pending" {
 			orig := dir + "/" + release
 			if id, err := pkgstore.ParseFullIdent(orig); err == nil {
 				if why, needed := needs.check(id); needed {
 					if _, err := a.root.Lstat(orig); errors.Is(err, fs.ErrNotExist) {
 						if a.root.Rename(d, orig) == nil {
-							a.log.Info("restored a release hidden by an interrupted run", "ident", orig, "reason", why)
+							a.syncDir(dir)
+							a.leftover(Leftover{Path: d, Status: StatusKept, Text: "put back as " + orig + ": " + why})
 							continue
 						}
 					}
 				}
 			}
 		}
-		if _, mounts, err := a.destroy(d, "x", false); err != nil || len(mounts) > 0 {
-			if err == nil {
-				err = &onefs.MountError{Path: mounts[0]}
-			}
-			a.log.Warn("could not delete debris of an interrupted run", "path", d, "error", err)
-		} else {
-			a.log.Info("deleted debris of an interrupted run", "path", d)
+		_, mounts, err := a.destroy(d, release, false)
+		switch {
+		case len(mounts) > 0:
+			a.leftover(Leftover{Path: d, Status: StatusFailed, Text: "not deleted: " + mountText(pkgstore.StoreDir+"/"+d+"/"+mounts[0])})
+		case err != nil:
+			a.leftover(Leftover{Path: d, Status: StatusFailed, Text: "could not be deleted: " + err.Error()})
+		default:
+			a.leftover(Leftover{Path: d, Status: StatusRemoved, Text: "deleted"})
 		}
 	}
+}
+
+// leftover records and logs what was done with a leftover.
+func (a *applier) leftover(l Leftover) {
+	a.res.Leftovers = append(a.res.Leftovers, l)
+	switch l.Status {
+	case StatusFailed:
+		a.res.Fail++
+		a.log.Warn("leftover of an interrupted run", "path", l.Path, "status", string(l.Status), "error", l.Text)
+	case StatusNotAttempted:
+		a.log.Warn("leftover of an interrupted run", "path", l.Path, "status", string(l.Status), "reason", l.Text)
+	default:
+		a.log.Info("leftover of an interrupted run", "path", l.Path, "status", string(l.Status), "reason", l.Text)
+	}
+}
+
+// parseDebris takes apart a name debrisName makes:
+// DebrisPrefix + kind + "-" + release + "-" + ten characters of
+// rand.Text. Doomed directories of older runs carry "x" for the release.
+func parseDebris(name string) (kind, release string, ok bool) {
+	rest, ok := strings.CutPrefix(name, pkgstore.DebrisPrefix)
+	if !ok {
+		return "", "", false
+	}
+	kind, rest, ok = strings.Cut(rest, "-")
+	if !ok || (kind != "pending" && kind != "doomed") {
+		return "", "", false
+	}
+	i := strings.LastIndexByte(rest, '-')
+	if i < 0 {
+		return "", "", false
+	}
+	release, suffix := rest[:i], rest[i+1:]
+	if len(suffix) != 10 || strings.Trim(suffix, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" {
+		return "", "", false
+	}
+	if release == "x" && kind == "doomed" {
+		return kind, release, true
+	}
+	if _, err := pkgstore.ParseFullIdent("o/n/v/" + release); err != nil {
+		return "", "", false
+	}
+	return kind, release, true
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m.IsRegular():
+		return "regular file"
+	case m.IsDir():
+		return "directory"
+	}
+	return "special file (" + m.Type().String() + ")"
 }
 
 // needs answers whether something in an inventory needs a release that is

@@ -7,3 +7,6 @@ import "github.com/hab-gc/hab-gc/pkgstore"
 // store-relative hidden name) and "deleting" (before it is examined for
 // deletion).
 func SetHook(o *ApplyOptions, f func(stage string, id pkgstore.Ident, hidden string)) { o.hook = f }
+
+// ParseDebris is parseDebris, for its fuzz test.
+func ParseDebris(name string) (kind, release string, ok bool) { return parseDebris(name) }

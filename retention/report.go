@@ -48,6 +48,9 @@ type Report struct {
 	// RootSources are what the policy's RootFinders looked at and found
 	// when the plan was made (runtime roots, the Supervisor).
 	RootSources []Found `json:"root_sources"`
+	// Leftovers are what a real run did with the hidden directories an
+	// interrupted run left (only when there were some).
+	Leftovers []Leftover `json:"leftovers,omitempty"`
 }
 
 // ReportRelease is one installed release in a Report.
@@ -106,6 +109,7 @@ func (p *Plan) Report(res *Result) Report {
 			outcomes[o.Ident] = o
 		}
 		rep.Summary.Removed, rep.Summary.KeptAtRun, rep.Summary.Failed, rep.Summary.BytesFreed = res.Removed, res.Kept, res.Fail, res.BytesFreed
+		rep.Leftovers = res.Leftovers
 	}
 	for _, d := range p.Decisions {
 		rr := ReportRelease{Ident: d.Release.Ident.String(), Action: d.Action, Reasons: d.Reasons}

@@ -80,6 +80,12 @@ func printPlan(w io.Writer, rep retention.Report, verbose bool) {
 			printProblem(w, p, "  ", "")
 		}
 	}
+	if len(rep.Leftovers) > 0 {
+		fmt.Fprintf(w, "\nLeft by an interrupted run:\n")
+		for _, l := range rep.Leftovers {
+			fmt.Fprintf(w, "  %s: %s: %s\n", l.Path, l.Status, l.Text)
+		}
+	}
 	s := rep.Summary
 	if run {
 		fmt.Fprintf(w, "\n%d releases: %d kept, %d removed, %d kept at revalidation, %d failed; %s freed.\n",
