@@ -586,6 +586,11 @@ func newNeeds(inv *pkgstore.Inventory, found []Found) needs {
 			n.byIdent[d] = "needed by the install in progress at " + in.Path
 		}
 	}
+	for _, o := range inv.Opaque {
+		for _, d := range o.Deps {
+			n.byIdent[d] = "named by " + o.Path + ", which Habitat lists as installed but hab-gc cannot read as a release"
+		}
+	}
 	for _, b := range inv.Binlinks {
 		if b.InStore && b.Release.Origin != "" {
 			n.byIdent[b.Release] = "binlink " + b.Path + " points into it"

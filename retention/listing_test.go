@@ -210,3 +210,34 @@ func TestUnreadableTargetAsNonRoot(t *testing.T) {
 		t.Fatalf("child did not run the check:\n%s", out)
 	}
 }
+
+// TestOpaqueDependentAtFinalCheck: a release Habitat lists but hab-gc
+// cannot read, appearing while a release it names is hidden, puts that
+// release back (its DEPS count as a new dependent).
+func TestOpaqueDependentAtFinalCheck(t *testing.T) {
+	b := storetest.New(t)
+	oldPkg(b, depOld)
+	oldPkg(b, depNew)
+	p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
+	if d := decision(t, p, depOld); d.Action != retention.Remove {
+		t.Fatalf("plan keeps %s: %v", depOld, d.Reasons)
+	}
+	opts := fast
+	ran := false
+	retention.SetHook(&opts, func(stage string, id pkgstore.Ident, hidden string) {
+		if stage == "hidden" && id.String() == depOld {
+			ran = true
+			oldPkg(b, "acme/app/2.5.0 rc1/20200101000000", depOld)
+		}
+	})
+	res := applyPlan(t, p, b.Root, opts)
+	if !ran {
+		t.Fatal("the hook never ran")
+	}
+	if o, _ := outcome(res, depOld); o.Status != retention.StatusKept || !hasReason(o.Reasons, retention.CodeNewDependent, "2.5.0 rc1") {
+		t.Errorf("outcome %+v", o)
+	}
+	if !exists(b.PkgPath(depOld) + "/TARGET") {
+		t.Error("not restored")
+	}
+}
