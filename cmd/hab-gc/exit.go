@@ -22,7 +22,8 @@ const exitCodesHelp = `Exit codes:
   0  success
   1  unexpected error (I/O)
   2  usage error: a bad flag, environment variable or config value; an unknown or unusable store
-  3  refused: no retention policy set, the store is damaged, or a pin on the command line matches nothing
+  3  refused: no retention policy set, the store is damaged, a pin on the command line matches nothing,
+     or something other than hab-gc's own lock file is at the lock's name
   4  partial failure: some removals failed, the others were done
   5  lock timeout: another hab-gc holds the store's lock
   6  check found errors (with --strict, notices too)`
@@ -54,7 +55,7 @@ func exitCode(err error) int {
 		return c.code
 	case errors.As(err, &u):
 		return exitUsage
-	case errors.As(err, &r), errors.Is(err, retention.ErrDamaged):
+	case errors.As(err, &r), errors.Is(err, retention.ErrDamaged), errors.Is(err, pkgstore.ErrUnsafeLockFile):
 		return exitRefused
 	case errors.Is(err, pkgstore.ErrLocked):
 		return exitLocked
