@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path"
-	"slices"
 	"strings"
 	"time"
 
@@ -119,7 +118,10 @@ const (
 //     to a name starting with pkgstore.DebrisPrefix (which Habitat's
 //     listing skips), and fsyncs the directory: the release disappears
 //     from every listing at once, and an install that looks for it from
-//     then on installs it afresh.
+//     then on installs it afresh. It hides dependents before what they
+//     need (reverse topological order over DEPS and TDEPS among the
+//     removals), so that if it is killed at any point, no listed release
+//     needs a hidden one, and one more run converges.
 //  5. After Settle, it scans again, install directories in progress
 //     included, asks the RootFinders once more, and restores every hidden
 //     release that something new needs (a new dependent, a spec, a
@@ -174,9 +176,8 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 		return nil, fmt.Errorf("revalidating the plan: %w", err)
 	}
 
-	removals := p.Removals()
+	removals := p.hideOrder() // dependents before what they need
 	a.total = len(removals)
-	slices.Reverse(removals) // newest dependents before what they need
 	var hidden []hiddenRelease
 	for _, d := range removals {
 		if ctx.Err() != nil {
