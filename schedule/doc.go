@@ -18,7 +18,9 @@
 //
 // A schedule is a 5-field cron expression or a descriptor (@daily...), or
 // a randomized descriptor: @hourly-random, @daily-random, @weekly-random,
-// @monthly-random, @yearly-random (@annually-random).
+// @monthly-random, @yearly-random (@annually-random), optionally limited
+// to a window: @daily-random(01:00-05:00), @weekly-random(mon-fri),
+// @weekly-random(fri-mon 22:00-02:00) (see Window).
 //
 // # One job per store
 //

@@ -1,13 +1,17 @@
 package schedule
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
 func FuzzParseSpec(f *testing.F) {
-	for _, s := range []string{"@daily-random", "5 4 * * *", "*/15 * * * 1-5", "@annually-random", "@every 1h", "61 * * * *"} {
+	for _, s := range []string{"@daily-random", "5 4 * * *", "*/15 * * * 1-5", "@annually-random", "@every 1h", "61 * * * *",
+		"@daily-random(01:00-05:00)", "@weekly-random(fri-mon 22:00-02:00)", "@weekly-random(1-5)", "@yearly-random(23:59-24:00)",
+		"@daily-random(01:00-01:00)", "@weekly-random(mon-fri, 1:00 - 2:30)"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -15,7 +19,22 @@ func FuzzParseSpec(f *testing.F) {
 		if err != nil {
 			return
 		}
+		again, err := ParseSpec(spec.Canonical)
+		if err != nil || again.Canonical != spec.Canonical {
+			t.Fatalf("%q: canonical %q does not parse back to itself: %q %v", s, spec.Canonical, again.Canonical, err)
+		}
 		expr := Resolve(spec, HashInput{Store: "/hab/pkgs", Type: Prune, Spec: spec.Canonical})
+		if w := spec.Window; w.HasTime || w.HasDays {
+			var m, h int
+			var dow string
+			fmt.Sscanf(expr, "%d %d %s %s %s", &m, &h, new(string), new(string), &dow)
+			if off := (h*60 + m - w.From + 1440) % 1440; w.HasTime && off >= w.minutes() {
+				t.Fatalf("%q resolved to %q, outside its time window", s, expr)
+			}
+			if d, err := strconv.Atoi(dow); w.HasDays && (err != nil || (d-w.FirstDay+7)%7 >= w.days()) {
+				t.Fatalf("%q resolved to %q, outside its weekdays", s, expr)
+			}
+		}
 		c, err := NewCron(expr, nil)
 		if err != nil {
 			t.Fatalf("%q resolved to %q, which does not parse: %v", s, expr, err)

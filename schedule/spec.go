@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,6 +44,116 @@ type Spec struct {
 	// Random is set for randomized specs, whose cron expression is derived
 	// from a hash of the job (see Resolve).
 	Random bool
+	// Window limits a randomized spec's time (and weekday).
+	Window Window
+}
+
+// Window limits a randomized time: @daily-random(01:00-05:00),
+// @weekly-random(mon-fri), @weekly-random(fri-mon 22:00-02:00).
+type Window struct {
+	// HasTime: the time of day is in [From, To), minutes of the day; To
+	// at or before From wraps past midnight.
+	HasTime  bool
+	From, To int
+	// HasDays: the weekday is in FirstDay..LastDay (0 Sunday - 6
+	// Saturday), wrapping past Saturday when LastDay < FirstDay.
+	HasDays           bool
+	FirstDay, LastDay int
+}
+
+// minutes is the time window's length in minutes.
+func (w Window) minutes() int { return (w.To-w.From+1439)%1440 + 1 }
+
+// days is the weekday range's length.
+func (w Window) days() int { return (w.LastDay-w.FirstDay+7)%7 + 1 }
+
+func (w Window) String() string {
+	var parts []string
+	if w.HasDays {
+		parts = append(parts, dayNames[w.FirstDay]+"-"+dayNames[w.LastDay])
+	}
+	if w.HasTime {
+		parts = append(parts, fmt.Sprintf("%02d:%02d-%02d:%02d", w.From/60, w.From%60, w.To/60, w.To%60))
+	}
+	return strings.Join(parts, " ")
+}
+
+var dayNames = [7]string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
+
+// parseWindow parses the inside of @X-random(...): an optional weekday
+// range (names or 0-7) and an optional HH:MM-HH:MM, separated by blanks
+// or a comma.
+func parseWindow(s string, weekly bool) (Window, error) {
+	var w Window
+	items := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
+	// Allow blanks around the dash: "01:00 - 05:00".
+	joined := strings.Join(items, " ")
+	joined = strings.ReplaceAll(joined, " - ", "-")
+	joined = strings.ReplaceAll(strings.ReplaceAll(joined, " -", "-"), "- ", "-")
+	items = strings.Fields(joined)
+	if len(items) == 0 {
+		return w, fmt.Errorf("empty window")
+	}
+	for _, it := range items {
+		a, b, ok := strings.Cut(it, "-")
+		if !ok {
+			return w, fmt.Errorf("%q is not a range (FROM-TO)", it)
+		}
+		if strings.Contains(a, ":") || strings.Contains(b, ":") {
+			if w.HasTime {
+				return w, fmt.Errorf("two time windows")
+			}
+			from, err1 := clock(a, false)
+			to, err2 := clock(b, true)
+			if err := errors.Join(err1, err2); err != nil {
+				return w, err
+			}
+			if from == to%1440 {
+				return w, fmt.Errorf("the time window %s is empty", it)
+			}
+			w.HasTime, w.From, w.To = true, from, to%1440
+			continue
+		}
+		if !weekly {
+			return w, fmt.Errorf("a weekday range needs @weekly-random")
+		}
+		if w.HasDays || w.HasTime {
+			return w, fmt.Errorf("the weekday range comes first, once")
+		}
+		first, err1 := weekday(a)
+		last, err2 := weekday(b)
+		if err := errors.Join(err1, err2); err != nil {
+			return w, err
+		}
+		w.HasDays, w.FirstDay, w.LastDay = true, first, last
+	}
+	return w, nil
+}
+
+// clock parses HH:MM (24:00 allowed as an end) into minutes of the day.
+func clock(s string, end bool) (int, error) {
+	hs, ms, ok := strings.Cut(s, ":")
+	h, err1 := strconv.Atoi(hs)
+	m, err2 := strconv.Atoi(ms)
+	if !ok || err1 != nil || err2 != nil || len(ms) != 2 || len(hs) == 0 || len(hs) > 2 || m < 0 || m > 59 || h < 0 || h > 24 || (h == 24 && (m != 0 || !end)) {
+		return 0, fmt.Errorf("%q is not a time of day HH:MM", s)
+	}
+	return h*60 + m, nil
+}
+
+// weekday parses a day name (sun, monday...) or number (0-7, 7 Sunday).
+func weekday(s string) (int, error) {
+	if n, err := strconv.Atoi(s); err == nil && n >= 0 && n <= 7 && len(s) == 1 {
+		return n % 7, nil
+	}
+	if len(s) >= 3 {
+		for i, d := range dayNames {
+			if strings.HasPrefix(s, d) && strings.HasPrefix(d+[7]string{"day", "day", "sday", "nesday", "rsday", "day", "urday"}[i], s) {
+				return i, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("%q is not a weekday (sun..sat or 0-7)", s)
 }
 
 // ParseSpec parses a schedule spec.
@@ -50,6 +161,28 @@ func ParseSpec(s string) (Spec, error) {
 	c := strings.Join(strings.Fields(strings.ToLower(s)), " ")
 	if c == "@annually-random" {
 		c = "@yearly-random"
+	}
+	if base, inner, ok := strings.Cut(c, "("); ok && strings.HasPrefix(c, "@") {
+		base = strings.TrimSpace(base)
+		if base == "@annually-random" {
+			base = "@yearly-random"
+		}
+		fields, random := randomFields(base)
+		if !random {
+			return Spec{}, fmt.Errorf("%w %q: only randomized descriptors take a window, e.g. @daily-random(01:00-05:00)", ErrBadSpec, s)
+		}
+		inner, ok = strings.CutSuffix(strings.TrimSpace(inner), ")")
+		if !ok || strings.ContainsAny(inner, "()") {
+			return Spec{}, fmt.Errorf("%w %q: a window is written in one pair of parentheses: @daily-random(01:00-05:00)", ErrBadSpec, s)
+		}
+		if !strings.Contains(fields, "h") {
+			return Spec{}, fmt.Errorf("%w %q: @hourly-random takes no window", ErrBadSpec, s)
+		}
+		w, err := parseWindow(inner, base == "@weekly-random")
+		if err != nil {
+			return Spec{}, fmt.Errorf("%w %q: %v", ErrBadSpec, s, err)
+		}
+		return Spec{Raw: s, Canonical: base + "(" + w.String() + ")", Random: true, Window: w}, nil
 	}
 	if _, ok := randomFields(c); ok {
 		return Spec{Raw: s, Canonical: c, Random: true}, nil
@@ -115,7 +248,8 @@ func Resolve(spec Spec, in HashInput) string {
 		return fmt.Sprint(base + binary.BigEndian.Uint16(d[2*i:])%mod)
 	}
 	min, hour, dom, mon, dow := "*", "*", "*", "*", "*"
-	fields, _ := randomFields(spec.Canonical)
+	base, _, _ := strings.Cut(spec.Canonical, "(")
+	fields, _ := randomFields(base)
 	for _, f := range fields {
 		switch f {
 		case 'm':
@@ -129,6 +263,15 @@ func Resolve(spec Spec, in HashInput) string {
 		case 'M':
 			mon = field(4, 12, 1)
 		}
+	}
+	w := spec.Window
+	if w.HasTime {
+		// 32 bits of their own, so that a window is evenly covered.
+		t := (w.From + int(binary.BigEndian.Uint32(d[16:])%uint32(w.minutes()))) % 1440
+		min, hour = fmt.Sprint(t%60), fmt.Sprint(t/60)
+	}
+	if w.HasDays {
+		dow = fmt.Sprint((w.FirstDay + int(binary.BigEndian.Uint32(d[20:])%uint32(w.days()))) % 7)
 	}
 	return strings.Join([]string{min, hour, dom, mon, dow}, " ")
 }
