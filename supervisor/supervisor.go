@@ -1,0 +1,198 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// ErrGateway is wrapped by every error about the gateway: unreachable,
+// refusing, too slow, or answering something that is not a list of
+// services.
+var ErrGateway = errors.New("the Supervisor's HTTP gateway did not say what its services run")
+
+const (
+	// DefaultURL is the Supervisor's services endpoint on this machine.
+	DefaultURL = "http://127.0.0.1:9631/services"
+	// TokenEnv holds the gateway's bearer token, as for Habitat itself.
+	TokenEnv = "HAB_SUP_GATEWAY_AUTH_TOKEN"
+	// DefaultTimeout bounds one request, answer included.
+	DefaultTimeout = 10 * time.Second
+	// DefaultMaxBytes bounds the answer.
+	DefaultMaxBytes = 32 << 20
+)
+
+// Service is one loaded service and the release it runs.
+type Service struct {
+	// Group is the service group ("redis.default"); may be empty.
+	Group string
+	// Ident is the release the service runs, fully qualified.
+	Ident pkgstore.Ident
+}
+
+// ParseURL checks a gateway address: http or https with a host. A bare
+// address (no path) means its /services endpoint.
+func ParseURL(s string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil {
+		return "", fmt.Errorf("gateway URL %q: %v", s, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("gateway URL %q: must be http:// or https:// with a host, e.g. %s", s, DefaultURL)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/services"
+	}
+	return u.String(), nil
+}
+
+// Parse reads the body of GET /services: a JSON array of services, each
+// with a "pkg" object whose "ident" (or "origin", "name", "version" and
+// "release") names a fully qualified release. Anything else is an error
+// wrapping ErrGateway: a list that cannot be read says nothing safe.
+func Parse(body []byte) ([]Service, error) {
+	var raw []struct {
+		Group *string `json:"service_group"`
+		Pkg   *struct {
+			Ident   *string `json:"ident"`
+			Origin  *string `json:"origin"`
+			Name    *string `json:"name"`
+			Version *string `json:"version"`
+			Release *string `json:"release"`
+		} `json:"pkg"`
+	}
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, fmt.Errorf("%w: not a JSON list of services: %v", ErrGateway, err)
+	}
+	if raw == nil {
+		return nil, fmt.Errorf("%w: not a JSON list of services (null)", ErrGateway)
+	}
+	out := make([]Service, 0, len(raw))
+	for i, r := range raw {
+		if r.Pkg == nil {
+			return nil, fmt.Errorf("%w: service %d has no \"pkg\"", ErrGateway, i)
+		}
+		var ident string
+		switch p := r.Pkg; {
+		case p.Ident != nil:
+			ident = *p.Ident
+		case p.Origin != nil && p.Name != nil && p.Version != nil && p.Release != nil:
+			ident = *p.Origin + "/" + *p.Name + "/" + *p.Version + "/" + *p.Release
+		default:
+			return nil, fmt.Errorf("%w: service %d has no \"pkg\".\"ident\"", ErrGateway, i)
+		}
+		id, err := pkgstore.ParseFullIdent(ident)
+		if err != nil {
+			return nil, fmt.Errorf("%w: service %d: %v", ErrGateway, i, err)
+		}
+		s := Service{Ident: id}
+		if r.Group != nil {
+			s.Group = *r.Group
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Client reads the gateway.
+type Client struct {
+	// URL is the services endpoint (see ParseURL); default DefaultURL.
+	URL string
+	// Token, when set, is sent as a bearer token.
+	Token string
+	// Timeout bounds the request (default DefaultTimeout); MaxBytes the
+	// answer (default DefaultMaxBytes).
+	Timeout  time.Duration
+	MaxBytes int64
+	// HTTP is the client to use (default: a plain http.Client).
+	HTTP *http.Client
+}
+
+func (c Client) url() string {
+	if c.URL == "" {
+		return DefaultURL
+	}
+	return c.URL
+}
+
+// Services asks the gateway for the loaded services.
+func (c Client) Services(ctx context.Context) ([]Service, error) {
+	timeout, limit := c.Timeout, c.MaxBytes
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.url(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrGateway, c.url(), err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrGateway, c.url(), err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: reading the answer: %v", ErrGateway, c.url(), err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		hint := ""
+		if resp.StatusCode == http.StatusUnauthorized {
+			hint = " (set " + TokenEnv + " to the gateway's token)"
+		}
+		return nil, fmt.Errorf("%w: %s answered %s%s", ErrGateway, c.url(), resp.Status, hint)
+	}
+	if int64(len(body)) > limit {
+		return nil, fmt.Errorf("%w: %s: answer larger than %d bytes", ErrGateway, c.url(), limit)
+	}
+	svcs, err := Parse(body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.url(), err)
+	}
+	return svcs, nil
+}
+
+// Finder is a retention.RootFinder: each release a loaded service runs,
+// per the Supervisor, is a root with code loaded-service.
+type Finder struct{ Client }
+
+// FindRoots asks the gateway; any failure is an error.
+func (f Finder) FindRoots(ctx context.Context, _ *pkgstore.Inventory) (retention.Found, error) {
+	svcs, err := f.Services(ctx)
+	if err != nil {
+		return retention.Found{}, err
+	}
+	found := retention.Found{Source: "supervisor",
+		Summary: fmt.Sprintf("supervisor: %s reports %d loaded service(s)", f.url(), len(svcs)),
+		Counts:  map[string]int{"services": len(svcs)}}
+	for _, s := range svcs {
+		name := s.Group
+		if name == "" {
+			name = s.Ident.Name
+		}
+		found.Roots = append(found.Roots, retention.Root{Ident: s.Ident, Code: retention.CodeService,
+			Text: fmt.Sprintf("the Supervisor runs it for loaded service %s (gateway %s)", name, f.url())})
+	}
+	return found, nil
+}
