@@ -21,6 +21,10 @@
 //     (default KeepLatest, at least one) of Habitat's own packages;
 //   - the release each loaded service's spec resolves to, and any release
 //     Habitat could not order against it (the Supervisor might run it);
+//   - every release a RootFinder of the policy reports in use (Root): a
+//     running process (package runroots, code in-use), the Supervisor's
+//     gateway (package supervisor, code loaded-service); PlanStore asks
+//     them, and Apply asks again under the lock and before deleting;
 //   - every release a binlink points into;
 //   - every release an Exclude pins ("core/redis", "core/redis/4.0.14",
 //     "core/postgresql@>=11 <12" with Masterminds/semver constraints; a

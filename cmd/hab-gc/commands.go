@@ -46,6 +46,9 @@ func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (
 	for _, w := range plan.Warnings {
 		fmt.Fprintf(a.textErr, "hab-gc: warning: %s\n", w.Text)
 	}
+	for _, f := range plan.Found {
+		fmt.Fprintf(a.stderr, "hab-gc: %s\n", f.Summary)
+	}
 	return plan, store, nil
 }
 

@@ -19,6 +19,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
+	"github.com/hab-gc/hab-gc/runroots"
+	"github.com/hab-gc/hab-gc/supervisor"
 )
 
 // setting is one configurable value: its config key, flag and
@@ -44,6 +46,8 @@ func settings() []setting {
 		{"allow_unmatched", "allow-unmatched", []string{"HAB_GC_ALLOW_UNMATCHED"}},
 		{"strict", "strict", []string{"HAB_GC_STRICT"}},
 		{"lock_timeout", "lock-timeout", []string{"HAB_GC_LOCK_TIMEOUT"}},
+		{"runtime_roots", "runtime-roots", []string{"HAB_GC_RUNTIME_ROOTS"}},
+		{"sup_gateway", "sup-gateway", []string{"HAB_GC_SUP_GATEWAY"}},
 	}
 }
 
@@ -411,7 +415,37 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 	if p.AllowDamaged, err = c.boolean("allow_damaged"); err != nil {
 		return p, err
 	}
+	if p.RootFinders, err = c.rootFinders(); err != nil {
+		return p, err
+	}
 	return p, nil
+}
+
+// rootFinders are where the policy looks for releases in use: running
+// processes (runtime_roots, on unless turned off) and, when sup_gateway is
+// set, the Supervisor's HTTP gateway (token from
+// HAB_SUP_GATEWAY_AUTH_TOKEN).
+func (c *config) rootFinders() ([]retention.RootFinder, error) {
+	var finders []retention.RootFinder
+	on := true
+	if c.isSet("runtime_roots") {
+		var err error
+		if on, err = c.boolean("runtime_roots"); err != nil {
+			return nil, err
+		}
+	}
+	if on {
+		finders = append(finders, runroots.Finder{})
+	}
+	if raw := strings.TrimSpace(c.raw("sup_gateway")); raw != "" {
+		u, err := supervisor.ParseURL(raw)
+		if err != nil {
+			return nil, c.bad("sup_gateway", err.Error())
+		}
+		token, _ := c.lookup(supervisor.TokenEnv)
+		finders = append(finders, supervisor.Finder{Client: supervisor.Client{URL: u, Token: token}})
+	}
+	return finders, nil
 }
 
 // addPolicyFlags adds the retention policy flags to a command.
@@ -427,4 +461,6 @@ func addPolicyFlags(fs *pflag.FlagSet) {
 	fs.String("min-age", "", "keep releases installed less than this long ago (default 1h; 0 turns it off)")
 	fs.Bool("ignore-uninstall-hooks", false, "allow removing the last release of a package that ships an uninstall hook (hab-gc never runs hooks)")
 	fs.Bool("allow-damaged", false, "plan despite a damaged store: damaged releases and all they name are kept")
+	fs.Bool("runtime-roots", true, "keep every release a running process uses (executes, maps, holds open, works in, names in its environment or command line), read from /proc (env HAB_GC_RUNTIME_ROOTS)")
+	fs.String("sup-gateway", "", "also keep what the Supervisor's services run, asking its HTTP gateway at URL (the Supervisor's default: "+supervisor.DefaultURL+"; token from "+supervisor.TokenEnv+"; env HAB_GC_SUP_GATEWAY); if it does not answer, nothing is removed")
 }

@@ -12,7 +12,7 @@ const (
 	exitOK       = 0 // success (check: no problem found)
 	exitError    = 1 // an unexpected error (I/O)
 	exitUsage    = 2 // bad command line, environment or config value; unusable store
-	exitRefused  = 3 // refused: no policy set, a damaged store, an unmatched pin
+	exitRefused  = 3 // refused: no policy set, a damaged store, an unmatched pin, what is in use unknown
 	exitPartial  = 4 // some removals failed; the others were done
 	exitLocked   = 5 // another hab-gc holds the store's lock
 	exitProblems = 6 // check found errors (--strict: notices too)
@@ -23,7 +23,8 @@ const exitCodesHelp = `Exit codes:
   1  unexpected error (I/O)
   2  usage error: a bad flag, environment variable or config value; an unknown or unusable store
   3  refused: no retention policy set, the store is damaged, a pin on the command line matches nothing,
-     or something other than hab-gc's own lock file is at the lock's name
+     something other than hab-gc's own lock file is at the lock's name, or what is in use cannot be told
+     (/proc unreadable, a configured Supervisor gateway failing)
   4  partial failure: some removals failed, the others were done
   5  lock timeout: another hab-gc holds the store's lock
   6  check found errors (with --strict, notices too)`
@@ -55,7 +56,7 @@ func exitCode(err error) int {
 		return c.code
 	case errors.As(err, &u):
 		return exitUsage
-	case errors.As(err, &r), errors.Is(err, retention.ErrDamaged), errors.Is(err, pkgstore.ErrUnsafeLockFile):
+	case errors.As(err, &r), errors.Is(err, retention.ErrDamaged), errors.Is(err, pkgstore.ErrUnsafeLockFile), errors.Is(err, retention.ErrRootsUnknown):
 		return exitRefused
 	case errors.Is(err, pkgstore.ErrLocked):
 		return exitLocked

@@ -129,7 +129,7 @@ func newRootCmd(stdout, stderr io.Writer, lookup func(string) (string, bool)) *c
 		Use:   "hab-gc",
 		Short: "Remove old releases from a Habitat package store, never anything still needed",
 		Long: `hab-gc keeps Habitat package stores (/hab/pkgs) lean and safe. It keeps the newest N releases of
-every package, every release a loaded service runs, every binlinked and pinned release, and everything
+every package, every release a loaded service or any running process uses, every binlinked and pinned release, and everything
 those need, transitively; it plans first, explains every decision, then removes the rest safely.
 
 Settings come from flags, then environment variables, then a TOML config file (--config, else

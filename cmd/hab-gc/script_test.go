@@ -19,11 +19,13 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/hab-gc/hab-gc/internal/proctest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
 func TestMain(m *testing.M) {
+	proctest.RunHelper()
 	testscript.Main(m, map[string]func(){"hab-gc": func() { os.Exit(Main()) }})
 }
 
