@@ -103,3 +103,25 @@ func TestSupervisorPicksBeyondExactSearch(t *testing.T) {
 		t.Fatalf("master is always picked, got %v", got)
 	}
 }
+
+func TestMayRun(t *testing.T) {
+	inv := NewInventory("/", "x86_64-linux", []ReleaseInfo{
+		{Ident: MustParseIdent("o/app/1.0/1")}, {Ident: MustParseIdent("o/app/master/1")},
+	})
+	inv.AddService("app", MustParseIdent("o/app"))
+	svc := inv.Services[0]
+	if svc.Resolved.String() != "o/app/master/1" || len(svc.Ambiguous) != 0 {
+		t.Fatalf("resolved %s, ambiguous %v", svc.Resolved, svc.Ambiguous)
+	}
+	for id, want := range map[string]bool{
+		"o/app/1.0/1":    false, // installed, never picked
+		"o/app/3.0/1":    false, // "3.0" < "master" as strings: master still wins
+		"o/app/v1.0/1":   true,  // master < v1.0 < ... no consistent order: may win
+		"o/app/master/2": true,  // a newer release of master
+		"o/other/9/9":    false,
+	} {
+		if got := inv.MayRun(svc, MustParseIdent(id)); got != want {
+			t.Errorf("MayRun(%s) = %v, want %v", id, got, want)
+		}
+	}
+}
