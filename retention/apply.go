@@ -76,7 +76,9 @@ type Result struct {
 	// Removed, Kept and Fail count Outcomes by status; Fail also counts
 	// Leftovers that could not be deleted.
 	Removed, Kept, Fail int
-	BytesFreed          int64
+	// NotAttempted counts releases Apply never reached (it was stopped).
+	NotAttempted int
+	BytesFreed   int64
 	// Leftovers are what Apply did with what an interrupted run left.
 	Leftovers []Leftover
 }
@@ -138,6 +140,30 @@ const (
 // One failure does not stop the rest; Result.Partial says so. Apply is
 // crash-safe: a kill at any moment leaves every listed release whole, and
 // only hidden directories that the next Apply finishes.
+//
+// # Result and error
+//
+// Apply returns a nil *Result only when it changed nothing: it could not
+// take the lock (ctx ended, or LockTimeout passed), or the first scan or
+// RootFinder failed. Otherwise the Result accounts for every planned
+// removal (one Outcome each) and for the leftovers of interrupted runs,
+// and comes with a non-nil error when Apply stopped early:
+//
+//   - revalidation failed (e.g. the store is now damaged, errors.Is
+//     ErrDamaged): nothing was hidden; every removal is StatusNotAttempted;
+//   - the last scan failed: every hidden release was put back (StatusKept,
+//     CodeChanged);
+//   - ctx was cancelled (errors.Is context.Canceled or
+//     context.DeadlineExceeded). Before the final check, at any point up to
+//     the end of the settle pause, every hidden release is put back
+//     (StatusKept, CodeCancelled) and nothing is deleted; once deletion has
+//     started, Apply finishes the release it is deleting and puts back the
+//     others. Releases never reached are StatusNotAttempted.
+//
+// A cancel therefore bounds Apply's remaining work: a Supervisor that
+// cancels ctx gets Apply back after at most the deletion of one release
+// plus one rename per hidden release (waiting for the lock, the scans and
+// the settle pause all stop at once).
 func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptions) (*Result, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -157,7 +183,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 		defer unlock()
 	}
 
-	a := &applier{store: store, root: store.Root(), opts: opts, log: log, res: &Result{}}
+	a := &applier{ctx: ctx, store: store, root: store.Root(), opts: opts, log: log, res: &Result{}}
 	scanOpts := pkgstore.Options{Target: p.Inventory.Target, BinlinkDirs: p.Inventory.BinlinkDirs}
 	fresh, err := store.Scan(ctx, scanOpts)
 	if err != nil {
@@ -170,18 +196,23 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	if err != nil {
 		return nil, err
 	}
-	a.finishDebris(fresh, found)
-	freshPlan, err := ComputeFound(fresh, p.Policy, opts.Now(), store.HasUninstallHook, found)
-	if err != nil {
-		return nil, fmt.Errorf("revalidating the plan: %w", err)
-	}
-
 	removals := p.hideOrder() // dependents before what they need
 	a.total = len(removals)
+	a.finishDebris(fresh, found)
+	if ctx.Err() != nil {
+		return a.stop(nil, removals)
+	}
+	freshPlan, err := ComputeFound(fresh, p.Policy, opts.Now(), store.HasUninstallHook, found)
+	if err != nil {
+		err = fmt.Errorf("revalidating the plan: %w", err)
+		a.notAttempted(removals, Reason{CodeChanged, err.Error()})
+		return a.res, err
+	}
+
 	var hidden []hiddenRelease
-	for _, d := range removals {
+	for i, d := range removals {
 		if ctx.Err() != nil {
-			break
+			return a.stop(hidden, removals[i:])
 		}
 		id := d.Release.Ident
 		fd, ok := freshPlan.Decision(id)
@@ -207,21 +238,28 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	}
 
 	if len(hidden) > 0 && opts.Settle > 0 {
+		settle := time.NewTimer(opts.Settle)
 		select {
-		case <-time.After(opts.Settle):
+		case <-settle.C:
 		case <-ctx.Done():
+			settle.Stop()
 		}
 	}
+	if ctx.Err() != nil {
+		return a.stop(hidden, nil)
+	}
 	// Last check: anything new that needs a hidden release gets it back.
-	// This runs even when ctx was cancelled, so nothing stays hidden.
 	var after *pkgstore.Inventory
 	var foundAfter []Found
 	if len(hidden) > 0 {
-		after, err = store.Scan(context.WithoutCancel(ctx), scanOpts)
+		after, err = store.Scan(ctx, scanOpts)
 		if err == nil {
 			// A process that opened, mapped or executed a hidden release
 			// (or started in it) since the plan keeps it.
-			foundAfter, err = p.Policy.FindRoots(context.WithoutCancel(ctx), after)
+			foundAfter, err = p.Policy.FindRoots(ctx, after)
+		}
+		if ctx.Err() != nil {
+			return a.stop(hidden, nil)
 		}
 		if err != nil {
 			for _, h := range hidden {
@@ -231,7 +269,10 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 		}
 	}
 	needs := newNeeds(after, foundAfter)
-	for _, h := range hidden {
+	for i, h := range hidden {
+		if ctx.Err() != nil {
+			return a.stop(hidden[i:], nil) // between releases
+		}
 		if rs := needs.roots[h.rel.Ident]; len(rs) > 0 {
 			a.restore(h, rs[0])
 			continue
@@ -242,10 +283,31 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 		}
 		a.remove(h)
 	}
-	return a.res, ctx.Err()
+	return a.res, nil
+}
+
+// CodeCancelled keeps a release Apply did not delete because its context
+// was cancelled.
+const CodeCancelled Code = "cancelled"
+
+// stop ends a cancelled run: every hidden release is put back and the
+// releases never reached are not attempted.
+func (a *applier) stop(hidden []hiddenRelease, rest []Decision) (*Result, error) {
+	for _, h := range hidden {
+		a.restore(h, Reason{CodeCancelled, "the run was cancelled before this release was deleted; it was put back"})
+	}
+	a.notAttempted(rest, Reason{CodeCancelled, "the run was cancelled before it reached this release"})
+	return a.res, fmt.Errorf("apply stopped early, nothing more was deleted: %w", a.ctx.Err())
+}
+
+func (a *applier) notAttempted(rest []Decision, why Reason) {
+	for _, d := range rest {
+		a.done(Outcome{Ident: d.Release.Ident, Status: StatusNotAttempted, Reasons: []Reason{why}})
+	}
 }
 
 type applier struct {
+	ctx   context.Context
 	store *pkgstore.Store
 	root  *os.Root
 	opts  ApplyOptions
@@ -276,6 +338,8 @@ func (a *applier) done(o Outcome) {
 		a.res.Kept++
 	case StatusFailed:
 		a.res.Fail++
+	case StatusNotAttempted:
+		a.res.NotAttempted++
 	}
 	a.res.Outcomes = append(a.res.Outcomes, o)
 	a.n++
@@ -284,13 +348,13 @@ func (a *applier) done(o Outcome) {
 	case o.Error != "":
 		attrs = append(attrs, "error", o.Error)
 		a.log.Warn("release not removed", attrs...)
-	case o.Status == StatusKept:
+	case o.Status == StatusKept || o.Status == StatusNotAttempted:
 		var why []string
 		for _, r := range o.Reasons {
 			why = append(why, r.Text)
 		}
 		attrs = append(attrs, "reasons", strings.Join(why, "; "))
-		a.log.Info("release kept at revalidation", attrs...)
+		a.log.Info("release not removed", attrs...)
 	default:
 		attrs = append(attrs, "bytes", o.Bytes)
 		a.log.Info("release removed", attrs...)
@@ -360,6 +424,12 @@ func (a *applier) syncDir(dir string) {
 func (a *applier) restore(h hiddenRelease, why Reason) {
 	rel := h.rel.Path()
 	if _, err := a.root.Lstat(rel); err == nil {
+		if a.ctx.Err() != nil {
+			// Stopping: delete nothing more; the next run removes the
+			// hidden copy.
+			a.done(Outcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays, and the next run removes the hidden one"}}})
+			return
+		}
 		a.destroy(h.name, h.rel.Ident.Release, false)
 		a.done(Outcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays"}}})
 		return
@@ -461,6 +531,9 @@ func (a *applier) pruneEmpty(dir string) {
 func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) {
 	needs := newNeeds(inv, found)
 	for _, d := range inv.Debris {
+		if a.ctx.Err() != nil {
+			return // the next run finishes the rest
+		}
 		dir := path.Dir(d)
 		kind, release, ok := parseDebris(path.Base(d))
 		fi, err := a.root.Lstat(d)

@@ -84,6 +84,8 @@ type ReportSummary struct {
 	KeptAtRun  int   `json:"kept_at_revalidation"`
 	Failed     int   `json:"failed"`
 	BytesFreed int64 `json:"bytes_freed"`
+	// NotAttempted counts removals a stopped run never reached.
+	NotAttempted int `json:"not_attempted"`
 }
 
 // Report describes the plan and, when res is non-nil, what Apply did.
@@ -110,6 +112,7 @@ func (p *Plan) Report(res *Result) Report {
 		}
 		rep.Summary.Removed, rep.Summary.KeptAtRun, rep.Summary.Failed, rep.Summary.BytesFreed = res.Removed, res.Kept, res.Fail, res.BytesFreed
 		rep.Leftovers = res.Leftovers
+		rep.Summary.NotAttempted = res.NotAttempted
 	}
 	for _, d := range p.Decisions {
 		rr := ReportRelease{Ident: d.Release.Ident.String(), Action: d.Action, Reasons: d.Reasons}

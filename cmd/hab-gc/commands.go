@@ -138,6 +138,11 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			verbose, _ := cmd.Flags().GetBool("verbose")
 			printPlan(a.text, rep, verbose)
 		}
+		if res != nil && errors.Is(err, context.Canceled) {
+			fmt.Fprintf(a.textErr, "hab-gc: interrupted: %d removed, %d kept (hidden ones put back), %d not attempted, %d failed; nothing more was deleted\n",
+				res.Removed, res.Kept, res.NotAttempted, res.Fail)
+			return exitCodeError{exitInterrupted}
+		}
 		if err != nil {
 			return err
 		}

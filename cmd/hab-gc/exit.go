@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -16,6 +17,9 @@ const (
 	exitPartial  = 4 // some removals failed; the others were done
 	exitLocked   = 5 // another hab-gc holds the store's lock
 	exitProblems = 6 // check found errors (--strict: notices too)
+	// interrupted (SIGINT, SIGTERM): a run put back what it had hidden and
+	// deleted nothing more; what it did is reported
+	exitInterrupted = 7
 )
 
 const exitCodesHelp = `Exit codes:
@@ -27,7 +31,9 @@ const exitCodesHelp = `Exit codes:
      (/proc unreadable, a configured Supervisor gateway failing)
   4  partial failure: some removals failed, the others were done
   5  lock timeout: another hab-gc holds the store's lock
-  6  check found errors (with --strict, notices too)`
+  6  check found errors (with --strict, notices too)
+  7  interrupted (SIGINT, SIGTERM): run put back every release it had hidden and not yet deleted;
+     its report says what was removed, put back and not attempted`
 
 // usageError marks errors in what the user wrote.
 type usageError struct{ error }
@@ -60,6 +66,8 @@ func exitCode(err error) int {
 		return exitRefused
 	case errors.Is(err, pkgstore.ErrLocked):
 		return exitLocked
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
 	}
 	return exitError
 }

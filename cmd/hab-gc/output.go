@@ -88,8 +88,12 @@ func printPlan(w io.Writer, rep retention.Report, verbose bool) {
 	}
 	s := rep.Summary
 	if run {
-		fmt.Fprintf(w, "\n%d releases: %d kept, %d removed, %d kept at revalidation, %d failed; %s freed.\n",
-			s.Releases, s.Keep, s.Removed, s.KeptAtRun, s.Failed, humanBytes(s.BytesFreed))
+		notAttempted := ""
+		if s.NotAttempted > 0 {
+			notAttempted = fmt.Sprintf(", %d not attempted (interrupted)", s.NotAttempted)
+		}
+		fmt.Fprintf(w, "\n%d releases: %d kept, %d removed, %d kept at revalidation, %d failed%s; %s freed.\n",
+			s.Releases, s.Keep, s.Removed, s.KeptAtRun, s.Failed, notAttempted, humanBytes(s.BytesFreed))
 	} else {
 		fmt.Fprintf(w, "\n%d releases: %d to keep, %d to remove (%s). Dry run: nothing was changed.\n",
 			s.Releases, s.Keep, s.Remove, humanBytes(s.BytesReclaimable))
