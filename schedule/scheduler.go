@@ -447,7 +447,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 		if err != nil {
 			return Result{Error: err.Error()}
 		}
-		return Result{OK: rep.OK(), Problems: len(rep.Problems)}
+		return Result{OK: rep.OK(), Problems: len(rep.Problems), ProblemList: rep.Problems}
 	case Prune:
 		asGiven := pol // the job's policy, for the history
 		self, _ := canonicalPath(store.FSRoot())
@@ -466,7 +466,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 			res := Result{Error: err.Error()}
 			var de *retention.DamagedError
 			if errors.As(err, &de) {
-				res.Problems = len(de.Problems)
+				res.Problems, res.ProblemList = len(de.Problems), de.Problems
 			}
 			return res
 		}
@@ -477,6 +477,8 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 		if herr := history.Log(now, run, plan, ar, err); herr != nil {
 			res.HistoryError = herr.Error()
 		}
+		rep := plan.Report(ar)
+		res.Plan, res.ProblemList = &rep, rep.Problems
 		if ar != nil {
 			res.Removed, res.BytesFreed = ar.Removed, ar.BytesFreed
 			res.OK = !ar.Partial()

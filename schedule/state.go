@@ -13,6 +13,8 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
 )
 
 // ErrState is wrapped by errors about a state file that is refused.
@@ -67,13 +69,19 @@ type RunRecord struct {
 // Result is what a job's run found or did.
 type Result struct {
 	OK         bool   `json:"ok"`
-	Problems   int    `json:"problems"`
+	Problems   int    `json:"problems"` // how many; ProblemList lists them
 	Removed    int    `json:"removed"`
 	BytesFreed int64  `json:"bytes_freed"`
 	Error      string `json:"error,omitempty"`
 	// HistoryError says why a prune's records could not be appended to
 	// the history journal (see package history).
 	HistoryError string `json:"history_error,omitempty"`
+
+	// What the run saw, for metrics; not recorded in the state. Plan is
+	// the prune's plan report (with Apply's outcomes), Problems the
+	// check's (or the refused prune's) problems.
+	Plan        *retention.Report  `json:"-"`
+	ProblemList []pkgstore.Problem `json:"-"`
 }
 
 func newState() *State {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/depgraph"
 	"github.com/hab-gc/hab-gc/history"
+	"github.com/hab-gc/hab-gc/metrics"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -91,8 +92,29 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 	cmd.Flags().BoolP("verbose", "v", false, "list every kept release too, with its reasons")
 	cmd.Flags().Bool("allow-unmatched", false, "run even when an --exclude or --only given on the command line matches no installed release")
 	addPolicyFlags(cmd.Flags())
-	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
+	addMetricsFileFlag(cmd)
+	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
 		dry, _ := cmd.Flags().GetBool("dry-run")
+		// --metrics-file: the plan, and for a real run what it did and
+		// whether it succeeded (a refusal is a failed prune).
+		start := time.Now()
+		var plan *retention.Plan
+		var res *retention.Result
+		if mf := a.openMetricsFile(cmd, c.fsRoot()); mf != nil {
+			defer func() {
+				if plan != nil {
+					rep := plan.Report(res)
+					mf.m.ObservePlan(mf.store, rep)
+					if !dry {
+						mf.m.ObserveApply(mf.store, rep.Summary)
+					}
+				}
+				if !dry {
+					mf.m.ObserveRun(mf.store, metrics.TypePrune, start, time.Now(), err == nil)
+				}
+				mf.write(a)
+			}()
+		}
 		timeout, err := c.lockTimeout()
 		if err != nil {
 			return err
@@ -111,7 +133,6 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 				return err
 			}
 		}
-		var res *retention.Result
 		if !dry {
 			bar := newProgress(a.stderr, len(plan.Removals()), "removing")
 			res, err = plan.Apply(cmd.Context(), store, retention.ApplyOptions{
@@ -333,7 +354,19 @@ another package target. Everything else is an error. check exits 6 when it finds
 	}
 	cmd.Flags().String("min-age", "", "an install directory younger than this is an install in progress: a notice (default 1h; 0: none is)")
 	cmd.Flags().Bool("strict", false, "exit 6 on notices too")
-	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
+	addMetricsFileFlag(cmd)
+	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
+		start := time.Now()
+		var problems []pkgstore.Problem
+		if mf := a.openMetricsFile(cmd, c.fsRoot()); mf != nil {
+			defer func() {
+				if problems != nil {
+					mf.m.ObserveProblems(mf.store, problems)
+				}
+				mf.m.ObserveRun(mf.store, metrics.TypeCheck, start, time.Now(), err == nil)
+				mf.write(a)
+			}()
+		}
 		timeout, err := c.lockTimeout()
 		if err != nil {
 			return err
@@ -370,6 +403,7 @@ another package target. Everything else is an error. check exits 6 when it finds
 		if err != nil {
 			return err
 		}
+		problems = append([]pkgstore.Problem{}, rep.Problems...)
 		type checked struct {
 			pkgstore.Problem
 			Notice bool `json:"notice"`

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
+	"github.com/hab-gc/hab-gc/metrics"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/schedule"
 )
@@ -53,7 +54,7 @@ func zoneAndClock(cmd *cobra.Command) (*time.Location, func() time.Time, error) 
 
 // newScheduler builds a scheduler from the flags. Only the daemon writes
 // the state file: readOnly for the schedule commands.
-func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool) (*schedule.Scheduler, error) {
+func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metricsFile) (*schedule.Scheduler, error) {
 	dir, _ := cmd.Flags().GetString("schedules")
 	if dir == "" {
 		return nil, usageError{fmt.Errorf("--schedules DIR is required")}
@@ -81,7 +82,15 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool) (*sched
 	return &schedule.Scheduler{Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine,
 		Logger: slog.New(slog.NewTextHandler(a.stderr, nil)),
 		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.Result {
-			return schedule.RunJob(ctx, j, store, now, setup)
+			start := time.Now()
+			res := schedule.RunJob(ctx, j, store, now, setup)
+			if m != nil {
+				observeJob(m.m, j, store.FSRoot(), start, time.Now(), res)
+				if m.path != "" {
+					m.write(a)
+				}
+			}
+			return res
 		}}, nil
 }
 
@@ -110,8 +119,24 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 	cmd.Flags().Bool("once", false, "run what is due now and exit")
 	cmd.Flags().String("job", "", "with --once: only this job (its key, see schedule list)")
 	cmd.Flags().String("log-format", "text", "log format: text or json")
+	addMetricsFileFlag(cmd)
+	cmd.Flags().String("metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. :9725, 127.0.0.1:9725)")
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
-		s, err := a.newScheduler(cmd, c, false)
+		listen, _ := cmd.Flags().GetString("metrics-listen")
+		once, _ := cmd.Flags().GetBool("once")
+		if listen != "" && once {
+			return usageError{fmt.Errorf("--metrics-listen serves the daemon's metrics while it runs: not with --once (use --metrics-file)")}
+		}
+		// Metrics: one set for the process, read back from --metrics-file
+		// when there is one; each job's run updates it (and the file).
+		var mf *metricsFile
+		if path, _ := cmd.Flags().GetString("metrics-file"); path != "" || listen != "" {
+			mf = a.openMetricsFile(cmd, c.fsRoot())
+			if mf == nil {
+				mf = &metricsFile{m: metrics.New()}
+			}
+		}
+		s, err := a.newScheduler(cmd, c, false, mf)
 		if err != nil {
 			return err
 		}
@@ -123,7 +148,6 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 			return usageError{fmt.Errorf("invalid --log-format %q: must be text or json", f)}
 		}
 		s.Only, _ = cmd.Flags().GetString("job")
-		once, _ := cmd.Flags().GetBool("once")
 		if s.Only != "" && !once {
 			return usageError{fmt.Errorf("--job needs --once")}
 		}
@@ -191,6 +215,14 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 				}
 			}
 		}()
+		if listen != "" {
+			for _, j := range s.Jobs() {
+				mf.m.Watch(j.Store, j.FSRoot)
+			}
+			if err := serveMetrics(ctx, listen, mf.m, s.Logger); err != nil {
+				return err
+			}
+		}
 		s.Logger.Info("hab-gc daemon started", "jobs", len(s.Jobs()), "schedules", s.Dir, "state", s.StatePath)
 		err = s.Loop(ctx, reload, time.Minute)
 		s.Logger.Info("hab-gc daemon stopped")
@@ -211,7 +243,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 	}
 	schedFlags(list)
 	list.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
-		s, err := a.newScheduler(cmd, c, true)
+		s, err := a.newScheduler(cmd, c, true, nil)
 		if err != nil {
 			return err
 		}
@@ -381,7 +413,7 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 		if out == "" {
 			return usageError{fmt.Errorf("--out DIR is required")}
 		}
-		s, err := a.newScheduler(cmd, c, true)
+		s, err := a.newScheduler(cmd, c, true, nil)
 		if err != nil {
 			return err
 		}

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/hab-gc/hab-gc/internal/proctest"
@@ -67,6 +69,7 @@ func TestScripts(t *testing.T) {
 			"sleep":      cmdSleep,
 			"nosizes":    cmdNoSizes,
 			"appendfile": cmdAppendFile,
+			"promval":    cmdPromVal,
 		},
 	})
 }
@@ -292,4 +295,59 @@ func cmdAppendFile(ts *testscript.TestScript, neg bool, args []string) {
 	_, err = f.WriteString(args[1])
 	ts.Check(err)
 	ts.Check(f.Close())
+}
+
+// promval FILE NAME OP VALUE [LABEL=VALUE...]: the metric NAME in the
+// textfile FILE (read with the client library's parser), on the one
+// series whose labels include those given, compares with VALUE by OP
+// (=, >, <). With !, no series of NAME matches the labels.
+func cmdPromVal(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 4 {
+		ts.Fatalf("usage: promval FILE NAME OP VALUE [LABEL=VALUE...]")
+	}
+	f, err := os.Open(ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer f.Close()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(f)
+	ts.Check(err)
+	want, err := strconv.ParseFloat(args[3], 64)
+	ts.Check(err)
+	var found []float64
+	for _, m := range fams[args[1]].GetMetric() {
+		labels := map[string]string{}
+		for _, lp := range m.GetLabel() {
+			labels[lp.GetName()] = lp.GetValue()
+		}
+		match := true
+		for _, kv := range args[4:] {
+			k, v, _ := strings.Cut(kv, "=")
+			if labels[k] != v {
+				match = false
+			}
+		}
+		if !match {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			found = append(found, m.GetCounter().GetValue())
+		case m.Gauge != nil:
+			found = append(found, m.GetGauge().GetValue())
+		}
+	}
+	if neg {
+		if len(found) > 0 {
+			ts.Fatalf("%s %v: found %v", args[1], args[4:], found)
+		}
+		return
+	}
+	if len(found) != 1 {
+		ts.Fatalf("%s %v: %d series match, want 1", args[1], args[4:], len(found))
+	}
+	got := found[0]
+	ok := map[string]bool{"=": got == want, ">": got > want, "<": got < want}[args[2]]
+	if !ok {
+		ts.Fatalf("%s %v = %v, want %s %v", args[1], args[4:], got, args[2], want)
+	}
 }

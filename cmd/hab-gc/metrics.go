@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hab-gc/hab-gc/metrics"
+	"github.com/hab-gc/hab-gc/schedule"
+)
+
+// addMetricsFileFlag adds --metrics-file to run, check and daemon.
+func addMetricsFileFlag(cmd *cobra.Command) {
+	cmd.Flags().String("metrics-file", "", "write Prometheus metrics to this file for node_exporter's textfile collector (atomically; counters continue from the file's values)")
+}
+
+// metricsFile is the --metrics-file of one invocation: its metrics, read
+// back from the previous file first so that counters continue.
+type metricsFile struct {
+	path  string
+	m     *metrics.Metrics
+	store string
+}
+
+// openMetricsFile returns nil without --metrics-file.
+func (a *app) openMetricsFile(cmd *cobra.Command, fsRoot string) *metricsFile {
+	path, _ := cmd.Flags().GetString("metrics-file")
+	if path == "" {
+		return nil
+	}
+	mf := &metricsFile{path: path, m: metrics.New(), store: metrics.StorePath(fsRoot)}
+	if err := mf.m.RestoreFile(path); err != nil {
+		fmt.Fprintf(a.stderr, "hab-gc: warning: counters start again from 0: %v\n", err)
+	}
+	mf.m.Watch(mf.store, fsRoot)
+	return mf
+}
+
+// write writes the file; a failure is a warning (the run's work stands).
+func (mf *metricsFile) write(a *app) {
+	if mf == nil {
+		return
+	}
+	if err := mf.m.WriteFile(mf.path); err != nil {
+		fmt.Fprintf(a.stderr, "hab-gc: warning: %v\n", err)
+	}
+}
+
+// observeJob records a scheduled job's run.
+func observeJob(m *metrics.Metrics, j schedule.Job, fsRoot string, start, end time.Time, res schedule.Result) {
+	m.Watch(j.Store, fsRoot)
+	switch j.Type {
+	case schedule.Prune:
+		if res.Plan != nil {
+			m.ObservePlan(j.Store, *res.Plan)
+		} else if res.ProblemList != nil {
+			m.ObserveProblems(j.Store, res.ProblemList)
+		}
+		if res.Plan != nil {
+			m.ObserveApply(j.Store, res.Plan.Summary)
+		}
+		m.ObserveRun(j.Store, metrics.TypePrune, start, end, res.Error == "")
+	case schedule.Check:
+		m.ObserveProblems(j.Store, res.ProblemList)
+		m.ObserveRun(j.Store, metrics.TypeCheck, start, end, res.Error == "" && res.OK)
+	}
+}
+
+// serveMetrics serves /metrics on addr until ctx ends.
+func serveMetrics(ctx context.Context, addr string, m *metrics.Metrics, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return usageError{fmt.Errorf("invalid --metrics-listen %q: %v", addr, err)}
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("serving metrics", "error", err)
+		}
+	}()
+	log.Info("serving metrics", "addr", ln.Addr().String(), "path", "/metrics")
+	return nil
+}

@@ -1,0 +1,317 @@
+package metrics
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"golang.org/x/sys/unix"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// Job types (the type label).
+const (
+	TypePrune = "prune"
+	TypeCheck = "check"
+)
+
+// restoreLimit caps what Restore reads of a previous textfile.
+const restoreLimit = 16 << 20
+
+// Metrics holds hab-gc's metrics in a registry of its own.
+type Metrics struct {
+	reg         *prometheus.Registry
+	releases    *prometheus.GaugeVec
+	reclaimable *prometheus.GaugeVec
+	problems    *prometheus.GaugeVec
+	freed       *prometheus.CounterVec
+	removed     *prometheus.CounterVec
+	failed      *prometheus.CounterVec
+	runs        *prometheus.CounterVec
+	lastRun     *prometheus.GaugeVec
+	lastOK      *prometheus.GaugeVec
+	duration    *prometheus.GaugeVec
+	stores      *storeCollector
+
+	// restorable are the families Restore reads back, by name.
+	restorable map[string]restorable
+}
+
+type restorable struct {
+	gauge   *prometheus.GaugeVec
+	counter *prometheus.CounterVec
+}
+
+// New returns hab-gc's metrics, registered in a new registry.
+func New() *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		releases: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hab_gc_releases",
+			Help: "Installed releases by the action of the last plan (keep, remove)."}, []string{"store", "action"}),
+		reclaimable: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hab_gc_reclaimable_bytes",
+			Help: "Bytes the last plan's removals would free (its releases to remove, measured)."}, []string{"store"}),
+		problems: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hab_gc_problems",
+			Help: "Problems the last scan of the store found, by kind (see hab-gc check)."}, []string{"store", "kind"}),
+		freed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hab_gc_freed_bytes_total",
+			Help: "Bytes freed by removed releases."}, []string{"store"}),
+		removed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hab_gc_removed_releases_total",
+			Help: "Releases removed."}, []string{"store"}),
+		failed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hab_gc_removals_failed_total",
+			Help: "Removals that failed (the release may be partly removed; see hab-gc history)."}, []string{"store"}),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hab_gc_runs_total",
+			Help: "Runs by job type (prune, check) and result (ok, failed)."}, []string{"store", "type", "result"}),
+		lastRun: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hab_gc_last_run_timestamp_seconds",
+			Help: "When the last run of each job type ended, in seconds since the epoch."}, []string{"store", "type"}),
+		lastOK: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hab_gc_last_run_success",
+			Help: "1 when the last run of each job type succeeded, 0 when it failed (a prune with a failed removal, a check with errors)."}, []string{"store", "type"}),
+		duration: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hab_gc_last_run_duration_seconds",
+			Help: "How long the last run of each job type took."}, []string{"store", "type"}),
+		stores: newStoreCollector(),
+	}
+	m.reg.MustRegister(m.releases, m.reclaimable, m.problems, m.freed, m.removed, m.failed, m.runs,
+		m.lastRun, m.lastOK, m.duration, m.stores)
+	m.restorable = map[string]restorable{
+		"hab_gc_releases":                   {gauge: m.releases},
+		"hab_gc_reclaimable_bytes":          {gauge: m.reclaimable},
+		"hab_gc_problems":                   {gauge: m.problems},
+		"hab_gc_freed_bytes_total":          {counter: m.freed},
+		"hab_gc_removed_releases_total":     {counter: m.removed},
+		"hab_gc_removals_failed_total":      {counter: m.failed},
+		"hab_gc_runs_total":                 {counter: m.runs},
+		"hab_gc_last_run_timestamp_seconds": {gauge: m.lastRun},
+		"hab_gc_last_run_success":           {gauge: m.lastOK},
+		"hab_gc_last_run_duration_seconds":  {gauge: m.duration},
+	}
+	return m
+}
+
+// Gatherer is the registry, for promhttp or testutil.
+func (m *Metrics) Gatherer() prometheus.Gatherer { return m.reg }
+
+// Handler serves the metrics (the daemon's /metrics).
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// StorePath is the store label of an FS root: FS_ROOT/hab/pkgs, absolute
+// and with symlinks resolved when it exists (as the scheduler names a
+// job's store), so that run, check and the daemon label one store alike.
+func StorePath(fsRoot string) string {
+	p := filepath.Join(fsRoot, "hab", "pkgs")
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return p
+}
+
+// Watch adds the store of fsRoot (labelled store) to those whose file
+// system and artifact cache are measured at each gathering.
+func (m *Metrics) Watch(store, fsRoot string) {
+	m.stores.mu.Lock()
+	defer m.stores.mu.Unlock()
+	m.stores.roots[store] = fsRoot
+}
+
+// ObservePlan records a plan: releases by action, reclaimable bytes and
+// the scan's problems. After a real run (rep.DryRun false), the gauges say
+// what is left: the releases removed are gone, those kept at revalidation
+// count as keep, those whose removal failed as remove, and the bytes freed
+// are no longer reclaimable.
+func (m *Metrics) ObservePlan(store string, rep retention.Report) {
+	s := rep.Summary
+	keep, remove, reclaimable := s.Keep, s.Remove, s.BytesReclaimable
+	if !rep.DryRun {
+		keep, remove = s.Keep+s.KeptAtRun, s.Failed
+		if reclaimable >= 0 {
+			reclaimable = max(reclaimable-s.BytesFreed, 0)
+		}
+	}
+	m.releases.WithLabelValues(store, string(retention.Keep)).Set(float64(keep))
+	m.releases.WithLabelValues(store, string(retention.Remove)).Set(float64(remove))
+	if reclaimable >= 0 {
+		m.reclaimable.WithLabelValues(store).Set(float64(reclaimable))
+	}
+	m.ObserveProblems(store, rep.Problems)
+}
+
+// ObserveProblems replaces the store's problems by kind.
+func (m *Metrics) ObserveProblems(store string, problems []pkgstore.Problem) {
+	m.problems.DeletePartialMatch(prometheus.Labels{"store": store})
+	for _, p := range problems {
+		m.problems.WithLabelValues(store, string(p.Kind)).Inc()
+	}
+}
+
+// ObserveApply adds what a real run did (a plan report's summary: removed,
+// failed, bytes freed) to the counters; a run that removed nothing still
+// shows its counters, at 0.
+func (m *Metrics) ObserveApply(store string, s retention.ReportSummary) {
+	m.freed.WithLabelValues(store).Add(float64(max(s.BytesFreed, 0)))
+	m.removed.WithLabelValues(store).Add(float64(max(s.Removed, 0)))
+	m.failed.WithLabelValues(store).Add(float64(max(s.Failed, 0)))
+}
+
+// ObserveRun records a run of a job type: when it ended, how long it
+// took, and whether it succeeded.
+func (m *Metrics) ObserveRun(store, typ string, start, end time.Time, ok bool) {
+	result, okv := "failed", 0.0
+	if ok {
+		result, okv = "ok", 1
+	}
+	for _, r := range []string{"ok", "failed"} {
+		m.runs.WithLabelValues(store, typ, r).Add(0)
+	}
+	m.runs.WithLabelValues(store, typ, result).Inc()
+	m.lastRun.WithLabelValues(store, typ).Set(float64(end.UnixNano()) / 1e9)
+	m.lastOK.WithLabelValues(store, typ).Set(okv)
+	m.duration.WithLabelValues(store, typ).Set(end.Sub(start).Seconds())
+}
+
+// Restore reads a previous textfile back (text exposition format):
+// counters continue from its values, and gauges keep its values until
+// observed again. Unknown families and series are ignored.
+func (m *Metrics) Restore(data []byte) error {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	for name, fam := range fams {
+		r, ok := m.restorable[name]
+		if !ok {
+			continue
+		}
+		for _, mt := range fam.GetMetric() {
+			labels := prometheus.Labels{}
+			for _, lp := range mt.GetLabel() {
+				labels[lp.GetName()] = lp.GetValue()
+			}
+			switch {
+			case r.counter != nil && fam.GetType() == dto.MetricType_COUNTER:
+				if c, err := r.counter.GetMetricWith(labels); err == nil && mt.GetCounter().GetValue() >= 0 {
+					c.Add(mt.GetCounter().GetValue())
+				}
+			case r.gauge != nil && fam.GetType() == dto.MetricType_GAUGE:
+				if g, err := r.gauge.GetMetricWith(labels); err == nil {
+					g.Set(mt.GetGauge().GetValue())
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// RestoreFile restores from the textfile at path, when there is one. It is
+// read without following a symlink, regular files only, capped.
+func (m *Metrics) RestoreFile(path string) error {
+	b, err := safeio.ReadFile(path, restoreLimit, safeio.NoFollow)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("metrics: previous file %s: %w", path, err)
+	}
+	return m.Restore(b)
+}
+
+// WriteFile writes the metrics to path for node_exporter's textfile
+// collector, atomically (a temporary file in the same directory, renamed
+// over path).
+func (m *Metrics) WriteFile(path string) error {
+	if err := prometheus.WriteToTextfile(path, m.reg); err != nil {
+		return fmt.Errorf("metrics: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// storeCollector measures the file system and the artifact cache of each
+// watched store when gathered.
+type storeCollector struct {
+	mu    sync.Mutex
+	roots map[string]string // store label -> FS root
+
+	free, size, cacheFiles, cacheBytes *prometheus.Desc
+}
+
+func newStoreCollector() *storeCollector {
+	return &storeCollector{roots: map[string]string{},
+		free: prometheus.NewDesc("hab_gc_store_free_bytes",
+			"Bytes available to unprivileged users on the file system of the store (statfs).", []string{"store"}, nil),
+		size: prometheus.NewDesc("hab_gc_store_size_bytes",
+			"Size of the file system of the store (statfs).", []string{"store"}, nil),
+		cacheFiles: prometheus.NewDesc("hab_gc_cache_files",
+			"Package archives (*.hart) in FS_ROOT/hab/cache/artifacts, which hab-gc never removes.", []string{"store"}, nil),
+		cacheBytes: prometheus.NewDesc("hab_gc_cache_bytes",
+			"Bytes of the package archives in FS_ROOT/hab/cache/artifacts.", []string{"store"}, nil),
+	}
+}
+
+func (c *storeCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.free
+	ch <- c.size
+	ch <- c.cacheFiles
+	ch <- c.cacheBytes
+}
+
+func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	roots := make(map[string]string, len(c.roots))
+	for s, r := range c.roots {
+		roots[s] = r
+	}
+	c.mu.Unlock()
+	for store, root := range roots {
+		var st unix.Statfs_t
+		if err := unix.Statfs(filepath.Join(root, "hab", "pkgs"), &st); err != nil {
+			continue // no store (yet): nothing to measure
+		}
+		ch <- prometheus.MustNewConstMetric(c.free, prometheus.GaugeValue, float64(st.Bavail)*float64(st.Bsize), store)
+		ch <- prometheus.MustNewConstMetric(c.size, prometheus.GaugeValue, float64(st.Blocks)*float64(st.Bsize), store)
+		if files, bytes, ok := cache(root); ok {
+			ch <- prometheus.MustNewConstMetric(c.cacheFiles, prometheus.GaugeValue, float64(files), store)
+			ch <- prometheus.MustNewConstMetric(c.cacheBytes, prometheus.GaugeValue, float64(bytes), store)
+		}
+	}
+}
+
+// cache counts the regular *.hart files in FS_ROOT/hab/cache/artifacts (a
+// missing directory holds none); ok is false when it cannot be listed.
+func cache(root string) (files, size int64, ok bool) {
+	entries, err := os.ReadDir(filepath.Join(root, "hab", "cache", "artifacts"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, 0, true
+	}
+	if err != nil {
+		return 0, 0, false
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".hart") {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		files++
+		size += fi.Size()
+	}
+	return files, size, true
+}
