@@ -108,7 +108,7 @@ func (s *Store) Lock(ctx context.Context, timeout time.Duration) (unlock func() 
 // ErrLockUnavailable and the caller may read without the lock.
 func (s *Store) RLock(ctx context.Context, timeout time.Duration) (unlock func() error, err error) {
 	flag := os.O_RDONLY
-	if fi, err := s.pkgs.Stat("."); err == nil && ownerOf(fi) == os.Geteuid() {
+	if fi, err := s.pkgs.Stat("."); err == nil && safeio.Owner(fi) == os.Geteuid() {
 		flag |= os.O_CREATE
 	}
 	f, err := s.openLock(flag, false)
@@ -130,48 +130,18 @@ func (s *Store) lockPath() string { return filepath.Join(s.Path(), LockFile) }
 // owned by root or by the store's owner, and never changes it.
 func (s *Store) openLock(flag int, exclusive bool) (*os.File, error) {
 	path := s.lockPath()
-	refuse := func(why string) error { return fmt.Errorf("%w %s: %s", ErrUnsafeLockFile, path, why) }
-	// Look before opening: a device node is never even opened.
-	if fi, err := s.pkgs.Lstat(LockFile); err == nil && !fi.Mode().IsRegular() {
-		return nil, refuse(fmt.Sprintf("it is a %s, not a regular file; remove it", safeio.Kind(fi.Mode())))
+	ownerOK := func(uid int) bool {
+		return uid == os.Geteuid() || (!exclusive && (uid == 0 || s.ownedBy(uid)))
 	}
-	f, err := safeio.OpenAt(s.pkgs, LockFile, flag|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0o600)
-	if err != nil {
-		switch {
-		case errors.Is(err, syscall.ELOOP):
-			return nil, refuse("it is a symlink; remove it")
-		case !exclusive && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)):
-			return nil, fmt.Errorf("%w: %s: %v", ErrLockUnavailable, path, errMsg(err))
-		}
-		return nil, fmt.Errorf("opening the lock file %s: %w", path, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("checking the lock file %s: %w", path, err)
-	}
-	st, _ := fi.Sys().(*syscall.Stat_t)
-	uid := ownerOf(fi)
-	var why string
+	f, err := safeio.OpenPrivate(s.pkgs, LockFile, flag, ownerOK, exclusive)
+	var ue *safeio.UnsafeError
 	switch {
-	case !fi.Mode().IsRegular():
-		why = fmt.Sprintf("it is a %s, not a regular file; remove it", safeio.Kind(fi.Mode()))
-	case st == nil:
-		why = "its owner and links cannot be checked on this platform"
-	case st.Nlink != 1:
-		why = fmt.Sprintf("it has %d links (a hard link to another file?); remove it", st.Nlink)
-	case uid != os.Geteuid() && (exclusive || (uid != 0 && !s.ownedBy(uid))):
-		why = fmt.Sprintf("it is owned by uid %d, not by this user (uid %d); remove it or run as its owner", uid, os.Geteuid())
-	}
-	if why != "" {
-		f.Close()
-		return nil, refuse(why)
-	}
-	if exclusive && fi.Mode().Perm() != 0o600 {
-		if err := f.Chmod(0o600); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("setting the lock file %s to mode 0600: %w", path, err)
-		}
+	case errors.As(err, &ue):
+		return nil, fmt.Errorf("%w %s: %s", ErrUnsafeLockFile, path, ue.Why)
+	case err != nil && !exclusive && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)):
+		return nil, fmt.Errorf("%w: %s: %v", ErrLockUnavailable, path, errMsg(err))
+	case err != nil:
+		return nil, fmt.Errorf("opening the lock file %s: %w", path, err)
 	}
 	return f, nil
 }
@@ -179,14 +149,7 @@ func (s *Store) openLock(flag int, exclusive bool) (*os.File, error) {
 // ownedBy reports whether uid owns the store directory.
 func (s *Store) ownedBy(uid int) bool {
 	fi, err := s.pkgs.Stat(".")
-	return err == nil && ownerOf(fi) == uid
-}
-
-func ownerOf(fi fs.FileInfo) int {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return int(st.Uid)
-	}
-	return -1
+	return err == nil && safeio.Owner(fi) == uid
 }
 
 // flock locks f's descriptor (how: LOCK_EX or LOCK_SH), retrying until

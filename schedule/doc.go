@@ -50,7 +50,9 @@
 //
 // Only a scheduler without ReadOnly writes the state file. A state file
 // that is a symlink, not a regular file or of an unknown version is
-// refused (ErrState). A job whose last due time is in the future (the
+// refused (ErrState), and so is anything but a regular file with one link
+// owned by the effective user at the lock file's name, STATE.lock (the
+// store lock's rules, safeio.OpenPrivate). A job whose last due time is in the future (the
 // clock was set back) is re-anchored at now. A run whose record cannot be
 // written is not repeated for that due time by the same Scheduler. A
 // definition file that is rejected (DefinitionError: file, line, column)

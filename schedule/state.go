@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gofrs/flock"
+	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -170,15 +170,17 @@ func (st *State) Save(path string) error {
 // updateState runs f on the state read fresh from disk, under an
 // exclusive lock on PATH.lock, and saves it when f returns true. Two
 // schedulers sharing a state file never lose each other's updates.
+//
+// The lock file follows the store lock's rules (safeio.OpenPrivate): it is
+// opened without following a symlink or blocking, created mode 0600, and
+// must be a regular file with one link owned by the effective user;
+// anything else at its name is refused (ErrState) and never written.
 func updateState(path string, f func(*State) bool) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	unlock, err := lockState(path)
+	if err != nil {
 		return err
 	}
-	fl := flock.New(path+".lock", flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW))
-	if err := fl.Lock(); err != nil {
-		return fmt.Errorf("locking state %s: %w", path, err)
-	}
-	defer fl.Unlock()
+	defer unlock()
 	st, err := LoadState(path)
 	if err != nil {
 		return err
@@ -187,4 +189,50 @@ func updateState(path string, f func(*State) bool) error {
 		return st.Save(path)
 	}
 	return nil
+}
+
+// lockState takes the exclusive lock PATH.lock, waiting for it.
+func lockState(path string) (unlock func() error, err error) {
+	dir, name := filepath.Split(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(safeio.Dir(dir))
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	name += ".lock"
+	f, err := safeio.OpenPrivate(root, name, os.O_RDWR|os.O_CREATE, safeio.IsEUID, true)
+	if errors.Is(err, safeio.ErrUnsafe) {
+		return nil, fmt.Errorf("%w: state lock: %v", ErrState, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("locking state %s: %w", path, err)
+	}
+	rc, err := f.SyscallConn()
+	if err == nil {
+		var ferr error
+		err = rc.Control(func(fd uintptr) {
+			for ferr = unix.Flock(int(fd), unix.LOCK_EX); ferr == unix.EINTR; {
+				ferr = unix.Flock(int(fd), unix.LOCK_EX)
+			}
+		})
+		if err == nil {
+			err = ferr
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking state %s: %w", path, err)
+	}
+	// The lock guards the state only if the name still leads to the
+	// locked file.
+	held, err1 := f.Stat()
+	now, err2 := root.Lstat(name)
+	if err1 != nil || err2 != nil || !os.SameFile(held, now) {
+		f.Close()
+		return nil, fmt.Errorf("%w: state lock %s was replaced while being locked; try again", ErrState, f.Name())
+	}
+	return f.Close, nil
 }
