@@ -532,12 +532,7 @@ func writeUnits(out string, jobs []schedule.Job, inv schedule.Invocation, loc *t
 			return written, err
 		}
 		for _, u := range units {
-			tmp := ".hab-gc-export-" + u.Name
-			if err := root.WriteFile(tmp, []byte(u.Content), 0o644); err != nil {
-				return written, err
-			}
-			if err := root.Rename(tmp, u.Name); err != nil {
-				root.Remove(tmp)
+			if err := writeUnit(root, u); err != nil {
 				return written, err
 			}
 			keep[u.Name] = true
@@ -563,10 +558,36 @@ func writeUnits(out string, jobs []schedule.Job, inv schedule.Invocation, loc *t
 	return written, nil
 }
 
-// exportedByUs reports whether a regular file starts with
-// schedule.UnitMarker.
+// writeUnit writes u into the directory root through a new temporary
+// file (created exclusively: whatever someone planted at any name is never
+// opened) and renames it over u.Name (which replaces what is there, never
+// writes through it).
+func writeUnit(root *os.Root, u schedule.Unit) error {
+	f, err := os.CreateTemp(root.Name(), ".hab-gc-export-*")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Base(f.Name())
+	_, err = f.WriteString(u.Content)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, u.Name)
+	}
+	if err != nil {
+		root.Remove(tmp)
+	}
+	return err
+}
+
+// exportedByUs reports whether a regular file (never a symlink's target)
+// starts with schedule.UnitMarker.
 func exportedByUs(root *os.Root, name string) bool {
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := safeio.OpenAt(root, name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false
 	}
