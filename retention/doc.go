@@ -53,6 +53,18 @@
 // refuses with a *DamagedError that errors.Is ErrDamaged and names each
 // problem, unless Policy.AllowDamaged is set.
 //
+// # Applying a plan
+//
+// Plan.Apply re-checks everything under the store's lock, hides the
+// releases it removes (dependents first, so that one more run after a
+// crash at any point converges), waits, checks again and deletes. It
+// never leaves a release's file system: a release with a mount point
+// inside is kept (CodeMountPoint), and deletion checks each directory's
+// device and mount ID before entering it. A cancelled context puts back
+// every hidden release it has not deleted and deletes nothing more; the
+// Result accounts for every planned removal (StatusNotAttempted for those
+// never reached). See Apply for when a Result comes with an error.
+//
 // # Guarantees
 //
 // Property tests check on thousands of random stores that no removed
