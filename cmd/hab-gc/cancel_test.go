@@ -83,3 +83,35 @@ func TestInterruptedRunRestores(t *testing.T) {
 		t.Errorf("left hidden: %v", m)
 	}
 }
+
+// TestLeftoverFailureExits4: a hidden release hab-gc cannot delete
+// (chattr +i) fails the run that hid it and every later run, with exit 4
+// and a failed count that says so.
+func TestLeftoverFailureExits4(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chattr +i needs root")
+	}
+	b := storetest.New(t)
+	old := time.Now().Add(-48 * time.Hour)
+	b.Add(storetest.Release{Ident: "core/a/1/20200101000000", ModTime: old},
+		storetest.Release{Ident: "core/a/2/20210101000000", ModTime: old})
+	stuck := b.PkgPath("core/a/1/20200101000000") + "/MANIFEST"
+	if err := exec.Command("chattr", "+i", stuck).Run(); err != nil {
+		t.Skipf("chattr +i not available here: %v", err)
+	}
+	var hidden []string
+	t.Cleanup(func() {
+		for _, h := range hidden {
+			exec.Command("chattr", "-i", h).Run()
+		}
+	})
+	for run := 1; run <= 2; run++ {
+		code, out, errs := hab(t, nil, "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=0", "--json")
+		hidden, _ = filepath.Glob(filepath.Join(b.Root, "hab/pkgs/core/a/1", pkgstore.DebrisPrefix+"*", "MANIFEST"))
+		var rep struct{ Summary struct{ Failed int } }
+		json.Unmarshal([]byte(out), &rep)
+		if code != exitPartial || rep.Summary.Failed != 1 {
+			t.Fatalf("run %d: exit %d, failed %d, want 4 and 1; stderr %s", run, code, rep.Summary.Failed, errs)
+		}
+	}
+}
