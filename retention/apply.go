@@ -36,6 +36,9 @@ type ApplyOptions struct {
 	Now func() time.Time
 	// Progress, when set, receives an Event per release handled.
 	Progress func(Event)
+	// OnPhase, when set, is told when each phase of Apply starts (Done 0)
+	// and, while hiding and deleting, after each release (see Phase).
+	OnPhase func(PhaseEvent)
 	// Logger receives the same events. Default: discard.
 	Logger *slog.Logger
 
@@ -62,6 +65,32 @@ type Outcome struct {
 	Reasons []Reason // why it was kept at revalidation
 	Error   string   // why it failed
 	Bytes   int64    // bytes freed (removed releases)
+}
+
+// Phase names a step of Apply, in order.
+type Phase string
+
+const (
+	PhaseLock    Phase = "locking"     // waiting for the store's lock
+	PhaseRescan  Phase = "rescanning"  // the store again, under the lock, and revalidating the plan
+	PhaseHide    Phase = "hiding"      // renaming releases out of Habitat's sight (Total: planned removals)
+	PhaseSettle  Phase = "settling"    // the pause for installs in flight
+	PhaseRecheck Phase = "re-checking" // the store once more, for new dependents
+	PhaseDelete  Phase = "deleting"    // the hidden releases no one needs (Total: those hidden)
+)
+
+// PhaseEvent reports Apply's progress through its phases: Done of Total
+// releases handled in the phase (both 0 for phases without a count).
+type PhaseEvent struct {
+	Phase       Phase
+	Done, Total int
+}
+
+// phase reports a phase's progress to OnPhase.
+func (a *applier) phase(ph Phase, done, total int) {
+	if a.opts.OnPhase != nil {
+		a.opts.OnPhase(PhaseEvent{Phase: ph, Done: done, Total: total})
+	}
 }
 
 // Event reports progress.
@@ -175,7 +204,9 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	a := &applier{ctx: ctx, store: store, root: store.Root(), opts: opts, log: log, res: &Result{}}
 	if !opts.Locked {
+		a.phase(PhaseLock, 0, 0)
 		unlock, err := store.Lock(ctx, opts.LockTimeout)
 		if err != nil {
 			return nil, err
@@ -183,7 +214,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 		defer unlock()
 	}
 
-	a := &applier{ctx: ctx, store: store, root: store.Root(), opts: opts, log: log, res: &Result{}}
+	a.phase(PhaseRescan, 0, 0)
 	scanOpts := pkgstore.Options{Target: p.Inventory.Target, BinlinkDirs: p.Inventory.BinlinkDirs}
 	fresh, err := store.Scan(ctx, scanOpts)
 	if err != nil {
@@ -210,7 +241,11 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	}
 
 	var hidden []hiddenRelease
+	a.phase(PhaseHide, 0, len(removals))
 	for i, d := range removals {
+		if i > 0 {
+			a.phase(PhaseHide, i, len(removals))
+		}
 		if ctx.Err() != nil {
 			return a.stop(hidden, removals[i:])
 		}
@@ -237,7 +272,11 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 		hidden = append(hidden, h)
 	}
 
+	if len(removals) > 0 {
+		a.phase(PhaseHide, len(removals), len(removals))
+	}
 	if len(hidden) > 0 && opts.Settle > 0 {
+		a.phase(PhaseSettle, 0, 0)
 		settle := time.NewTimer(opts.Settle)
 		select {
 		case <-settle.C:
@@ -252,6 +291,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	var after *pkgstore.Inventory
 	var foundAfter []Found
 	if len(hidden) > 0 {
+		a.phase(PhaseRecheck, 0, 0)
 		after, err = store.Scan(ctx, scanOpts)
 		if err == nil {
 			// A process that opened, mapped or executed a hidden release
@@ -269,9 +309,15 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 		}
 	}
 	needs := newNeeds(after, foundAfter)
+	if len(hidden) > 0 {
+		a.phase(PhaseDelete, 0, len(hidden))
+	}
 	for i, h := range hidden {
 		if ctx.Err() != nil {
 			return a.stop(hidden[i:], nil) // between releases
+		}
+		if i > 0 {
+			a.phase(PhaseDelete, i, len(hidden))
 		}
 		if rs := needs.roots[h.rel.Ident]; len(rs) > 0 {
 			a.restore(h, rs[0])
@@ -282,6 +328,9 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 			continue
 		}
 		a.remove(h)
+	}
+	if len(hidden) > 0 {
+		a.phase(PhaseDelete, len(hidden), len(hidden))
 	}
 	return a.res, nil
 }

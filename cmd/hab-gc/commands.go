@@ -32,8 +32,8 @@ func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (
 	if err != nil {
 		return nil, nil, err
 	}
-	bar := newProgress(a.stderr, -1, "scanning")
-	opts.Progress = bar.set
+	bar := newProgress(a.stderr)
+	opts.Progress = bar.scanned
 	opts.Sizes = sizes
 	plan, err := retention.PlanStore(ctx, store, pol, time.Now(), opts)
 	bar.done()
@@ -134,10 +134,10 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			}
 		}
 		if !dry {
-			bar := newProgress(a.stderr, len(plan.Removals()), "removing")
+			bar := newProgress(a.stderr)
 			res, err = plan.Apply(cmd.Context(), store, retention.ApplyOptions{
 				LockTimeout: timeout,
-				Progress:    func(e retention.Event) { bar.set(e.Done) },
+				OnPhase:     bar.applyPhase,
 				Logger:      slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			})
 			bar.done()

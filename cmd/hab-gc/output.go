@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -227,34 +227,55 @@ func printProblem(w io.Writer, p pkgstore.Problem, indent, label string) {
 	fmt.Fprintf(w, "%s%s%s: %s%s\n%s  %s\n", indent, label, p.Kind, p.Path, mark, indent, p.Message)
 }
 
-// progress draws a bar on stderr when it is a terminal; otherwise it does
-// nothing.
+// progress shows, on stderr when it is a terminal, which phase a command
+// is in and its count: "scanning: 1762 releases", "hiding 12/40",
+// "settling"... one line, redrawn in place at most every 100ms (and at
+// each change of phase), cleared when done. Elsewhere it writes nothing.
 type progress struct {
-	bar *progressbar.ProgressBar
+	w     io.Writer
+	on    bool
+	phase string
+	last  time.Time
+	drawn bool
 }
 
-func newProgress(stderr io.Writer, total int, what string) *progress {
+func newProgress(stderr io.Writer) *progress {
 	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return &progress{}
-	}
-	return &progress{bar: progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(stderr),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionThrottle(100_000_000))}
+	return &progress{w: stderr, on: ok && term.IsTerminal(int(f.Fd()))}
 }
 
-func (p *progress) set(n int) {
-	if p.bar != nil {
-		p.bar.Set(n)
+// show draws text for phase; a new phase is drawn at once, the same
+// phase at most every 100ms unless final.
+func (p *progress) show(phase, text string, final bool) {
+	if !p.on {
+		return
 	}
+	now := time.Now()
+	if phase == p.phase && !final && now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.phase, p.last, p.drawn = phase, now, true
+	fmt.Fprintf(p.w, "\r%s\x1b[K", text)
 }
 
+// scanned reports the release directories read so far.
+func (p *progress) scanned(n int) {
+	p.show("scanning", fmt.Sprintf("scanning: %d releases", n), false)
+}
+
+// applyPhase reports a phase of retention.Apply.
+func (p *progress) applyPhase(e retention.PhaseEvent) {
+	text := string(e.Phase) + "..."
+	if e.Total > 0 {
+		text = fmt.Sprintf("%s %d/%d", e.Phase, e.Done, e.Total)
+	}
+	p.show(string(e.Phase), text, e.Done == e.Total)
+}
+
+// done clears the line.
 func (p *progress) done() {
-	if p.bar != nil {
-		p.bar.Finish()
-		p.bar.Exit()
+	if p.on && p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.drawn, p.phase = false, ""
 	}
 }
