@@ -44,7 +44,11 @@
 // time after both its creation and its last run: a new schedule does not
 // run at once, and a job that missed several runs while hab-gc was down
 // runs once. Before running, it takes the store's lock and reads the state
-// again, so one due time never runs twice, even with two schedulers. A job
+// again, so one due time of a prune never runs twice, even with two
+// schedulers. A check takes the lock shared, as `hab-gc check` does (and
+// checks without it, with Result.Notice, where it cannot be taken): two
+// schedulers may then, rarely, check one due time twice, which is
+// harmless. A job
 // whose store is locked waits (bounded), and otherwise stays due and is
 // retried.
 //

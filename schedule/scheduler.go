@@ -15,8 +15,9 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// RunFunc runs one job on its store. It is called with the store's
-// exclusive lock held.
+// RunFunc runs one job on its store. A prune is called with the store's
+// exclusive lock held; a check with the lock held shared, or without it
+// where it cannot be taken (Result.Notice then says so).
 type RunFunc func(ctx context.Context, job Job, store *pkgstore.Store, now time.Time) Result
 
 // Scheduler runs the effective jobs of a directory of definitions.
@@ -347,12 +348,30 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 	if s.LockTimeout > 0 {
 		log.Info("waiting for the store's lock", "timeout", s.LockTimeout.String())
 	}
-	unlock, err := store.Lock(ctx, s.LockTimeout)
-	if err != nil {
-		return fail(err.Error())
+	// A prune takes the store's lock exclusive. A check takes it shared,
+	// as `hab-gc check` does: it runs beside other checks, and where the
+	// lock cannot be taken at all (a read-only store, a user who may not
+	// create or open the lock file) it checks without it, saying so.
+	lock, notice := store.Lock, ""
+	if j.Type == Check {
+		lock = store.RLock
 	}
-	defer unlock()
-	// Under the lock: has this due time run meanwhile?
+	unlock, err := lock(ctx, s.LockTimeout)
+	switch {
+	case j.Type == Check && errors.Is(err, pkgstore.ErrLockUnavailable):
+		notice = fmt.Sprintf("checked without the store's lock (%v); a run in progress may show as problems", err)
+		log.Warn("checking without the store's lock; a run in progress may show as problems", "error", err)
+	case err != nil:
+		return fail(err.Error())
+	default:
+		defer unlock()
+	}
+	// Under the lock: has this due time run meanwhile? For a prune, the
+	// exclusive lock makes this check and the run one step, so a due time
+	// never runs twice. A check holds the lock shared (or not at all):
+	// two schedulers sharing the state file may, rarely, both pass here
+	// and check the same due time twice, which is harmless (a check only
+	// reads); a check that ran and was recorded never runs again.
 	st, err := LoadState(s.StatePath)
 	if err != nil {
 		return fail(err.Error())
@@ -368,6 +387,9 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 	}
 	start := s.now()
 	res := run(ctx, j, store, start)
+	if notice != "" {
+		res.Notice = notice
+	}
 	end := s.now()
 	out.Ran, out.Result = true, res
 	err = updateState(s.StatePath, func(st *State) bool {

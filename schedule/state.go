@@ -76,6 +76,9 @@ type Result struct {
 	// HistoryError says why a prune's records could not be appended to
 	// the history journal (see package history).
 	HistoryError string `json:"history_error,omitempty"`
+	// Notice says how the run differed from the usual one: a check
+	// made without the store's lock.
+	Notice string `json:"notice,omitempty"`
 
 	// What the run saw, for metrics; not recorded in the state. Plan is
 	// the prune's plan report (with Apply's outcomes), Problems the

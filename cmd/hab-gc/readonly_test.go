@@ -10,8 +10,6 @@ import (
 	"syscall"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
@@ -42,14 +40,7 @@ func TestCheckReadOnlyStore(t *testing.T) {
 				unlock()
 				st.Close()
 			}
-			ro := t.TempDir()
-			if err := unix.Mount(b.Root, ro, "", unix.MS_BIND, ""); err != nil {
-				t.Skipf("bind mount: %v", err)
-			}
-			t.Cleanup(func() { unix.Unmount(ro, unix.MNT_DETACH) })
-			if err := unix.Mount("", ro, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY, ""); err != nil {
-				t.Skipf("read-only remount: %v", err)
-			}
+			ro := storetest.ReadOnly(t, b.Root)
 			var stdout, stderr bytes.Buffer
 			code := execute([]string{"check", "--fs-root", ro}, &stdout, &stderr, noEnv)
 			if code != exitOK || !strings.Contains(stdout.String(), "OK: 1 releases") {
