@@ -164,6 +164,10 @@ func annotateSettings(fs *pflag.FlagSet) {
 		if f == nil {
 			continue
 		}
+		if strings.Contains(f.Usage, "env "+s.env[0]) { // the text names it already
+			f.Usage += fmt.Sprintf(" (config key %s)", s.key)
+			continue
+		}
 		f.Usage += fmt.Sprintf(" (env %s; config key %s)", strings.Join(s.env, ", else "), s.key)
 	}
 	if f := fs.Lookup("config"); f != nil {
