@@ -210,11 +210,11 @@ func (a *app) listCmd() *cobra.Command {
 			if r.Size != nil {
 				size = humanBytes(*r.Size)
 			}
-			action, why := string(r.Action), reasonLines(r.Reasons)[0]
-			if !hasPolicy {
-				action, why = "", ""
+			if !hasPolicy { // no action to show, nor a reason for one
+				fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimPrefix(r.Ident, pkg+"/"), size)
+				continue
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", strings.TrimPrefix(r.Ident, pkg+"/"), size, action, why)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", strings.TrimPrefix(r.Ident, pkg+"/"), size, r.Action, reasonLines(r.Reasons)[0])
 		}
 		tw.Flush()
 		fmt.Fprintf(a.text, "\n%d releases in %d packages.", rep.Summary.Releases, countPkgs(rels))
