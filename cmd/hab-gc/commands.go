@@ -214,7 +214,11 @@ func (a *app) listCmd() *cobra.Command {
 				fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimPrefix(r.Ident, pkg+"/"), size)
 				continue
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", strings.TrimPrefix(r.Ident, pkg+"/"), size, r.Action, reasonLines(r.Reasons)[0])
+			why := reasonLines(r.Reasons)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", strings.TrimPrefix(r.Ident, pkg+"/"), size, r.Action, why[0])
+			for _, l := range why[1:] {
+				fmt.Fprintf(tw, "\t\t\t%s\n", l)
+			}
 		}
 		tw.Flush()
 		fmt.Fprintf(a.text, "\n%d releases in %d packages.", rep.Summary.Releases, countPkgs(rels))
