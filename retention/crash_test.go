@@ -85,13 +85,15 @@ func crashStore(t *testing.T, root string) {
 		files[fmt.Sprintf("payload/d%d/f%d", i%4, i)] = strings.Repeat("x", 100+i)
 	}
 	files["bin/tool"] = "#!/bin/sh\n"
-	for p := 0; p < 6; p++ {
+	// Each package needs the next one in inventory order (p0 needs p1...),
+	// so reverse inventory order is not dependents first.
+	for p := 5; p >= 0; p-- {
 		var prev string
 		for r := 0; r < 5; r++ {
 			id := fmt.Sprintf("core/p%d/1.%d/2020010%d000000", p, r, r+1)
 			var deps []string
-			if p > 0 {
-				deps = []string{fmt.Sprintf("core/p%d/1.%d/2020010%d000000", p-1, r, r+1)}
+			if p < 5 {
+				deps = []string{fmt.Sprintf("core/p%d/1.%d/2020010%d000000", p+1, r, r+1)}
 			}
 			b.Add(storetest.Release{Ident: id, Deps: deps, Files: files, ModTime: old})
 			prev = id
