@@ -196,7 +196,7 @@ func updateState(path string, f func(*State) bool) error {
 
 // lockState takes the exclusive lock PATH.lock, waiting for it.
 func lockState(path string) (unlock func() error, err error) {
-	dir, name := filepath.Split(path)
+	dir, name := filepath.Dir(path), filepath.Base(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

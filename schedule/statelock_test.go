@@ -92,3 +92,17 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A state file named relative to the working directory is locked beside
+// it.
+func TestStateLockRelativePath(t *testing.T) {
+	e := newEnv(t)
+	e.write("a", prune(e.store(), "@hourly-random"))
+	t.Chdir(t.TempDir())
+	e.state = "state.json"
+	s := e.scheduler()
+	e.reload(s)
+	if _, err := os.Stat("state.json.lock"); err != nil {
+		t.Fatal(err)
+	}
+}
