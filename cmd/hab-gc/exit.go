@@ -33,7 +33,8 @@ const exitCodesHelp = `Exit codes:
   5  lock timeout: another hab-gc holds the store's lock
   6  check found errors (with --strict, notices too)
   7  interrupted (SIGINT, SIGTERM): run put back every release it had hidden and not yet deleted;
-     its report says what was removed, put back and not attempted`
+     its report says what was removed, put back and not attempted; a command stopped before changing
+     anything says so`
 
 // usageError marks errors in what the user wrote.
 type usageError struct{ error }

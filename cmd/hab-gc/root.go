@@ -26,6 +26,13 @@ func execute(args []string, stdout, stderr io.Writer, lookup func(string) (strin
 	root := newRootCmd(stdout, stderr, lookup)
 	root.SetArgs(joinOptionalValues(args))
 	cmd, err := root.ExecuteContextC(ctx)
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		// Stopped by SIGINT or SIGTERM before changing anything: a run
+		// interrupted while changing the store says what it did itself
+		// and returns exitCodeError{exitInterrupted}.
+		fmt.Fprintf(stderr, "hab-gc: interrupted (%v): stopped before changing anything\n", context.Cause(ctx))
+		return exitInterrupted
+	}
 	if err != nil {
 		if _, ok := err.(exitCodeError); !ok {
 			fmt.Fprintf(stderr, "hab-gc: %s\n", display.Escape(err.Error()))

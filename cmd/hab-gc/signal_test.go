@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -15,16 +16,24 @@ import (
 )
 
 // SIGINT and SIGTERM stop a hab-gc process that is waiting (here for the
-// store's lock, with a 10-minute timeout) at once, with an error and
-// nothing removed. The process is this test binary run as hab-gc (see
-// TestMain).
+// store's lock, with a 10-minute timeout) at once, saying it was
+// interrupted, with exit code 7 and nothing removed. The process is this
+// test binary run as hab-gc (see TestMain).
 func TestSignalStopsARun(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Skip(err)
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
+		for _, command := range []string{"run", "check"} {
+			t.Run(sig.String()+"/"+command, func(t *testing.T) { testSignalStops(t, exe, sig, command) })
+		}
+	}
+}
+
+func testSignalStops(t *testing.T, exe string, sig syscall.Signal, command string) {
+	{
+		{
 			b := storetest.New(t)
 			b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
 			st, err := pkgstore.Open(b.Root)
@@ -38,7 +47,11 @@ func TestSignalStopsARun(t *testing.T) {
 			}
 			defer unlock()
 			var stderr bytes.Buffer
-			cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=0", "--lock-timeout=10m"}, Stderr: &stderr}
+			args := []string{"hab-gc", "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=0", "--lock-timeout=10m"}
+			if command == "check" {
+				args = []string{"hab-gc", "check", "--fs-root", b.Root, "--lock-timeout=10m"}
+			}
+			cmd := &exec.Cmd{Path: exe, Args: args, Stderr: &stderr}
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -52,8 +65,11 @@ func TestSignalStopsARun(t *testing.T) {
 			select {
 			case err := <-done:
 				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.ExitCode() <= 0 {
-					t.Fatalf("ended with %v, want a non-zero exit (not death by the signal); stderr %q", err, stderr.String())
+				if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+					t.Fatalf("ended with %v, want exit %d (not death by the signal); stderr %q", err, exitInterrupted, stderr.String())
+				}
+				if msg := stderr.String(); !strings.Contains(msg, "interrupted") || strings.Contains(msg, "context canceled") {
+					t.Errorf("stderr %q: want it to say it was interrupted, not %q", msg, "context canceled")
 				}
 			case <-time.After(30 * time.Second):
 				cmd.Process.Kill()
@@ -62,6 +78,6 @@ func TestSignalStopsARun(t *testing.T) {
 			if _, err := os.Stat(b.PkgPath("core/a/1/20200101000000")); err != nil {
 				t.Errorf("a release was removed: %v", err)
 			}
-		})
+		}
 	}
 }
