@@ -70,6 +70,8 @@ func TestScanFakeProc(t *testing.T) {
 		proc fakeProc
 		want string // Use.String() of the one use expected, "" for none
 	}{
+		{"control characters in names", fakeProc{comm: "x\x1b[2J\u202e", root: "/", fds: []string{st + "/" + redis + "/a\nb"}},
+			`process 10 (x\x1b[2J\u202e) has a\nb open`},
 		{"executable", fakeProc{comm: "redis-server", exe: st + "/" + redis + "/bin/redis-server", root: "/"},
 			"process 10 (redis-server) executes bin/redis-server of it"},
 		{"deleted executable", fakeProc{comm: "redis-server", exe: st + "/" + redis + "/bin/redis-server (deleted)", root: "/"},

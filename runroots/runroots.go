@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -60,6 +61,7 @@ type Use struct {
 // String says what the process does with the release, e.g. "process 4121
 // (redis-server) executes bin/redis-server of it".
 func (u Use) String() string {
+	u.Comm, u.File = printable(u.Comm), printable(u.File)
 	who := fmt.Sprintf("process %d (%s)", u.PID, u.Comm)
 	file := u.File
 	if file == "" {
@@ -92,6 +94,19 @@ func (u Use) String() string {
 	}
 	if u.Hidden {
 		s += ", under the name hab-gc hid it by"
+	}
+	return s
+}
+
+// printable escapes, Go-style, a name that holds an invalid or
+// unprintable character: a process chooses its own command name and file
+// names, and reasons are printed on terminals.
+func printable(s string) string {
+	for _, r := range s {
+		if r == utf8.RuneError || !strconv.IsPrint(r) {
+			q := strconv.Quote(s)
+			return q[1 : len(q)-1]
+		}
 	}
 	return s
 }

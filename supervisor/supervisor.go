@@ -8,8 +8,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -190,6 +192,9 @@ func (f Finder) FindRoots(ctx context.Context, _ *pkgstore.Inventory) (retention
 		name := s.Group
 		if name == "" {
 			name = s.Ident.Name
+		}
+		if !utf8.ValidString(name) || strings.IndexFunc(name, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
+			name = strconv.Quote(name) // the gateway's text, printed on terminals
 		}
 		found.Roots = append(found.Roots, retention.Root{Ident: s.Ident, Code: retention.CodeService,
 			Text: fmt.Sprintf("the Supervisor runs it for loaded service %s (gateway %s)", name, f.url())})

@@ -134,3 +134,18 @@ func TestParseURL(t *testing.T) {
 		}
 	}
 }
+
+// A service group with control characters is quoted in the reason, which
+// terminals print.
+func TestFinderQuotesUnprintableGroup(t *testing.T) {
+	url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`[{"service_group": "a\u001b[2Jb", "pkg": {"ident": "core/a/1/2"}}]`))
+	})
+	found, err := supervisor.Finder{Client: supervisor.Client{URL: url}}.FindRoots(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Roots) != 1 || strings.ContainsRune(found.Roots[0].Text, 0x1b) || !strings.Contains(found.Roots[0].Text, `"a\x1b[2Jb"`) {
+		t.Fatalf("roots %+v", found.Roots)
+	}
+}
