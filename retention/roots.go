@@ -77,3 +77,15 @@ type RootFinderFunc func(ctx context.Context, inv *pkgstore.Inventory) (Found, e
 func (f RootFinderFunc) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (Found, error) {
 	return f(ctx, inv)
 }
+
+// HiddenRelease returns the release a directory named name (in a VERSION
+// directory) holds when it is one Apply hid a release under
+// (pkgstore.DebrisPrefix + "pending-RELEASE-..." or "doomed-RELEASE-..."),
+// so that a RootFinder that meets a path inside it can name the release.
+func HiddenRelease(name string) (release string, ok bool) {
+	_, release, ok = parseDebris(name)
+	if !ok || release == "x" {
+		return "", false
+	}
+	return release, true
+}

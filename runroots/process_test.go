@@ -183,3 +183,23 @@ func planKeepLatest1(t *testing.T, root string) (*pkgstore.Store, *retention.Pla
 	}
 	return s, plan
 }
+
+// TestApplyPutsBackHiddenReleaseInUse: an interrupted run left a release
+// hidden; a process has a file of it open (under the hidden name). The
+// next run puts it back instead of deleting it.
+func TestApplyPutsBackHiddenReleaseInUse(t *testing.T) {
+	b := appStore(t)
+	hidden := b.PkgPath("core/app/1.0.0/" + pkgstore.DebrisPrefix + "pending-20200101000000-ABCDEFGHIJ")
+	if err := os.Rename(b.PkgPath(oldApp), hidden); err != nil {
+		t.Fatal(err)
+	}
+	proctest.Start(t, proctest.Open, hidden+"/share/data.txt")
+	s, plan := planKeepLatest1(t, b.Root)
+	res, err := plan.Apply(context.Background(), s, retention.ApplyOptions{Settle: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(b.PkgPath(oldApp) + "/share/data.txt"); err != nil {
+		t.Fatalf("hidden release in use not put back (%+v): %v", res.Leftovers, err)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
 )
 
 // ErrNoProc is wrapped by Scan's error when the proc root cannot be listed.
@@ -263,8 +264,10 @@ func (m *matcher) match(p string) (id pkgstore.Ident, file string, hidden, ok bo
 			return id, "", false, false
 		}
 		release := parts[3]
-		if after, isDebris := strings.CutPrefix(release, pkgstore.DebrisPrefix); isDebris {
-			release, hidden = debrisRelease(after), true
+		if strings.HasPrefix(release, pkgstore.DebrisPrefix) {
+			if release, hidden = retention.HiddenRelease(release); !hidden {
+				return id, "", false, false // not a name hab-gc makes
+			}
 		} else if strings.HasPrefix(release, pkgstore.InstallTempPrefix) {
 			return id, "", false, false // an install in progress, not a release yet
 		}
@@ -278,16 +281,6 @@ func (m *matcher) match(p string) (id pkgstore.Ident, file string, hidden, ok bo
 		return id, file, hidden, true
 	}
 	return id, "", false, false
-}
-
-// debrisRelease takes the release out of the rest of a hidden directory's
-// name: "pending-RELEASE-RANDOM" or "doomed-RELEASE-RANDOM".
-func debrisRelease(rest string) string {
-	_, rest, _ = strings.Cut(rest, "-")
-	if i := strings.LastIndexByte(rest, '-'); i > 0 {
-		rest = rest[:i]
-	}
-	return rest
 }
 
 // reader reads processes; each worker has its own buffer.
