@@ -177,6 +177,10 @@ func TestScanCountsVanished(t *testing.T) {
 	if !strings.Contains(res.Summary(), "1 exited while being read") {
 		t.Errorf("summary %q", res.Summary())
 	}
+	res.NotRoot = true
+	if !strings.Contains(res.Summary(), "not run as root") {
+		t.Errorf("summary of a scan by another user %q", res.Summary())
+	}
 }
 
 func TestScanErrors(t *testing.T) {

@@ -77,6 +77,9 @@ func (r *Result) Summary() string {
 	if r.Failed > 0 {
 		not = append(not, fmt.Sprintf("%d could not be read (%s)", r.Failed, r.FailedExample))
 	}
+	if r.NotRoot {
+		not = append(not, "not run as root: other users' processes may be hidden (hidepid) or unreadable")
+	}
 	if len(not) > 0 {
 		b.WriteString("; " + strings.Join(not, "; "))
 	}

@@ -125,6 +125,10 @@ type Result struct {
 	// of the first such is in FailedExample).
 	Denied, Vanished, Failed int
 	FailedExample            string
+	// NotRoot is set when the scan did not run as root: processes of other
+	// users may then be missing altogether (a proc root mounted with
+	// hidepid), not merely counted in Denied.
+	NotRoot bool
 }
 
 // Scan reads every process under procRoot (DefaultProcRoot when empty) and
@@ -153,7 +157,7 @@ func Scan(ctx context.Context, procRoot, fsRoot string) (*Result, error) {
 			pids = append(pids, pid)
 		}
 	}
-	res := &Result{Processes: len(pids)}
+	res := &Result{Processes: len(pids), NotRoot: os.Geteuid() != 0}
 	workers := min(runtime.GOMAXPROCS(0), max(len(pids), 1))
 	next := make(chan int)
 	var mu sync.Mutex
