@@ -1,0 +1,87 @@
+package retention_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// TestApplySwapsForSymlinks: between the plan and each step of Apply, an
+// adversary replaces a directory on the way to a removal (the release,
+// its hidden name, its version, name or origin directory) with a symlink
+// to a copy outside the store. Nothing outside the store is ever deleted.
+func TestApplySwapsForSymlinks(t *testing.T) {
+	cases := []struct {
+		stage string
+		// target returns the store-relative directory to swap, given the
+		// release's and its hidden name's store-relative paths.
+		target func(rel, hidden string) string
+	}{
+		{"checked", func(rel, _ string) string { return rel }},
+		{"checked", func(rel, _ string) string { return filepath.Dir(rel) }},
+		{"checked", func(rel, _ string) string { return filepath.Dir(filepath.Dir(rel)) }},
+		{"checked", func(rel, _ string) string { return filepath.Dir(filepath.Dir(filepath.Dir(rel))) }},
+		{"hidden", func(_, hidden string) string { return hidden }},
+		{"hidden", func(_, hidden string) string { return filepath.Dir(hidden) }},
+		{"hidden", func(_, hidden string) string { return filepath.Dir(filepath.Dir(hidden)) }},
+		{"deleting", func(_, hidden string) string { return hidden }},
+		{"deleting", func(_, hidden string) string { return filepath.Dir(hidden) }},
+		{"deleting", func(_, hidden string) string { return filepath.Dir(filepath.Dir(filepath.Dir(hidden))) }},
+	}
+	for i, c := range cases {
+		t.Run(c.stage+"/"+itoa(i), func(t *testing.T) {
+			b := base(t)
+			p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
+			pkgs := filepath.Join(b.Root, "hab", "pkgs")
+			outside := t.TempDir()
+			var precious []string
+			swapped := ""
+			opts := fast
+			retention.SetHook(&opts, func(stage string, id pkgstore.Ident, hidden string) {
+				if stage != c.stage || id.String() != redis2 || swapped != "" {
+					return
+				}
+				rel := filepath.Join(strings.Split(redis2, "/")...)
+				dir := c.target(rel, hidden)
+				// Move the directory out of the store and put a symlink to
+				// it in its place: everything under it now lies outside.
+				moved := filepath.Join(outside, "moved")
+				if err := os.Rename(filepath.Join(pkgs, dir), moved); err != nil {
+					t.Fatalf("swap %s: %v", dir, err)
+				}
+				if err := os.Symlink(moved, filepath.Join(pkgs, dir)); err != nil {
+					t.Fatal(err)
+				}
+				filepath.Walk(moved, func(p string, fi os.FileInfo, err error) error {
+					if err == nil && fi.Mode().IsRegular() {
+						precious = append(precious, p)
+					}
+					return nil
+				})
+				swapped = dir
+			})
+			s, err := pkgstore.Open(b.Root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			res, err := p.Apply(t.Context(), s, opts)
+			if swapped == "" {
+				t.Fatalf("stage %s never reached for %s (err %v)", c.stage, redis2, err)
+			}
+			if len(precious) == 0 {
+				t.Fatal("nothing moved outside")
+			}
+			for _, f := range precious {
+				if _, err := os.Lstat(f); err != nil {
+					t.Errorf("%s (outside the store, after swapping %s for a symlink) was deleted: %v", f, swapped, err)
+				}
+			}
+			_ = res
+		})
+	}
+}
