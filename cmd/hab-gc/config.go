@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -98,6 +99,12 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config
 		switch {
 		case err == nil:
 			file, data = candidate, b
+		case errors.Is(err, fs.ErrNotExist) && isSymlink(candidate):
+			// Something is there, a symlink to what is not (yet): a volume
+			// not mounted, a config not deployed. Its settings (pins)
+			// would be silently dropped.
+			target, _ := os.Readlink(candidate)
+			return nil, usageError{fmt.Errorf("config file %s is a symlink to %s, which does not exist; refusing to run without it", candidate, target)}
 		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		default:
 			return nil, usageError{fmt.Errorf("config file %s: %v", candidate, pathless(err))}
@@ -463,4 +470,10 @@ func addPolicyFlags(fs *pflag.FlagSet) {
 	fs.Bool("allow-damaged", false, "plan despite a damaged store: damaged releases and all they name are kept")
 	fs.Bool("runtime-roots", true, "keep every release a running process uses (executes, maps, holds open, works in, names in its environment or command line), read from /proc (env HAB_GC_RUNTIME_ROOTS)")
 	fs.String("sup-gateway", "", "also keep what the Supervisor's services run, asking its HTTP gateway at URL (the Supervisor's default: "+supervisor.DefaultURL+"; token from "+supervisor.TokenEnv+"; env HAB_GC_SUP_GATEWAY); if it does not answer, nothing is removed")
+}
+
+// isSymlink reports whether name is a symlink (not followed).
+func isSymlink(name string) bool {
+	fi, err := os.Lstat(name)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
 }
