@@ -24,6 +24,10 @@ func (s *Store) readBinlinks(inv *Inventory, dirs []string, probs *problems) {
 		full := filepath.Join(s.fsRoot, filepath.FromSlash(rel))
 		entries, err := os.ReadDir(full)
 		if errors.Is(err, fs.ErrNotExist) {
+			if link, target, ok := dangling(s.fsRoot, rel); ok {
+				probs.add(Problem{Path: rel, Kind: ProblemUnreadable, Blocking: true,
+					Message: fmt.Sprintf("%s is a symlink to %s, which does not exist (a volume not mounted?), so which releases are linked is unknown", quoteName(link), quoteName(target))})
+			}
 			continue
 		}
 		if err != nil {
@@ -86,4 +90,28 @@ func (s *Store) binlink(inv *Inventory, dir, linkPath, target string) (Binlink, 
 		bl.Dangling = false
 	}
 	return bl, true
+}
+
+// dangling returns the first symlink on the way from fsRoot to rel (a
+// slash-separated path) whose target does not exist, and its target: a
+// directory that is not there because a volume is not mounted yet is
+// not the same as no directory.
+func dangling(fsRoot, rel string) (link, target string, ok bool) {
+	parts := strings.Split(rel, "/")
+	cur := fsRoot
+	for i, p := range parts {
+		cur = filepath.Join(cur, p)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return "", "", false // really absent
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if _, err := os.Stat(cur); errors.Is(err, fs.ErrNotExist) {
+			target, _ = os.Readlink(cur)
+			return strings.Join(parts[:i+1], "/"), target, true
+		}
+	}
+	return "", "", false
 }

@@ -54,6 +54,10 @@ func (s *Store) readSpecs(inv *Inventory, probs *problems) {
 	dir := filepath.Join(s.fsRoot, SpecsDir)
 	root, err := os.OpenRoot(safeio.Dir(dir))
 	if errors.Is(err, fs.ErrNotExist) {
+		if link, target, ok := dangling(s.fsRoot, SpecsDir); ok {
+			probs.add(Problem{Path: SpecsDir, Kind: ProblemUnreadable, Blocking: true,
+				Message: fmt.Sprintf("%s is a symlink to %s, which does not exist (a volume not mounted?), so which services are loaded is unknown", quoteName(link), quoteName(target))})
+		}
 		return
 	}
 	if err != nil {
