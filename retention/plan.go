@@ -468,6 +468,9 @@ func (p *Plan) Why(id pkgstore.Ident) (Explanation, error) {
 	return ex, nil
 }
 
+// Ordinal formats n as English does places: 1st, 2nd, 3rd, 4th, 11th...
+func Ordinal(n int) string { return ordinal(n) }
+
 func ordinal(n int) string {
 	suffix := "th"
 	switch {

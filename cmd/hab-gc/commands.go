@@ -18,6 +18,7 @@ import (
 	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/metrics"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -92,6 +93,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 	cmd.Flags().BoolP("verbose", "v", false, "list every kept release too, with its reasons")
 	cmd.Flags().Bool("allow-unmatched", false, "run even when an --exclude or --only given on the command line matches no installed release")
 	addPolicyFlags(cmd.Flags())
+	addPressureFlags(cmd)
 	addMetricsFileFlag(cmd)
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
 		dry, _ := cmd.Flags().GetBool("dry-run")
@@ -123,11 +125,24 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		if err != nil {
 			return err
 		}
-		plan, store, err := a.planFor(cmd.Context(), c, true, false)
+		limits, err := c.pressureLimits()
+		if err != nil {
+			return err
+		}
+		// Under disk pressure every release is measured, to name the
+		// largest kept ones when not enough can be freed.
+		plan, store, err := a.planFor(cmd.Context(), c, true, limits != nil)
 		if err != nil {
 			return err
 		}
 		defer store.Close()
+		var press *pressureRun
+		if limits != nil {
+			if press, err = startPressure(plan, c.fsRoot(), *limits); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s\n", press.verdict.Text(*limits))
+		}
 		if !dry && !allowUnmatched {
 			if err := refuseUnmatched(c, plan); err != nil {
 				return err
@@ -151,13 +166,21 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			}
 		}
 		rep := plan.Report(res)
+		out := runReport{Report: rep}
+		if press != nil {
+			press.finish(plan, res != nil)
+			out.pressureReport = press.report()
+		}
 		if a.wantJSON(cmd) {
-			if werr := writeJSON(a.stdout, rep); werr != nil {
+			if werr := writeJSON(a.stdout, out); werr != nil {
 				return werr
 			}
 		} else {
 			verbose, _ := cmd.Flags().GetBool("verbose")
 			printPlan(a.text, rep, verbose)
+			if press != nil {
+				press.print(a.text)
+			}
 		}
 		if res != nil && errors.Is(err, context.Canceled) {
 			fmt.Fprintf(a.textErr, "hab-gc: interrupted: %d removed, %d kept (hidden ones put back), %d not attempted, %d failed; nothing more was deleted\n",
@@ -170,6 +193,10 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		if res != nil && res.Partial() {
 			fmt.Fprintf(a.textErr, "hab-gc: %d removal(s) failed; the others were done\n", res.Fail)
 			return exitCodeError{exitPartial}
+		}
+		if press != nil && press.missing > 0 {
+			fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s still missing to reach max-free %s\n", pressure.Human(press.missing), pressure.Human(press.verdict.MaxFree))
+			return exitCodeError{exitNotEnough}
 		}
 		return nil
 	})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/runroots"
 	"github.com/hab-gc/hab-gc/supervisor"
@@ -49,6 +50,8 @@ func settings() []setting {
 		{"lock_timeout", "lock-timeout", []string{"HAB_GC_LOCK_TIMEOUT"}},
 		{"runtime_roots", "runtime-roots", []string{"HAB_GC_RUNTIME_ROOTS"}},
 		{"sup_gateway", "sup-gateway", []string{"HAB_GC_SUP_GATEWAY"}},
+		{"min_free", "min-free", []string{"HAB_GC_MIN_FREE"}},
+		{"max_free", "max-free", []string{"HAB_GC_MAX_FREE"}},
 	}
 }
 
@@ -453,6 +456,37 @@ func (c *config) rootFinders() ([]retention.RootFinder, error) {
 		finders = append(finders, supervisor.Finder{Client: supervisor.Client{URL: u, Token: token}})
 	}
 	return finders, nil
+}
+
+// pressureLimits returns the free-space limits of a run (min_free,
+// max_free), or nil when neither is set: then the plan runs whole. A
+// max_free alone is refused; a min_free alone frees up to itself.
+func (c *config) pressureLimits() (*pressure.Limits, error) {
+	if !c.isSet("min_free") {
+		if c.isSet("max_free") {
+			return nil, c.bad("max_free", "needs min-free too: below min-free, hab-gc frees up to max-free")
+		}
+		return nil, nil
+	}
+	size := func(key string) (pressure.Size, error) {
+		s, err := pressure.ParseSize(c.raw(key))
+		if err != nil {
+			return s, c.bad(key, "must be a size such as 500MB, 2GiB or 10% of the file system")
+		}
+		return s, nil
+	}
+	var l pressure.Limits
+	var err error
+	if l.MinFree, err = size("min_free"); err != nil {
+		return nil, err
+	}
+	l.MaxFree = l.MinFree
+	if c.isSet("max_free") {
+		if l.MaxFree, err = size("max_free"); err != nil {
+			return nil, err
+		}
+	}
+	return &l, nil
 }
 
 // addPolicyFlags adds the retention policy flags to a command.

@@ -20,6 +20,9 @@ const (
 	// interrupted (SIGINT, SIGTERM): a run put back what it had hidden and
 	// deleted nothing more; what it did is reported
 	exitInterrupted = 7
+	// under disk pressure, the run removed all the policy allows and free
+	// space is still below max-free
+	exitNotEnough = 8
 )
 
 const exitCodesHelp = `Exit codes:
@@ -34,7 +37,9 @@ const exitCodesHelp = `Exit codes:
   6  check found errors (with --strict, notices too)
   7  interrupted (SIGINT, SIGTERM): run put back every release it had hidden and not yet deleted;
      its report says what was removed, put back and not attempted; a command stopped before changing
-     anything says so`
+     anything says so
+  8  not enough space (run --min-free): below min-free, everything the policy allows was removed and free
+     space is still below max-free; the report says how much is missing and what keeps the most space`
 
 // usageError marks errors in what the user wrote.
 type usageError struct{ error }

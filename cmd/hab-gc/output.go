@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -27,16 +28,7 @@ func humanBytes(n int64) string {
 	if n < 0 {
 		return "?"
 	}
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+	return pressure.Human(n)
 }
 
 func reasonLines(rs []retention.Reason) []string {

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pressure"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+func addPressureFlags(cmd *cobra.Command) {
+	cmd.Flags().String("min-free", "", "disk pressure: only when the store's file system has less than `SIZE` free (2GiB, 500MB, 10%), remove releases the policy allows removing, most superseded first, until --max-free is free; otherwise remove nothing (env HAB_GC_MIN_FREE, config min_free)")
+	cmd.Flags().String("max-free", "", "disk pressure: the free space to reach, `SIZE` (default: --min-free; env HAB_GC_MAX_FREE, config max_free)")
+}
+
+// pressureRun is a run under disk pressure: the limits, what Limit
+// decided, and the free space read after the run.
+type pressureRun struct {
+	limits  pressure.Limits
+	verdict pressure.Verdict
+	free    pressure.FreeFunc
+	after   *int64
+	missing int64
+	largest []retention.Decision
+}
+
+// startPressure reads the store's free space and limits the plan to what
+// pressure calls for.
+func startPressure(plan *retention.Plan, fsRoot string, l pressure.Limits) (*pressureRun, error) {
+	free := pressure.Statfs(filepath.Join(fsRoot, pkgstore.StoreDir))
+	sp, err := free()
+	if err != nil {
+		return nil, err
+	}
+	v, err := pressure.Limit(plan, sp, l)
+	if errors.Is(err, pressure.ErrBadLimits) {
+		return nil, usageError{err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &pressureRun{limits: l, verdict: v, free: free}, nil
+}
+
+// finish reads the free space after a real run and works out what is
+// still missing (a dry run: what the plan would leave missing).
+func (p *pressureRun) finish(plan *retention.Plan, ran bool) {
+	if !p.verdict.Under {
+		return
+	}
+	p.missing = p.verdict.Short
+	if ran {
+		if sp, err := p.free(); err == nil {
+			p.after = &sp.Avail
+			p.missing = max(p.verdict.MaxFree-sp.Avail, 0)
+		}
+	}
+	if p.missing > 0 {
+		p.largest = pressure.LargestKept(plan, 5)
+	}
+}
+
+// pressureReport is what run --json adds under disk pressure.
+type pressureReport struct {
+	FreeBefore *int64 `json:"free_before,omitempty"`
+	FreeAfter  *int64 `json:"free_after,omitempty"`
+	MinFree    *int64 `json:"min_free,omitempty"`
+	MaxFree    *int64 `json:"max_free,omitempty"`
+	// FreeMissing is what is still missing to reach max_free (0: none).
+	FreeMissing *int64 `json:"free_missing,omitempty"`
+	// LargestKept are the largest releases the policy keeps, when not
+	// enough could be freed.
+	LargestKept []retention.ReportRelease `json:"largest_kept,omitempty"`
+}
+
+// runReport is run --json: the plan's report, plus the disk pressure
+// fields when --min-free is set.
+type runReport struct {
+	retention.Report
+	pressureReport
+}
+
+func (p *pressureRun) report() pressureReport {
+	v := p.verdict
+	r := pressureReport{FreeBefore: &v.FreeBefore, FreeAfter: p.after, MinFree: &v.MinFree, MaxFree: &v.MaxFree, FreeMissing: &p.missing}
+	for _, d := range p.largest {
+		size := d.Release.Size
+		r.LargestKept = append(r.LargestKept, retention.ReportRelease{Ident: d.Release.Ident.String(), Action: d.Action, Reasons: d.Reasons, Size: &size})
+	}
+	return r
+}
+
+// print says, for people, what pressure did and, when not enough could
+// be freed, what is missing and what keeps the most space.
+func (p *pressureRun) print(w io.Writer) {
+	fmt.Fprintf(w, "\nDisk pressure: %s.\n", p.verdict.Text(p.limits))
+	if p.after != nil {
+		fmt.Fprintf(w, "Free space: %s before, %s after (min-free %s, max-free %s).\n", pressure.Human(p.verdict.FreeBefore), pressure.Human(*p.after), pressure.Human(p.verdict.MinFree), pressure.Human(p.verdict.MaxFree))
+	}
+	if p.missing == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Still missing %s to reach max-free %s. The largest releases the policy keeps:\n", pressure.Human(p.missing), pressure.Human(p.verdict.MaxFree))
+	for _, d := range p.largest {
+		fmt.Fprintf(w, "  %s  %s  %s\n", d.Release.Ident, pressure.Human(d.Release.Size), reasonLines(d.Reasons)[0])
+	}
+}

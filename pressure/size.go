@@ -1,0 +1,107 @@
+package pressure
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ErrBadSize is wrapped by ParseSize's errors.
+var ErrBadSize = errors.New("invalid size")
+
+// Size is an amount of space: a number of bytes, or a percentage of the
+// file system's size.
+type Size struct {
+	// Bytes is the size when Percent is 0.
+	Bytes int64
+	// Percent, when above 0, is a share of the file system (0 < p <= 100).
+	Percent float64
+}
+
+var units = []struct {
+	suffix string
+	mult   float64
+}{
+	// Longest suffixes first, so that "KiB" is not read as "B".
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}, {"pib", 1 << 50}, {"eib", 1 << 60},
+	{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12}, {"pb", 1e15}, {"eb", 1e18},
+	{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"t", 1 << 40}, {"p", 1 << 50}, {"e", 1 << 60},
+	{"b", 1},
+}
+
+// ParseSize reads a size: a number of bytes with an optional unit
+// ("500MB", "2GiB", "1.5 GiB", "4096"; KB, MB, GB, TB, PB, EB are powers of 1000,
+// KiB ... EiB and the single letters K, M, G, T, P, E powers of 1024), or
+// a percentage of the file system ("10%", more than 0 and at most 100).
+// Case is ignored; negative values, NaN and sizes beyond int64 are refused.
+func ParseSize(s string) (Size, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if num, ok := strings.CutSuffix(t, "%"); ok {
+		p, err := parseNumber(strings.TrimSpace(num))
+		if err != nil || p <= 0 || p > 100 {
+			return Size{}, fmt.Errorf("%w %q: a percentage must be more than 0 and at most 100", ErrBadSize, s)
+		}
+		return Size{Percent: p}, nil
+	}
+	mult := 1.0
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(num), u.mult
+			break
+		}
+	}
+	n, err := parseNumber(t)
+	if err != nil {
+		return Size{}, fmt.Errorf("%w %q: want a size such as 500MB, 2GiB or 10%%", ErrBadSize, s)
+	}
+	b := n * mult
+	if b >= math.MaxInt64 {
+		return Size{}, fmt.Errorf("%w %q: too large", ErrBadSize, s)
+	}
+	return Size{Bytes: int64(b)}, nil
+}
+
+// parseNumber reads a plain decimal number, 0 or more: digits with an
+// optional fraction, no sign, exponent, hex, NaN or infinity.
+func parseNumber(s string) (float64, error) {
+	if s == "" || strings.Trim(s, "0123456789.") != "" || strings.Count(s, ".") > 1 || s == "." {
+		return 0, ErrBadSize
+	}
+	return strconv.ParseFloat(s, 64)
+}
+
+// Of resolves the size on a file system of total bytes.
+func (s Size) Of(total int64) int64 {
+	if s.Percent > 0 {
+		return int64(float64(total) * s.Percent / 100)
+	}
+	return s.Bytes
+}
+
+// String shows the size as given: "10%" or a byte count in binary units.
+func (s Size) String() string {
+	if s.Percent > 0 {
+		return strconv.FormatFloat(s.Percent, 'f', -1, 64) + "%"
+	}
+	return Human(s.Bytes)
+}
+
+// Human formats bytes in binary units, one decimal: "512 B", "5.0 GiB",
+// "1.5 MiB".
+func Human(n int64) string {
+	if n < 0 {
+		return "-" + Human(-n)
+	}
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
