@@ -52,6 +52,9 @@
 // whose store is locked waits (bounded), and otherwise stays due and is
 // retried.
 //
+// A run missed before the Scheduler started (the machine was down) waits a
+// stable per-machine delay below CatchUpSpread.
+//
 // Only a scheduler without ReadOnly writes the state file. A state file
 // that is a symlink, not a regular file or of an unknown version is
 // refused (ErrState), and so is anything but a regular file with one link

@@ -2,6 +2,8 @@ package schedule
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -41,6 +43,12 @@ type Scheduler struct {
 	// Machine is this machine's identity, part of every randomized time
 	// (see HashInput.Machine); empty: none.
 	Machine string
+	// CatchUpSpread bounds the delay of a missed run (one whose due time
+	// passed before this Scheduler started, e.g. while the machine was
+	// down): it waits a stable per-machine, per-job delay in
+	// [0, CatchUpSpread) after the start, so that machines booting
+	// together do not all run at once. 0: missed runs run at once.
+	CatchUpSpread time.Duration
 	// ReadOnly makes Reload leave the state file alone (inspection:
 	// schedule list, next, export): what it would record stays in memory.
 	ReadOnly bool
@@ -52,6 +60,61 @@ type Scheduler struct {
 
 	umu        sync.Mutex
 	unrecorded map[string]unrecorded // by job key
+	started    time.Time             // the first Reload
+	catchUp    map[string]time.Time  // missed runs waiting: when they run
+}
+
+// missedGrace is how late a due time may be seen, after the Scheduler
+// started, and still count as on time (a timer's accuracy, a slow start).
+const missedGrace = 2 * time.Minute
+
+// catchUpDelay is a job's stable per-machine delay in [0, bound), to the
+// second.
+func catchUpDelay(machine, key string, bound time.Duration) time.Duration {
+	if bound < time.Second {
+		return 0
+	}
+	d := sha256.Sum256([]byte("hab-gc catch-up v1\x00" + machine + "\x00" + key))
+	return time.Duration(binary.BigEndian.Uint64(d[:8])%uint64(bound/time.Second)) * time.Second
+}
+
+// holdCatchUp reports whether a run due at due waits (it was missed
+// before the Scheduler started and its delay has not passed), and
+// remembers when it runs, for NextWake.
+func (s *Scheduler) holdCatchUp(j Job, due, now time.Time) bool {
+	s.umu.Lock()
+	defer s.umu.Unlock()
+	if s.CatchUpSpread <= 0 || s.started.IsZero() || !due.Before(s.started.Add(-missedGrace)) {
+		delete(s.catchUp, j.Key)
+		return false
+	}
+	at := s.started.Add(catchUpDelay(s.Machine, j.Key, s.CatchUpSpread))
+	if !now.Before(at) {
+		delete(s.catchUp, j.Key)
+		return false
+	}
+	if s.catchUp == nil {
+		s.catchUp = map[string]time.Time{}
+	}
+	if _, known := s.catchUp[j.Key]; !known {
+		s.log().Info("missed run waits its catch-up delay", "job", j.Key, "due", due.UTC().Format(time.RFC3339), "runs_at", at.UTC().Format(time.RFC3339))
+	}
+	s.catchUp[j.Key] = at
+	return true
+}
+
+// PendingCatchUp returns when the earliest missed run that waits its
+// catch-up delay runs (zero when none waits).
+func (s *Scheduler) PendingCatchUp() time.Time {
+	s.umu.Lock()
+	defer s.umu.Unlock()
+	var first time.Time
+	for _, at := range s.catchUp {
+		if first.IsZero() || at.Before(first) {
+			first = at
+		}
+	}
+	return first
 }
 
 // unrecorded is a run this process made whose record could not be
@@ -108,6 +171,11 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		}
 	}
 	now := s.now()
+	s.umu.Lock()
+	if s.started.IsZero() {
+		s.started = now
+	}
+	s.umu.Unlock()
 	var jobs []Job
 	var view *State
 	update := func(st *State) bool {
@@ -296,6 +364,9 @@ func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
 		}
 		if u, ok := s.lastUnrecorded(j.Key); ok && !u.due.Before(d) {
 			continue // ran already in this process; its record failed
+		}
+		if s.holdCatchUp(j, d, now) {
+			continue
 		}
 		outs = append(outs, s.runOne(ctx, j, d))
 	}
@@ -544,7 +615,10 @@ func keptAt(ctx context.Context, root string, j Job, now time.Time, setup Setup)
 // NextWake returns when the earliest job falls due after now (zero when
 // there are no jobs).
 func (s *Scheduler) NextWake(now time.Time) time.Time {
-	var next time.Time
+	next := s.PendingCatchUp()
+	if next.IsZero() || !next.After(now) {
+		next = time.Time{}
+	}
 	jobs, crons := s.snapshot()
 	for _, j := range jobs {
 		if n := crons[j.Key].Next(now); !n.IsZero() && (next.IsZero() || n.Before(next)) {

@@ -31,6 +31,7 @@ func schedFlags(cmd *cobra.Command) {
 	cmd.Flags().String("state", "", "state file (default FS_ROOT/hab/sup/default/hab-gc/schedule-state.json)")
 	cmd.Flags().String("timezone", "UTC", "time zone cron expressions are read in (e.g. Europe/Berlin, Local)")
 	cmd.Flags().String("now", "", "set the clock to this RFC 3339 time (tests and rehearsals)")
+	cmd.Flags().Duration("catch-up-spread", 10*time.Minute, "a run missed while hab-gc was not running waits a stable per-machine delay up to this long (0: at once)")
 }
 
 // zoneAndClock reads --timezone and --now.
@@ -78,8 +79,12 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	if err != nil {
 		return nil, err
 	}
+	spread, _ := cmd.Flags().GetDuration("catch-up-spread")
+	if spread < 0 {
+		return nil, usageError{fmt.Errorf("invalid --catch-up-spread %v: must be 0 or more", spread)}
+	}
 	setup := a.jobSetup(cmd)
-	return &schedule.Scheduler{Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine,
+	return &schedule.Scheduler{Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, CatchUpSpread: spread,
 		Logger: slog.New(slog.NewTextHandler(a.stderr, nil)),
 		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.Result {
 			start := time.Now()
@@ -163,7 +168,18 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		}
 		if once {
 			failed := 0
-			for _, o := range s.RunDue(cmd.Context()) {
+			outs := s.RunDue(cmd.Context())
+			// A missed run waits its catch-up delay (--catch-up-spread).
+			for at := s.PendingCatchUp(); !at.IsZero() && cmd.Context().Err() == nil; at = s.PendingCatchUp() {
+				t := time.NewTimer(max(at.Sub(s.Clock()), 0))
+				select {
+				case <-cmd.Context().Done():
+				case <-t.C:
+				}
+				t.Stop()
+				outs = append(outs, s.RunDue(cmd.Context())...)
+			}
+			for _, o := range outs {
 				if (o.Skipped != "" && o.Skipped != "already ran for this due time") || (o.Ran && o.Result.Error != "") {
 					failed++
 				}
@@ -484,7 +500,7 @@ func (a *app) invocation(cmd *cobra.Command, s *schedule.Scheduler, exe string) 
 	}
 	tz, _ := cmd.Flags().GetString("timezone")
 	inv := schedule.Invocation{Exe: exe, Args: []string{"daemon", "--once", "--schedules", dir, "--state", state, "--timezone", tz}}
-	for _, name := range append([]string{"fs-root"}, storeFlags()...) {
+	for _, name := range append([]string{"fs-root", "catch-up-spread"}, storeFlags()...) {
 		f := cmd.Flags().Lookup(name)
 		if f == nil || !f.Changed {
 			continue

@@ -46,7 +46,7 @@ func TestInspectingNeverWritesState(t *testing.T) {
 	b := schedDir(t, map[string]string{"b": pruneDef(root, "@daily-random")})
 	state := filepath.Join(t.TempDir(), "state.json")
 	for _, now := range []string{"2026-06-01T00:00:00Z", "2026-06-01T03:00:00Z"} {
-		if code, _, errs := hab(t, nil, "daemon", "--once", "--schedules", a, "--state", state, "--now", now); code != 0 {
+		if code, _, errs := hab(t, nil, "daemon", "--once", "--catch-up-spread", "0", "--schedules", a, "--state", state, "--now", now); code != 0 {
 			t.Fatalf("daemon: %d %s", code, errs)
 		}
 	}
