@@ -40,7 +40,7 @@ func TestDaemonServesMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := filepath.Join(work, "state.json")
-	base := []string{"hab-gc", "daemon", "--schedules", sched, "--state", state, "--log-format", "json"}
+	base := []string{"hab-gc", "daemon", "--schedules", sched, "--state", state, "--log-format", "json", "--catch-up-spread", "0"}
 	// First sight registers the job; three days later it is overdue.
 	first := &exec.Cmd{Path: exe, Args: append(base, "--once", "--now", "2026-06-01T00:00:00Z")}
 	if out, err := first.CombinedOutput(); err != nil {
