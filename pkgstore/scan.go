@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/hab-gc/hab-gc/internal/onefs"
@@ -289,9 +290,11 @@ func storePath(parts ...string) string {
 	return b.String()
 }
 
-// quoteName shows a name that is not valid UTF-8 with Go escapes.
+// quoteName shows a name that is not valid UTF-8, or holds a control
+// character (a newline, a tab: it would break or fake the line a problem
+// is shown on), with Go escapes.
 func quoteName(s string) string {
-	if utf8.ValidString(s) {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl) {
 		return s
 	}
 	q := strconv.Quote(s)
