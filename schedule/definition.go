@@ -16,6 +16,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
+	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -25,6 +26,9 @@ type JobType string
 const (
 	Check JobType = "check"
 	Prune JobType = "prune"
+	// Pressure is a prune that runs when free space on the store's file
+	// system falls below a definition's [pressure] min_free.
+	Pressure JobType = "pressure"
 )
 
 // ErrDefinition is wrapped by errors about definition files.
@@ -156,6 +160,17 @@ type Definition struct {
 	// canonical store path (the same, of FSROOT/hab/pkgs).
 	FSRoot, Root, Store string
 	Jobs                []JobDef
+	// Pressure is the [pressure] table: prune when free space on the
+	// store's file system falls below MinFree (nil: none).
+	Pressure *PressureDef
+}
+
+// PressureDef is a definition's [pressure] table: when the store's file
+// system has less than MinFree free, prune with Params until MaxFree is
+// free (see package pressure).
+type PressureDef struct {
+	Params Params
+	Limits pressure.Limits
 }
 
 type fileFormat struct {
@@ -164,6 +179,17 @@ type fileFormat struct {
 	FSRoot  *string      `toml:"fs_root"`
 	Check   *checkFormat `toml:"check"`
 	Prune   *pruneFormat `toml:"prune"`
+	// Pressure is a prune's keys without schedule, plus min_free and
+	// max_free.
+	Pressure *pressureFormat `toml:"pressure"`
+}
+
+type pressureFormat struct {
+	MinFree    *string  `toml:"min_free"`
+	MaxFree    *string  `toml:"max_free"`
+	KeepLatest *int     `toml:"keep_latest"`
+	Exclude    []string `toml:"exclude"`
+	MinAge     *string  `toml:"min_age"`
 }
 
 type checkFormat struct {
@@ -270,8 +296,33 @@ func ParseDefinition(file string, data []byte) (Definition, error) {
 	if d.Root, err = canonicalPath(d.FSRoot); err != nil {
 		return Definition{}, fail("fs_root", "%v", err)
 	}
-	if f.Check == nil && f.Prune == nil {
-		return Definition{}, fail("check/prune", "no job: add a [check] or [prune] table")
+	if f.Check == nil && f.Prune == nil && f.Pressure == nil {
+		return Definition{}, fail("check/prune", "no job: add a [check], [prune] or [pressure] table")
+	}
+	if f.Pressure != nil {
+		pf := f.Pressure
+		if pf.MinFree == nil {
+			return Definition{}, fail("pressure.min_free", "missing: the free space below which to prune (2GiB, 500MB, 10%%)")
+		}
+		var l pressure.Limits
+		var err error
+		if l.MinFree, err = pressure.ParseSize(*pf.MinFree); err != nil {
+			return Definition{}, fail("pressure.min_free", "%v", err)
+		}
+		l.MaxFree = l.MinFree
+		if pf.MaxFree != nil {
+			if l.MaxFree, err = pressure.ParseSize(*pf.MaxFree); err != nil {
+				return Definition{}, fail("pressure.max_free", "%v", err)
+			}
+		}
+		if l.MinFree.Percent == 0 && l.MaxFree.Percent == 0 && l.MaxFree.Bytes < l.MinFree.Bytes {
+			return Definition{}, fail("pressure.max_free", "%s is less than min_free %s", l.MaxFree, l.MinFree)
+		}
+		p, err := pruneParams(fail, "pressure", pf.KeepLatest, pf.Exclude, pf.MinAge)
+		if err != nil {
+			return Definition{}, err
+		}
+		d.Pressure = &PressureDef{Params: p, Limits: l}
 	}
 	if f.Check != nil {
 		spec, err := ParseSpec(f.Check.Schedule)
@@ -285,29 +336,38 @@ func ParseDefinition(file string, data []byte) (Definition, error) {
 		if err != nil {
 			return Definition{}, fail("prune.schedule", "%v", err)
 		}
-		if f.Prune.KeepLatest == nil {
-			return Definition{}, fail("prune.keep_latest", "missing: a prune job needs a policy")
-		}
-		if *f.Prune.KeepLatest < 0 {
-			return Definition{}, fail("prune.keep_latest", "%d is negative", *f.Prune.KeepLatest)
-		}
-		p := Params{KeepLatest: *f.Prune.KeepLatest, Exclude: normaliseExcludes(f.Prune.Exclude)}
-		if f.Prune.MinAge != nil {
-			dur, err := time.ParseDuration(*f.Prune.MinAge)
-			if *f.Prune.MinAge == "0" {
-				dur, err = 0, nil
-			}
-			if err != nil || dur < 0 {
-				return Definition{}, fail("prune.min_age", "%q is not a duration such as 30m or 2h", *f.Prune.MinAge)
-			}
-			p.MinAge, p.HasMinAge = dur, true
-		}
-		if _, err := p.Policy(); err != nil {
-			return Definition{}, fail("prune.exclude", "%v", err)
+		p, err := pruneParams(fail, "prune", f.Prune.KeepLatest, f.Prune.Exclude, f.Prune.MinAge)
+		if err != nil {
+			return Definition{}, err
 		}
 		d.Jobs = append(d.Jobs, JobDef{Type: Prune, Spec: spec, Params: p})
 	}
 	return d, nil
+}
+
+// pruneParams reads a prune's keys (of the [prune] or [pressure] table).
+func pruneParams(fail func(field, format string, args ...any) error, table string, keep *int, exclude []string, minAge *string) (Params, error) {
+	if keep == nil {
+		return Params{}, fail(table+".keep_latest", "missing: a prune job needs a policy")
+	}
+	if *keep < 0 {
+		return Params{}, fail(table+".keep_latest", "%d is negative", *keep)
+	}
+	p := Params{KeepLatest: *keep, Exclude: normaliseExcludes(exclude)}
+	if minAge != nil {
+		dur, err := time.ParseDuration(*minAge)
+		if *minAge == "0" {
+			dur, err = 0, nil
+		}
+		if err != nil || dur < 0 {
+			return Params{}, fail(table+".min_age", "%q is not a duration such as 30m or 2h", *minAge)
+		}
+		p.MinAge, p.HasMinAge = dur, true
+	}
+	if _, err := p.Policy(); err != nil {
+		return Params{}, fail(table+".exclude", "%v", err)
+	}
+	return p, nil
 }
 
 // LoadDir reads every *.toml file in dir. A bad file yields an error that

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/hab-gc/hab-gc/pressure"
 )
 
 // Job is an effective job: what actually runs. Schedules whose job type,
@@ -27,6 +29,8 @@ type Job struct {
 	// Members lists every schedule in the job, owner first.
 	Owner   string
 	Members []string
+	// Limits are a pressure job's free-space limits (nil otherwise).
+	Limits *pressure.Limits
 }
 
 type member struct {
@@ -110,4 +114,39 @@ func fsRoots(owner string, defs []Definition) []string {
 	}
 	slices.Sort(others)
 	return append([]string{owner}, others...)
+}
+
+// BuildPressureJobs makes one pressure job per store from the definitions
+// with a [pressure] table: a store is watched once, however many
+// definitions ask, with the parameters and limits of the oldest of them
+// (created, then name), its owner. Jobs come out sorted by key.
+func BuildPressureJobs(defs []Definition, created func(Definition) time.Time) []Job {
+	byStore := map[string][]Definition{}
+	roots := map[string][]Definition{}
+	for _, d := range defs {
+		roots[d.Store] = append(roots[d.Store], d)
+		if d.Pressure != nil {
+			byStore[d.Store] = append(byStore[d.Store], d)
+		}
+	}
+	var jobs []Job
+	for store, ds := range byStore {
+		slices.SortFunc(ds, func(a, b Definition) int {
+			if c := created(a).Compare(created(b)); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.Name, b.Name)
+		})
+		owner := ds[0]
+		limits := owner.Pressure.Limits
+		j := Job{Key: "p-" + shortHash(store, string(Pressure)), Type: Pressure, Store: store, FSRoot: owner.FSRoot,
+			Params: owner.Pressure.Params, Owner: owner.Name, Limits: &limits}
+		for _, d := range ds {
+			j.Members = append(j.Members, d.Name)
+		}
+		j.FSRoots = fsRoots(j.FSRoot, roots[store])
+		jobs = append(jobs, j)
+	}
+	slices.SortFunc(jobs, func(a, b Job) int { return cmp.Compare(a.Key, b.Key) })
+	return jobs
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -53,10 +54,15 @@ type Scheduler struct {
 	// schedule list, next, export): what it would record stays in memory.
 	ReadOnly bool
 
-	mu    sync.RWMutex // guards jobs, crons and view, replaced by Reload
-	jobs  []Job
-	crons map[string]*Cron
-	view  *State // the state as Reload left it (in memory)
+	// Free reads the free space of a store's file system (default
+	// statfs): pressure jobs run when it is below their min_free.
+	Free func(store string) (pressure.Space, error)
+
+	mu       sync.RWMutex // guards jobs, crons, pressure and view, replaced by Reload
+	pressure []Job
+	jobs     []Job
+	crons    map[string]*Cron
+	view     *State // the state as Reload left it (in memory)
 
 	umu        sync.Mutex
 	unrecorded map[string]unrecorded // by job key
@@ -176,7 +182,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		s.started = now
 	}
 	s.umu.Unlock()
-	var jobs []Job
+	var jobs, pjobs []Job
 	var view *State
 	update := func(st *State) bool {
 		for _, d := range defs {
@@ -187,12 +193,14 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 			ss.File = d.File
 			st.Schedules[d.Name] = ss
 		}
-		jobs = BuildJobs(defs, s.Machine, func(d Definition) time.Time {
+		created := func(d Definition) time.Time {
 			if d.HasCreated {
 				return d.Created
 			}
 			return st.Schedules[d.Name].FirstSeen
-		})
+		}
+		jobs = BuildJobs(defs, s.Machine, created)
+		pjobs = BuildPressureJobs(defs, created)
 		live := map[string]bool{}
 		for _, j := range jobs {
 			live[j.Key] = true
@@ -248,7 +256,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		crons[j.Key] = c
 	}
 	s.mu.Lock()
-	s.jobs, s.crons, s.view = jobs, crons, view
+	s.jobs, s.crons, s.view, s.pressure = jobs, crons, view, pjobs
 	s.mu.Unlock()
 	return errs, nil
 }
@@ -370,7 +378,102 @@ func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
 		}
 		outs = append(outs, s.runOne(ctx, j, d))
 	}
+	// After the scheduled prunes, which may have freed enough.
+	return append(outs, s.RunPressure(ctx)...)
+}
+
+// runFunc is Run, or DefaultRun when unset.
+func (s *Scheduler) runFunc() RunFunc {
+	if s.Run == nil {
+		return DefaultRun
+	}
+	return s.Run
+}
+
+// SkippedEnoughFree is Outcome.Skipped of a pressure job that found, under
+// the store's lock, that free space is no longer below min_free (a prune
+// that ran meanwhile freed it): nothing to do, not a failure.
+const SkippedEnoughFree = "enough free space now"
+
+// PressureJobs returns the pressure jobs of the last Reload, one per
+// store.
+func (s *Scheduler) PressureJobs() []Job {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.pressure
+}
+
+// RunPressure runs each pressure job whose store's file system has less
+// free space than its min_free, under the store's exclusive lock (so
+// never beside a scheduled prune of the store, nor twice at once), after
+// reading the free space again under the lock: a prune that has just
+// freed enough leaves nothing to do. RunDue calls it after the scheduled
+// jobs; the daemon's loop wakes at least every minute.
+func (s *Scheduler) RunPressure(ctx context.Context) []Outcome {
+	var outs []Outcome
+	for _, j := range s.PressureJobs() {
+		if ctx.Err() != nil {
+			break
+		}
+		if s.Only != "" && j.Key != s.Only {
+			continue
+		}
+		if under, err := s.underPressure(j); err != nil {
+			s.log().Error("reading free space", "job", j.Key, "store", j.Store, "error", err)
+			continue
+		} else if !under {
+			continue
+		}
+		outs = append(outs, s.runPressure(ctx, j))
+	}
 	return outs
+}
+
+func (s *Scheduler) underPressure(j Job) (bool, error) {
+	free := s.Free
+	if free == nil {
+		free = func(store string) (pressure.Space, error) { return pressure.Statfs(store)() }
+	}
+	sp, err := free(j.Store)
+	if err != nil {
+		return false, err
+	}
+	minFree, _, err := j.Limits.Resolve(sp.Total)
+	return sp.Avail < minFree, err
+}
+
+func (s *Scheduler) runPressure(ctx context.Context, j Job) Outcome {
+	out := Outcome{Job: j, Due: s.now()}
+	log := s.log().With("job", j.Key, "type", string(j.Type), "store", j.Store, "owner", j.Owner)
+	store, err := pkgstore.Open(j.FSRoot)
+	if err != nil {
+		out.Skipped = err.Error()
+		log.Error("pressure prune not run; retried at the next check", "error", err)
+		return out
+	}
+	defer store.Close()
+	unlock, err := store.Lock(ctx, s.LockTimeout)
+	if err != nil {
+		out.Skipped = err.Error()
+		log.Error("pressure prune not run; retried at the next check", "error", err)
+		return out
+	}
+	defer unlock()
+	if under, err := s.underPressure(j); err != nil || !under {
+		out.Skipped = SkippedEnoughFree
+		log.Info("pressure prune skipped", "reason", out.Skipped)
+		return out
+	}
+	start := s.now()
+	res := s.runFunc()(ctx, j, store, start)
+	out.Ran, out.Result = true, res
+	attrs := []any{"ok", res.OK, "removed", res.Removed, "bytes_freed", res.BytesFreed, "free_before", res.FreeBefore, "free_after", res.FreeAfter, "seconds", s.now().Sub(start).Seconds()}
+	if res.Error != "" {
+		log.Error("pressure prune failed", append(attrs, "error", res.Error)...)
+	} else {
+		log.Info("pressure prune ran", attrs...)
+	}
+	return out
 }
 
 // recoverClock handles a job whose last due time (or creation) lies after
@@ -452,12 +555,8 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 		log.Info("job skipped", "reason", out.Skipped)
 		return out
 	}
-	run := s.Run
-	if run == nil {
-		run = DefaultRun
-	}
 	start := s.now()
-	res := run(ctx, j, store, start)
+	res := s.runFunc()(ctx, j, store, start)
 	if notice != "" {
 		res.Notice = notice
 	}
@@ -509,7 +608,7 @@ type Setup func(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error
 // DefaultSetup is the job's policy (Params.Policy) and default scan
 // options.
 func DefaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error) {
-	if j.Type != Prune {
+	if j.Type != Prune && j.Type != Pressure {
 		return retention.Policy{}, pkgstore.Options{}, nil
 	}
 	pol, err := j.Params.Policy()
@@ -541,7 +640,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 			return Result{Error: err.Error()}
 		}
 		return Result{OK: rep.OK(), Problems: len(rep.Problems), ProblemList: rep.Problems}
-	case Prune:
+	case Prune, Pressure:
 		asGiven := pol // the job's policy, for the history
 		self, _ := canonicalPath(store.FSRoot())
 		for _, root := range j.FSRoots {
@@ -563,8 +662,27 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 			}
 			return res
 		}
-		ar, err := plan.Apply(ctx, store, retention.ApplyOptions{Locked: true})
 		res := Result{}
+		var free pressure.FreeFunc
+		if j.Type == Pressure {
+			free = pressure.Statfs(filepath.Join(store.FSRoot(), pkgstore.StoreDir))
+			sp, err := free()
+			if err == nil {
+				var v pressure.Verdict
+				if v, err = pressure.Limit(plan, sp, *j.Limits); err == nil {
+					res.FreeBefore, res.Notice = sp.Avail, v.Text(*j.Limits)
+				}
+			}
+			if err != nil {
+				return Result{Error: err.Error()}
+			}
+		}
+		ar, err := plan.Apply(ctx, store, retention.ApplyOptions{Locked: true})
+		if free != nil {
+			if sp, ferr := free(); ferr == nil {
+				res.FreeAfter = sp.Avail
+			}
+		}
 		run := history.Run{ID: fmt.Sprintf("%s-%s", j.Key, now.UTC().Format("20060102T150405Z")), Job: history.JobPrune,
 			JobKey: j.Key, Owner: j.Owner, FSRoot: store.FSRoot(), Policy: asGiven}
 		if herr := history.Log(now, run, plan, ar, err); herr != nil {

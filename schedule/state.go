@@ -77,8 +77,12 @@ type Result struct {
 	// the history journal (see package history).
 	HistoryError string `json:"history_error,omitempty"`
 	// Notice says how the run differed from the usual one: a check
-	// made without the store's lock.
+	// made without the store's lock; a pressure prune's verdict.
 	Notice string `json:"notice,omitempty"`
+	// FreeBefore and FreeAfter are a pressure prune's free space (statfs)
+	// before planning and after removing, in bytes.
+	FreeBefore int64 `json:"free_before,omitempty"`
+	FreeAfter  int64 `json:"free_after,omitempty"`
 
 	// What the run saw, for metrics; not recorded in the state. Plan is
 	// the prune's plan report (with Apply's outcomes), Problems the

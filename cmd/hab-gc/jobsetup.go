@@ -31,7 +31,7 @@ func (a *app) jobConfig(daemon *cobra.Command, fsRoot string, j schedule.Job) (*
 	if err := set("fs-root", fsRoot); err != nil {
 		return nil, err
 	}
-	if j.Type == schedule.Prune {
+	if j.Type == schedule.Prune || j.Type == schedule.Pressure {
 		if err := set("keep-latest", strconv.Itoa(j.Params.KeepLatest)); err != nil {
 			return nil, err
 		}
@@ -57,7 +57,7 @@ func (a *app) jobSetup(daemon *cobra.Command) schedule.Setup {
 		if err != nil {
 			return retention.Policy{}, pkgstore.Options{}, err
 		}
-		if j.Type != schedule.Prune {
+		if j.Type == schedule.Check {
 			opts, err := c.scanOptions()
 			return retention.Policy{}, opts, err
 		}

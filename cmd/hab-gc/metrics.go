@@ -56,7 +56,7 @@ func (mf *metricsFile) write(a *app) {
 func observeJob(m *metrics.Metrics, j schedule.Job, fsRoot string, start, end time.Time, res schedule.Result) {
 	m.Watch(j.Store, fsRoot)
 	switch j.Type {
-	case schedule.Prune:
+	case schedule.Prune, schedule.Pressure:
 		if res.Plan != nil {
 			m.ObservePlan(j.Store, *res.Plan)
 		} else if res.ProblemList != nil {

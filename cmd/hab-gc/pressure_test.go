@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -199,5 +200,32 @@ func TestRunPressureSettings(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errb.String(), tc.want) {
 			t.Errorf("%v %v: exit %d, stderr %q; want exit %d and %q", tc.args, tc.env, code, errb.String(), exitUsage, tc.want)
 		}
+	}
+}
+
+// TestDaemonPressure: daemon --once with a [pressure] table prunes the
+// store on the tmpfs just as run --min-free/--max-free does, and a second
+// pass, above min-free now, removes nothing more.
+func TestDaemonPressure(t *testing.T) {
+	b := pressureStore(t, 600<<10)
+	dir := t.TempDir()
+	def := "fs_root = " + strconv.Quote(b.Root) + "\n[pressure]\nmin_free = \"1MiB\"\nmax_free = \"1.5MiB\"\nkeep_latest = 1\nmin_age = \"0\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "disk.toml"), []byte(def), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "state.json")
+	for pass := range 2 {
+		var out, errb bytes.Buffer
+		code := execute([]string{"daemon", "--once", "--schedules", dir, "--state", state}, &out, &errb, func(k string) (string, bool) { return "false", k == "HAB_GC_RUNTIME_ROOTS" })
+		if code != 0 {
+			t.Fatalf("pass %d: exit %d: %s", pass, code, errb.String())
+		}
+		if pass == 0 && !strings.Contains(errb.String(), "pressure prune ran") {
+			t.Errorf("pass %d: no pressure prune logged: %s", pass, errb.String())
+		}
+		if pass == 1 && strings.Contains(errb.String(), "pressure prune ran") {
+			t.Errorf("pass %d: a pressure prune ran above min-free: %s", pass, errb.String())
+		}
+		checkStore(t, b, "core/redis/1.0/20200101000000", "core/redis/2.0/20200201000000")
 	}
 }

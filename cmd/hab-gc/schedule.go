@@ -160,7 +160,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		if err != nil {
 			return err
 		}
-		if s.Only != "" && !slices.ContainsFunc(s.Jobs(), func(j schedule.Job) bool { return j.Key == s.Only }) {
+		if s.Only != "" && !slices.ContainsFunc(append(s.Jobs(), s.PressureJobs()...), func(j schedule.Job) bool { return j.Key == s.Only }) {
 			if rejected != nil {
 				return fmt.Errorf("--job %s: no such job (see schedule list); %w", s.Only, rejected)
 			}
@@ -180,7 +180,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 				outs = append(outs, s.RunDue(cmd.Context())...)
 			}
 			for _, o := range outs {
-				if (o.Skipped != "" && o.Skipped != "already ran for this due time") || (o.Ran && o.Result.Error != "") {
+				if (o.Skipped != "" && o.Skipped != "already ran for this due time" && o.Skipped != schedule.SkippedEnoughFree) || (o.Ran && o.Result.Error != "") {
 					failed++
 				}
 			}
