@@ -69,7 +69,11 @@ func (r *Result) Summary() string {
 	fmt.Fprintf(&b, "runtime roots: %d of %d processes inspected", r.Inspected, r.Processes)
 	var not []string
 	if r.Denied > 0 {
-		not = append(not, fmt.Sprintf("%d could not be inspected fully (permission denied; run as root to see every process)", r.Denied))
+		hint := ""
+		if r.NotRoot {
+			hint = "; run as root to see every process"
+		}
+		not = append(not, fmt.Sprintf("%d could not be inspected fully (permission denied%s)", r.Denied, hint))
 	}
 	if r.Vanished > 0 {
 		not = append(not, fmt.Sprintf("%d exited while being read", r.Vanished))
