@@ -60,3 +60,33 @@ func TestDanglingRootDirs(t *testing.T) {
 		})
 	}
 }
+
+// TestDanglingMetadata: a DEPS or TDEPS that is a symlink to nothing is
+// not "no dependencies": what the release needs is unknown, a blocking
+// problem naming it.
+func TestDanglingMetadata(t *testing.T) {
+	for _, file := range []string{"DEPS", "TDEPS"} {
+		t.Run(file, func(t *testing.T) {
+			b := storetest.New(t)
+			b.Pkg("core/dep/1/20200101000000")
+			b.Pkg("core/app/1/20200101000000", "core/dep/1/20200101000000")
+			p := b.Path("hab/pkgs/core/app/1/20200101000000/" + file)
+			os.Remove(p)
+			if err := os.Symlink("nothing-here", p); err != nil {
+				t.Fatal(err)
+			}
+			inv, err := pkgstore.Scan(context.Background(), b.Root, pkgstore.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var found []string
+			for _, pr := range inv.Problems {
+				found = append(found, pr.String())
+				if pr.Path == "hab/pkgs/core/app/1/20200101000000/"+file && pr.Blocking {
+					return
+				}
+			}
+			t.Fatalf("problems %q; want a blocking one at %s", found, file)
+		})
+	}
+}

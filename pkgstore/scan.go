@@ -546,6 +546,12 @@ func depIdents(r *os.Root, failed func(file string, err error)) []Ident {
 func readMeta(r *os.Root, name string) (body []byte, exists bool, err error) {
 	b, err := safeio.ReadFileAt(r, name, safeio.Limit, safeio.FollowLinks)
 	if errors.Is(err, fs.ErrNotExist) {
+		// A symlink to nothing is not an absent file: what it would
+		// say is unknown.
+		if fi, lerr := r.Lstat(name); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := r.Readlink(name)
+			return nil, true, fmt.Errorf("a symlink to %s, which does not exist", quoteName(target))
+		}
 		return nil, false, nil
 	}
 	if err != nil {
