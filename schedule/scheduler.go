@@ -16,6 +16,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/retention"
+	"github.com/hab-gc/hab-gc/runroots"
 )
 
 // RunFunc runs one job on its store. A prune is called with the store's
@@ -605,13 +606,15 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 // the default scan options. For a check job the policy is not used.
 type Setup func(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error)
 
-// DefaultSetup is the job's policy (Params.Policy) and default scan
-// options.
+// DefaultSetup is the job's policy (Params.Policy), with runtime roots
+// (runroots.Finder: every release a running process uses is kept), and
+// default scan options.
 func DefaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error) {
 	if j.Type != Prune && j.Type != Pressure {
 		return retention.Policy{}, pkgstore.Options{}, nil
 	}
 	pol, err := j.Params.Policy()
+	pol.RootFinders = append(pol.RootFinders, runroots.Finder{})
 	return pol, pkgstore.Options{}, err
 }
 
