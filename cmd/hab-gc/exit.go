@@ -37,7 +37,7 @@ const exitCodesHelp = `Exit codes:
   6  check found errors (with --strict, notices too)
   7  interrupted (SIGINT, SIGTERM): run put back every release it had hidden and not yet deleted;
      its report says what was removed, put back and not attempted; a command stopped before changing
-     anything says so
+     anything says so; daemon --once says how many jobs ran
   8  not enough space (run --min-free): below min-free, everything the policy allows was removed and free
      space is still below max-free; the report says how much is missing and what keeps the most space`
 

@@ -179,6 +179,12 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 				t.Stop()
 				outs = append(outs, s.RunDue(cmd.Context())...)
 			}
+			if ctx := cmd.Context(); ctx.Err() != nil {
+				// A job stopped by the signal stays due (a prune put back
+				// what it had hidden; see retention.Apply): not a failure.
+				fmt.Fprintf(a.textErr, "hab-gc: interrupted (%v): %d job(s) ran; what did not run stays due\n", context.Cause(ctx), ran(outs))
+				return exitCodeError{exitInterrupted}
+			}
 			for _, o := range outs {
 				if (o.Skipped != "" && o.Skipped != "already ran for this due time" && o.Skipped != schedule.SkippedEnoughFree) || (o.Ran && o.Result.Error != "") {
 					failed++
@@ -632,4 +638,15 @@ func (a *app) machineID(c *config) (string, error) {
 		return "", fmt.Errorf("no machine identity: %s/etc/machine-id is unreadable and the host name unknown: set HAB_GC_MACHINE_ID", c.fsRoot())
 	}
 	return h, nil
+}
+
+// ran counts the outcomes of jobs that ran.
+func ran(outs []schedule.Outcome) int {
+	n := 0
+	for _, o := range outs {
+		if o.Ran {
+			n++
+		}
+	}
+	return n
 }

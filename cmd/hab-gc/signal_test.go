@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -79,5 +80,51 @@ func testSignalStops(t *testing.T, exe string, sig syscall.Signal, command strin
 				t.Errorf("a release was removed: %v", err)
 			}
 		}
+	}
+}
+
+// TestSignalStopsDaemonOnce: SIGTERM while `daemon --once` waits for a
+// store's lock says it was interrupted and exits 7, not 4 (a failed job).
+func TestSignalStopsDaemonOnce(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	b := storetest.New(t)
+	b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
+	dir := schedDir(t, map[string]string{"p": pruneDef(b.Root, "@hourly-random")})
+	state := filepath.Join(t.TempDir(), "state.json")
+	args := []string{"daemon", "--once", "--schedules", dir, "--state", state, "--lock-timeout=10m", "--catch-up-spread=0"}
+	if code, _, errs := hab(t, nil, append(args, "--now", "2026-06-01T00:00:00Z")...); code != 0 {
+		t.Fatalf("first --once: %d %s", code, errs)
+	}
+	st, err := pkgstore.Open(b.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	unlock, err := st.Lock(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	var stderr bytes.Buffer
+	cmd := &exec.Cmd{Path: exe, Args: append([]string{"hab-gc"}, append(args, "--now", "2026-06-01T03:00:00Z")...), Stderr: &stderr}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	time.Sleep(2 * time.Second)
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted || !strings.Contains(stderr.String(), "interrupted") {
+			t.Fatalf("ended with %v, want exit %d saying it was interrupted; stderr %q", err, exitInterrupted, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("still running 30s after SIGTERM")
 	}
 }
