@@ -115,6 +115,13 @@ func Candidates(p *retention.Plan) []Candidate {
 // kept (CodeTargetMet). Releases the plan keeps are never touched. The
 // plan is changed in place.
 func Limit(p *retention.Plan, sp Space, l Limits) (Verdict, error) {
+	return LimitAfter(p, sp, l, 0)
+}
+
+// LimitAfter is Limit when first bytes are freed before any release (the
+// artifact cache's files, which are cheaper to lose): they count towards
+// max-free, and releases are taken only for what they leave missing.
+func LimitAfter(p *retention.Plan, sp Space, l Limits, first int64) (Verdict, error) {
 	minFree, maxFree, err := l.Resolve(sp.Total)
 	if err != nil {
 		return Verdict{}, err
@@ -130,7 +137,7 @@ func Limit(p *retention.Plan, sp Space, l Limits) (Verdict, error) {
 		v.Reached = true
 		return v, nil
 	}
-	v.Chosen, v.Reached, v.Short = Select(Candidates(p), sp.Avail, maxFree)
+	v.Chosen, v.Reached, v.Short = Select(Candidates(p), sp.Avail+max(first, 0), maxFree)
 	chosen := make(map[string]Choice, len(v.Chosen))
 	for _, c := range v.Chosen {
 		chosen[c.Key] = c

@@ -94,6 +94,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 	cmd.Flags().Bool("allow-unmatched", false, "run even when an --exclude or --only given on the command line matches no installed release")
 	addPolicyFlags(cmd.Flags())
 	addPressureFlags(cmd)
+	addCacheFlags(cmd)
 	addMetricsFileFlag(cmd)
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
 		dry, _ := cmd.Flags().GetBool("dry-run")
@@ -136,9 +137,14 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			return err
 		}
 		defer store.Close()
+		cr, err := planCache(cmd.Context(), c, plan, limits != nil)
+		if err != nil {
+			return err
+		}
+		defer cr.close()
 		var press *pressureRun
 		if limits != nil {
-			if press, err = startPressure(plan, c.fsRoot(), *limits); err != nil {
+			if press, err = startPressure(plan, c.fsRoot(), *limits, cr); err != nil {
 				return err
 			}
 			fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s\n", press.verdict.Text(*limits))
@@ -164,6 +170,11 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			if err != nil && res == nil {
 				return err
 			}
+			if err == nil {
+				if cerr := cr.apply(cmd.Context(), store, timeout, res); cerr != nil {
+					return cerr
+				}
+			}
 		}
 		rep := plan.Report(res)
 		out := runReport{Report: rep}
@@ -171,6 +182,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			press.finish(plan, res != nil)
 			out.pressureReport = press.report()
 		}
+		out.Cache = cr.report()
 		if a.wantJSON(cmd) {
 			if werr := writeJSON(a.stdout, out); werr != nil {
 				return werr
@@ -178,6 +190,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		} else {
 			verbose, _ := cmd.Flags().GetBool("verbose")
 			printPlan(a.text, rep, verbose)
+			cr.print(a.text, verbose)
 			if press != nil {
 				press.print(a.text)
 			}
@@ -192,6 +205,10 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		}
 		if res != nil && res.Partial() {
 			fmt.Fprintf(a.textErr, "hab-gc: %d removal(s) failed; the others were done\n", res.Fail)
+			return exitCodeError{exitPartial}
+		}
+		if n := cr.failed(); n > 0 {
+			fmt.Fprintf(a.textErr, "hab-gc: %d artifact cache removal(s) failed; the others were done\n", n)
 			return exitCodeError{exitPartial}
 		}
 		if press != nil && press.missing > 0 {

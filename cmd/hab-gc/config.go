@@ -52,6 +52,8 @@ func settings() []setting {
 		{"sup_gateway", "sup-gateway", []string{"HAB_GC_SUP_GATEWAY"}},
 		{"min_free", "min-free", []string{"HAB_GC_MIN_FREE"}},
 		{"max_free", "max-free", []string{"HAB_GC_MAX_FREE"}},
+		{"cache", "cache", []string{"HAB_GC_CACHE"}},
+		{"cache_keep_latest", "cache-keep-latest", []string{"HAB_GC_CACHE_KEEP_LATEST"}},
 	}
 }
 

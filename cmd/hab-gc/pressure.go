@@ -31,13 +31,21 @@ type pressureRun struct {
 
 // startPressure reads the store's free space and limits the plan to what
 // pressure calls for.
-func startPressure(plan *retention.Plan, fsRoot string, l pressure.Limits) (*pressureRun, error) {
+// With the artifact cache (cr), its archives are taken first.
+func startPressure(plan *retention.Plan, fsRoot string, l pressure.Limits, cr *cacheRun) (*pressureRun, error) {
 	free := pressure.Statfs(filepath.Join(fsRoot, pkgstore.StoreDir))
 	sp, err := free()
 	if err != nil {
 		return nil, err
 	}
-	v, err := pressure.Limit(plan, sp, l)
+	first, err := cr.limit(sp, l)
+	if errors.Is(err, pressure.ErrBadLimits) {
+		return nil, usageError{err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	v, err := pressure.LimitAfter(plan, sp, l, first)
 	if errors.Is(err, pressure.ErrBadLimits) {
 		return nil, usageError{err}
 	}
@@ -79,10 +87,12 @@ type pressureReport struct {
 }
 
 // runReport is run --json: the plan's report, plus the disk pressure
-// fields when --min-free is set.
+// fields when --min-free is set and the artifact cache's decisions with
+// --cache.
 type runReport struct {
 	retention.Report
 	pressureReport
+	Cache []cacheReport `json:"cache,omitempty"`
 }
 
 func (p *pressureRun) report() pressureReport {

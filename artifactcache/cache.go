@@ -1,0 +1,309 @@
+package artifactcache
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// Dir is the cache's path under the FS root.
+const Dir = "hab/cache/artifacts"
+
+// ErrNoCache is returned by Open when the FS root has no cache directory.
+var ErrNoCache = errors.New("no artifact cache")
+
+// Action is what the plan does with a cached file.
+type Action string
+
+const (
+	Keep   Action = "keep"
+	Remove Action = "remove"
+	// Leave: not hab-gc's to judge (not a readable .hart, a dot-file, too
+	// young, not a regular file); reported and left alone.
+	Leave Action = "leave"
+)
+
+// Reason codes of cache decisions.
+const (
+	CodeReleaseKept   retention.Code = "release-kept"   // keep: the plan keeps its release
+	CodeCacheLatest   retention.Code = "cache-latest"   // keep: among the newest KeepLatest archives of its package
+	CodeNotInstalled  retention.Code = "not-installed"  // remove: its release is not installed
+	CodeRemovedInRun  retention.Code = "removed-in-run" // remove: the run removes its release
+	CodeNotHart       retention.Code = "not-hart"       // leave
+	CodeDotFile       retention.Code = "dot-file"       // leave: a download in progress
+	CodeYoung         retention.Code = "too-young"      // leave
+	CodeNotRegular    retention.Code = "not-regular"    // leave
+	CodeChanged       retention.Code = "changed"        // kept at removal: not the file that was read
+	DefaultKeepLatest                = 1
+)
+
+// Status is what the retention plan does with a release.
+type Status int
+
+const (
+	NotInstalled Status = iota
+	Kept
+	Removed
+)
+
+// ReleaseStatus tells the plan's verdict on a release.
+type ReleaseStatus func(pkgstore.Ident) Status
+
+// Options tune Plan.
+type Options struct {
+	// KeepLatest archives of each origin/name whose release is not kept
+	// stay (an offline rollback); 0 keeps none.
+	KeepLatest int
+	// MinAge leaves files modified or renamed into place more recently.
+	MinAge time.Duration
+	// Now is the clock reading for MinAge.
+	Now time.Time
+}
+
+// File is the decision for one entry of the cache directory.
+type File struct {
+	File    string             `json:"file"`
+	Ident   *pkgstore.Ident    `json:"ident"`
+	Action  Action             `json:"action"`
+	Reasons []retention.Reason `json:"reasons"`
+	// Size is the space it occupies (allocated blocks; 0 for a file with
+	// other hard links, whose removal frees nothing).
+	Size int64 `json:"size"`
+
+	id fileID
+}
+
+type fileID struct {
+	dev, ino uint64
+	size     int64
+	mtime    time.Time
+}
+
+func idOf(fi fs.FileInfo) fileID {
+	dev, ino := pkgstore.FileID(fi)
+	return fileID{dev, ino, fi.Size(), fi.ModTime()}
+}
+
+// Cache is an open artifact cache directory.
+type Cache struct {
+	root *os.Root
+}
+
+// Open opens FS_ROOT/hab/cache/artifacts, refusing a symlink at any of
+// its three levels. It returns ErrNoCache when there is none.
+func Open(fsRoot string) (*Cache, error) {
+	top, err := os.OpenRoot(fsRoot)
+	if err != nil {
+		return nil, err
+	}
+	defer top.Close()
+	for _, p := range []string{"hab", "hab/cache", Dir} {
+		fi, err := top.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s does not exist", ErrNoCache, p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%w: %s is a %s, not a directory: left alone", ErrNoCache, p, fi.Mode().Type())
+		}
+	}
+	r, err := top.OpenRoot(Dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Cache{root: r}, nil
+}
+
+// Close closes the cache directory.
+func (c *Cache) Close() error { return c.root.Close() }
+
+// Plan decides for every entry of the cache (sorted by name).
+func (c *Cache) Plan(ctx context.Context, status ReleaseStatus, opts Options) ([]File, error) {
+	d, err := c.root.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	entries, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return cmp.Compare(a.Name(), b.Name()) })
+	var files []File
+	byPkg := map[string][]int{}
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		f := c.examine(e.Name(), opts)
+		if f.Action == "" {
+			st := status(*f.Ident)
+			if st == Kept {
+				f.Action, f.Reasons = Keep, []retention.Reason{{Code: CodeReleaseKept, Text: "its release " + f.Ident.String() + " is kept"}}
+			} else {
+				pkg := f.Ident.Origin + "/" + f.Ident.Name
+				byPkg[pkg] = append(byPkg[pkg], len(files))
+				if st == Removed {
+					f.Reasons = []retention.Reason{{Code: CodeRemovedInRun, Text: "its release " + f.Ident.String() + " is removed by this run"}}
+				} else {
+					f.Reasons = []retention.Reason{{Code: CodeNotInstalled, Text: "its release " + f.Ident.String() + " is not installed"}}
+				}
+			}
+		}
+		files = append(files, f)
+	}
+	for pkg, idx := range byPkg {
+		slices.SortStableFunc(idx, func(a, b int) int { return pkgstore.Compare(*files[b].Ident, *files[a].Ident) })
+		for rank, i := range idx {
+			if rank < opts.KeepLatest {
+				files[i].Action = Keep
+				files[i].Reasons = append(files[i].Reasons, retention.Reason{Code: CodeCacheLatest,
+					Text: fmt.Sprintf("newest archive of %s whose release is not kept (%s of %d kept for an offline rollback)", pkg, retention.Ordinal(rank+1), opts.KeepLatest)})
+			} else {
+				files[i].Action = Remove
+			}
+		}
+	}
+	return files, nil
+}
+
+// examine reads one entry; a File with an empty Action is a .hart to
+// decide on.
+func (c *Cache) examine(name string, opts Options) File {
+	f := File{File: name}
+	leave := func(code retention.Code, text string) File {
+		f.Action, f.Reasons = Leave, []retention.Reason{{Code: code, Text: text}}
+		return f
+	}
+	if strings.HasPrefix(name, ".") {
+		return leave(CodeDotFile, "a dot-file (a download in progress): left alone")
+	}
+	fi, err := c.root.Lstat(name)
+	if err != nil {
+		return leave(CodeNotHart, "cannot be examined: "+err.Error())
+	}
+	if !fi.Mode().IsRegular() {
+		return leave(CodeNotRegular, "a "+fi.Mode().Type().String()+", not a regular file: left alone")
+	}
+	f.Size = allocated(fi)
+	if age := opts.Now.Sub(changed(fi)); opts.MinAge > 0 && age < opts.MinAge {
+		return leave(CodeYoung, fmt.Sprintf("written %s ago, less than the minimum age %s (a download may be in progress)", age.Round(time.Second), opts.MinAge))
+	}
+	if !strings.HasSuffix(name, ".hart") {
+		return leave(CodeNotHart, "not named *.hart (a download in progress, or not Habitat's): left alone")
+	}
+	r, err := c.root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return leave(CodeNotHart, "cannot be read: "+err.Error())
+	}
+	defer r.Close()
+	if ofi, err := r.Stat(); err != nil || idOf(ofi) != idOf(fi) {
+		return leave(CodeNotHart, "changed while being read: left alone")
+	}
+	f.id = idOf(fi)
+	_, id, err := Identify(io.LimitReader(r, fi.Size()))
+	if err != nil {
+		return leave(CodeNotHart, err.Error()+": left alone")
+	}
+	f.Ident = &id
+	return f
+}
+
+// allocated is the space a file occupies that removing it frees: its
+// allocated blocks, or 0 when other hard links keep it.
+func allocated(fi fs.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		return 0
+	}
+	return pkgstore.DiskUsage(fi)
+}
+
+// changed is the later of a file's modification and change times: a
+// download renamed into place has a fresh change time.
+func changed(fi fs.FileInfo) time.Time {
+	t := fi.ModTime()
+	if ct := ctime(fi); ct.After(t) {
+		t = ct
+	}
+	return t
+}
+
+// Outcome is what Remove did with one file.
+type Outcome struct {
+	File   string           `json:"file"`
+	Status retention.Status `json:"status"`
+	Reason string           `json:"reason,omitempty"`
+	Bytes  int64            `json:"bytes_freed"`
+}
+
+// Remove deletes the files the plan removes, each atomically: checked to
+// be the file that was read, renamed to a dot-name in the same directory
+// (which Habitat and hab-gc skip), checked again, and unlinked. A file
+// that changed is kept. The caller holds the store's lock. It stops
+// between files when ctx ends.
+func (c *Cache) Remove(ctx context.Context, files []File) []Outcome {
+	var outs []Outcome
+	for _, f := range files {
+		if f.Action != Remove {
+			continue
+		}
+		if ctx.Err() != nil {
+			outs = append(outs, Outcome{File: f.File, Status: retention.StatusNotAttempted, Reason: "the run was cancelled"})
+			continue
+		}
+		outs = append(outs, c.removeOne(f))
+	}
+	return outs
+}
+
+func (c *Cache) removeOne(f File) Outcome {
+	out := Outcome{File: f.File, Status: retention.StatusKept}
+	fi, err := c.root.Lstat(f.File)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		out.Reason = "already gone"
+		return out
+	case err != nil:
+		out.Status, out.Reason = retention.StatusFailed, err.Error()
+		return out
+	case !fi.Mode().IsRegular() || idOf(fi) != f.id:
+		out.Reason = string(CodeChanged) + ": not the file that was read: left alone"
+		return out
+	}
+	hidden := ".hab-gc-" + strings.ToLower(rand.Text()[:10]) + "-" + path.Base(f.File)
+	if err := c.root.Rename(f.File, hidden); err != nil {
+		out.Status, out.Reason = retention.StatusFailed, err.Error()
+		return out
+	}
+	hi, err := c.root.Lstat(hidden)
+	if err != nil || idOf(hi) != f.id {
+		// Swapped between the check and the rename: put it back.
+		if err := c.root.Rename(hidden, f.File); err != nil {
+			out.Status, out.Reason = retention.StatusFailed, "replaced while being removed; left as "+hidden+": "+err.Error()
+			return out
+		}
+		out.Reason = string(CodeChanged) + ": replaced while being removed: put back"
+		return out
+	}
+	if err := c.root.Remove(hidden); err != nil {
+		out.Status, out.Reason = retention.StatusFailed, err.Error()
+		return out
+	}
+	out.Status, out.Bytes = retention.StatusRemoved, f.Size
+	return out
+}

@@ -1,0 +1,222 @@
+package artifactcache
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+const header = storetest.HartHeader
+
+func hart(_ testing.TB, ident string) []byte { return storetest.Hart(ident) }
+
+func TestIdentify(t *testing.T) {
+	_, id, err := Identify(bytes.NewReader(hart(t, "core/redis/6.2.5/20211101000000")))
+	if err != nil || id.String() != "core/redis/6.2.5/20211101000000" {
+		t.Fatalf("Identify = %v, %v", id, err)
+	}
+	for name, data := range map[string][]byte{
+		"empty":        nil,
+		"text":         []byte("hello\n"),
+		"bad format":   []byte(strings.Replace(string(hart(t, "a/b/1/20200101000000")), "HART-1", "HART-2", 1)),
+		"corrupt xz":   append([]byte(header), []byte("\xfd7zXZ\x00garbage")...),
+		"truncated":    hart(t, "a/b/1/20200101000000")[:len(header)+40],
+		"no blank":     []byte("HART-1\nk\nBLAKE2b\nc2ln\nxx\n"),
+		"long line":    []byte("HART-1\n" + strings.Repeat("k", 10000) + "\n"),
+		"outside pkgs": xzTar(t, "etc/passwd"),
+		"two releases": xzTar(t, "hab/pkgs/a/b/1/20200101000000/", "hab/pkgs/a/c/1/20200101000000/IDENT"),
+		"dot dot":      xzTar(t, "hab/pkgs/a/b/1/20200101000000/../../../../x"),
+	} {
+		if _, _, err := Identify(bytes.NewReader(data)); !errors.Is(err, ErrNotHart) {
+			t.Errorf("%s: Identify err = %v, want ErrNotHart", name, err)
+		}
+	}
+}
+
+func xzTar(_ testing.TB, names ...string) []byte { return storetest.HartOf(names...) }
+
+// cacheDir makes FS_ROOT/hab/cache/artifacts holding real .hart files,
+// a corrupt one, a non-hart file, a dot-file download and a symlink.
+func cacheDir(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	dir := filepath.Join(root, Dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, data []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// File names deliberately mislead: content decides.
+	write("core-redis-6.2.6-20220101000000-x86_64-linux.hart", hart(t, "core/redis/6.2.6/20220101000000"))
+	write("core-redis-6.2.5-20211101000000-x86_64-linux.hart", hart(t, "core/redis/6.2.5/20211101000000"))
+	write("core-redis-5.0.1-20210101000000-x86_64-linux.hart", hart(t, "core/redis/5.0.1/20210101000000"))
+	write("core-redis-4.0.1-20200101000000-x86_64-linux.hart", hart(t, "core/redis/4.0.1/20200101000000"))
+	write("misnamed-core-lib-1-2-x86_64-linux.hart", hart(t, "core/lib-foo/1.0/20200101000000"))
+	write("core-lib-foo-2.0-20210101000000-x86_64-linux.hart", hart(t, "core/lib-foo/2.0/20210101000000"))
+	write("corrupt-1.0-20200101000000-x86_64-linux.hart", append([]byte(header), "\xfd7zXZ\x00not xz at all"...))
+	write("README.txt", []byte("not a hart\n"))
+	write(".core-redis-7.0.0-20230101000000-x86_64-linux.hart.tmp", hart(t, "core/redis/7.0.0/20230101000000"))
+	os.Symlink("core-redis-4.0.1-20200101000000-x86_64-linux.hart", filepath.Join(dir, "link-x86_64-linux.hart"))
+	return root
+}
+
+func status(kept []string, removed ...string) ReleaseStatus {
+	return func(id pkgstore.Ident) Status {
+		for _, k := range kept {
+			if id.String() == k {
+				return Kept
+			}
+		}
+		for _, r := range removed {
+			if id.String() == r {
+				return Removed
+			}
+		}
+		return NotInstalled
+	}
+}
+
+func TestPlan(t *testing.T) {
+	root := cacheDir(t)
+	c, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	later := time.Now().Add(2 * time.Hour)
+	st := status([]string{"core/redis/6.2.6/20220101000000"}, "core/redis/5.0.1/20210101000000")
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want map[string]string // file -> action:code
+	}{
+		{name: "keep latest 1", opts: Options{KeepLatest: 1, MinAge: time.Hour, Now: later}, want: map[string]string{
+			"core-redis-6.2.6-20220101000000-x86_64-linux.hart": "keep:release-kept",
+			"core-redis-6.2.5-20211101000000-x86_64-linux.hart": "keep:cache-latest",
+			"core-redis-5.0.1-20210101000000-x86_64-linux.hart": "remove:removed-in-run",
+			"core-redis-4.0.1-20200101000000-x86_64-linux.hart": "remove:not-installed",
+			"misnamed-core-lib-1-2-x86_64-linux.hart":           "remove:not-installed",
+			"core-lib-foo-2.0-20210101000000-x86_64-linux.hart": "keep:cache-latest",
+			"corrupt-1.0-20200101000000-x86_64-linux.hart":      "leave:not-hart",
+			"README.txt": "leave:not-hart",
+			".core-redis-7.0.0-20230101000000-x86_64-linux.hart.tmp": "leave:dot-file",
+			"link-x86_64-linux.hart":                                 "leave:not-regular",
+		}},
+		{name: "keep latest 0", opts: Options{KeepLatest: 0, Now: later}, want: map[string]string{
+			"core-redis-6.2.5-20211101000000-x86_64-linux.hart": "remove:not-installed",
+			"core-lib-foo-2.0-20210101000000-x86_64-linux.hart": "remove:not-installed",
+		}},
+		{name: "fresh downloads", opts: Options{KeepLatest: 1, MinAge: time.Hour, Now: time.Now()}, want: map[string]string{
+			"core-redis-4.0.1-20200101000000-x86_64-linux.hart": "leave:too-young",
+			"corrupt-1.0-20200101000000-x86_64-linux.hart":      "leave:too-young",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files, err := c.Plan(context.Background(), st, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, f := range files {
+				got[f.File] = string(f.Action) + ":" + string(f.Reasons[len(f.Reasons)-1].Code)
+				if f.Action == Remove && f.Reasons[0].Code != CodeNotInstalled && f.Reasons[0].Code != CodeRemovedInRun {
+					t.Errorf("%s: removed with %v", f.File, f.Reasons)
+				}
+			}
+			for file, want := range tc.want {
+				if got[file] != want {
+					t.Errorf("%s: %s, want %s", file, got[file], want)
+				}
+			}
+		})
+	}
+}
+
+func TestRemove(t *testing.T) {
+	root := cacheDir(t)
+	dir := filepath.Join(root, Dir)
+	c, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	files, err := c.Plan(context.Background(), status(nil), Options{KeepLatest: 1, Now: time.Now().Add(2 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One file to remove is replaced after the plan: it must stay.
+	swapped := "core-redis-4.0.1-20200101000000-x86_64-linux.hart"
+	os.Remove(filepath.Join(dir, swapped))
+	os.WriteFile(filepath.Join(dir, swapped), []byte("new"), 0o644)
+	outs := c.Remove(context.Background(), files)
+	removed := map[string]bool{}
+	for _, o := range outs {
+		if o.Status == "removed" {
+			removed[o.File] = true
+		}
+		if o.File == swapped && o.Status != "kept" {
+			t.Errorf("swapped file: %+v, want kept", o)
+		}
+	}
+	for _, f := range files {
+		_, err := os.Lstat(filepath.Join(dir, f.File))
+		switch {
+		case removed[f.File] && err == nil:
+			t.Errorf("%s: reported removed, still there", f.File)
+		case !removed[f.File] && err != nil:
+			t.Errorf("%s (%s): gone: %v", f.File, f.Action, err)
+		case f.Action != Remove && removed[f.File]:
+			t.Errorf("%s: %s, but removed", f.File, f.Action)
+		}
+	}
+	if len(removed) != 3 { // redis 5.0.1 and 6.2.5 (not 6.2.6, the newest; 4.0.1 was swapped), lib-foo 1.0
+		t.Errorf("removed %v", removed)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".hab-gc-") {
+			t.Errorf("left %s behind", e.Name())
+		}
+	}
+}
+
+func TestOpenRefusesSymlink(t *testing.T) {
+	root := t.TempDir()
+	other := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "hab", "cache"), 0o755)
+	os.MkdirAll(filepath.Join(other, "artifacts"), 0o755)
+	os.Symlink(filepath.Join(other, "artifacts"), filepath.Join(root, Dir))
+	if _, err := Open(root); !errors.Is(err, ErrNoCache) {
+		t.Fatalf("Open through a symlink: %v", err)
+	}
+}
+
+func FuzzParseHeader(f *testing.F) {
+	f.Add([]byte(header))
+	f.Add([]byte("HART-1\r\nk\r\nBLAKE2b\r\nc2ln\r\n\r\n"))
+	f.Add([]byte("HART-1\n\n\n\n\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, err := ParseHeader(bufio.NewReader(bytes.NewReader(data)))
+		if err != nil {
+			if !errors.Is(err, ErrNotHart) {
+				t.Fatalf("error %v does not wrap ErrNotHart", err)
+			}
+			return
+		}
+		if h.Format != "HART-1" || h.KeyName == "" || h.Signature == "" || strings.ContainsAny(h.KeyName+h.HashType+h.Signature, "\n\r ") {
+			t.Fatalf("accepted %q as %+v", data, h)
+		}
+	})
+}

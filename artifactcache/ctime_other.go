@@ -1,0 +1,10 @@
+//go:build !linux
+
+package artifactcache
+
+import (
+	"io/fs"
+	"time"
+)
+
+func ctime(fs.FileInfo) time.Time { return time.Time{} }

@@ -1,0 +1,23 @@
+// Package artifactcache cleans Habitat's artifact cache,
+// FS_ROOT/hab/cache/artifacts, where `hab pkg install` leaves every
+// package archive (.hart) it downloads.
+//
+// Each file is identified by reading it, never by its name (origins and
+// names may contain "-"): its header (HART-1, the signing key's name, the
+// hash type, the signature, a blank line) and the first entries of its xz
+// tar archive, whose paths start with the release directory
+// hab/pkgs/ORIGIN/NAME/VERSION/RELEASE/. Reads are bounded.
+//
+// Plan decides for each file: a .hart whose release the retention plan
+// keeps stays; one whose release is not installed, or is removed by the
+// run, goes, except the newest KeepLatest of each origin/name (an offline
+// rollback). A file that is not a readable .hart, a dot-file (a download
+// in progress), anything that is not a regular file, and anything younger
+// than MinAge is reported and left alone.
+//
+// Remove deletes the files to remove through an os.Root of the cache
+// directory, never following a symlink: each is checked to be the very
+// file that was read (device, inode, size, modification time), renamed to
+// a dot-name, checked again, and unlinked. The caller holds the store's
+// lock.
+package artifactcache

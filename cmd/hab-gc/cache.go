@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hab-gc/hab-gc/artifactcache"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pressure"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+func addCacheFlags(cmd *cobra.Command) {
+	cmd.Flags().Bool("cache", false, "also clean the artifact cache, FS_ROOT/hab/cache/artifacts: a .hart whose release is not installed or removed by this run goes, except the newest --cache-keep-latest of each origin/name (env HAB_GC_CACHE, config cache)")
+	cmd.Flags().String("cache-keep-latest", "", "with --cache: archives of removed or uninstalled releases kept per origin/name, `N` (default 1; env HAB_GC_CACHE_KEEP_LATEST, config cache_keep_latest)")
+}
+
+// cacheRun is the artifact cache's part of a run.
+type cacheRun struct {
+	cache *artifactcache.Cache
+	files []artifactcache.File
+	outs  map[string]artifactcache.Outcome
+	note  string // why the cache was not cleaned
+}
+
+// planCache opens and plans the cache when --cache is set (nil
+// otherwise). Under disk pressure (underPressure) a release the plan
+// removes counts as kept: pressure may keep it, and its archive then
+// stays until a later run.
+func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressure bool) (*cacheRun, error) {
+	on, err := c.boolean("cache")
+	if err != nil || !on {
+		return nil, err
+	}
+	keep := artifactcache.DefaultKeepLatest
+	if c.isSet("cache_keep_latest") {
+		if keep, err = c.count("cache_keep_latest"); err != nil {
+			return nil, err
+		}
+	}
+	cache, err := artifactcache.Open(c.fsRoot())
+	if errors.Is(err, artifactcache.ErrNoCache) {
+		return &cacheRun{note: err.Error()}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	minAge := retention.DefaultMinAge
+	switch {
+	case plan.Policy.MinAge == retention.NoMinAge:
+		minAge = 0
+	case plan.Policy.MinAge > 0:
+		minAge = plan.Policy.MinAge
+	}
+	status := func(id pkgstore.Ident) artifactcache.Status {
+		d, ok := plan.Decision(id)
+		switch {
+		case !ok:
+			return artifactcache.NotInstalled
+		case d.Action == retention.Remove && !underPressure:
+			return artifactcache.Removed
+		}
+		return artifactcache.Kept
+	}
+	files, err := cache.Plan(ctx, status, artifactcache.Options{KeepLatest: keep, MinAge: minAge, Now: time.Now()})
+	if err != nil {
+		cache.Close()
+		return nil, err
+	}
+	return &cacheRun{cache: cache, files: files}, nil
+}
+
+func (cr *cacheRun) close() {
+	if cr != nil && cr.cache != nil {
+		cr.cache.Close()
+	}
+}
+
+// limit applies disk pressure to the cache, first: above min-free nothing
+// goes; below it, archives go (in name order) until max-free would be
+// reached. It returns the bytes the remaining removals free.
+func (cr *cacheRun) limit(sp pressure.Space, l pressure.Limits) (int64, error) {
+	if cr == nil {
+		return 0, nil
+	}
+	minFree, maxFree, err := l.Resolve(sp.Total)
+	if err != nil {
+		return 0, err
+	}
+	var cands []pressure.Candidate
+	for _, f := range cr.files {
+		if f.Action == artifactcache.Remove {
+			cands = append(cands, pressure.Candidate{Key: f.File, Size: f.Size})
+		}
+	}
+	chosen := map[string]bool{}
+	if sp.Avail < minFree {
+		picked, _, _ := pressure.Select(cands, sp.Avail, maxFree)
+		for _, p := range picked {
+			chosen[p.Key] = true
+		}
+	}
+	var freed int64
+	for i := range cr.files {
+		f := &cr.files[i]
+		switch {
+		case f.Action != artifactcache.Remove:
+		case sp.Avail >= minFree:
+			f.Action = artifactcache.Keep
+			f.Reasons = append(f.Reasons, retention.Reason{Code: pressure.CodeEnoughFree, Text: fmt.Sprintf("free space %s is not below min-free %s: nothing is removed", pressure.Human(sp.Avail), pressure.Human(minFree))})
+		case chosen[f.File]:
+			freed += f.Size
+			f.Reasons = append(f.Reasons, retention.Reason{Code: pressure.CodePressure, Text: "removed to reach max-free " + pressure.Human(maxFree) + ": the artifact cache goes before any release"})
+		default:
+			f.Action = artifactcache.Keep
+			f.Reasons = append(f.Reasons, retention.Reason{Code: pressure.CodeTargetMet, Text: "not needed now: the archives before it reach max-free " + pressure.Human(maxFree)})
+		}
+	}
+	return freed, nil
+}
+
+// apply removes the archives to remove, under the store's lock, after
+// the releases: an archive whose release the run did not remove after all
+// (kept at revalidation) stays.
+func (cr *cacheRun) apply(ctx context.Context, store *pkgstore.Store, timeout time.Duration, res *retention.Result) error {
+	if cr == nil || cr.cache == nil {
+		return nil
+	}
+	removed := map[string]bool{}
+	if res != nil {
+		for _, o := range res.Outcomes {
+			if o.Status == retention.StatusRemoved {
+				removed[o.Ident.String()] = true
+			}
+		}
+	}
+	for i := range cr.files {
+		f := &cr.files[i]
+		if f.Action == artifactcache.Remove && f.Reasons[0].Code == artifactcache.CodeRemovedInRun && !removed[f.Ident.String()] {
+			f.Action = artifactcache.Keep
+			f.Reasons = append(f.Reasons, retention.Reason{Code: artifactcache.CodeReleaseKept, Text: "its release was kept at run time"})
+		}
+	}
+	unlock, err := store.Lock(ctx, timeout)
+	if err != nil {
+		return fmt.Errorf("artifact cache: %w", err)
+	}
+	defer unlock()
+	cr.outs = map[string]artifactcache.Outcome{}
+	for _, o := range cr.cache.Remove(ctx, cr.files) {
+		cr.outs[o.File] = o
+	}
+	return nil
+}
+
+// failed counts archives that could not be removed.
+func (cr *cacheRun) failed() int {
+	n := 0
+	if cr != nil {
+		for _, o := range cr.outs {
+			if o.Status == retention.StatusFailed {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// cacheReport is one archive in run --json's "cache" list.
+type cacheReport struct {
+	File    string                 `json:"file"`
+	Ident   *string                `json:"ident"`
+	Action  artifactcache.Action   `json:"action"`
+	Reasons []retention.Reason     `json:"reasons"`
+	Size    int64                  `json:"size"`
+	Outcome *artifactcache.Outcome `json:"outcome,omitempty"`
+}
+
+func (cr *cacheRun) report() []cacheReport {
+	if cr == nil {
+		return nil
+	}
+	out := []cacheReport{}
+	for _, f := range cr.files {
+		r := cacheReport{File: f.File, Action: f.Action, Reasons: f.Reasons, Size: f.Size}
+		if f.Ident != nil {
+			s := f.Ident.String()
+			r.Ident = &s
+		}
+		if o, ok := cr.outs[f.File]; ok {
+			r.Outcome = &o
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// print shows the cache's decisions: removals and what is left alone
+// always, kept archives when verbose.
+func (cr *cacheRun) print(w io.Writer, verbose bool) {
+	if cr == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nArtifact cache (%s):\n", artifactcache.Dir)
+	if cr.note != "" {
+		fmt.Fprintf(w, "  not cleaned: %s\n", cr.note)
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  ACTION\tFILE\tRELEASE\tSIZE\tWHY")
+	counts := map[artifactcache.Action]int{}
+	var bytes int64
+	for _, f := range cr.files {
+		counts[f.Action]++
+		if f.Action == artifactcache.Keep && !verbose {
+			continue
+		}
+		action := string(f.Action)
+		if o, ok := cr.outs[f.File]; ok {
+			action = string(o.Status)
+			if o.Status == retention.StatusRemoved {
+				bytes += o.Bytes
+			}
+		} else if f.Action == artifactcache.Remove {
+			bytes += f.Size
+		}
+		ident := "-"
+		if f.Ident != nil {
+			ident = f.Ident.String()
+		}
+		why := make([]string, 0, len(f.Reasons))
+		for _, r := range f.Reasons {
+			why = append(why, r.Text)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", action, f.File, ident, humanBytes(f.Size), strings.Join(why, "; "))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "  %d archive(s): %d kept, %d to remove (%s), %d left alone.\n", len(cr.files), counts[artifactcache.Keep], counts[artifactcache.Remove], humanBytes(bytes), counts[artifactcache.Leave])
+}
