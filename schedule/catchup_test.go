@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/hab-gc/hab-gc/schedule"
 )
 
 // TestCatchUpSpread: after downtime, each machine's missed run waits a
@@ -48,5 +50,24 @@ func TestCatchUpSpread(t *testing.T) {
 	}
 	if ranAt[0] > machines/4 || len(ranAt) < 6 {
 		t.Fatalf("catch-up runs by minute after boot: %v; want them spread over the %v", ranAt, bound)
+	}
+}
+
+// TestMachineKeepsKeys: the machine's identity moves a randomized time but
+// not the job's key, so a job's state survives the upgrade that added it.
+func TestMachineKeepsKeys(t *testing.T) {
+	e := newEnv(t)
+	e.write("a", prune(e.store(), "@daily-random"))
+	defs, errs := schedule.LoadDir(e.dir)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	created := func(schedule.Definition) time.Time { return time.Time{} }
+	before, after := schedule.BuildJobs(defs, "", created), schedule.BuildJobs(defs, "machine-1", created)
+	if before[0].Key != after[0].Key {
+		t.Fatalf("key changed: %s -> %s", before[0].Key, after[0].Key)
+	}
+	if before[0].Cron == after[0].Cron && schedule.BuildJobs(defs, "machine-2", created)[0].Cron == before[0].Cron {
+		t.Fatalf("the machine does not move the time: %s", before[0].Cron)
 	}
 }
