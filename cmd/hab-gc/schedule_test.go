@@ -93,3 +93,15 @@ func TestRejectedDefinitionExitCode(t *testing.T) {
 		}
 	}
 }
+
+// TestListWarnsUnwritableState: schedule list says when the daemon could
+// not record runs (a read-only state directory; root included).
+func TestListWarnsUnwritableState(t *testing.T) {
+	root := storetest.New(t).Root
+	dir := schedDir(t, map[string]string{"a": pruneDef(root, "@hourly-random")})
+	stateDir := storetest.ReadOnly(t, t.TempDir())
+	code, _, errs := hab(t, nil, "schedule", "list", "--schedules", dir, "--state", filepath.Join(stateDir, "state.json"))
+	if code != 0 || !strings.Contains(errs, "cannot be written") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errs)
+	}
+}
