@@ -85,3 +85,61 @@ func TestApplySwapsForSymlinks(t *testing.T) {
 		})
 	}
 }
+
+// TestApplySwapForSymlinkToNeeded: the release being removed is replaced,
+// at each stage, by a symlink to a release that is kept: the kept release
+// is untouched.
+func TestApplySwapForSymlinkToNeeded(t *testing.T) {
+	for _, stage := range []string{"checked", "hidden", "deleting"} {
+		t.Run(stage, func(t *testing.T) {
+			b := base(t)
+			p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
+			pkgs := filepath.Join(b.Root, "hab", "pkgs")
+			kept := b.PkgPath(glibc2)
+			before := tree(t, kept)
+			done := false
+			opts := fast
+			retention.SetHook(&opts, func(st string, id pkgstore.Ident, hidden string) {
+				if st != stage || id.String() != redis2 || done {
+					return
+				}
+				name := filepath.Join(strings.Split(redis2, "/")...)
+				if stage != "checked" {
+					name = hidden
+				}
+				full := filepath.Join(pkgs, name)
+				if err := os.RemoveAll(full); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(kept, full); err != nil {
+					t.Fatal(err)
+				}
+				done = true
+			})
+			s, err := pkgstore.Open(b.Root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			p.Apply(t.Context(), s, opts)
+			if !done {
+				t.Fatalf("stage %s never reached", stage)
+			}
+			if after := tree(t, kept); after != before {
+				t.Errorf("the kept release %s changed:\nbefore %s\nafter  %s", glibc2, before, after)
+			}
+		})
+	}
+}
+
+// tree lists the files under dir.
+func tree(t *testing.T, dir string) string {
+	var names []string
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil {
+			names = append(names, strings.TrimPrefix(p, dir))
+		}
+		return nil
+	})
+	return strings.Join(names, " ")
+}
