@@ -276,6 +276,21 @@ func (p *Plan) findRoots() {
 			}
 		}
 	}
+	// An origin, name or version directory hab-gc cannot see into (a
+	// symlink, which Habitat follows; one it cannot read) may hold
+	// releases Habitat lists, whose DEPS may name any release: with
+	// AllowDamaged, nothing is removed while it is there.
+	for _, pr := range inv.Problems {
+		rel, inStore := strings.CutPrefix(pr.Path, pkgstore.StoreDir+"/")
+		if !pr.Blocking || !inStore || strings.Count(rel, "/") > 2 ||
+			(pr.Kind != pkgstore.ProblemSymlink && pr.Kind != pkgstore.ProblemUnreadable) {
+			continue
+		}
+		for _, r := range inv.Releases {
+			p.addRoot(r.Ref, CodeDamaged, fmt.Sprintf("hab-gc cannot see into %s (%s; see the problems), where Habitat may list releases that need it", pr.Path, pr.Kind))
+		}
+		break // one reason is enough
+	}
 	identProblems := map[string][]string{}
 	for _, pr := range inv.Problems {
 		if pr.Kind == pkgstore.ProblemIdent && pr.Release != "" {
