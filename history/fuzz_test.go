@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 )
@@ -32,6 +33,31 @@ func FuzzParseRecord(f *testing.F) {
 		}
 		if !r2.Time.Equal(r.Time) || r2.Kind != r.Kind || r2.Ident != r.Ident || r2.BytesFreed != r.BytesFreed {
 			t.Fatalf("round trip changed %+v into %+v", r, r2)
+		}
+	})
+}
+
+// FuzzParseFile: a journal file of any content yields records and
+// notices, never a panic, and every non-blank line is one or the other.
+func FuzzParseFile(f *testing.F) {
+	f.Add([]byte(`{"time":"2026-01-01T00:00:01Z","kind":"run","outcome":"ok"}` + "\n" + `{"time":"2026-01-01T00:00:02Z","kind":"rel`))
+	f.Add([]byte("\n\n{}\n"))
+	f.Add([]byte("garbage\n" + `{"time":"2026-01-01T00:00:01Z","kind":"release","ident":"core/a/1/2"}` + "\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		recs, notices := parseFile("history.jsonl", b)
+		lines := 0
+		for _, l := range bytes.Split(b, []byte{'\n'}) {
+			if len(bytes.TrimSpace(l)) > 0 {
+				lines++
+			}
+		}
+		if len(recs)+len(notices) != lines {
+			t.Fatalf("%d records and %d notices for %d lines", len(recs), len(notices), lines)
+		}
+		for i, n := range notices {
+			if n.Last && i != len(notices)-1 {
+				t.Fatalf("notice %d marked last: %+v", i, notices)
+			}
 		}
 	})
 }

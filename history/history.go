@@ -36,7 +36,7 @@ const (
 // Job names what ran.
 const (
 	JobRun   = "run"   // hab-gc run
-	JobPrune = "prune" // a scheduled prune (hab-gc daemon)
+	JobPrune = "prune" // a scheduled prune (hab-gc daemon); a disk-pressure job records its type, "pressure"
 )
 
 // Policy is the retention policy of a run, as it was given.

@@ -33,6 +33,10 @@
 // schedule owns it (the oldest by created time, then by name). Explicit
 // cron specs are honoured as written and never merged.
 //
+// Every prune appends its removals and its outcome (a refusal too) to
+// the history journal of its owner's FS root (package history), as
+// `hab-gc run` does.
+//
 // Several FS roots may reach one store (a symlinked hab/pkgs), each with
 // its own specs and binlinks: RunJob removes a release only when the plan
 // of every FS root a definition names for that store removes it.

@@ -644,7 +644,16 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 		}
 		return Result{OK: rep.OK(), Problems: len(rep.Problems), ProblemList: rep.Problems}
 	case Prune, Pressure:
-		asGiven := pol // the job's policy, for the history
+		// Every prune that gets this far is recorded in the store's
+		// history (package history), a refused one too.
+		run := history.Run{ID: fmt.Sprintf("%s-%s", j.Key, now.UTC().Format("20060102T150405Z")), Job: string(j.Type),
+			JobKey: j.Key, Owner: j.Owner, FSRoot: store.FSRoot(), Policy: pol}
+		record := func(res Result, plan *retention.Plan, ar *retention.Result, err error) Result {
+			if herr := history.Log(now, run, plan, ar, err); herr != nil {
+				res.HistoryError = herr.Error()
+			}
+			return res
+		}
 		self, _ := canonicalPath(store.FSRoot())
 		for _, root := range j.FSRoots {
 			if c, _ := canonicalPath(root); c == self {
@@ -652,7 +661,8 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 			}
 			pins, err := keptAt(ctx, root, j, now, setup)
 			if err != nil {
-				return Result{Error: fmt.Sprintf("FS root %s shares the store, and its plan could not be made, so nothing is removed: %v", root, err)}
+				err = fmt.Errorf("FS root %s shares the store, and its plan could not be made, so nothing is removed: %w", root, err)
+				return record(Result{Error: err.Error()}, nil, nil, err)
 			}
 			pol.Excludes = append(pol.Excludes, pins...)
 		}
@@ -663,7 +673,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 			if errors.As(err, &de) {
 				res.Problems, res.ProblemList = len(de.Problems), de.Problems
 			}
-			return res
+			return record(res, nil, nil, err)
 		}
 		res := Result{}
 		var free pressure.FreeFunc
@@ -677,7 +687,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 				}
 			}
 			if err != nil {
-				return Result{Error: err.Error()}
+				return record(Result{Error: err.Error()}, plan, nil, err)
 			}
 		}
 		ar, err := plan.Apply(ctx, store, retention.ApplyOptions{Locked: true})
@@ -686,11 +696,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 				res.FreeAfter = sp.Avail
 			}
 		}
-		run := history.Run{ID: fmt.Sprintf("%s-%s", j.Key, now.UTC().Format("20060102T150405Z")), Job: history.JobPrune,
-			JobKey: j.Key, Owner: j.Owner, FSRoot: store.FSRoot(), Policy: asGiven}
-		if herr := history.Log(now, run, plan, ar, err); herr != nil {
-			res.HistoryError = herr.Error()
-		}
+		res = record(res, plan, ar, err)
 		rep := plan.Report(ar)
 		res.Plan, res.ProblemList = &rep, rep.Problems
 		if ar != nil {

@@ -54,6 +54,16 @@ func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (
 	return plan, store, nil
 }
 
+// logRun appends a real run's records to the store's history (package
+// history); a failure to write them is a warning: the run's work stands.
+func (a *app) logRun(c *config, pol retention.Policy, plan *retention.Plan, res *retention.Result, err error) {
+	run := history.Run{ID: fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()),
+		Job: history.JobRun, FSRoot: c.fsRoot(), Policy: pol}
+	if herr := history.Log(time.Now(), run, plan, res, err); herr != nil {
+		fmt.Fprintf(a.textErr, "hab-gc: warning: the run's history could not be written: %v\n", herr)
+	}
+}
+
 // refuseUnmatched refuses a real run when an exclude or only given on the
 // command line matches no installed release: a typo there would remove
 // what the operator meant to keep. From a config file or the environment,
@@ -134,6 +144,9 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		// largest kept ones when not enough can be freed.
 		plan, store, err := a.planFor(cmd.Context(), c, true, limits != nil)
 		if err != nil {
+			if pol, perr := c.policy(true); perr == nil && !dry {
+				a.logRun(c, pol, nil, nil, err) // refused: a damaged store, runtime roots unknown...
+			}
 			return err
 		}
 		defer store.Close()
@@ -151,6 +164,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		}
 		if !dry && !allowUnmatched {
 			if err := refuseUnmatched(c, plan); err != nil {
+				a.logRun(c, plan.Policy, plan, nil, err)
 				return err
 			}
 		}
@@ -162,11 +176,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 				Logger:      slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			})
 			bar.done()
-			run := history.Run{ID: fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()),
-				Job: history.JobRun, FSRoot: c.fsRoot(), Policy: plan.Policy}
-			if herr := history.Log(time.Now(), run, plan, res, err); herr != nil {
-				fmt.Fprintf(a.textErr, "hab-gc: warning: the run's history could not be written: %v\n", herr)
-			}
+			a.logRun(c, plan.Policy, plan, res, err)
 			if err != nil && res == nil {
 				return err
 			}

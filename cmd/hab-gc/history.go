@@ -93,8 +93,8 @@ func parseSince(s string) (time.Duration, error) {
 // jobText names what made a record: hab-gc run, or a scheduled prune.
 func jobText(r history.Record) string {
 	by := "hab-gc run"
-	if r.Job == history.JobPrune {
-		by = "scheduled prune " + r.JobKey
+	if r.Job != history.JobRun {
+		by = "scheduled " + r.Job + " " + r.JobKey
 		if r.Owner != "" {
 			by += " (schedule " + r.Owner + ")"
 		}

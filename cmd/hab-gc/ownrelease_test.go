@@ -76,7 +76,7 @@ func TestOwnRunningReleaseKept(t *testing.T) {
 	def := fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily-random\"\nkeep_latest = 1\nmin_age = \"0\"\n", b.Root)
 	os.WriteFile(filepath.Join(sched, "p.toml"), []byte(def), 0o644)
 	state := filepath.Join(t.TempDir(), "state.json")
-	habgc("daemon", "--once", "--schedules", sched, "--state", state, "--now", "2026-06-01T00:00:00Z")
+	habgc("daemon", "--once", "--catch-up-spread", "0", "--schedules", sched, "--state", state, "--now", "2026-06-01T00:00:00Z")
 	_, out = habgc("daemon", "--once", "--catch-up-spread", "0", "--schedules", sched, "--state", state, "--now", "2026-06-04T00:00:00Z")
 	if !strings.Contains(out, "job ran") {
 		t.Fatalf("the prune did not run:\n%s", out)
