@@ -197,8 +197,55 @@ func TestApplyCrashSafety(t *testing.T) {
 // (temporary directory, then rename; dependencies first) while Apply
 // removes old releases those installs depend on. No installed release may
 // end up with a missing dependency.
+//
+// Apply's settle pause is for installs in flight to finish (or show their
+// install directory) before its last check. The imitation's installs took
+// up to one round of 150 installs after their dependency check; under
+// load (-race, a busy machine) that outlasted the pause and the test
+// failed, as a real install slower than Settle would. So the last check
+// (PhaseRecheck, told through OnPhase) waits for the installer to end the
+// round it is in: every install whose dependency check may have come
+// before a hide is then done, however slow the machine.
 func TestApplyWithConcurrentInstalls(t *testing.T) {
 	testConcurrentInstalls(t, 500*time.Millisecond)
+}
+
+// TestInstallDuringSettleKeepsItsDependency: an install that found its
+// dependency installed before Apply hid it, and renames its release into
+// place during the settle pause, gets the dependency back. (The concurrent
+// test above cannot tell: its later rounds install a hidden dependency
+// afresh.) OnPhase makes the order exact.
+func TestInstallDuringSettleKeepsItsDependency(t *testing.T) {
+	b := storetest.New(t)
+	oldPkg(b, depOld)
+	oldPkg(b, depNew)
+	p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
+	if d := decision(t, p, depOld); d.Action != retention.Remove {
+		t.Fatalf("plan keeps %s: %v", depOld, d.Reasons)
+	}
+	store := filepath.Join(b.Root, "hab", "pkgs")
+	const app = "core/app/1.0/20260101000000"
+	installed := false
+	opts := retention.ApplyOptions{Settle: time.Nanosecond, OnPhase: func(e retention.PhaseEvent) {
+		if e.Phase == retention.PhaseSettle && !installed {
+			installed = true
+			install(t, store, app, []string{depOld}) // resolved before the hide
+		}
+	}}
+	res := applyPlan(t, p, b.Root, opts)
+	if !installed {
+		t.Fatal("no settle pause")
+	}
+	if o, _ := outcome(res, depOld); o.Status != retention.StatusKept || !hasReason(o.Reasons, retention.CodeNewDependent, app) {
+		t.Errorf("outcome %+v", o)
+	}
+	inv, err := pkgstore.Scan(context.Background(), b.Root, pkgstore.Options{Target: "x86_64-linux"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range inv.Problems {
+		t.Errorf("%s", pr)
+	}
 }
 
 func testConcurrentInstalls(t *testing.T, settle time.Duration) {
@@ -219,8 +266,17 @@ func testConcurrentInstalls(t *testing.T, settle time.Duration) {
 		store := filepath.Join(b.Root, "hab", "pkgs")
 		stop := make(chan struct{})
 		done := make(chan struct{})
+		// recheck is closed when Apply starts its last check; settled
+		// when the installer has then ended its round.
+		recheck, settled := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(done)
+			acked := false
+			defer func() {
+				if !acked {
+					close(settled)
+				}
+			}()
 			// Like `hab pkg install` of many apps at once: resolve (find
 			// each app's dependency installed, or install it), download,
 			// then unpack and rename each app into place; over and over,
@@ -238,10 +294,23 @@ func testConcurrentInstalls(t *testing.T, settle time.Duration) {
 				for i, dep := range olds {
 					install(t, store, fmt.Sprintf("core/app%d/1.0/2026%06d%04d", i, n, round), []string{dep})
 				}
+				select {
+				case <-recheck:
+					if !acked {
+						acked = true
+						close(settled)
+					}
+				default:
+				}
 			}
 		}()
 		time.Sleep(5 * time.Millisecond)
-		applyPlan(t, p, b.Root, retention.ApplyOptions{Settle: settle})
+		applyPlan(t, p, b.Root, retention.ApplyOptions{Settle: settle, OnPhase: func(e retention.PhaseEvent) {
+			if e.Phase == retention.PhaseRecheck {
+				close(recheck)
+				<-settled
+			}
+		}})
 		close(stop)
 		<-done
 		inv, err := pkgstore.Scan(context.Background(), b.Root, pkgstore.Options{Target: "x86_64-linux"})
