@@ -216,13 +216,7 @@ func TestApplyWithConcurrentInstalls(t *testing.T) {
 // test above cannot tell: its later rounds install a hidden dependency
 // afresh.) OnPhase makes the order exact.
 func TestInstallDuringSettleKeepsItsDependency(t *testing.T) {
-	b := storetest.New(t)
-	oldPkg(b, depOld)
-	oldPkg(b, depNew)
-	p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
-	if d := decision(t, p, depOld); d.Action != retention.Remove {
-		t.Fatalf("plan keeps %s: %v", depOld, d.Reasons)
-	}
+	b, p := depOldRemoved(t)
 	store := filepath.Join(b.Root, "hab", "pkgs")
 	const app = "core/app/1.0/20260101000000"
 	installed := false

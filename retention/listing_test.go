@@ -211,10 +211,10 @@ func TestUnreadableTargetAsNonRoot(t *testing.T) {
 	}
 }
 
-// TestOpaqueDependentAtFinalCheck: a release Habitat lists but hab-gc
-// cannot read, appearing while a release it names is hidden, puts that
-// release back (its DEPS count as a new dependent).
-func TestOpaqueDependentAtFinalCheck(t *testing.T) {
+// depOldRemoved is a store of depOld and depNew and a plan (keep the latest
+// one) that removes depOld.
+func depOldRemoved(t *testing.T) (*storetest.Builder, *retention.Plan) {
+	t.Helper()
 	b := storetest.New(t)
 	oldPkg(b, depOld)
 	oldPkg(b, depNew)
@@ -222,6 +222,14 @@ func TestOpaqueDependentAtFinalCheck(t *testing.T) {
 	if d := decision(t, p, depOld); d.Action != retention.Remove {
 		t.Fatalf("plan keeps %s: %v", depOld, d.Reasons)
 	}
+	return b, p
+}
+
+// TestOpaqueDependentAtFinalCheck: a release Habitat lists but hab-gc
+// cannot read, appearing while a release it names is hidden, puts that
+// release back (its DEPS count as a new dependent).
+func TestOpaqueDependentAtFinalCheck(t *testing.T) {
+	b, p := depOldRemoved(t)
 	opts := fast
 	ran := false
 	retention.SetHook(&opts, func(stage string, id pkgstore.Ident, hidden string) {
