@@ -229,3 +229,46 @@ func TestDaemonPressure(t *testing.T) {
 		checkStore(t, b, "core/redis/1.0/20200101000000", "core/redis/2.0/20200201000000")
 	}
 }
+
+// TestRunPressureCacheFirst: under disk pressure with --cache, the
+// archive of a release that is not installed goes first; when it frees
+// enough, no release is removed.
+func TestRunPressureCacheFirst(t *testing.T) {
+	b := pressureStore(t, 1900<<10)
+	dir := b.Path("hab/cache/artifacts")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Archives of about 600 KiB: bytes after the xz stream (which
+	// Identify never reads) make them big without slow compression.
+	for name, ident := range map[string]string{"old-x86_64-linux.hart": "core/redis/0.9/20190101000000", "older-x86_64-linux.hart": "core/redis/0.8/20180101000000"} {
+		data := append(storetest.Hart(ident), make([]byte, 600<<10)...)
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Fill again so that about 600 KiB are free.
+	sp, err := pressure.Statfs(b.Root)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b.Root, "filler2"), bytes.Repeat([]byte{1}, int(sp.Avail-600<<10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := execute([]string{"run", "--keep-latest=1", "--min-age=0", "--runtime-roots=false", "--fs-root", b.Root, "--json",
+		"--cache", "--cache-keep-latest=0", "--min-free", "1MiB", "--max-free", "1.1MiB"}, &out, &errb, func(string) (string, bool) { return "", false })
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	checkStore(t, b) // no release removed: one archive was enough
+	left := 0
+	for _, name := range []string{"old-x86_64-linux.hart", "older-x86_64-linux.hart"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			left++
+		}
+	}
+	if left != 1 {
+		t.Fatalf("%d archives left, want 1 (just enough removed)\n%s", left, out.String())
+	}
+}
