@@ -258,7 +258,7 @@ func newStoreCollector() *storeCollector {
 		size: prometheus.NewDesc("hab_gc_store_size_bytes",
 			"Size of the file system of the store (statfs).", []string{"store"}, nil),
 		cacheFiles: prometheus.NewDesc("hab_gc_cache_files",
-			"Package archives (*.hart) in FS_ROOT/hab/cache/artifacts, which hab-gc never removes.", []string{"store"}, nil),
+			"Package archives (*.hart) in FS_ROOT/hab/cache/artifacts (hab-gc removes them only with run --cache).", []string{"store"}, nil),
 		cacheBytes: prometheus.NewDesc("hab_gc_cache_bytes",
 			"Bytes of the package archives in FS_ROOT/hab/cache/artifacts.", []string{"store"}, nil),
 	}

@@ -200,7 +200,7 @@ func TestCache(t *testing.T) {
 # HELP hab_gc_cache_bytes Bytes of the package archives in FS_ROOT/hab/cache/artifacts.
 # TYPE hab_gc_cache_bytes gauge
 hab_gc_cache_bytes{store="` + store + `"} 150
-# HELP hab_gc_cache_files Package archives (*.hart) in FS_ROOT/hab/cache/artifacts, which hab-gc never removes.
+# HELP hab_gc_cache_files Package archives (*.hart) in FS_ROOT/hab/cache/artifacts (hab-gc removes them only with run --cache).
 # TYPE hab_gc_cache_files gauge
 hab_gc_cache_files{store="` + store + `"} 2
 `
