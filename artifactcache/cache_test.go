@@ -220,3 +220,21 @@ func FuzzParseHeader(f *testing.F) {
 		}
 	})
 }
+
+func FuzzIdentify(f *testing.F) {
+	f.Add(storetest.Hart("core/redis/6.2.5/20211101000000"))
+	f.Add(storetest.HartOf("hab/pkgs/a/b/1/20200101000000/", "etc/passwd"))
+	f.Add(append([]byte(header), "\xfd7zXZ\x00"...))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, id, err := Identify(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrNotHart) {
+				t.Fatalf("error %v does not wrap ErrNotHart", err)
+			}
+			return
+		}
+		if _, perr := pkgstore.ParseFullIdent(id.String()); perr != nil {
+			t.Fatalf("identified %q, not a full ident: %v", id, perr)
+		}
+	})
+}
