@@ -117,6 +117,8 @@ type Inventory struct {
 	// target scanned for.
 	FSRoot string
 	Target string
+	// Store identifies the store directory that was read (see StoreID).
+	Store StoreID
 	// Releases are the installed releases, sorted by Compare (oldest first
 	// within each origin/name).
 	Releases []*Release

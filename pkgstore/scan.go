@@ -141,10 +141,14 @@ func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 		opts.BinlinkDirs = DefaultBinlinkDirs()
 	}
 	sc := &scanner{store: s, opts: opts, in: newInterner()}
-	if err := sc.walk(ctx); err != nil {
+	err := sc.walk(ctx)
+	if err != nil {
 		return nil, err
 	}
 	inv := sc.inventory()
+	if inv.Store, err = s.ID(); err != nil {
+		return nil, err
+	}
 	inv.Installing, inv.Debris, inv.Opaque = sc.installing, sc.debris, sc.opaques
 	slices.SortFunc(inv.Opaque, func(a, b Opaque) int { return strings.Compare(a.Path, b.Path) })
 	slices.SortFunc(inv.Installing, func(a, b Installing) int { return strings.Compare(a.Path, b.Path) })

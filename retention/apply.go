@@ -22,18 +22,17 @@ const DefaultSettle = 2 * time.Second
 
 // ApplyOptions tune Apply.
 type ApplyOptions struct {
-	// LockTimeout is how long to wait for another hab-gc's lock. Default
-	// 0: fail at once if the store is locked.
+	// LockTimeout is how long to wait for another hab-gc's lock. The
+	// zero value waits DefaultLockTimeout; NoLockWait fails at once.
 	LockTimeout time.Duration
 	// Locked says the caller already holds the store's lock (as the
 	// scheduler does while it checks and records its run), so Apply must
 	// not take it again.
 	Locked bool
 	// Settle is the pause between hiding releases and the final check for
-	// new dependents (see Apply). Default DefaultSettle; negative: none.
+	// new dependents (see Apply). The zero value is DefaultSettle;
+	// NoSettle (any negative value) is none.
 	Settle time.Duration
-	// Now reads the clock for revalidation (MinAge). Default time.Now.
-	Now func() time.Time
 	// Progress, when set, receives an Event per release handled.
 	Progress func(Event)
 	// OnPhase, when set, is told when each phase of Apply starts (Done 0)
@@ -138,7 +137,8 @@ const (
 
 // Apply carries out the plan's removals on a live store, safely:
 //
-//  1. It takes the store's exclusive lock (Store.Lock).
+//  1. It refuses a store other than the plan's (ErrOtherStore), and takes
+//     the store's exclusive lock (Store.Lock).
 //  2. It finishes what an interrupted run left (hidden directories).
 //  3. It scans the store again, asks the policy's RootFinders again what
 //     is in use, and recomputes the plan with the same policy: only
@@ -194,8 +194,8 @@ const (
 // plus one rename per hidden release (waiting for the lock, the scans and
 // the settle pause all stop at once).
 func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptions) (*Result, error) {
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if err := p.checkStore(store); err != nil {
+		return nil, err
 	}
 	if opts.Settle == 0 {
 		opts.Settle = DefaultSettle
@@ -207,7 +207,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	a := &applier{ctx: ctx, store: store, root: store.Root(), opts: opts, log: log, res: &Result{}}
 	if !opts.Locked {
 		a.phase(PhaseLock, 0, 0)
-		unlock, err := store.Lock(ctx, opts.LockTimeout)
+		unlock, err := store.Lock(ctx, LockWait(opts.LockTimeout))
 		if err != nil {
 			return nil, err
 		}
@@ -233,7 +233,9 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	if ctx.Err() != nil {
 		return a.stop(nil, removals)
 	}
-	freshPlan, err := ComputeFound(fresh, p.Policy, opts.Now(), store.HasUninstallHook, found)
+	// The plan's clock reading: one clock, the caller's (a release the plan
+	// removes was old enough then, and is older now).
+	freshPlan, err := ComputeFound(fresh, p.Policy, p.Now, store.HasUninstallHook, found)
 	if err != nil {
 		err = fmt.Errorf("revalidating the plan: %w", err)
 		a.notAttempted(removals, Reason{CodeChanged, err.Error()})

@@ -46,9 +46,6 @@ func applyPlan(t *testing.T, p *retention.Plan, root string, opts retention.Appl
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if opts.Now == nil {
-		opts.Now = func() time.Time { return now }
-	}
 	res, err := p.Apply(context.Background(), s, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +98,7 @@ func TestApplyRemovesAndPrunes(t *testing.T) {
 func TestApplyWholePackageGoesWithItsDirectories(t *testing.T) {
 	b := storetest.New(t)
 	oldPkg(b, "core/a/1/1")
-	_, res := planAndApply(t, b.Root, retention.Policy{KeepLatest: 0}, fast)
+	_, res := planAndApply(t, b.Root, retention.Policy{KeepLatest: retention.KeepNone}, fast)
 	if res.Removed != 1 || exists(b.Path("hab/pkgs/core")) {
 		t.Fatalf("origin directory left: %+v", res)
 	}

@@ -198,7 +198,7 @@ func (p *Plan) eachPackage(f func([]*pkgstore.Release)) {
 func (p *Plan) findRoots() {
 	pol, inv := p.Policy, p.Inventory
 	p.eachPackage(func(rels []*pkgstore.Release) {
-		n, code, what := pol.KeepLatest, CodeLatest, ""
+		n, code, what := pol.keep(), CodeLatest, ""
 		if pol.neverRemoved(rels[0].Ident) {
 			for _, r := range rels {
 				p.addRoot(r.Ref, CodeHabitat, fmt.Sprintf("release of %s, the hab command: Habitat never removes chef/hab, and neither does hab-gc unless self_keep_latest is set", pkgName(r.Ident)))
@@ -369,7 +369,7 @@ func (p *Plan) decide() {
 			continue
 		}
 		d.Action = Remove
-		n := p.Policy.KeepLatest
+		n := p.Policy.keep()
 		if IsHabitatPackage(r.Ident) {
 			n = p.Policy.selfKeep()
 		}

@@ -99,7 +99,7 @@ func TestRules(t *testing.T) {
 			{glibc2, retention.Keep, retention.CodeLatest, ""},
 			{glibc1, retention.Remove, retention.CodeOld, ""},
 		}},
-		{"keep latest 0 keeps only what is needed", func(b *storetest.Builder) { b.Spec("redis", "core/redis/5.0.1") }, retention.Policy{KeepLatest: 0}, []check{
+		{"keep latest 0 keeps only what is needed", func(b *storetest.Builder) { b.Spec("redis", "core/redis/5.0.1") }, retention.Policy{KeepLatest: retention.KeepNone}, []check{
 			{redis2, retention.Keep, retention.CodeService, "loaded service redis runs it (spec ident core/redis/5.0.1)"},
 			{glibc2, retention.Keep, retention.CodeDependency, "dependency of core/redis/5.0.1/20210101000000 (loaded service redis"},
 			{redis3b, retention.Remove, retention.CodeOld, "newest 0"},
@@ -135,7 +135,7 @@ func TestRules(t *testing.T) {
 			oldPkg(b, "chef/hab-sup/1.6.0/20200101000000")
 			oldPkg(b, "chef/hab-sup/1.6.1/20210101000000")
 			oldPkg(b, "core/hab-sup/0.90.0/20190101000000")
-		}, retention.Policy{KeepLatest: 0}, []check{
+		}, retention.Policy{KeepLatest: retention.KeepNone}, []check{
 			{"chef/hab-sup/1.6.1/20210101000000", retention.Keep, retention.CodeHabitat, "Habitat's own package"},
 			{"chef/hab-sup/1.6.0/20200101000000", retention.Remove, retention.CodeOld, "newest 1 of chef/hab-sup"},
 			{"core/hab-sup/0.90.0/20190101000000", retention.Keep, retention.CodeHabitat, ""},
@@ -151,7 +151,7 @@ func TestRules(t *testing.T) {
 			oldPkg(b, "core/app/1.0/20200101000000")
 			b.Spec("app", "core/app")
 			oldPkg(b, "core/app/v0.9/20190101000000")
-		}, retention.Policy{KeepLatest: 0}, []check{
+		}, retention.Policy{KeepLatest: retention.KeepNone}, []check{
 			{"core/app/1.0/20200101000000", retention.Keep, retention.CodeServiceMaybe, "depends on directory order"},
 			{"core/app/v0.9/20190101000000", retention.Keep, retention.CodeServiceMaybe, "depends on directory order"},
 			{"core/app/master/20240101000000", retention.Keep, retention.CodeServiceMaybe, "cannot order"},
@@ -258,7 +258,7 @@ func TestMinAge(t *testing.T) {
 	b.Pkg(fresh) // ctime: now (the real clock)
 	inv := scanStore(t, b)
 	realNow := time.Now()
-	p, err := retention.Compute(inv, retention.Policy{KeepLatest: 0}, realNow, nil)
+	p, err := retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone}, realNow, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestMinAge(t *testing.T) {
 		t.Fatalf("fresh release: %+v", d)
 	}
 	// Two hours later it is old enough.
-	p, _ = retention.Compute(inv, retention.Policy{KeepLatest: 0}, realNow.Add(2*time.Hour), nil)
+	p, _ = retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone}, realNow.Add(2*time.Hour), nil)
 	if d := decision(t, p, fresh); d.Action != retention.Remove {
 		t.Fatalf("fresh release after 2h: %+v", d)
 	}
@@ -315,7 +315,7 @@ func TestDamageFailsSafe(t *testing.T) {
 	if !strings.Contains(err.Error(), "hab/pkgs/core/broken/1.0/20200101000000/DEPS") {
 		t.Errorf("refusal does not name the damaged file: %v", err)
 	}
-	p, err := retention.Compute(inv, retention.Policy{KeepLatest: 0, MinAge: retention.NoMinAge, AllowDamaged: true}, now, nil)
+	p, err := retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, AllowDamaged: true}, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestUninstallHook(t *testing.T) {
 	}
 	defer s.Close()
 	inv := scanStore(t, b)
-	p, err := retention.Compute(inv, retention.Policy{KeepLatest: 0, MinAge: retention.NoMinAge}, now, s.HasUninstallHook)
+	p, err := retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge}, now, s.HasUninstallHook)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestUninstallHook(t *testing.T) {
 	if d := decision(t, p, "core/hooked/1.0/20200101000000"); d.Action != retention.Remove {
 		t.Errorf("hooked older: %+v", d)
 	}
-	p, _ = retention.Compute(inv, retention.Policy{KeepLatest: 0, MinAge: retention.NoMinAge, IgnoreUninstallHooks: true}, now, s.HasUninstallHook)
+	p, _ = retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, IgnoreUninstallHooks: true}, now, s.HasUninstallHook)
 	if d := decision(t, p, "core/hooked/2.0/20210101000000"); d.Action != retention.Remove {
 		t.Errorf("with hooks ignored: %+v", d)
 	}
@@ -384,7 +384,7 @@ func TestWhy(t *testing.T) {
 }
 
 func TestPolicyValidation(t *testing.T) {
-	for _, pol := range []retention.Policy{{KeepLatest: -1}, {SelfKeepLatest: -2}, {MinAge: -5 * time.Second}, {Only: []pkgstore.Ident{pkgstore.MustParseIdent("core/a/1/2")}}} {
+	for _, pol := range []retention.Policy{{KeepLatest: -2}, {KeepLatest: 1, SelfKeepLatest: -2}, {KeepLatest: 1, MinAge: -5 * time.Second}, {KeepLatest: 1, Only: []pkgstore.Ident{pkgstore.MustParseIdent("core/a/1/2")}}} {
 		if err := pol.Validate(); !errors.Is(err, retention.ErrInvalidPolicy) {
 			t.Errorf("%+v: got %v", pol, err)
 		}

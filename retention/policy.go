@@ -14,7 +14,32 @@ import (
 // ErrInvalidPolicy is wrapped by errors about a policy's values.
 var ErrInvalidPolicy = errors.New("invalid retention policy")
 
-// DefaultMinAge is the default Policy.MinAge. Habitat installs a
+// ErrEmptyPolicy is returned (wrapped) by Validate, Compute and PlanStore
+// for a policy that does not say how many releases to keep by count
+// (KeepLatest 0, as in the zero Policy): without that, everything not
+// protected would go. Keeping none by count is said with KeepNone.
+var ErrEmptyPolicy = errors.New("the retention policy sets nothing (KeepLatest is unset; KeepNone keeps no release by count)")
+
+// KeepNone is the KeepLatest that keeps no release by count: only the
+// protections keep releases. The zero KeepLatest is "unset" and refused.
+const KeepNone = -1
+
+// KeepCount returns the KeepLatest that keeps the newest n releases by count:
+// n itself, or KeepNone for 0. It is how a count read from a user (a
+// flag, a config file) becomes a policy.
+func KeepCount(n int) int {
+	if n == 0 {
+		return KeepNone
+	}
+	return n
+}
+
+// Zero values mean the same in the library, the CLI and configuration
+// files: the zero duration (0 in Go, "0" or "0s" on the command line or in
+// TOML) is the default, never "off"; off is said with a named constant in
+// Go (NoMinAge, NoSettle, NoLockWait) and "none" in the CLI and TOML.
+
+// DefaultMinAge is the default Policy.MinAge (the zero MinAge). Habitat installs a
 // package's dependencies first, each renamed into place as soon as it is
 // unpacked, and the package itself last: until the last one lands, a fresh
 // dependency has no installed dependent and looks like garbage. An hour
@@ -22,17 +47,17 @@ var ErrInvalidPolicy = errors.New("invalid retention policy")
 // an operator's rollback (`hab svc load` of an older release) in progress.
 const DefaultMinAge = time.Hour
 
-// NoMinAge turns the age protection off.
+// NoMinAge turns the age protection off ("none" in the CLI and TOML).
 const NoMinAge time.Duration = -1
 
-// Policy says what to keep. The zero value keeps 0 releases per package
-// by count, with every protection in force; a caller must still set
-// KeepLatest deliberately (see Policy.Validate and the CLI's refusal of an
-// empty policy).
+// Policy says what to keep. The zero value is refused (ErrEmptyPolicy):
+// a caller states KeepLatest on purpose, KeepNone included. Every other
+// field's zero value is its safe default, with every protection in force.
 type Policy struct {
 	// KeepLatest is how many of the newest releases of each origin/name to
-	// keep by count alone (Habitat's ordering). Default 0: no release is
-	// kept by count, only by the protections below.
+	// keep by count alone (Habitat's ordering): 1 or more, or KeepNone to
+	// keep none by count (only the protections below keep releases). 0 is
+	// unset, and refused (ErrEmptyPolicy).
 	KeepLatest int
 	// SelfKeepLatest is how many releases of Habitat's own packages
 	// (chef/hab, chef/hab-sup, chef/hab-launcher and their core/
@@ -72,9 +97,13 @@ type Policy struct {
 	RootFinders []RootFinder
 }
 
-// Validate checks the policy's values.
+// Validate checks the policy's values. A policy without KeepLatest fails
+// with ErrEmptyPolicy; bad values with ErrInvalidPolicy.
 func (p Policy) Validate() error {
-	if p.KeepLatest < 0 {
+	if p.KeepLatest == 0 {
+		return ErrEmptyPolicy
+	}
+	if p.KeepLatest < KeepNone {
 		return fmt.Errorf("%w: keep-latest %d is negative", ErrInvalidPolicy, p.KeepLatest)
 	}
 	if p.SelfKeepLatest < 0 {
@@ -101,12 +130,57 @@ func (p Policy) minAge() time.Duration {
 	return p.MinAge
 }
 
+// keep is how many releases of each package KeepLatest keeps by count.
+func (p Policy) keep() int { return max(p.KeepLatest, 0) }
+
 func (p Policy) selfKeep() int {
 	n := p.SelfKeepLatest
 	if n == 0 {
-		n = p.KeepLatest
+		n = p.keep()
 	}
 	return max(n, 1)
+}
+
+// String describes the policy in one line for logs, as the CLI's settings
+// would spell it: "keep-latest=2 min-age=1h0m0s only=core/redis".
+// Unset fields are left out, except KeepLatest.
+func (p Policy) String() string {
+	var b strings.Builder
+	switch p.KeepLatest {
+	case 0:
+		b.WriteString("keep-latest=unset")
+	case KeepNone:
+		b.WriteString("keep-latest=none")
+	default:
+		fmt.Fprintf(&b, "keep-latest=%d", p.KeepLatest)
+	}
+	if p.SelfKeepLatest != 0 {
+		fmt.Fprintf(&b, " self-keep-latest=%d", p.SelfKeepLatest)
+	}
+	switch p.MinAge {
+	case 0:
+		b.WriteString(" min-age=default")
+	case NoMinAge:
+		b.WriteString(" min-age=none")
+	default:
+		fmt.Fprintf(&b, " min-age=%s", p.MinAge)
+	}
+	for _, o := range p.Only {
+		fmt.Fprintf(&b, " only=%s", o)
+	}
+	for _, e := range p.Excludes {
+		fmt.Fprintf(&b, " exclude=%q", e.Raw)
+	}
+	if p.AllowDamaged {
+		b.WriteString(" allow-damaged")
+	}
+	if p.IgnoreUninstallHooks {
+		b.WriteString(" ignore-uninstall-hooks")
+	}
+	if len(p.RootFinders) > 0 {
+		fmt.Fprintf(&b, " root-finders=%d", len(p.RootFinders))
+	}
+	return b.String()
 }
 
 // neverRemoved reports whether no release of id's package is removed

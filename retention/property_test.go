@@ -109,7 +109,7 @@ func TestPlanInvariants(t *testing.T) {
 	}
 	for i := 0; i < stores; i++ {
 		inv, _ := randomStore(rng)
-		pol := retention.Policy{KeepLatest: rng.IntN(4), MinAge: time.Duration(rng.IntN(48)) * time.Hour}
+		pol := retention.Policy{KeepLatest: retention.KeepCount(rng.IntN(4)), MinAge: time.Duration(rng.IntN(48)) * time.Hour}
 		if pol.MinAge == 0 {
 			pol.MinAge = retention.NoMinAge
 		}
@@ -163,7 +163,7 @@ func TestPlanInvariants(t *testing.T) {
 			byPkg[r.Ident.Package()] = append(byPkg[r.Ident.Package()], r)
 		}
 		for pkg, rels := range byPkg {
-			n := pol.KeepLatest
+			n := max(pol.KeepLatest, 0)
 			if retention.IsHabitatPackage(pkg) {
 				n = max(n, 1)
 			}

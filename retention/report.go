@@ -11,7 +11,18 @@ import (
 // use, and computes a plan for it, with uninstall hooks checked on disk. When the scan options do not ask for sizes, only
 // the releases to remove are measured, so that the plan can say how much
 // it reclaims without walking the whole store.
+//
+// now is the caller's clock reading, used for MinAge, for the ages the
+// scan reports (scan.Now, when zero) and by Apply when it revalidates the
+// plan. A policy that sets nothing is refused before any scan
+// (ErrEmptyPolicy).
 func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, scan pkgstore.Options) (*Plan, error) {
+	if err := pol.Validate(); err != nil {
+		return nil, err
+	}
+	if scan.Now.IsZero() {
+		scan.Now = now
+	}
 	inv, err := store.Scan(ctx, scan)
 	if err != nil {
 		return nil, err

@@ -121,7 +121,7 @@ func (p Params) Canonical() string {
 
 // Policy returns the retention policy of a prune job.
 func (p Params) Policy() (retention.Policy, error) {
-	pol := retention.Policy{KeepLatest: p.KeepLatest}
+	pol := retention.Policy{KeepLatest: retention.KeepCount(p.KeepLatest)}
 	for _, e := range p.Exclude {
 		ex, err := retention.ParseExclude(e)
 		if err != nil {
@@ -130,10 +130,7 @@ func (p Params) Policy() (retention.Policy, error) {
 		pol.Excludes = append(pol.Excludes, ex)
 	}
 	if p.HasMinAge {
-		pol.MinAge = p.MinAge
-		if p.MinAge == 0 {
-			pol.MinAge = retention.NoMinAge
-		}
+		pol.MinAge = p.MinAge // the library's meaning: 0 the default, NoMinAge none
 	}
 	return pol, pol.Validate()
 }
@@ -355,12 +352,9 @@ func pruneParams(fail func(field, format string, args ...any) error, table strin
 	}
 	p := Params{KeepLatest: *keep, Exclude: normaliseExcludes(exclude)}
 	if minAge != nil {
-		dur, err := time.ParseDuration(*minAge)
-		if *minAge == "0" {
-			dur, err = 0, nil
-		}
-		if err != nil || dur < 0 {
-			return Params{}, fail(table+".min_age", "%q is not a duration such as 30m or 2h", *minAge)
+		dur, err := retention.ParseDuration(*minAge, retention.NoMinAge)
+		if err != nil {
+			return Params{}, fail(table+".min_age", "%v", err)
 		}
 		p.MinAge, p.HasMinAge = dur, true
 	}

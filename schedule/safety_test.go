@@ -36,8 +36,8 @@ func testMergedJobProtects(t *testing.T, spec string) {
 		t.Fatal(err)
 	}
 	storetest.At(t, bRoot).Spec("svc", "core/svc/1/1")
-	e.write("owner", fmt.Sprintf("created = \"2026-01-01T00:00:00Z\"\nfs_root = %q\n[prune]\nschedule = %q\nkeep_latest = 1\nmin_age = \"0\"\n", a.Root, spec))
-	e.write("other", fmt.Sprintf("created = \"2026-01-02T00:00:00Z\"\nfs_root = %q\n[prune]\nschedule = %q\nkeep_latest = 1\nmin_age = \"0\"\n", bRoot, spec))
+	e.write("owner", fmt.Sprintf("created = \"2026-01-01T00:00:00Z\"\nfs_root = %q\n[prune]\nschedule = %q\nkeep_latest = 1\nmin_age = \"none\"\n", a.Root, spec))
+	e.write("other", fmt.Sprintf("created = \"2026-01-02T00:00:00Z\"\nfs_root = %q\n[prune]\nschedule = %q\nkeep_latest = 1\nmin_age = \"none\"\n", bRoot, spec))
 	s := e.scheduler()
 	s.Run = nil // the real prune
 	e.reload(s)

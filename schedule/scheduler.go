@@ -34,7 +34,9 @@ type Scheduler struct {
 	// Clock reads the time (default time.Now).
 	Clock func() time.Time
 	// LockTimeout bounds the wait for a store's lock when a job falls due
-	// while another holds it; the job is then retried, never dropped.
+	// while another holds it; the job is then retried, never dropped. As
+	// retention.ApplyOptions.LockTimeout: the zero value waits
+	// retention.DefaultLockTimeout, retention.NoLockWait not at all.
 	LockTimeout time.Duration
 	// Run runs a job (default DefaultRun).
 	Run RunFunc
@@ -520,8 +522,9 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 		return fail(err.Error())
 	}
 	defer store.Close()
-	if s.LockTimeout > 0 {
-		log.Info("waiting for the store's lock", "timeout", s.LockTimeout.String())
+	wait := retention.LockWait(s.LockTimeout)
+	if wait > 0 {
+		log.Info("waiting for the store's lock", "timeout", wait.String())
 	}
 	// A prune takes the store's lock exclusive. A check takes it shared,
 	// as `hab-gc check` does: it runs beside other checks, and where the
@@ -531,7 +534,7 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 	if j.Type == Check {
 		lock = store.RLock
 	}
-	unlock, err := lock(ctx, s.LockTimeout)
+	unlock, err := lock(ctx, wait)
 	switch {
 	case j.Type == Check && errors.Is(err, pkgstore.ErrLockUnavailable):
 		notice = fmt.Sprintf("checked without the store's lock (%v); a run in progress may show as problems", err)

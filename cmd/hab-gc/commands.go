@@ -410,7 +410,7 @@ another package target. Everything else is an error. check exits 6 when it finds
 --strict, a notice counts too.`,
 		Args: args(cobra.NoArgs),
 	}
-	cmd.Flags().String("min-age", "", "an install directory younger than this is an install in progress: a notice (default 1h; 0: none is)")
+	cmd.Flags().String("min-age", "", "an install directory younger than this is an install in progress: a notice (default 1h, also 0; none: no directory is)")
 	cmd.Flags().Bool("strict", false, "exit 6 on notices too")
 	addMetricsFileFlag(cmd)
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
@@ -431,8 +431,13 @@ another package target. Everything else is an error. check exits 6 when it finds
 		}
 		minAge := retention.DefaultMinAge
 		if c.isSet("min_age") {
-			if minAge, err = c.duration("min_age"); err != nil {
+			switch m, err := c.durationSetting("min_age", retention.NoMinAge); {
+			case err != nil:
 				return err
+			case m == retention.NoMinAge:
+				minAge = 0
+			case m > 0:
+				minAge = m
 			}
 		}
 		strict, err := c.boolean("strict")
@@ -447,7 +452,7 @@ another package target. Everything else is an error. check exits 6 when it finds
 		// A shared lock: checks do not exclude each other, a run excludes
 		// them. On a read-only store, or for a user who may not create or
 		// open the lock file, check reads without it and says so.
-		unlock, err := store.RLock(cmd.Context(), timeout)
+		unlock, err := store.RLock(cmd.Context(), retention.LockWait(timeout))
 		switch {
 		case errors.Is(err, pkgstore.ErrLockUnavailable):
 			fmt.Fprintf(a.textErr, "hab-gc: notice: checking without the store's lock (%v); a run in progress may show as problems\n", err)

@@ -251,18 +251,6 @@ func (c *config) count(key string) (int, error) {
 	return n, nil
 }
 
-func (c *config) duration(key string) (time.Duration, error) {
-	s := strings.TrimSpace(c.raw(key))
-	if n, err := strconv.Atoi(s); err == nil && n == 0 {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, c.bad(key, "must be a duration such as 90s, 10m or 2h, 0 or more")
-	}
-	return d, nil
-}
-
 func (c *config) boolean(key string) (bool, error) {
 	if !c.isSet(key) {
 		return false, nil
@@ -361,12 +349,25 @@ func (c *config) scanOptions() (pkgstore.Options, error) {
 	return o, nil
 }
 
-// lockTimeout returns how long to wait for the store's lock (default 30s).
+// lockTimeout returns the lock_timeout setting with the library's meaning
+// (ApplyOptions.LockTimeout): 0 (also when unset) is
+// retention.DefaultLockTimeout, "none" retention.NoLockWait. Store.Lock
+// takes retention.LockWait of it.
 func (c *config) lockTimeout() (time.Duration, error) {
 	if !c.isSet("lock_timeout") {
-		return 30 * time.Second, nil
+		return 0, nil
 	}
-	return c.duration("lock_timeout")
+	return c.durationSetting("lock_timeout", retention.NoLockWait)
+}
+
+// durationSetting reads a duration setting as retention.ParseDuration
+// does: "none" is none, 0 the default.
+func (c *config) durationSetting(key string, none time.Duration) (time.Duration, error) {
+	d, err := retention.ParseDuration(c.raw(key), none)
+	if err != nil {
+		return 0, c.bad(key, `must be a duration such as 90s, 10m or 2h, 0 (the default) or none`)
+	}
+	return d, nil
 }
 
 func errNoPolicy() error {
@@ -389,6 +390,9 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 	} else if p.KeepLatest, err = c.count("keep_latest"); err != nil {
 		return p, err
 	}
+	// The library's spelling: 0 kept by count is KeepNone; unset (list,
+	// why without a policy) plans as KeepNone, its actions not shown.
+	p.KeepLatest = retention.KeepCount(p.KeepLatest)
 	if c.isSet("self_keep_latest") {
 		if p.SelfKeepLatest, err = c.count("self_keep_latest"); err != nil {
 			return p, err
@@ -412,13 +416,8 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 		p.Only = append(p.Only, id)
 	}
 	if c.isSet("min_age") {
-		d, err := c.duration("min_age")
-		if err != nil {
+		if p.MinAge, err = c.durationSetting("min_age", retention.NoMinAge); err != nil {
 			return p, err
-		}
-		p.MinAge = d
-		if d == 0 {
-			p.MinAge = retention.NoMinAge
 		}
 	}
 	if p.IgnoreUninstallHooks, err = c.boolean("ignore_uninstall_hooks"); err != nil {
@@ -501,7 +500,7 @@ func addPolicyFlags(fs *pflag.FlagSet) {
 	fs.String("self-keep-latest", "", "`N` releases to keep of Habitat's own packages (default: --keep-latest, never fewer than 1)")
 	fs.StringArray("exclude", nil, "never remove releases matching IDENT[@CONSTRAINT], e.g. core/redis, core/redis/6.2.6 or 'core/postgresql@>=11 <12' (repeatable)")
 	fs.StringArray("only", nil, "only remove releases of ORIGIN/NAME (or ORIGIN/NAME/VERSION, keeping the newest --keep-latest of that version) and the dependencies only they needed (repeatable)")
-	fs.String("min-age", "", "keep releases installed less than this long ago (default 1h; 0 turns it off)")
+	fs.String("min-age", "", "keep releases installed less than this long ago (default 1h, also 0; none turns it off)")
 	fs.Bool("ignore-uninstall-hooks", false, "allow removing the last release of a package that ships an uninstall hook (hab-gc never runs hooks)")
 	fs.Bool("allow-damaged", false, "plan despite a damaged store: damaged releases and all they name are kept")
 	fs.Bool("runtime-roots", true, "keep every release a running process uses (executes, maps, holds open, works in, names in its environment or command line), read from /proc (env HAB_GC_RUNTIME_ROOTS)")

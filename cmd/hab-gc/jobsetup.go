@@ -41,7 +41,7 @@ func (a *app) jobConfig(daemon *cobra.Command, fsRoot string, j schedule.Job) (*
 			}
 		}
 		if j.Params.HasMinAge {
-			if err := set("min-age", j.Params.MinAge.String()); err != nil {
+			if err := set("min-age", retention.FormatDuration(j.Params.MinAge, retention.NoMinAge)); err != nil {
 				return nil, err
 			}
 		}

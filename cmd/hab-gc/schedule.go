@@ -22,6 +22,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/metrics"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -390,10 +391,7 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 			p.KeepLatest, _ = cmd.Flags().GetInt("keep-latest")
 			p.Exclude, _ = cmd.Flags().GetStringArray("exclude")
 			if m, _ := cmd.Flags().GetString("min-age"); m != "" {
-				d, err := time.ParseDuration(m)
-				if m == "0" {
-					d, err = 0, nil
-				}
+				d, err := retention.ParseDuration(m, retention.NoMinAge)
 				if err != nil {
 					return usageError{fmt.Errorf("invalid --min-age %q", m)}
 				}

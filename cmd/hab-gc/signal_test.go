@@ -48,7 +48,7 @@ func testSignalStops(t *testing.T, exe string, sig syscall.Signal, command strin
 			}
 			defer unlock()
 			var stderr bytes.Buffer
-			args := []string{"hab-gc", "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=0", "--lock-timeout=10m"}
+			args := []string{"hab-gc", "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none", "--lock-timeout=10m"}
 			if command == "check" {
 				args = []string{"hab-gc", "check", "--fs-root", b.Root, "--lock-timeout=10m"}
 			}

@@ -1,0 +1,139 @@
+package retention_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// Issue 13 item 1: a policy that says nothing is refused, by Compute and
+// by PlanStore; keeping 0 by count must be said.
+func TestEmptyPolicyRefused(t *testing.T) {
+	b := base(t)
+	inv := scanStore(t, b)
+	tests := []struct {
+		name    string
+		pol     retention.Policy
+		refused bool
+	}{
+		{"zero policy", retention.Policy{}, true},
+		{"only set, no count", retention.Policy{Only: []pkgstore.Ident{pkgstore.MustParseIdent("core/redis")}}, true},
+		{"min age only", retention.Policy{MinAge: time.Hour}, true},
+		{"keep 1", retention.Policy{KeepLatest: 1}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := retention.Compute(inv, tt.pol, now, nil)
+			if got := err != nil; got != tt.refused {
+				t.Fatalf("Compute refused = %v (%v), want %v", got, err, tt.refused)
+			}
+			s, err := pkgstore.Open(b.Root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			_, err = retention.PlanStore(context.Background(), s, tt.pol, now, pkgstore.Options{Target: "x86_64-linux"})
+			if got := err != nil; got != tt.refused {
+				t.Fatalf("PlanStore refused = %v (%v), want %v", got, err, tt.refused)
+			}
+		})
+	}
+}
+
+// Issue 13 item 1: a policy reads well in a log line.
+func TestPolicyString(t *testing.T) {
+	pol := retention.Policy{KeepLatest: 2, MinAge: 2 * time.Hour,
+		Only: []pkgstore.Ident{pkgstore.MustParseIdent("core/redis")}}
+	ex, err := retention.ParseExclude("core/postgresql@>=11 <12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol.Excludes = append(pol.Excludes, ex)
+	got := fmt.Sprint(pol)
+	for _, want := range []string{"keep-latest=2", "min-age=2h0m0s", "only=core/redis", `exclude="core/postgresql@>=11 <12"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Policy prints as %q, want it to contain %q", got, want)
+		}
+	}
+	if strings.Contains(got, "{") {
+		t.Errorf("Policy prints as a struct dump: %q", got)
+	}
+}
+
+// Issue 13 item 3: one clock. A caller whose clock reads 48 hours ahead
+// plans and applies with it: Apply revalidates with the plan's clock, not
+// the wall clock, so what the plan removes is removed.
+func TestApplyUsesThePlansClock(t *testing.T) {
+	b := storetest.New(t)
+	b.Add(storetest.Release{Ident: "core/a/1.0/20200101000000"}) // installed now (ctime)
+	b.Add(storetest.Release{Ident: "core/a/2.0/20210101000000"})
+	ahead := time.Now().Add(48 * time.Hour)
+	s, err := pkgstore.Open(b.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1}, ahead, pkgstore.Options{Target: "x86_64-linux"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Removals()) != 1 {
+		t.Fatalf("plan removes %d, want 1", len(p.Removals()))
+	}
+	res, err := p.Apply(context.Background(), s, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Removed != 1 {
+		t.Fatalf("removed %d, want 1: %+v", res.Removed, res.Outcomes)
+	}
+}
+
+// Issue 13 item 4: a plan applied to another store is refused.
+func TestApplyRefusesAnotherStore(t *testing.T) {
+	a, other := base(t), base(t)
+	p := planAt(t, a.Root, retention.Policy{KeepLatest: 1})
+	s, err := pkgstore.Open(other.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := p.Apply(context.Background(), s, fast)
+	if err == nil {
+		t.Fatalf("a plan for %s applied to %s: no error (%+v)", a.Root, other.Root, res)
+	}
+	if !exists(other.PkgPath(redis1)) {
+		t.Fatal("the other store lost a release")
+	}
+}
+
+// Issue 13 item 2: the zero LockTimeout means the default wait
+// (DefaultLockTimeout, as the CLI's), not "fail at once".
+func TestApplyZeroLockTimeoutWaits(t *testing.T) {
+	b := base(t)
+	p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
+	holder, err := pkgstore.Open(b.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	unlock, err := holder.Lock(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(300*time.Millisecond, func() { unlock() })
+	s, err := pkgstore.Open(b.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := p.Apply(context.Background(), s, retention.ApplyOptions{Settle: -1}); err != nil {
+		t.Fatalf("Apply with the zero LockTimeout did not wait for a lock released after 300ms: %v", err)
+	}
+}
