@@ -52,13 +52,13 @@ type Policy struct {
 
 // PolicyOf describes a retention policy.
 func PolicyOf(p retention.Policy) Policy {
-	out := Policy{KeepLatest: p.KeepLatest, SelfKeepLatest: p.SelfKeepLatest,
+	out := Policy{KeepLatest: max(p.KeepLatest, 0), SelfKeepLatest: p.SelfKeepLatest,
 		AllowDamaged: p.AllowDamaged, IgnoreUninstallHooks: p.IgnoreUninstallHooks}
 	switch p.MinAge {
 	case 0:
 		out.MinAge = retention.DefaultMinAge.String()
 	case retention.NoMinAge:
-		out.MinAge = "0"
+		out.MinAge = "none"
 	default:
 		out.MinAge = p.MinAge.String()
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -34,7 +33,7 @@ func planAndApplyStore(tb testing.TB, root string) (*retention.Plan, *retention.
 	if err != nil {
 		tb.Fatal(err)
 	}
-	res, err := p.Apply(context.Background(), s, retention.ApplyOptions{Settle: -1, Now: func() time.Time { return now }})
+	res, err := p.Apply(context.Background(), s, retention.ApplyOptions{Settle: -1})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func TestOnlyVersion(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"core/redis/6.2/20200101000000"} {
-		if err := (retention.Policy{Only: []pkgstore.Ident{pkgstore.MustParseIdent(bad)}}).Validate(); err == nil {
+		if err := (retention.Policy{KeepLatest: 1, Only: []pkgstore.Ident{pkgstore.MustParseIdent(bad)}}).Validate(); err == nil {
 			t.Errorf("Validate accepts only %s (a release)", bad)
 		}
 	}

@@ -54,7 +54,7 @@ func TestSupervisorPick(t *testing.T) {
 				oldPkg(b, r)
 			}
 			b.Spec("app", "o/app")
-			p := plan(t, b, retention.Policy{KeepLatest: 0})
+			p := plan(t, b, retention.Policy{KeepLatest: retention.KeepNone})
 			for _, w := range tt.wants {
 				d := decision(t, p, w.ident)
 				switch {

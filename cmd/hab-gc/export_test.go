@@ -82,7 +82,7 @@ func TestExportedServiceRunsLikeTheDaemon(t *testing.T) {
 	root := b.Root
 	dir := filepath.Join(base, "sched ules")
 	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "p.toml"), []byte(fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"0 3 * * *\"\nkeep_latest = 1\nmin_age = \"0\"\n", root)), 0o644)
+	os.WriteFile(filepath.Join(dir, "p.toml"), []byte(fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"0 3 * * *\"\nkeep_latest = 1\nmin_age = \"none\"\n", root)), 0o644)
 	state := filepath.Join(base, "state.json")
 	out := filepath.Join(base, "units")
 	env := map[string]string{"HAB_BINLINK_DIR": "/opt/my bin", "HAB_GC_LOCK_TIMEOUT": "7s"}

@@ -34,7 +34,7 @@ func schedDir(t *testing.T, files map[string]string) string {
 }
 
 func pruneDef(root, spec string) string {
-	return fmt.Sprintf("fs_root = %q\n[prune]\nschedule = %q\nkeep_latest = 1\nmin_age = \"0\"\n", root, spec)
+	return fmt.Sprintf("fs_root = %q\n[prune]\nschedule = %q\nkeep_latest = 1\nmin_age = \"none\"\n", root, spec)
 }
 
 // TestInspectingNeverWritesState: schedule list, next and export leave
