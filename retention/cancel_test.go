@@ -124,7 +124,7 @@ func TestApplyCancel(t *testing.T) {
 			defer s.Close()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			opts := retention.ApplyOptions{Settle: -1, Now: func() time.Time { return now }}
+			opts := retention.ApplyOptions{Settle: -1}
 			tt.arm(&opts, cancel)
 			start := time.Now()
 			res, err := p.Apply(ctx, s, opts)
