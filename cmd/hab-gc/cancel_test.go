@@ -32,7 +32,7 @@ func TestInterruptedRunRestores(t *testing.T) {
 			storetest.Release{Ident: fmt.Sprintf("core/lib%d/2/20210101000000", i), ModTime: old})
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=0", "--json"}, Stdout: &stdout, Stderr: &stderr}
+	cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none", "--json"}, Stdout: &stdout, Stderr: &stderr}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

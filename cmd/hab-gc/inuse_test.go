@@ -91,7 +91,7 @@ func TestRunKeepsReleasesInUse(t *testing.T) {
 			proctest.CopySleep(t, b.PkgPath(old)+"/bin/app")
 			p := proctest.Start(t, tc.how, b.PkgPath(old)+"/"+tc.file)
 
-			args := []string{"run", "--keep-latest=1", "--min-age=0", "--fs-root", b.Root}
+			args := []string{"run", "--keep-latest=1", "--min-age=none", "--fs-root", b.Root}
 			action, text := reasonOf(t, args, old, "in-use")
 			if action != "keep" || !strings.Contains(text, tc.want) || !strings.Contains(text, fmt.Sprintf("process %d ", p.PID())) {
 				t.Fatalf("%s with a process using it (%s): action %q, in-use reason %q; want keep with %q", old, tc.how, action, text, tc.want)
@@ -121,7 +121,7 @@ func TestRunKeepsRunningReleaseOfService(t *testing.T) {
 	proctest.CopySleep(t, b.PkgPath(running)+"/bin/redis-server")
 	p := proctest.Start(t, proctest.Exec, b.PkgPath(running)+"/bin/redis-server")
 
-	args := []string{"run", "--keep-latest=1", "--min-age=0", "--fs-root", b.Root}
+	args := []string{"run", "--keep-latest=1", "--min-age=none", "--fs-root", b.Root}
 	action, text := reasonOf(t, args, running, "in-use")
 	want := fmt.Sprintf("process %d (redis-server) executes bin/redis-server of it", p.PID())
 	if action != "keep" || !strings.Contains(text, want) {
@@ -148,7 +148,7 @@ func runningOld(t *testing.T) (*storetest.Builder, *proctest.Proc) {
 // roots off (flag, environment).
 func TestRuntimeRootsSettings(t *testing.T) {
 	b, p := runningOld(t)
-	dry := []string{"run", "--keep-latest=1", "--min-age=0", "--dry-run", "--fs-root", b.Root}
+	dry := []string{"run", "--keep-latest=1", "--min-age=none", "--dry-run", "--fs-root", b.Root}
 
 	var out, errb bytes.Buffer
 	if code := execute(dry, &out, &errb, func(string) (string, bool) { return "", false }); code != 0 {
@@ -158,7 +158,7 @@ func TestRuntimeRootsSettings(t *testing.T) {
 		t.Errorf("no summary line on stderr:\n%s", errb.String())
 	}
 	out.Reset()
-	if code := execute([]string{"why", old, "--keep-latest=1", "--min-age=0", "--fs-root", b.Root}, &out, &errb, func(string) (string, bool) { return "", false }); code != 0 {
+	if code := execute([]string{"why", old, "--keep-latest=1", "--min-age=none", "--fs-root", b.Root}, &out, &errb, func(string) (string, bool) { return "", false }); code != 0 {
 		t.Fatalf("why: exit %d: %s", code, errb.String())
 	}
 	if want := fmt.Sprintf("process %d (app) executes bin/app of it", p.PID()); !strings.Contains(out.String(), want) {
@@ -221,7 +221,7 @@ func TestRunAsksSupervisor(t *testing.T) {
 	}
 	t.Run("kept", func(t *testing.T) {
 		b := mk(t)
-		args := []string{"run", "--keep-latest=1", "--min-age=0", "--runtime-roots=false", "--fs-root", b.Root, "--sup-gateway", srv.URL}
+		args := []string{"run", "--keep-latest=1", "--min-age=none", "--runtime-roots=false", "--fs-root", b.Root, "--sup-gateway", srv.URL}
 		rep, code, stderr := runJSON(t, token, args...)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
@@ -250,7 +250,7 @@ func TestRunAsksSupervisor(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := mk(t)
-			args := []string{"run", "--keep-latest=1", "--min-age=0", "--fs-root", b.Root}
+			args := []string{"run", "--keep-latest=1", "--min-age=none", "--fs-root", b.Root}
 			if tc.url != "" {
 				args = append(args, "--sup-gateway", tc.url)
 			}

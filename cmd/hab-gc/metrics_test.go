@@ -35,7 +35,7 @@ func TestDaemonServesMetrics(t *testing.T) {
 	work := t.TempDir()
 	sched := filepath.Join(work, "schedules")
 	os.Mkdir(sched, 0o755)
-	def := fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily-random\"\nkeep_latest = 1\nmin_age = \"0\"\n", b.Root)
+	def := fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily-random\"\nkeep_latest = 1\nmin_age = \"none\"\n", b.Root)
 	if err := os.WriteFile(filepath.Join(sched, "p.toml"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
 	}
