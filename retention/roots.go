@@ -45,8 +45,10 @@ type RootFinder interface {
 	FindRoots(ctx context.Context, inv *pkgstore.Inventory) (Found, error)
 }
 
-// FindRoots asks every finder of the policy, in order. A failure of any
-// of them is an error wrapping ErrRootsUnknown.
+// FindRoots asks every finder of the policy, in order, then reads the
+// live leases of the store's FS root (package lease; its Found, source
+// "leases", is listed when there is any lease), which every policy
+// honours. A failure of any of them is an error wrapping ErrRootsUnknown.
 func (p Policy) FindRoots(ctx context.Context, inv *pkgstore.Inventory) ([]Found, error) {
 	var out []Found
 	for _, f := range p.RootFinders {
@@ -55,6 +57,13 @@ func (p Policy) FindRoots(ctx context.Context, inv *pkgstore.Inventory) ([]Found
 			return nil, fmt.Errorf("%w: %w", ErrRootsUnknown, err)
 		}
 		out = append(out, found)
+	}
+	leased, any, err := leaseRoots(inv)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRootsUnknown, err)
+	}
+	if any {
+		out = append(out, leased)
 	}
 	return out, nil
 }

@@ -158,7 +158,7 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	for _, fs := range []*pflag.FlagSet{root.PersistentFlags(), run.Flags(), list.Flags(), why.Flags(), check.Flags()} {
 		annotateSettings(fs)
 	}
-	root.AddCommand(run, list, why, check, a.graphCmd(), a.daemonCmd(), a.scheduleCmd(), a.historyCmd(), a.versionCmd(), a.docsCmd(root), safetyTopic())
+	root.AddCommand(run, list, why, check, a.graphCmd(), a.daemonCmd(), a.scheduleCmd(), a.historyCmd(), a.leaseCmd(), a.versionCmd(), a.docsCmd(root), safetyTopic())
 	return root
 }
 

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hab-gc/hab-gc/lease"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+func (a *app) leaseCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lease IDENT... -- COMMAND [ARG...]",
+		Short: "Hold a lease on releases while COMMAND runs: no hab-gc removes them meanwhile",
+		Long: `Hold a lease on releases for the life of COMMAND: every hab-gc on the machine (the CLI, the daemon, a
+program using the library) keeps them, with reason "leased", and puts back one it had just hidden.
+IDENT is a release (core/openssl/1.1.1k/20210401000000), or origin/name[/version] for every installed
+release that satisfies it. The lease is a locked file in FS_ROOT/hab/sup/default/hab-gc/leases; it
+ends when COMMAND exits, or when hab-gc does, however it ends (the kernel releases the lock). hab-gc
+exits with COMMAND's exit code; SIGINT and SIGTERM are passed on to COMMAND.`,
+		Example: `  hab-gc lease core/openssl core/glibc -- hab pkg install core/redis`,
+		Args: args(func(cmd *cobra.Command, argv []string) error {
+			dash := cmd.ArgsLenAtDash()
+			switch {
+			case dash < 0:
+				return errors.New("usage: hab-gc lease IDENT... -- COMMAND [ARG...] (the -- is needed)")
+			case dash == 0:
+				return errors.New("no IDENT to lease before --")
+			case dash == len(argv):
+				return errors.New("no COMMAND after --")
+			}
+			return nil
+		}),
+	}
+	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, argv []string) error {
+		dash := cmd.ArgsLenAtDash()
+		var ids []pkgstore.Ident
+		for _, s := range argv[:dash] {
+			id, err := pkgstore.ParseIdent(s)
+			if err != nil {
+				return usageError{err}
+			}
+			ids = append(ids, id)
+		}
+		command := argv[dash:]
+		l, err := lease.Acquire(c.fsRoot(), "hab-gc lease -- "+strings.Join(command, " "), ids...)
+		if err != nil {
+			return err
+		}
+		defer l.Release()
+		child := exec.CommandContext(cmd.Context(), command[0], command[1:]...)
+		child.Stdin, child.Stdout, child.Stderr = os.Stdin, a.stdout, a.stderr
+		// hab-gc's SIGINT or SIGTERM is passed on; COMMAND decides.
+		child.Cancel = func() error { return child.Process.Signal(syscall.SIGTERM) }
+		child.WaitDelay = time.Minute
+		err = child.Run()
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee) && ee.ExitCode() >= 0:
+			return exitCodeError{ee.ExitCode()}
+		case err != nil:
+			return fmt.Errorf("running %s: %w", command[0], err)
+		}
+		return nil
+	})
+	return cmd
+}

@@ -1,0 +1,103 @@
+package retention_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// holdLease writes a lease file as a caller about to install would, and
+// has another process (flock(1)) hold its lock: the lease lives as long
+// as that process.
+func holdLease(t *testing.T, fsRoot, content string) *exec.Cmd {
+	t.Helper()
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("needs flock(1):", err)
+	}
+	dir := filepath.Join(fsRoot, "hab/sup/default/hab-gc/leases")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "install-test.lease")
+	if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// -o: the lock is not passed on to sleep, so killing flock ends it.
+	cmd := exec.Command("flock", "-o", file, "sleep", "600")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return cmd
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("flock(1) did not take the lease's lock")
+		}
+	}
+}
+
+func planLeased(t *testing.T, root string) *retention.Plan {
+	t.Helper()
+	s, err := pkgstore.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, now, pkgstore.Options{Target: "x86_64-linux"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Issue 13 item 7: a lease held on a release keeps it (code leased), in
+// every plan and Apply; when its holder dies, the lease dies with it.
+func TestLeaseKeepsUntilItsHolderDies(t *testing.T) {
+	b := storetest.New(t)
+	oldPkg(b, "core/openssl/1.0/20200101000000")
+	oldPkg(b, "core/openssl/1.1/20210101000000")
+	oldPkg(b, "core/zlib/1.0/20200101000000")
+	oldPkg(b, "core/zlib/1.1/20210101000000")
+	holder := holdLease(t, b.Root, "# an install about to use them\ncore/openssl/1.0/20200101000000\ncore/zlib\n")
+
+	p := planLeased(t, b.Root)
+	for _, id := range []string{"core/openssl/1.0/20200101000000", "core/zlib/1.0/20200101000000"} {
+		if d := decision(t, p, id); d.Action != retention.Keep || !hasCode(d, "leased", "") {
+			t.Fatalf("%s under a lease: %s %v, want keep (leased)", id, d.Action, d.Reasons)
+		}
+	}
+	// Apply asks again: still leased, still there.
+	res := applyPlan(t, p, b.Root, fast)
+	if res.Removed != 0 || !exists(b.PkgPath("core/openssl/1.0/20200101000000")) {
+		t.Fatalf("a leased release was removed: %+v", res.Outcomes)
+	}
+
+	holder.Process.Kill() // kill -9: the kernel releases the lock
+	holder.Wait()
+	p = planLeased(t, b.Root)
+	if d := decision(t, p, "core/openssl/1.0/20200101000000"); d.Action != retention.Remove {
+		t.Fatalf("after its holder died: %s %v, want remove", d.Action, d.Reasons)
+	}
+	res = applyPlan(t, p, b.Root, fast)
+	if res.Removed != 2 {
+		t.Fatalf("removed %d, want 2: %+v", res.Removed, res.Outcomes)
+	}
+}

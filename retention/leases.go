@@ -1,0 +1,61 @@
+package retention
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/hab-gc/hab-gc/lease"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// CodeLeased keeps a release a live lease names (package lease): an
+// install is about to use it.
+const CodeLeased Code = "leased"
+
+// leaseRoots reads the live leases of the inventory's FS root. A partial
+// ident in a lease keeps every installed release satisfying it, and every
+// one Apply has hidden meanwhile (so that the final check puts it back).
+// found is false when there is no lease at all, live or dead.
+func leaseRoots(inv *pkgstore.Inventory) (f Found, found bool, err error) {
+	live, dead, err := lease.Read(inv.FSRoot)
+	if err != nil {
+		return Found{}, false, err
+	}
+	f = Found{Source: "leases", Counts: map[string]int{"live": len(live), "dead_removed": dead},
+		Summary: fmt.Sprintf("%d live lease(s) in %s; %d dead one(s) removed", len(live), lease.Dir(inv.FSRoot), dead)}
+	for _, h := range live {
+		text := fmt.Sprintf("leased by %s (lease %s): an install may be about to use it", h.Holder, h.File)
+		for _, id := range h.Idents {
+			if id.FullyQualified() {
+				f.Roots = append(f.Roots, Root{Ident: id, Code: CodeLeased, Text: text})
+				continue
+			}
+			for _, r := range inv.Releases {
+				if r.Ident.Satisfies(id) {
+					f.Roots = append(f.Roots, Root{Ident: r.Ident, Code: CodeLeased, Text: text})
+				}
+			}
+			for _, d := range inv.Debris {
+				if hid, ok := pendingIdent(d); ok && hid.Satisfies(id) {
+					f.Roots = append(f.Roots, Root{Ident: hid, Code: CodeLeased, Text: text})
+				}
+			}
+		}
+	}
+	return f, len(live)+dead > 0, nil
+}
+
+// pendingIdent returns the release a pending debris directory (a release
+// Apply hid before its final check) holds.
+func pendingIdent(debris string) (pkgstore.Ident, bool) {
+	rest, ok := strings.CutPrefix(path.Base(debris), pkgstore.DebrisPrefix+"pending-")
+	if !ok {
+		return pkgstore.Ident{}, false
+	}
+	if i := strings.LastIndexByte(rest, '-'); i > 0 {
+		rest = rest[:i]
+	}
+	id, err := pkgstore.ParseFullIdent(path.Dir(debris) + "/" + rest)
+	return id, err == nil
+}
