@@ -106,7 +106,7 @@ func TestLeftoverFailureExits4(t *testing.T) {
 		}
 	})
 	for run := 1; run <= 2; run++ {
-		code, out, errs := hab(t, nil, "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=0", "--json")
+		code, out, errs := hab(t, nil, "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none", "--json")
 		hidden, _ = filepath.Glob(filepath.Join(b.Root, "hab/pkgs/core/a/1", pkgstore.DebrisPrefix+"*", "MANIFEST"))
 		var rep struct{ Summary struct{ Failed int } }
 		json.Unmarshal([]byte(out), &rep)
