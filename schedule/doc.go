@@ -70,6 +70,18 @@
 // keeps its schedules' and jobs' state until it is valid again; a
 // relative fs_root, or one whose store does not exist yet, is rejected.
 //
+// # From code
+//
+// A program such as a Supervisor registers definitions from memory
+// (NewDefinition, Scheduler.Register; Dir may then be empty) and gets the
+// same validation and merging as files: the store is canonicalised by
+// BuildJobs itself, so a trailing slash never makes two jobs. It asks when
+// a job runs next (Scheduler.Next, Status) and can run one now and wait
+// for it (Scheduler.Trigger, as containerd's ScheduleAndWait): a run under
+// way is waited for, triggers that ask meanwhile share the next run, and
+// that run counts as the job's due run, so the timed one is not repeated.
+// The scheduler's clock and logger reach the plan and Apply.
+//
 // Cron expressions are read in a time zone (UTC by default), by systemd's
 // calendar rule so that exported timers agree: a wall time that a
 // daylight-saving jump skips does not occur (nothing runs for it that

@@ -44,7 +44,12 @@ type member struct {
 // machine's identity (see HashInput.Machine); created gives each
 // schedule's creation time (the file's, or when it was first seen). Jobs
 // come out sorted by key. A job's key does not depend on the machine.
+//
+// Each definition's store and root are canonicalised here from its
+// FSRoot (absolute, clean, symlinks resolved), whoever made it: a
+// trailing slash or a symlink never makes two jobs of one store.
 func BuildJobs(defs []Definition, machine string, created func(Definition) time.Time) []Job {
+	defs = canonicalDefs(defs)
 	type group struct {
 		job     Job
 		members []member
@@ -121,6 +126,7 @@ func fsRoots(owner string, defs []Definition) []string {
 // definitions ask, with the parameters and limits of the oldest of them
 // (created, then name), its owner. Jobs come out sorted by key.
 func BuildPressureJobs(defs []Definition, created func(Definition) time.Time) []Job {
+	defs = canonicalDefs(defs)
 	byStore := map[string][]Definition{}
 	roots := map[string][]Definition{}
 	for _, d := range defs {
@@ -149,4 +155,22 @@ func BuildPressureJobs(defs []Definition, created func(Definition) time.Time) []
 	}
 	slices.SortFunc(jobs, func(a, b Job) int { return cmp.Compare(a.Key, b.Key) })
 	return jobs
+}
+
+// canonicalDefs returns defs with Store and Root canonicalised from
+// FSRoot (left as they are when that fails).
+func canonicalDefs(defs []Definition) []Definition {
+	out := make([]Definition, len(defs))
+	for i, d := range defs {
+		if d.FSRoot != "" {
+			if st, err := CanonicalStore(d.FSRoot); err == nil {
+				d.Store = st
+			}
+			if r, err := canonicalPath(d.FSRoot); err == nil {
+				d.Root = r
+			}
+		}
+		out[i] = d
+	}
+	return out
 }

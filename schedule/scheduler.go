@@ -24,9 +24,12 @@ import (
 // where it cannot be taken (Result.Notice then says so).
 type RunFunc func(ctx context.Context, job Job, store *pkgstore.Store, now time.Time) Result
 
-// Scheduler runs the effective jobs of a directory of definitions.
+// Scheduler runs the effective jobs of a directory of definitions and of
+// definitions registered in code (Register), and runs a job on demand
+// (Trigger).
 type Scheduler struct {
-	// Dir holds the definition files; StatePath the state file.
+	// Dir holds the definition files (none when empty: only registered
+	// definitions); StatePath the state file.
 	Dir, StatePath string
 	// Location is the time zone cron expressions are read in (default
 	// UTC).
@@ -71,6 +74,13 @@ type Scheduler struct {
 	unrecorded map[string]unrecorded // by job key
 	started    time.Time             // the first Reload
 	catchUp    map[string]time.Time  // missed runs waiting: when they run
+
+	rmu        sync.Mutex
+	registered map[string]Definition // by name (Register)
+
+	fmu     sync.Mutex
+	slots   map[string]chan struct{} // by job key: one run at a time
+	pending map[string]*flight       // by job key: the next triggered run
 }
 
 // missedGrace is how late a due time may be seen, after the Scheduler
@@ -170,7 +180,7 @@ func (s *Scheduler) log() *slog.Logger {
 // or removed. err is set only when the state cannot be read or written.
 // With ReadOnly, the state file is read but never written.
 func (s *Scheduler) Reload() (problems []error, err error) {
-	defs, errs := LoadDir(s.Dir)
+	defs, errs := s.definitions()
 	rejected := map[string]bool{}
 	for _, e := range errs {
 		s.log().Error("schedule definition rejected", "error", e)
@@ -340,6 +350,8 @@ type Outcome struct {
 	Ran     bool
 	Result  Result
 	Skipped string // why it did not run although due
+	// Triggered is set for a run Trigger made.
+	Triggered bool
 }
 
 // RunDue runs every job that is due now, one at a time, each under its
@@ -379,7 +391,14 @@ func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
 		if s.holdCatchUp(j, d, now) {
 			continue
 		}
+		slot := s.slot(j.Key)
+		select {
+		case slot <- struct{}{}: // no triggered run of this job under way
+		case <-ctx.Done():
+			return outs
+		}
 		outs = append(outs, s.runOne(ctx, j, d))
+		<-slot
 	}
 	// After the scheduled prunes, which may have freed enough.
 	return append(outs, s.RunPressure(ctx)...)
@@ -560,7 +579,7 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 		return out
 	}
 	start := s.now()
-	res := s.runFunc()(ctx, j, store, start)
+	res := s.runFunc()(withLogger(ctx, log), j, store, start)
 	if notice != "" {
 		res.Notice = notice
 	}
@@ -627,7 +646,10 @@ func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time
 }
 
 // RunJob runs a check (the store's verification) or a prune (plan and
-// apply) while the caller holds the store's lock. A prune removes a
+// apply) while the caller holds the store's lock. now is the scheduler's
+// clock reading: the plan and Apply use it (one clock). Called by the
+// Scheduler, it logs through the Scheduler's Logger (Apply's events
+// included). A prune removes a
 // release only when the plan of every FS root in j.FSRoots removes it:
 // several FS roots may share one store (a symlinked hab/pkgs), each with
 // its own specs, binlinks and config, and the prune keeps everything any
@@ -693,7 +715,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 				return record(Result{Error: err.Error()}, plan, nil, err)
 			}
 		}
-		ar, err := plan.Apply(ctx, store, retention.ApplyOptions{Locked: true})
+		ar, err := plan.Apply(ctx, store, retention.ApplyOptions{Locked: true, Logger: loggerFrom(ctx)})
 		if free != nil {
 			if sp, ferr := free(); ferr == nil {
 				res.FreeAfter = sp.Avail
@@ -784,4 +806,17 @@ func (s *Scheduler) Loop(ctx context.Context, reload <-chan struct{}, maxSleep t
 		case <-t.C:
 		}
 	}
+}
+
+type loggerKey struct{}
+
+// withLogger carries the scheduler's logger to RunJob through a RunFunc,
+// whose signature predates it.
+func withLogger(ctx context.Context, log *slog.Logger) context.Context {
+	return context.WithValue(ctx, loggerKey{}, log)
+}
+
+func loggerFrom(ctx context.Context) *slog.Logger {
+	log, _ := ctx.Value(loggerKey{}).(*slog.Logger)
+	return log // nil: Apply discards
 }
