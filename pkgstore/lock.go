@@ -24,7 +24,8 @@ import (
 // scanner for this name.
 const LockFile = ".hab-gc.lock"
 
-// ErrLocked is wrapped by the error Lock returns when another process
+// ErrLocked is wrapped by the error Lock returns when another process (or
+// another Store of this one: LockedError says which)
 // holds the store's lock past the timeout.
 var ErrLocked = errors.New("store is locked by another hab-gc")
 
@@ -55,6 +56,11 @@ type LockedError struct {
 }
 
 func (e *LockedError) Error() string {
+	if e.Holder > 0 && e.Holder == os.Getpid() {
+		// Not another hab-gc: another Store of this program, or an Apply
+		// that has not returned, holds it.
+		return fmt.Sprintf("store is locked: %s is held by this process (pid %d: another open Store or an Apply not yet returned; waited %s)", e.Path, e.Holder, e.Waited)
+	}
 	holder := "a process that cannot be identified"
 	if e.Holder > 0 {
 		holder = fmt.Sprintf("pid %d", e.Holder)

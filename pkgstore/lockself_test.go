@@ -1,0 +1,29 @@
+package pkgstore_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// Issue 13 item 10: a lock this process holds (another Store, an Apply
+// not yet returned) is never blamed on "another hab-gc".
+func TestLockHeldByThisProcessSaysSo(t *testing.T) {
+	b := storetest.New(t)
+	unlock, err := openStore(t, b.Root).Lock(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	_, err = openStore(t, b.Root).Lock(context.Background(), 0)
+	if !errors.Is(err, pkgstore.ErrLocked) {
+		t.Fatalf("got %v, want ErrLocked", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "another hab-gc") || !strings.Contains(msg, "this process") {
+		t.Fatalf("a lock held by this process reads: %s", msg)
+	}
+}
