@@ -69,6 +69,9 @@ func Example_purgeAfterUpdate() {
 	if err != nil {
 		panic(err)
 	}
+	for _, d := range plan.Removals() {
+		fmt.Printf("plan: remove %s (%s)\n", d.Release.Ident, d.Reasons[0].Code)
+	}
 	res, err := plan.Apply(ctx, store, retention.ApplyOptions{Settle: retention.NoSettle})
 	if err != nil {
 		panic(err)
@@ -78,6 +81,9 @@ func Example_purgeAfterUpdate() {
 	}
 	// Output:
 	// keep-latest=1 min-age=none only=core/redis
+	// plan: remove core/glibc/2.34/20210101000000 (freed-by-only)
+	// plan: remove core/redis/6.2.5/20210101000000 (superseded)
+	// plan: remove core/redis/6.2.6/20210601000000 (superseded)
 	// removed core/redis/6.2.5/20210101000000
 	// removed core/glibc/2.34/20210101000000
 	// removed core/redis/6.2.6/20210601000000

@@ -137,3 +137,18 @@ func TestApplyZeroLockTimeoutWaits(t *testing.T) {
 		t.Fatalf("Apply with the zero LockTimeout did not wait for a lock released after 300ms: %v", err)
 	}
 }
+
+// Issue 13 item 9: a release removed only because the Only packages'
+// removed releases were its last dependents has its own code, not
+// "superseded" ("not among the newest 1 of core/glibc" reads wrong).
+func TestOnlyFreedDependencyCode(t *testing.T) {
+	b := base(t)
+	p := plan(t, b, retention.Policy{KeepLatest: 1, Only: []pkgstore.Ident{pkgstore.MustParseIdent("core/redis")}})
+	d := decision(t, p, glibc1)
+	if d.Action != retention.Remove || d.Reasons[0].Code == retention.CodeOld || !strings.Contains(d.Reasons[0].Text, "core/redis") {
+		t.Fatalf("glibc1, needed only by removed core/redis releases: %s %v", d.Action, d.Reasons)
+	}
+	if d := decision(t, p, redis1); d.Action != retention.Remove || d.Reasons[0].Code != retention.CodeOld {
+		t.Fatalf("redis1: %s %v", d.Action, d.Reasons)
+	}
+}

@@ -36,7 +36,7 @@ func TestOnlyVersion(t *testing.T) {
 		{"core/redis/6.2/20200301000000", retention.Keep, retention.CodeLatest, "newest release of core/redis/6.2 (1st of 1 kept)"},
 		{"core/redis/7.0/20210101000000", retention.Keep, retention.CodeLatest, "core/redis"},
 		{"core/redis/5.0/20190101000000", retention.Keep, retention.CodeOutsideOnly, ""},
-		{"core/lib/1/20200101000000", retention.Remove, retention.CodeOld, ""}, // only a removed 6.2 release needed it
+		{"core/lib/1/20200101000000", retention.Remove, retention.CodeFreed, "core/redis/6.2"}, // only a removed 6.2 release needed it
 		{"core/lib/2/20210101000000", retention.Keep, retention.CodeLatest, ""},
 	} {
 		d := decision(t, p, c.ident)

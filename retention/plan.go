@@ -61,6 +61,9 @@ const (
 	// is now kept (CodeExcluded). Kept for callers that name it.
 	CodeNotSemver Code = "constraint-not-semver"
 	CodeOld       Code = "superseded" // older than the newest N, and nothing kept needs it
+	// CodeFreed: outside the Only packages, needed only by their removed
+	// releases (whose last dependents they were), and by nothing kept.
+	CodeFreed Code = "freed-by-only"
 )
 
 // Reason is one cause of a decision: a stable code and a sentence.
@@ -96,6 +99,7 @@ type Plan struct {
 	byRef  map[pkgstore.Ref]int
 	reach  *depgraph.Reach
 	rootOf map[pkgstore.Ref][]Reason
+	freed  map[pkgstore.Ref]string // removed only because Only's removals freed them
 }
 
 // HookFunc reports whether a release ships an uninstall hook
@@ -346,8 +350,16 @@ func (p *Plan) applyOnly() {
 	for _, d := range p.Graph.Closure(onlyRemoved...) {
 		freed[d] = true
 	}
+	var only []string
+	for _, o := range p.Policy.Only {
+		only = append(only, o.String())
+	}
+	p.freed = map[pkgstore.Ref]string{}
 	var extra []pkgstore.Ref
 	for _, r := range p.Inventory.Releases {
+		if !p.reach.Reached(r.Ref) && !inOnly(r.Ident) && freed[r.Ref] {
+			p.freed[r.Ref] = fmt.Sprintf("needed only by releases of %s that this run removes (the packages it is limited to), and no kept release needs it", strings.Join(only, ", "))
+		}
 		if !p.reach.Reached(r.Ref) && !inOnly(r.Ident) && !freed[r.Ref] {
 			p.addRoot(r.Ref, CodeOutsideOnly, "not among the packages this run is limited to, nor needed only by their removed releases")
 			extra = append(extra, r.Ref)
@@ -369,6 +381,10 @@ func (p *Plan) decide() {
 			continue
 		}
 		d.Action = Remove
+		if text, ok := p.freed[r.Ref]; ok {
+			d.Reasons = append(d.Reasons, Reason{Code: CodeFreed, Text: text})
+			continue
+		}
 		n := p.Policy.keep()
 		if IsHabitatPackage(r.Ident) {
 			n = p.Policy.selfKeep()
