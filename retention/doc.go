@@ -46,6 +46,24 @@
 // versions: core/redis/6.2, which also keeps the newest KeepLatest of that
 // version) and to the dependencies that only their removed releases needed.
 //
+// A live lease (package lease) on a release is a root too (CodeLeased):
+// Policy.FindRoots reads the leases of the store's FS root whatever the
+// policy's RootFinders.
+//
+// # Safe by default
+//
+// The zero Policy is refused (ErrEmptyPolicy): KeepLatest must be said,
+// KeepNone to keep none by count. Every other zero value is the safe
+// default, as in the CLI and TOML files: MinAge 0 is DefaultMinAge
+// (NoMinAge: none), ApplyOptions.Settle 0 is DefaultSettle (NoSettle),
+// ApplyOptions.LockTimeout 0 is DefaultLockTimeout (NoLockWait).
+// ParseDuration reads these settings as the CLI does ("none", "0").
+//
+// One clock: the now given to Compute or PlanStore is Plan.Now, and Apply
+// revalidates with it. Apply refuses a plan made from another store
+// (ErrOtherStore: the store directory's device and inode are recorded in
+// the inventory).
+//
 // # Damage fails safe
 //
 // If the scan found blocking problems (unreadable or malformed DEPS/TDEPS,
