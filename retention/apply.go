@@ -64,6 +64,10 @@ type Outcome struct {
 	Reasons []Reason // why it was kept at revalidation
 	Error   string   // why it failed
 	Bytes   int64    // bytes freed (removed releases)
+	// Err is Error as an error (a *ReleaseError, for errors.Is and
+	// errors.As), and for a release kept because it changed since the
+	// plan, one wrapping ErrChangedSincePlan; nil otherwise.
+	Err error `json:"-"`
 }
 
 // Phase names a step of Apply, in order.
@@ -381,6 +385,7 @@ func (a *applier) stage(stage string, id pkgstore.Ident, hidden string) {
 }
 
 func (a *applier) done(o Outcome) {
+	o = o.withErr()
 	switch o.Status {
 	case StatusRemoved:
 		a.res.Removed++
@@ -421,7 +426,7 @@ func (a *applier) failOrKeep(id pkgstore.Ident, err error) {
 		a.done(Outcome{Ident: id, Status: StatusKept, Reasons: []Reason{kept.reason}})
 		return
 	}
-	a.done(Outcome{Ident: id, Status: StatusFailed, Error: err.Error()})
+	a.done(Outcome{Ident: id, Status: StatusFailed, Error: err.Error(), Err: &ReleaseError{Ident: id, Op: "hide", Err: err}})
 }
 
 type keptError struct{ reason Reason }
@@ -486,7 +491,8 @@ func (a *applier) restore(h hiddenRelease, why Reason) {
 		return
 	}
 	if err := a.root.Rename(h.name, rel); err != nil {
-		a.done(Outcome{Ident: h.rel.Ident, Status: StatusFailed, Error: fmt.Sprintf("needed again (%s) but could not be restored from %s: %v", why.Text, h.name, err)})
+		a.done(Outcome{Ident: h.rel.Ident, Status: StatusFailed, Error: fmt.Sprintf("needed again (%s) but could not be restored from %s: %v", why.Text, h.name, err),
+			Err: &ReleaseError{Ident: h.rel.Ident, Op: "restore", Err: err}})
 		return
 	}
 	a.syncDir(path.Dir(rel))
@@ -502,7 +508,8 @@ func (a *applier) remove(h hiddenRelease) {
 	case len(mounts) > 0:
 		a.restore(h, Reason{CodeMountPoint, mountText(pkgstore.StoreDir + "/" + h.rel.Path() + "/" + mounts[0])})
 	case err != nil:
-		a.done(Outcome{Ident: h.rel.Ident, Status: StatusFailed, Error: fmt.Sprintf("hidden from Habitat, but not all of it could be deleted (the next run retries): %v", err)})
+		a.done(Outcome{Ident: h.rel.Ident, Status: StatusFailed, Error: fmt.Sprintf("hidden from Habitat, but not all of it could be deleted (the next run retries): %v", err),
+			Err: &ReleaseError{Ident: h.rel.Ident, Op: "delete", Err: err}})
 	default:
 		if h.size >= 0 {
 			bytes = h.size

@@ -2,7 +2,12 @@ package retention_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +155,40 @@ func TestOnlyFreedDependencyCode(t *testing.T) {
 	}
 	if d := decision(t, p, redis1); d.Action != retention.Remove || d.Reasons[0].Code != retention.CodeOld {
 		t.Fatalf("redis1: %s %v", d.Action, d.Reasons)
+	}
+}
+
+// Issue 13 item 10: per-release failures are errors callers test with
+// errors.Is and errors.As: permission (an immutable VERSION directory, so
+// the release cannot be renamed away), and changed since the plan.
+func TestOutcomeErrors(t *testing.T) {
+	b := base(t)
+	p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
+	// redis1 cannot be hidden: its VERSION directory is immutable.
+	verDir := filepath.Dir(b.PkgPath(redis1))
+	if out, err := exec.Command("chattr", "+i", verDir).CombinedOutput(); err != nil {
+		t.Skipf("chattr +i (needs root and a file system that has it): %v %s", err, out)
+	}
+	defer exec.Command("chattr", "-i", verDir).Run()
+	// redis2 is replaced since the plan (another directory, same name).
+	gone := t.TempDir() + "/gone"
+	if err := os.Rename(b.PkgPath(redis2), gone); err != nil { // its inode stays in use
+		t.Fatal(err)
+	}
+	oldPkg(b, redis2, glibc2)
+	os.RemoveAll(gone)
+	res := applyPlan(t, p, b.Root, fast)
+
+	o, _ := outcome(res, redis1)
+	var re *retention.ReleaseError
+	if o.Status != retention.StatusFailed || !errors.Is(o.Err, fs.ErrPermission) || !errors.As(o.Err, &re) || re.Ident.String() != redis1 {
+		t.Errorf("immutable %s: %+v (Err %v)", redis1, o, o.Err)
+	}
+	o, _ = outcome(res, redis2)
+	if o.Status != retention.StatusKept || !errors.Is(o.Err, retention.ErrChangedSincePlan) {
+		t.Errorf("replaced %s: %+v (Err %v)", redis2, o, o.Err)
+	}
+	if o, _ := outcome(res, redis3); o.Status != retention.StatusRemoved || o.Err != nil {
+		t.Errorf("%s: %+v", redis3, o)
 	}
 }
