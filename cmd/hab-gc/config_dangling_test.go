@@ -20,7 +20,7 @@ func TestConfigDanglingSymlink(t *testing.T) {
 	cfg := filepath.Join(b.Root, "hab", "etc", "hab-gc.toml")
 	noErr(t, os.MkdirAll(filepath.Dir(cfg), 0o755))
 	noErr(t, os.Symlink(filepath.Join(t.TempDir(), "not-mounted", "hab-gc.toml"), cfg))
-	code, _, errs := hab(t, nil, "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=0", "--runtime-roots=false")
+	code, _, errs := hab(t, nil, "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none", "--runtime-roots=false")
 	if code != exitUsage || !strings.Contains(errs, cfg) {
 		t.Errorf("exit %d, stderr %q; want %d naming %s", code, errs, exitUsage, cfg)
 	}

@@ -52,7 +52,7 @@ func TestOwnRunningReleaseKept(t *testing.T) {
 			} `json:"reasons"`
 		} `json:"releases"`
 	}
-	out, _ := habgc("run", "--dry-run", "--json", "--keep-latest=1", "--min-age=0", "--fs-root", b.Root)
+	out, _ := habgc("run", "--dry-run", "--json", "--keep-latest=1", "--min-age=none", "--fs-root", b.Root)
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -73,7 +73,7 @@ func TestOwnRunningReleaseKept(t *testing.T) {
 	// A scheduled prune, run by the daemon from inside the release.
 	sched := filepath.Join(t.TempDir(), "schedules")
 	os.Mkdir(sched, 0o755)
-	def := fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily-random\"\nkeep_latest = 1\nmin_age = \"0\"\n", b.Root)
+	def := fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily-random\"\nkeep_latest = 1\nmin_age = \"none\"\n", b.Root)
 	os.WriteFile(filepath.Join(sched, "p.toml"), []byte(def), 0o644)
 	state := filepath.Join(t.TempDir(), "state.json")
 	habgc("daemon", "--once", "--catch-up-spread", "0", "--schedules", sched, "--state", state, "--now", "2026-06-01T00:00:00Z")
@@ -89,7 +89,7 @@ func TestOwnRunningReleaseKept(t *testing.T) {
 	}
 
 	// Nothing runs from it now: the same policy removes it.
-	if action, _ := reasonOf(t, []string{"run", "--dry-run", "--keep-latest=1", "--min-age=0", "--fs-root", b.Root}, own, "superseded"); action != "remove" {
+	if action, _ := reasonOf(t, []string{"run", "--dry-run", "--keep-latest=1", "--min-age=none", "--fs-root", b.Root}, own, "superseded"); action != "remove" {
 		t.Fatalf("with no process in it, the release is not removed (%q): the test above proves nothing", action)
 	}
 }
