@@ -181,7 +181,7 @@ func Records(now time.Time, run Run, plan *retention.Plan, res *retention.Result
 			r.Reasons = why[o.Ident]
 			out = append(out, r)
 		}
-		total.Removed, total.Kept, total.Failed, total.BytesFreed = res.Removed, res.Kept, res.Fail, res.BytesFreed
+		total.Removed, total.Kept, total.Failed, total.BytesFreed = res.Removed, res.Kept, res.Failed, res.BytesFreed
 		if res.Partial() {
 			total.Outcome = RunPartial
 		}

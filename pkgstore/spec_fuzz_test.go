@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestParseSpec(t *testing.T) {
+func TestParseServiceSpec(t *testing.T) {
 	tests := []struct {
 		in, want, err string
 	}{
@@ -16,7 +16,7 @@ func TestParseSpec(t *testing.T) {
 		{"ident = [", "", "line 1"},
 	}
 	for _, tt := range tests {
-		id, _, err := ParseSpec("redis", []byte(tt.in))
+		id, _, err := ParseServiceSpec("redis", []byte(tt.in))
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("%q: error %v, want %q", tt.in, err, tt.err)
@@ -29,12 +29,12 @@ func TestParseSpec(t *testing.T) {
 	}
 }
 
-func FuzzParseSpec(f *testing.F) {
+func FuzzParseServiceSpec(f *testing.F) {
 	f.Add([]byte(`ident = "core/redis"`))
 	f.Add([]byte("ident = \"core/redis/1/2\"\ndesired_state = \"up\"\nbinds = [\"a:b.c\"]\n"))
 	f.Add([]byte("ident = ["))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		id, state, err := ParseSpec("x", data)
+		id, state, err := ParseServiceSpec("x", data)
 		if err != nil {
 			return
 		}

@@ -22,9 +22,9 @@ type specFile struct {
 	DesiredState string `toml:"desired_state"`
 }
 
-// ParseSpec parses the TOML of a spec file named name (its stem must match
+// ParseServiceSpec parses the TOML of a spec file named name (its stem must match
 // the ident's name). It returns the spec's ident and desired state.
-func ParseSpec(name string, data []byte) (Ident, string, error) {
+func ParseServiceSpec(name string, data []byte) (Ident, string, error) {
 	var sf specFile
 	if err := toml.Unmarshal(data, &sf); err != nil {
 		var de *toml.DecodeError
@@ -94,7 +94,7 @@ func (s *Store) readSpecs(inv *Inventory, probs *problems) {
 			probs.add(Problem{Path: path, Kind: ProblemSpec, Blocking: true, Message: msg})
 			continue
 		}
-		id, state, err := ParseSpec(stem, data)
+		id, state, err := ParseServiceSpec(stem, data)
 		if err != nil {
 			probs.add(Problem{Path: path, Kind: ProblemSpec, Blocking: true,
 				Message: fmt.Sprintf("cannot be parsed, so what it loads is unknown: %v", err)})

@@ -83,7 +83,7 @@ func TestLimit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := planOf(t)
 			keptBefore := map[string]bool{}
-			for _, d := range p.Kept() {
+			for _, d := range p.Keeps() {
 				keptBefore[d.Release.Ident.String()] = true
 			}
 			total := 4 * one

@@ -107,7 +107,7 @@ type Result struct {
 	Outcomes []Outcome
 	// Removed, Kept and Fail count Outcomes by status; Fail also counts
 	// Leftovers that could not be deleted.
-	Removed, Kept, Fail int
+	Removed, Kept, Failed int
 	// NotAttempted counts releases Apply never reached (it was stopped).
 	NotAttempted int
 	BytesFreed   int64
@@ -130,7 +130,7 @@ type Leftover struct {
 }
 
 // Partial reports whether some removals failed.
-func (r *Result) Partial() bool { return r.Fail > 0 }
+func (r *Result) Partial() bool { return r.Failed > 0 }
 
 // Revalidation reason codes.
 const (
@@ -393,7 +393,7 @@ func (a *applier) done(o Outcome) {
 	case StatusKept:
 		a.res.Kept++
 	case StatusFailed:
-		a.res.Fail++
+		a.res.Failed++
 	case StatusNotAttempted:
 		a.res.NotAttempted++
 	}
@@ -639,7 +639,7 @@ func (a *applier) leftover(l Leftover) {
 	a.res.Leftovers = append(a.res.Leftovers, l)
 	switch l.Status {
 	case StatusFailed:
-		a.res.Fail++
+		a.res.Failed++
 		a.log.Warn("leftover of an interrupted run", "path", l.Path, "status", string(l.Status), "error", l.Text)
 	case StatusNotAttempted:
 		a.log.Warn("leftover of an interrupted run", "path", l.Path, "status", string(l.Status), "reason", l.Text)

@@ -82,7 +82,7 @@ func TestApplyRemovesAndPrunes(t *testing.T) {
 	if exists(b.Path("hab/pkgs/core/redis/4.0.14")) || !exists(b.Path("hab/pkgs/core/redis/6.2.6")) {
 		t.Error("empty version directories not pruned correctly")
 	}
-	if res.Removed != 4 || res.Fail != 0 || res.BytesFreed <= 0 {
+	if res.Removed != 4 || res.Failed != 0 || res.BytesFreed <= 0 {
 		t.Errorf("result: %+v", res)
 	}
 	// Nothing left behind, and a second run has nothing to do.

@@ -47,8 +47,8 @@ func countOutcomes(t *testing.T, p *retention.Plan, res *retention.Result) map[r
 			t.Errorf("no outcome for %s", d.Release.Ident)
 		}
 	}
-	if res.Removed != n[retention.StatusRemoved] || res.Kept != n[retention.StatusKept] || res.Fail != n[retention.StatusFailed] {
-		t.Errorf("result counts %d/%d/%d, outcomes %v", res.Removed, res.Kept, res.Fail, n)
+	if res.Removed != n[retention.StatusRemoved] || res.Kept != n[retention.StatusKept] || res.Failed != n[retention.StatusFailed] {
+		t.Errorf("result counts %d/%d/%d, outcomes %v", res.Removed, res.Kept, res.Failed, n)
 	}
 	return n
 }

@@ -136,7 +136,7 @@ func TestApplyCrashSafety(t *testing.T) {
 	crashStore(t, template)
 	before, _ := listed(t, template)
 	keep := map[string]bool{}
-	for _, d := range planAt(t, template, retention.Policy{KeepLatest: 2}).Kept() {
+	for _, d := range planAt(t, template, retention.Policy{KeepLatest: 2}).Keeps() {
 		keep[d.Release.Ident.String()] = true
 	}
 

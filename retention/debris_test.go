@@ -34,8 +34,8 @@ func TestLeftoverFailureCounts(t *testing.T) {
 	}
 	t.Cleanup(func() { exec.Command("chattr", "-i", hidden[0]).Run() })
 	_, res = planAndApply(t, b.Root, retention.Policy{KeepLatest: 1}, fast)
-	if !res.Partial() || res.Fail != 1 {
-		t.Fatalf("second run: failed %d, partial %v; the leftover could not be deleted", res.Fail, res.Partial())
+	if !res.Partial() || res.Failed != 1 {
+		t.Fatalf("second run: failed %d, partial %v; the leftover could not be deleted", res.Failed, res.Partial())
 	}
 }
 

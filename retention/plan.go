@@ -419,8 +419,13 @@ func (p *Plan) dependencyReason(r pkgstore.Ref) Reason {
 // Removals returns the decisions to remove, in plan order.
 func (p *Plan) Removals() []Decision { return p.filter(Remove) }
 
-// Kept returns the decisions to keep, in plan order.
-func (p *Plan) Kept() []Decision { return p.filter(Keep) }
+// Keeps returns the decisions to keep, in plan order.
+func (p *Plan) Keeps() []Decision { return p.filter(Keep) }
+
+// Kept is the old name of Keeps.
+//
+// Deprecated: use Keeps (Result.Kept counts releases kept at revalidation).
+func (p *Plan) Kept() []Decision { return p.Keeps() }
 
 func (p *Plan) filter(a Action) []Decision {
 	var out []Decision

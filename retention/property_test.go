@@ -129,7 +129,7 @@ func TestPlanInvariants(t *testing.T) {
 			t.Fatalf("store %d, policy %+v: %s", i, pol, fmt.Sprintf(format, args...))
 		}
 		// 1. No removed release is needed, directly or transitively, by a kept one.
-		for _, d := range p.Kept() {
+		for _, d := range p.Keeps() {
 			for _, dep := range p.Graph.Closure(d.Release.Ref) {
 				if removed[inv.Ident(dep)] {
 					fail("kept %s needs removed %s", d.Release.Ident, inv.Ident(dep))

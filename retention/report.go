@@ -121,7 +121,7 @@ func (p *Plan) Report(res *Result) Report {
 		for _, o := range res.Outcomes {
 			outcomes[o.Ident] = o
 		}
-		rep.Summary.Removed, rep.Summary.KeptAtRun, rep.Summary.Failed, rep.Summary.BytesFreed = res.Removed, res.Kept, res.Fail, res.BytesFreed
+		rep.Summary.Removed, rep.Summary.KeptAtRun, rep.Summary.Failed, rep.Summary.BytesFreed = res.Removed, res.Kept, res.Failed, res.BytesFreed
 		rep.Leftovers = res.Leftovers
 		rep.Summary.NotAttempted = res.NotAttempted
 	}

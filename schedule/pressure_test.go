@@ -58,12 +58,12 @@ func TestPressureJobsOnePerStore(t *testing.T) {
 	runs := 0
 	s := &schedule.Scheduler{Dir: e.dir, StatePath: e.state,
 		Free: func(string) (pressure.Space, error) { return pressure.Space{Avail: free, Total: 100 << 30}, nil },
-		Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.Result {
+		Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
 			runs++
 			if _, err := st.Lock(ctx, 0); err == nil {
 				t.Errorf("pressure job ran without the store's lock")
 			}
-			return schedule.Result{OK: true}
+			return schedule.RunResult{OK: true}
 		}}
 	if _, err := s.Reload(); err != nil {
 		t.Fatal(err)

@@ -54,12 +54,12 @@ func TestRegisterAndTrigger(t *testing.T) {
 	var mu sync.Mutex
 	runs := 0
 	release := make(chan struct{})
-	s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.Result {
+	s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
 		mu.Lock()
 		runs++
 		mu.Unlock()
 		<-release
-		return schedule.Result{OK: true}
+		return schedule.RunResult{OK: true}
 	}
 	var defs []schedule.Definition
 	for _, c := range []struct{ name, fsRoot string }{{"redis", root}, {"nginx", root + "/"}} {

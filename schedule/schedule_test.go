@@ -55,11 +55,11 @@ func (e *env) remove(name string) { os.Remove(filepath.Join(e.dir, name+".toml")
 
 func (e *env) scheduler() *schedule.Scheduler {
 	return &schedule.Scheduler{Dir: e.dir, StatePath: e.state, Clock: e.clock.Now,
-		Run: func(ctx context.Context, j schedule.Job, s *pkgstore.Store, now time.Time) schedule.Result {
+		Run: func(ctx context.Context, j schedule.Job, s *pkgstore.Store, now time.Time) schedule.RunResult {
 			e.mu.Lock()
 			e.runs[j.Key] = append(e.runs[j.Key], now)
 			e.mu.Unlock()
-			return schedule.Result{OK: true}
+			return schedule.RunResult{OK: true}
 		}}
 }
 

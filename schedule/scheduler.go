@@ -22,7 +22,7 @@ import (
 // RunFunc runs one job on its store. A prune is called with the store's
 // exclusive lock held; a check with the lock held shared, or without it
 // where it cannot be taken (Result.Notice then says so).
-type RunFunc func(ctx context.Context, job Job, store *pkgstore.Store, now time.Time) Result
+type RunFunc func(ctx context.Context, job Job, store *pkgstore.Store, now time.Time) RunResult
 
 // Scheduler runs the effective jobs of a directory of definitions and of
 // definitions registered in code (Register), and runs a job on demand
@@ -348,7 +348,7 @@ type Outcome struct {
 	Job     Job
 	Due     time.Time
 	Ran     bool
-	Result  Result
+	Result  RunResult
 	Skipped string // why it did not run although due
 	// Triggered is set for a run Trigger made.
 	Triggered bool
@@ -641,7 +641,7 @@ func DefaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, err
 }
 
 // DefaultRun is RunJob with DefaultSetup.
-func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time) Result {
+func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time) RunResult {
 	return RunJob(ctx, j, store, now, DefaultSetup)
 }
 
@@ -655,25 +655,25 @@ func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time
 // its own specs, binlinks and config, and the prune keeps everything any
 // of them protects. When the plan of another FS root cannot be made, the
 // prune removes nothing.
-func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup) Result {
+func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup) RunResult {
 	pol, opts, err := setup(store.FSRoot(), j)
 	if err != nil {
-		return Result{Error: err.Error()}
+		return RunResult{Error: err.Error()}
 	}
 	opts.Now = now
 	switch j.Type {
 	case Check:
 		rep, err := store.Verify(ctx, opts)
 		if err != nil {
-			return Result{Error: err.Error()}
+			return RunResult{Error: err.Error()}
 		}
-		return Result{OK: rep.OK(), Problems: len(rep.Problems), ProblemList: rep.Problems}
+		return RunResult{OK: rep.OK(), Problems: len(rep.Problems), ProblemList: rep.Problems}
 	case Prune, Pressure:
 		// Every prune that gets this far is recorded in the store's
 		// history (package history), a refused one too.
 		run := history.Run{ID: fmt.Sprintf("%s-%s", j.Key, now.UTC().Format("20060102T150405Z")), Job: string(j.Type),
 			JobKey: j.Key, Owner: j.Owner, FSRoot: store.FSRoot(), Policy: pol}
-		record := func(res Result, plan *retention.Plan, ar *retention.Result, err error) Result {
+		record := func(res RunResult, plan *retention.Plan, ar *retention.Result, err error) RunResult {
 			if herr := history.Log(now, run, plan, ar, err); herr != nil {
 				res.HistoryError = herr.Error()
 			}
@@ -687,20 +687,20 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 			pins, err := keptAt(ctx, root, j, now, setup)
 			if err != nil {
 				err = fmt.Errorf("FS root %s shares the store, and its plan could not be made, so nothing is removed: %w", root, err)
-				return record(Result{Error: err.Error()}, nil, nil, err)
+				return record(RunResult{Error: err.Error()}, nil, nil, err)
 			}
 			pol.Excludes = append(pol.Excludes, pins...)
 		}
 		plan, err := retention.PlanStore(ctx, store, pol, now, opts)
 		if err != nil {
-			res := Result{Error: err.Error()}
+			res := RunResult{Error: err.Error()}
 			var de *retention.DamagedError
 			if errors.As(err, &de) {
 				res.Problems, res.ProblemList = len(de.Problems), de.Problems
 			}
 			return record(res, nil, nil, err)
 		}
-		res := Result{}
+		res := RunResult{}
 		var free pressure.FreeFunc
 		if j.Type == Pressure {
 			free = pressure.Statfs(filepath.Join(store.FSRoot(), pkgstore.StoreDir))
@@ -712,7 +712,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 				}
 			}
 			if err != nil {
-				return record(Result{Error: err.Error()}, plan, nil, err)
+				return record(RunResult{Error: err.Error()}, plan, nil, err)
 			}
 		}
 		ar, err := plan.Apply(ctx, store, retention.ApplyOptions{Locked: true, Logger: loggerFrom(ctx)})
@@ -728,7 +728,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 			res.Removed, res.BytesFreed = ar.Removed, ar.BytesFreed
 			res.OK = !ar.Partial()
 			if ar.Partial() {
-				res.Error = fmt.Sprintf("%d removal(s) failed", ar.Fail)
+				res.Error = fmt.Sprintf("%d removal(s) failed", ar.Failed)
 			}
 		}
 		if err != nil {
@@ -736,7 +736,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 		}
 		return res
 	}
-	return Result{Error: "unknown job type " + string(j.Type)}
+	return RunResult{Error: "unknown job type " + string(j.Type)}
 }
 
 // keptAt plans the job at another FS root sharing the store and returns
@@ -757,7 +757,7 @@ func keptAt(ctx context.Context, root string, j Job, now time.Time, setup Setup)
 		return nil, err
 	}
 	var pins []retention.Exclude
-	for _, d := range plan.Kept() {
+	for _, d := range plan.Keeps() {
 		pins = append(pins, retention.Exclude{Pattern: d.Release.Ident,
 			Raw: fmt.Sprintf("%s, kept by the plan for FS root %s, which shares this store", d.Release.Ident, root)})
 	}

@@ -63,11 +63,16 @@ type RunRecord struct {
 	Due    time.Time `json:"due"`
 	Start  time.Time `json:"start"`
 	End    time.Time `json:"end"`
-	Result Result    `json:"result"`
+	Result RunResult `json:"result"`
 }
 
-// Result is what a job's run found or did.
-type Result struct {
+// Result is the old name of RunResult.
+//
+// Deprecated: use RunResult (retention.Result is what Apply did).
+type Result = RunResult
+
+// RunResult is what a job's run found or did.
+type RunResult struct {
 	OK         bool   `json:"ok"`
 	Problems   int    `json:"problems"` // how many; ProblemList lists them
 	Removed    int    `json:"removed"`

@@ -207,14 +207,14 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		}
 		if res != nil && errors.Is(err, context.Canceled) {
 			fmt.Fprintf(a.textErr, "hab-gc: interrupted: %d removed, %d kept (hidden ones put back), %d not attempted, %d failed; nothing more was deleted\n",
-				res.Removed, res.Kept, res.NotAttempted, res.Fail)
+				res.Removed, res.Kept, res.NotAttempted, res.Failed)
 			return exitCodeError{exitInterrupted}
 		}
 		if err != nil {
 			return err
 		}
 		if res != nil && res.Partial() {
-			fmt.Fprintf(a.textErr, "hab-gc: %d removal(s) failed; the others were done\n", res.Fail)
+			fmt.Fprintf(a.textErr, "hab-gc: %d removal(s) failed; the others were done\n", res.Failed)
 			return exitCodeError{exitPartial}
 		}
 		if n := cr.failed(); n > 0 {

@@ -53,7 +53,7 @@ func (mf *metricsFile) write(a *app) {
 }
 
 // observeJob records a scheduled job's run.
-func observeJob(m *metrics.Metrics, j schedule.Job, fsRoot string, start, end time.Time, res schedule.Result) {
+func observeJob(m *metrics.Metrics, j schedule.Job, fsRoot string, start, end time.Time, res schedule.RunResult) {
 	m.Watch(j.Store, fsRoot)
 	switch j.Type {
 	case schedule.Prune, schedule.Pressure:

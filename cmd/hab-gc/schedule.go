@@ -87,7 +87,7 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	setup := a.jobSetup(cmd)
 	return &schedule.Scheduler{Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, CatchUpSpread: spread,
 		Logger: slog.New(slog.NewTextHandler(a.stderr, nil)),
-		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.Result {
+		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.RunResult {
 			start := time.Now()
 			res := schedule.RunJob(ctx, j, store, now, setup)
 			if m != nil {
@@ -283,19 +283,19 @@ func (a *app) scheduleCmd() *cobra.Command {
 		}
 		if a.wantJSON(cmd) {
 			type jobJSON struct {
-				Key      string           `json:"key"`
-				Type     schedule.JobType `json:"type"`
-				Store    string           `json:"store"`
-				Spec     string           `json:"spec"`
-				Cron     string           `json:"cron"`
-				Owner    string           `json:"owner"`
-				Members  []string         `json:"members"`
-				Next     string           `json:"next"`
-				LastRun  *string          `json:"last_run"`
-				Runs     int              `json:"runs"`
-				Result   *schedule.Result `json:"last_result"`
-				LastErr  string           `json:"last_error,omitempty"`
-				Timezone string           `json:"timezone"`
+				Key      string              `json:"key"`
+				Type     schedule.JobType    `json:"type"`
+				Store    string              `json:"store"`
+				Spec     string              `json:"spec"`
+				Cron     string              `json:"cron"`
+				Owner    string              `json:"owner"`
+				Members  []string            `json:"members"`
+				Next     string              `json:"next"`
+				LastRun  *string             `json:"last_run"`
+				Runs     int                 `json:"runs"`
+				Result   *schedule.RunResult `json:"last_result"`
+				LastErr  string              `json:"last_error,omitempty"`
+				Timezone string              `json:"timezone"`
 			}
 			out := struct {
 				Jobs []jobJSON `json:"jobs"`
