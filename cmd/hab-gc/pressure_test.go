@@ -79,7 +79,7 @@ type pressureJSON struct {
 func runPressure(t *testing.T, root string, args ...string) (rep pressureJSON, code int, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	args = append([]string{"run", "--keep-latest=1", "--min-age=0", "--runtime-roots=false", "--fs-root", root, "--json"}, args...)
+	args = append([]string{"run", "--keep-latest=1", "--min-age=none", "--runtime-roots=false", "--fs-root", root, "--json"}, args...)
 	code = execute(args, &out, &errb, func(string) (string, bool) { return "", false })
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("hab-gc %s: exit %d, bad JSON: %v\n%s\n%s", strings.Join(args, " "), code, err, out.String(), errb.String())
