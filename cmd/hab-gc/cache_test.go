@@ -37,7 +37,7 @@ func TestRunCache(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	code := execute([]string{"run", "--keep-latest=1", "--min-age=0", "--runtime-roots=false", "--fs-root", b.Root, "--cache", "--json"},
+	code := execute([]string{"run", "--keep-latest=1", "--min-age=none", "--runtime-roots=false", "--fs-root", b.Root, "--cache", "--json"},
 		&out, &errb, func(string) (string, bool) { return "", false })
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())

@@ -209,7 +209,7 @@ func TestRunPressureSettings(t *testing.T) {
 func TestDaemonPressure(t *testing.T) {
 	b := pressureStore(t, 600<<10)
 	dir := t.TempDir()
-	def := "fs_root = " + strconv.Quote(b.Root) + "\n[pressure]\nmin_free = \"1MiB\"\nmax_free = \"1.5MiB\"\nkeep_latest = 1\nmin_age = \"0\"\n"
+	def := "fs_root = " + strconv.Quote(b.Root) + "\n[pressure]\nmin_free = \"1MiB\"\nmax_free = \"1.5MiB\"\nkeep_latest = 1\nmin_age = \"none\"\n"
 	if err := os.WriteFile(filepath.Join(dir, "disk.toml"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
 	}
