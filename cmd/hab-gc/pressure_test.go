@@ -256,7 +256,7 @@ func TestRunPressureCacheFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	code := execute([]string{"run", "--keep-latest=1", "--min-age=0", "--runtime-roots=false", "--fs-root", b.Root, "--json",
+	code := execute([]string{"run", "--keep-latest=1", "--min-age=none", "--runtime-roots=false", "--fs-root", b.Root, "--json",
 		"--cache", "--cache-keep-latest=0", "--min-free", "1MiB", "--max-free", "1.1MiB"}, &out, &errb, func(string) (string, bool) { return "", false })
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
