@@ -157,18 +157,30 @@ func TestApplyNeverFollowsSymlinks(t *testing.T) {
 	if !exists(dir + "/TARGET") {
 		t.Fatal("removed something from a damaged store")
 	}
-	// Allowed to proceed, it removes the rest and leaves the link alone.
+	// Allowed to proceed, it still removes nothing while the symlinked
+	// release is there (Habitat lists it, and what it needs is unknown),
+	// and leaves the link alone.
 	p.Policy.AllowDamaged = true
 	res := applyPlan(t, p, b.Root, fast)
 	checkSentinel(t, out)
-	if exists(dir) {
-		t.Error("release with symlinks not removed")
+	if !exists(dir + "/TARGET") {
+		t.Error("removed a release while a symlinked release may need it")
 	}
 	if o, _ := outcome(res, redis2); o.Status != retention.StatusKept {
 		t.Errorf("swapped release: %+v", o)
 	}
 	if fi, err := os.Lstat(b.PkgPath(redis2)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Error("the planted symlink should be left alone")
+	}
+	// Once the operator removes the link, the release with symlinks inside
+	// goes, and nothing they point at is touched.
+	if err := os.Remove(b.PkgPath(redis2)); err != nil {
+		t.Fatal(err)
+	}
+	applyPlan(t, p, b.Root, fast)
+	checkSentinel(t, out)
+	if exists(dir) {
+		t.Error("release with symlinks not removed")
 	}
 }
 

@@ -280,13 +280,13 @@ func (p *Plan) findRoots() {
 			}
 		}
 	}
-	// An origin, name or version directory hab-gc cannot see into (a
-	// symlink, which Habitat follows; one it cannot read) may hold
+	// An origin, name, version or release directory hab-gc cannot see
+	// into (a symlink, which Habitat follows; one it cannot read) may hold
 	// releases Habitat lists, whose DEPS may name any release: with
 	// AllowDamaged, nothing is removed while it is there.
 	for _, pr := range inv.Problems {
 		rel, inStore := strings.CutPrefix(pr.Path, pkgstore.StoreDir+"/")
-		if !pr.Blocking || !inStore || strings.Count(rel, "/") > 2 ||
+		if !pr.Blocking || !inStore || strings.Count(rel, "/") > 3 ||
 			(pr.Kind != pkgstore.ProblemSymlink && pr.Kind != pkgstore.ProblemUnreadable) {
 			continue
 		}

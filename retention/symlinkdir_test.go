@@ -9,13 +9,13 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// TestAllowDamagedSymlinkedDir: with --allow-damaged, an origin, name or
-// version directory that is a symlink (Habitat follows it and lists what
+// TestAllowDamagedSymlinkedDir: with --allow-damaged, an origin, name,
+// version or release directory that is a symlink (Habitat follows it and lists what
 // it holds; hab-gc never enters it) may hold releases whose DEPS name
 // anything in the store: what they need is unknown, so nothing is
 // removed.
 func TestAllowDamagedSymlinkedDir(t *testing.T) {
-	for _, level := range []string{"origin", "name", "version"} {
+	for _, level := range []string{"origin", "name", "version", "release"} {
 		t.Run(level, func(t *testing.T) {
 			b := storetest.New(t)
 			oldPkg(b, "core/a/1/20200101000000")
@@ -27,6 +27,7 @@ func TestAllowDamagedSymlinkedDir(t *testing.T) {
 				"origin":  "hab/pkgs/core",
 				"name":    "hab/pkgs/core/b",
 				"version": "hab/pkgs/core/b/1",
+				"release": "hab/pkgs/core/b/1/20200101000000",
 			}[level]
 			link := filepath.Join(b.Root, src)
 			if level == "origin" {
