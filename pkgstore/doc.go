@@ -43,6 +43,11 @@
 //	inv.Binlinks                             // links into the store
 //	inv.Problems                             // everything odd, as data
 //
+// Options.OnPhase and Options.Logger follow the scan (PhaseScan): its
+// total, the origin/name directories, is known once the top two levels are
+// listed, before the releases are read. Package retention reports planning
+// and Apply's phases with the same PhaseEvent (ReportPhase).
+//
 // A scan reads the store through an os.Root opened at hab/pkgs and never
 // enters a symlink: a symlinked origin, name, version or release directory
 // is reported, not followed.

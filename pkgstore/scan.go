@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -61,6 +62,13 @@ type Options struct {
 	// Progress, when set, is called from scan goroutines (one call at a
 	// time) with the number of release directories read so far.
 	Progress func(scanned int)
+	// OnPhase, when set, is told of the scan's progress (PhaseScan): once
+	// at the start (Total 0), once the origin/name directories are listed
+	// (Done 0, Total their number), then after each is read (Done of
+	// Total). Called from scan goroutines, one call at a time.
+	OnPhase func(PhaseEvent)
+	// Logger receives the same events (see ReportPhase). Default: none.
+	Logger *slog.Logger
 }
 
 // DefaultBinlinkDirs returns where `hab pkg binlink` puts links: bin and
@@ -141,6 +149,7 @@ func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 		opts.BinlinkDirs = DefaultBinlinkDirs()
 	}
 	sc := &scanner{store: s, opts: opts, in: newInterner()}
+	sc.phase(0, 0)
 	err := sc.walk(ctx)
 	if err != nil {
 		return nil, err
@@ -274,6 +283,8 @@ type scanner struct {
 	mu         sync.Mutex
 	releases   []*Release
 	scanned    int
+	names      int // origin/name directories read
+	total      int // of those found
 	installing []Installing
 	opaques    []Opaque
 	debris     []string
@@ -310,23 +321,12 @@ func (sc *scanner) walk(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: reading %s: %v", ErrNoStore, sc.store.Path(), err)
 	}
-	jobs := make(chan nameJob, 64)
-	var wg sync.WaitGroup
-	for range sc.opts.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				if ctx.Err() != nil {
-					continue
-				}
-				sc.scanName(j.origin, j.name, j.odd)
-			}
-		}()
-	}
+	// The top two levels first, so that the total is known while the
+	// releases are read.
+	var todo []nameJob
 	for _, o := range origins {
 		if ctx.Err() != nil {
-			break
+			return ctx.Err()
 		}
 		if o.Name() == LockFile && o.Type().IsRegular() {
 			continue
@@ -342,9 +342,31 @@ func (sc *scanner) walk(ctx context.Context) error {
 		}
 		for _, n := range names {
 			if ok, odd := sc.dirEntryOK(n, "name", odd, o.Name(), n.Name()); ok {
-				jobs <- nameJob{o.Name(), n.Name(), odd}
+				todo = append(todo, nameJob{o.Name(), n.Name(), odd})
 			}
 		}
+	}
+	sc.total = len(todo)
+	sc.phase(0, sc.total)
+	jobs := make(chan nameJob, 64)
+	var wg sync.WaitGroup
+	for range sc.opts.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if ctx.Err() != nil {
+					continue
+				}
+				sc.scanName(j.origin, j.name, j.odd)
+			}
+		}()
+	}
+	for _, j := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- j
 	}
 	close(jobs)
 	wg.Wait()
@@ -481,10 +503,17 @@ func (sc *scanner) scanName(origin, name, odd string) {
 	sc.mu.Lock()
 	sc.releases = append(sc.releases, found...)
 	sc.scanned += n
+	sc.names++
 	if sc.opts.Progress != nil {
 		sc.opts.Progress(sc.scanned)
 	}
+	sc.phase(sc.names, sc.total)
 	sc.mu.Unlock()
+}
+
+// phase reports the scan's progress (see Options.OnPhase).
+func (sc *scanner) phase(done, total int) {
+	ReportPhase(sc.opts.OnPhase, sc.opts.Logger, PhaseEvent{Phase: PhaseScan, Done: done, Total: total})
 }
 
 func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string) {

@@ -38,7 +38,8 @@ type ApplyOptions struct {
 	// OnPhase, when set, is told when each phase of Apply starts (Done 0)
 	// and, while hiding and deleting, after each release (see Phase).
 	OnPhase func(PhaseEvent)
-	// Logger receives the same events. Default: discard.
+	// Logger receives the same events (phases as pkgstore.ReportPhase
+	// logs them). Default: discard.
 	Logger *slog.Logger
 
 	// hook, set only by tests, is called at each stage of a release.
@@ -70,30 +71,28 @@ type Outcome struct {
 	Err error `json:"-"`
 }
 
-// Phase names a step of Apply, in order.
-type Phase string
+// Phase names a step of PlanStore and Apply, in order (pkgstore.Phase:
+// one kind of event from the scan to the deletions).
+type Phase = pkgstore.Phase
 
 const (
-	PhaseLock    Phase = "locking"     // waiting for the store's lock
-	PhaseRescan  Phase = "rescanning"  // the store again, under the lock, and revalidating the plan
-	PhaseHide    Phase = "hiding"      // renaming releases out of Habitat's sight (Total: planned removals)
-	PhaseSettle  Phase = "settling"    // the pause for installs in flight
-	PhaseRecheck Phase = "re-checking" // the store once more, for new dependents
-	PhaseDelete  Phase = "deleting"    // the hidden releases no one needs (Total: those hidden)
+	PhaseScan    Phase = pkgstore.PhaseScan // PlanStore's scan (Total: origin/name directories, once listed)
+	PhasePlan    Phase = "planning"         // PlanStore: what is in use, the plan, the sizes of removals
+	PhaseLock    Phase = "locking"          // waiting for the store's lock
+	PhaseRescan  Phase = "rescanning"       // the store again, under the lock, and revalidating the plan
+	PhaseHide    Phase = "hiding"           // renaming releases out of Habitat's sight (Total: planned removals)
+	PhaseSettle  Phase = "settling"         // the pause for installs in flight
+	PhaseRecheck Phase = "re-checking"      // the store once more, for new dependents
+	PhaseDelete  Phase = "deleting"         // the hidden releases no one needs (Total: those hidden)
 )
 
-// PhaseEvent reports Apply's progress through its phases: Done of Total
+// PhaseEvent reports progress through the phases: Done of Total
 // releases handled in the phase (both 0 for phases without a count).
-type PhaseEvent struct {
-	Phase       Phase
-	Done, Total int
-}
+type PhaseEvent = pkgstore.PhaseEvent
 
-// phase reports a phase's progress to OnPhase.
+// phase reports a phase's progress to OnPhase and the Logger.
 func (a *applier) phase(ph Phase, done, total int) {
-	if a.opts.OnPhase != nil {
-		a.opts.OnPhase(PhaseEvent{Phase: ph, Done: done, Total: total})
-	}
+	pkgstore.ReportPhase(a.opts.OnPhase, a.log, PhaseEvent{Phase: ph, Done: done, Total: total})
 }
 
 // Event reports progress.

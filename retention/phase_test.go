@@ -1,8 +1,13 @@
 package retention_test
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,5 +35,64 @@ func TestApplyPhases(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("phases:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestPlanStoreAndApplyPhases (issue 13 item 12): a caller's progress
+// callback and Logger see every phase, from the scan to the deletions, by
+// name and in order; the scan's total (the origin/name directories found)
+// is known before its last event, and its progress ends at that total.
+func TestPlanStoreAndApplyPhases(t *testing.T) {
+	b := base(t)
+	s, err := pkgstore.Open(b.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var events []retention.PhaseEvent
+	var order []retention.Phase
+	record := func(e retention.PhaseEvent) {
+		events = append(events, e)
+		if len(order) == 0 || order[len(order)-1] != e.Phase {
+			order = append(order, e.Phase)
+		}
+	}
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, now,
+		pkgstore.Options{Target: "x86_64-linux", OnPhase: record, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Apply(context.Background(), s, retention.ApplyOptions{Settle: time.Millisecond, OnPhase: record, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Removed != 4 {
+		t.Fatalf("removed %d, want 4", res.Removed)
+	}
+	want := []retention.Phase{retention.PhaseScan, retention.PhasePlan, retention.PhaseLock, retention.PhaseRescan,
+		retention.PhaseHide, retention.PhaseSettle, retention.PhaseRecheck, retention.PhaseDelete}
+	if !slices.Equal(order, want) {
+		t.Errorf("phases %q, want %q", order, want)
+	}
+	var scan []retention.PhaseEvent
+	for _, e := range events {
+		if e.Phase == retention.PhaseScan {
+			scan = append(scan, e)
+		}
+	}
+	// base holds core/glibc and core/redis: two origin/name directories.
+	if len(scan) < 2 || scan[len(scan)-2].Total != 2 || scan[len(scan)-1] != (retention.PhaseEvent{Phase: retention.PhaseScan, Done: 2, Total: 2}) {
+		t.Errorf("scan events %+v: want the total (2) known before the last, which is 2/2", scan)
+	}
+	at := 0
+	for _, ph := range want {
+		i := strings.Index(logs.String()[at:], "phase="+string(ph))
+		if i < 0 {
+			t.Errorf("log has no phase=%s after offset %d:\n%s", ph, at, logs.String())
+			break
+		}
+		at += i
 	}
 }

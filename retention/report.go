@@ -16,6 +16,9 @@ import (
 // scan reports (scan.Now, when zero) and by Apply when it revalidates the
 // plan. A policy that sets nothing is refused before any scan
 // (ErrEmptyPolicy).
+//
+// scan.OnPhase and scan.Logger see the scan (PhaseScan) and then the
+// planning (PhasePlan), as ApplyOptions' see Apply's phases.
 func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, scan pkgstore.Options) (*Plan, error) {
 	if err := pol.Validate(); err != nil {
 		return nil, err
@@ -27,6 +30,7 @@ func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 	if err != nil {
 		return nil, err
 	}
+	pkgstore.ReportPhase(scan.OnPhase, scan.Logger, PhaseEvent{Phase: PhasePlan})
 	found, err := pol.FindRoots(ctx, inv)
 	if err != nil {
 		return nil, err

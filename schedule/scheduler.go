@@ -691,6 +691,9 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 			}
 			pol.Excludes = append(pol.Excludes, pins...)
 		}
+		if opts.Logger == nil {
+			opts.Logger = loggerFrom(ctx) // the scan and planning phases, as Apply's
+		}
 		plan, err := retention.PlanStore(ctx, store, pol, now, opts)
 		if err != nil {
 			res := RunResult{Error: err.Error()}

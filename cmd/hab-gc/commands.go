@@ -34,7 +34,7 @@ func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (
 		return nil, nil, err
 	}
 	bar := newProgress(a.stderr)
-	opts.Progress = bar.scanned
+	opts.OnPhase = bar.onPhase
 	opts.Sizes = sizes
 	plan, err := retention.PlanStore(ctx, store, pol, time.Now(), opts)
 	bar.done()
@@ -172,7 +172,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			bar := newProgress(a.stderr)
 			res, err = plan.Apply(cmd.Context(), store, retention.ApplyOptions{
 				LockTimeout: timeout,
-				OnPhase:     bar.applyPhase,
+				OnPhase:     bar.onPhase,
 				Logger:      slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			})
 			bar.done()

@@ -220,7 +220,7 @@ func printProblem(w io.Writer, p pkgstore.Problem, indent, label string) {
 }
 
 // progress shows, on stderr when it is a terminal, which phase a command
-// is in and its count: "scanning: 1762 releases", "hiding 12/40",
+// is in and its count: "scanning 12/340" (package directories), "hiding 12/40",
 // "settling"... one line, redrawn in place at most every 100ms (and at
 // each change of phase), cleared when done. Elsewhere it writes nothing.
 type progress struct {
@@ -250,18 +250,15 @@ func (p *progress) show(phase, text string, final bool) {
 	fmt.Fprintf(p.w, "\r%s\x1b[K", text)
 }
 
-// scanned reports the release directories read so far.
-func (p *progress) scanned(n int) {
-	p.show("scanning", fmt.Sprintf("scanning: %d releases", n), false)
-}
-
-// applyPhase reports a phase of retention.Apply.
-func (p *progress) applyPhase(e retention.PhaseEvent) {
+// onPhase reports a phase of the scan (pkgstore.PhaseScan: Total, the
+// origin/name directories, once they are listed), the planning or
+// retention.Apply.
+func (p *progress) onPhase(e retention.PhaseEvent) {
 	text := string(e.Phase) + "..."
 	if e.Total > 0 {
 		text = fmt.Sprintf("%s %d/%d", e.Phase, e.Done, e.Total)
 	}
-	p.show(string(e.Phase), text, e.Done == e.Total)
+	p.show(string(e.Phase), text, e.Done == 0 || e.Done == e.Total) // a start, a total learnt, an end: at once
 }
 
 // done clears the line.

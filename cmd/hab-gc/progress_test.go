@@ -57,27 +57,27 @@ func drawn(t *testing.T, ptm *os.File) string {
 	}
 }
 
-// TestProgressOnTerminal: on a terminal the scan shows its count (no
-// total it does not know), then each phase of the removal by name with its
+// TestProgressOnTerminal: on a terminal the scan shows its count against
+// its total once known (never an unknown total), then the planning, each phase of the removal by name with its
 // count; elsewhere nothing is drawn.
 func TestProgressOnTerminal(t *testing.T) {
 	events := func(p *progress) {
-		p.scanned(1762)
-		p.done()
 		for _, e := range []retention.PhaseEvent{
+			{Phase: retention.PhaseScan}, {Phase: retention.PhaseScan, Total: 340}, {Phase: retention.PhaseScan, Done: 340, Total: 340},
+			{Phase: retention.PhasePlan},
 			{Phase: retention.PhaseLock}, {Phase: retention.PhaseRescan},
 			{Phase: retention.PhaseHide, Total: 2}, {Phase: retention.PhaseHide, Done: 1, Total: 2}, {Phase: retention.PhaseHide, Done: 2, Total: 2},
 			{Phase: retention.PhaseSettle}, {Phase: retention.PhaseRecheck},
 			{Phase: retention.PhaseDelete, Total: 2}, {Phase: retention.PhaseDelete, Done: 2, Total: 2},
 		} {
-			p.applyPhase(e)
+			p.onPhase(e)
 		}
 		p.done()
 	}
 	ptm, pts := openPTY(t)
 	events(newProgress(pts))
 	got := drawn(t, ptm)
-	for _, want := range []string{"scanning: 1762 releases", "locking...", "rescanning...", "hiding 0/2", "hiding 2/2", "settling...", "re-checking...", "deleting 0/2", "deleting 2/2"} {
+	for _, want := range []string{"scanning...", "scanning 0/340", "scanning 340/340", "planning...", "locking...", "rescanning...", "hiding 0/2", "hiding 2/2", "settling...", "re-checking...", "deleting 0/2", "deleting 2/2"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("terminal shows %q; want %q in it", got, want)
 		}
