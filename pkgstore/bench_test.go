@@ -2,21 +2,64 @@ package pkgstore_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hab-gc/hab-gc/internal/benchstore"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
 )
 
+// benchSizesEnv selects the store sizes BenchmarkScan runs on, as a comma
+// separated list of release counts (default 10000). A size named in the
+// -bench pattern (BenchmarkScan/100000) also runs.
+const benchSizesEnv = "HABGC_BENCH_SIZES"
+
+// benchSizes returns the store sizes to benchmark: HABGC_BENCH_SIZES, else
+// 10,000 plus 100,000 when -test.bench names it.
+func benchSizes(b *testing.B) []int {
+	if env := os.Getenv(benchSizesEnv); env != "" {
+		var sizes []int
+		for _, f := range strings.Split(env, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 10 {
+				b.Fatalf("%s=%q: want release counts of at least 10, comma separated", benchSizesEnv, env)
+			}
+			sizes = append(sizes, n)
+		}
+		return sizes
+	}
+	sizes := []int{10_000}
+	if f := flagValue("test.bench"); strings.Contains(f, "100000") {
+		sizes = append(sizes, 100_000)
+	}
+	return sizes
+}
+
+func flagValue(name string) string {
+	for _, a := range os.Args[1:] {
+		for _, p := range []string{"-" + name + "=", "--" + name + "="} {
+			if v, ok := strings.CutPrefix(a, p); ok {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
 // floorScan is the least work any scanner must do: list the four directory
-// levels and read TARGET, IDENT, DEPS and TDEPS of every release, in
-// parallel, with no parsing and nothing kept.
+// levels and read TARGET, IDENT, DEPS and TDEPS of every release, with
+// workers goroutines, no parsing and nothing kept.
 func floorScan(b *testing.B, store string, workers int) int {
 	jobs := make(chan string, 64)
 	var wg sync.WaitGroup
@@ -60,29 +103,68 @@ func floorScan(b *testing.B, store string, workers int) int {
 	return total
 }
 
-// BenchmarkScan scans generated stores and, in the same run, the floor
-// (floorScan). It reports ns per release for both, their ratio
-// (target: scan/floor <= 1.3) and the heap the Inventory retains per
-// release (target: < 1 KiB).
+// dryRun is the work of `hab-gc run --keep-latest=3 --min-age=none
+// --dry-run --json` without the process: open the store, scan it, plan
+// (sizes of the releases to remove included, as the CLI does) and encode
+// the plan's report as the CLI encodes it.
+func dryRun(b *testing.B, root string) {
+	store, err := pkgstore.Open(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	pol := retention.Policy{KeepLatest: 3, MinAge: retention.NoMinAge}
+	plan, err := retention.PlanStore(context.Background(), store, pol, time.Now(), pkgstore.Options{Target: "x86_64-linux"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	enc := json.NewEncoder(io.Discard)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(plan.Report(nil)); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// floorFactors are the multiples of GOMAXPROCS the floor is read with; a
+// reader blocked in read(2) leaves its core idle, so the fastest of these
+// is the floor.
+var floorFactors = [...]int{2, 4, 8}
+
+// BenchmarkScan measures, interleaved in each iteration on the same
+// generated store: the floor (floorScan with 2, 4 and 8 times GOMAXPROCS
+// goroutines; the fastest is the floor), pkgstore.Scan with its default
+// options, and a whole dry run (dryRun). It reports ns per release for
+// each, the ratios to the floor (target: dryrun/floor <= 1.3) and the heap
+// the Inventory retains per release (target: < 1 KiB). Sizes: see
+// benchSizes.
 func BenchmarkScan(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
+	for _, n := range benchSizes(b) {
 		b.Run(itoa(n), func(b *testing.B) {
 			root := benchstore.Get(b, n)
 			store := filepath.Join(root, "hab", "pkgs")
-			workers := runtime.GOMAXPROCS(0)
-			floorScan(b, store, workers) // warm the page cache
-			var scanNs, floorNs int64
+			procs := runtime.GOMAXPROCS(0)
+			floorScan(b, store, procs) // warm the page cache
+			var floorNs [len(floorFactors)]int64
+			var scanNs, dryNs int64
 			var retained uint64
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
+				for k, f := range floorFactors {
+					start := nanotime()
+					if got := floorScan(b, store, f*procs); got != n {
+						b.Fatalf("floor read %d releases", got)
+					}
+					floorNs[k] += nanotime() - start
+				}
 				runtime.GC()
 				var before runtime.MemStats
 				runtime.ReadMemStats(&before)
 				b.StartTimer()
 
 				start := nanotime()
-				inv, err := pkgstore.Scan(context.Background(), root, pkgstore.Options{Target: "x86_64-linux", Workers: workers})
+				inv, err := pkgstore.Scan(context.Background(), root, pkgstore.Options{Target: "x86_64-linux"})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -97,16 +179,23 @@ func BenchmarkScan(b *testing.B) {
 				runtime.ReadMemStats(&after)
 				retained += after.HeapAlloc - min(before.HeapAlloc, after.HeapAlloc)
 				runtime.KeepAlive(inv)
+				runtime.GC()
 				start = nanotime()
-				if got := floorScan(b, store, workers); got != n {
-					b.Fatalf("floor read %d releases", got)
-				}
-				floorNs += nanotime() - start
+				dryRun(b, root)
+				dryNs += nanotime() - start
 				b.StartTimer()
 			}
-			b.ReportMetric(float64(scanNs)/float64(b.N*n), "ns/release")
-			b.ReportMetric(float64(floorNs)/float64(b.N*n), "floor-ns/release")
-			b.ReportMetric(float64(scanNs)/float64(floorNs), "scan/floor")
+			per := func(ns int64) float64 { return float64(ns) / float64(b.N*n) }
+			floor := floorNs[0]
+			for k, ns := range floorNs {
+				b.ReportMetric(per(ns), "floor"+itoa(floorFactors[k])+"x-ns/release")
+				floor = min(floor, ns)
+			}
+			b.ReportMetric(per(floor), "floor-ns/release")
+			b.ReportMetric(per(scanNs), "scan-ns/release")
+			b.ReportMetric(per(dryNs), "dryrun-ns/release")
+			b.ReportMetric(float64(scanNs)/float64(floor), "scan/floor")
+			b.ReportMetric(float64(dryNs)/float64(floor), "dryrun/floor")
 			b.ReportMetric(float64(retained)/float64(b.N*n), "retained-B/release")
 		})
 	}
