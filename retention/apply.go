@@ -609,7 +609,7 @@ func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) {
 		}
 		if kind == "pending" {
 			orig := dir + "/" + release
-			if id, err := pkgstore.ParseFullIdent(orig); err == nil {
+			if id, ok := pendingIdent(d); ok {
 				if why, needed := needs.check(id); needed {
 					if _, err := a.root.Lstat(orig); errors.Is(err, fs.ErrNotExist) {
 						if a.root.Rename(d, orig) == nil {

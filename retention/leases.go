@@ -3,7 +3,6 @@ package retention
 import (
 	"fmt"
 	"path"
-	"strings"
 
 	"github.com/hab-gc/hab-gc/lease"
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -47,15 +46,13 @@ func leaseRoots(inv *pkgstore.Inventory) (f Found, found bool, err error) {
 }
 
 // pendingIdent returns the release a pending debris directory (a release
-// Apply hid before its final check) holds.
+// Apply hid before its final check; debris is its path in the store) holds,
+// when its name is exactly one Apply makes (parseDebris).
 func pendingIdent(debris string) (pkgstore.Ident, bool) {
-	rest, ok := strings.CutPrefix(path.Base(debris), pkgstore.DebrisPrefix+"pending-")
-	if !ok {
+	kind, release, ok := parseDebris(path.Base(debris))
+	if !ok || kind != "pending" {
 		return pkgstore.Ident{}, false
 	}
-	if i := strings.LastIndexByte(rest, '-'); i > 0 {
-		rest = rest[:i]
-	}
-	id, err := pkgstore.ParseFullIdent(path.Dir(debris) + "/" + rest)
+	id, err := pkgstore.ParseFullIdent(path.Dir(debris) + "/" + release)
 	return id, err == nil
 }
