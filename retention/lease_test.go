@@ -101,3 +101,32 @@ func TestLeaseKeepsUntilItsHolderDies(t *testing.T) {
 		t.Fatalf("removed %d, want 2: %+v", res.Removed, res.Outcomes)
 	}
 }
+
+// TestLeaseRestoresPendingDebris: a release an interrupted Apply hid
+// before its final check (a pending directory) is put back when a live
+// lease names its package by a partial ident (pendingIdent), and deleted
+// once no lease names it.
+func TestLeaseRestoresPendingDebris(t *testing.T) {
+	b := storetest.New(t)
+	oldPkg(b, "core/zlib/1.0/20200101000000")
+	oldPkg(b, "core/zlib/1.1/20210101000000")
+	orig := b.PkgPath("core/zlib/1.0/20200101000000")
+	hidden := filepath.Join(filepath.Dir(orig), pkgstore.DebrisPrefix+"pending-20200101000000-ABCDEFGHIJ")
+	if err := os.Rename(orig, hidden); err != nil {
+		t.Fatal(err)
+	}
+	holder := holdLease(t, b.Root, "core/zlib\n")
+	res := applyPlan(t, planLeased(t, b.Root), b.Root, fast)
+	if len(res.Leftovers) != 1 || res.Leftovers[0].Status != retention.StatusKept || !exists(orig) {
+		t.Fatalf("under a lease on core/zlib: leftovers %+v; want the pending release put back", res.Leftovers)
+	}
+	holder.Process.Kill()
+	holder.Wait()
+	if err := os.Rename(orig, hidden); err != nil {
+		t.Fatal(err)
+	}
+	res = applyPlan(t, planLeased(t, b.Root), b.Root, fast)
+	if len(res.Leftovers) != 1 || res.Leftovers[0].Status != retention.StatusRemoved || exists(hidden) || exists(orig) {
+		t.Fatalf("with no lease: leftovers %+v; want the pending release deleted", res.Leftovers)
+	}
+}
