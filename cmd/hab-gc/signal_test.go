@@ -33,54 +33,59 @@ func TestSignalStopsARun(t *testing.T) {
 }
 
 func testSignalStops(t *testing.T, exe string, sig syscall.Signal, command string) {
-	{
-		{
-			b := storetest.New(t)
-			b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
-			st, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			unlock, err := st.Lock(context.Background(), 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer unlock()
-			var stderr bytes.Buffer
-			args := []string{"hab-gc", "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none", "--lock-timeout=10m"}
-			if command == "check" {
-				args = []string{"hab-gc", "check", "--fs-root", b.Root, "--lock-timeout=10m"}
-			}
-			cmd := &exec.Cmd{Path: exe, Args: args, Stderr: &stderr}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			// Let it reach the wait for the lock (its handlers are set by then).
-			time.Sleep(2 * time.Second)
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case err := <-done:
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
-					t.Fatalf("ended with %v, want exit %d (not death by the signal); stderr %q", err, exitInterrupted, stderr.String())
-				}
-				if msg := stderr.String(); !strings.Contains(msg, "interrupted") || strings.Contains(msg, "context canceled") {
-					t.Errorf("stderr %q: want it to say it was interrupted, not %q", msg, "context canceled")
-				}
-			case <-time.After(30 * time.Second):
-				cmd.Process.Kill()
-				t.Fatalf("still running 30s after %v", sig)
-			}
-			if _, err := os.Stat(b.PkgPath("core/a/1/20200101000000")); err != nil {
-				t.Errorf("a release was removed: %v", err)
-			}
-		}
+	b := storetest.New(t)
+	b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
+	args := []string{"run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none", "--lock-timeout=10m"}
+	if command == "check" {
+		args = []string{"check", "--fs-root", b.Root, "--lock-timeout=10m"}
 	}
+	if msg := interruptWhileLocked(t, exe, b.Root, sig, args...); strings.Contains(msg, "context canceled") {
+		t.Errorf("stderr %q: want it to say it was interrupted, not %q", msg, "context canceled")
+	}
+	if _, err := os.Stat(b.PkgPath("core/a/1/20200101000000")); err != nil {
+		t.Errorf("a release was removed: %v", err)
+	}
+}
+
+// interruptWhileLocked holds the store's lock at fsRoot, runs this test
+// binary as hab-gc with args, sends sig once it waits for the lock, and
+// checks that it exits 7 saying it was interrupted (not death by the
+// signal). It returns the process's stderr.
+func interruptWhileLocked(t *testing.T, exe, fsRoot string, sig syscall.Signal, args ...string) string {
+	t.Helper()
+	st, err := pkgstore.Open(fsRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	unlock, err := st.Lock(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	var stderr bytes.Buffer
+	cmd := &exec.Cmd{Path: exe, Args: append([]string{"hab-gc"}, args...), Stderr: &stderr}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// Let it reach the wait for the lock (its handlers are set by then).
+	time.Sleep(2 * time.Second)
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted || !strings.Contains(stderr.String(), "interrupted") {
+			t.Fatalf("ended with %v, want exit %d saying it was interrupted; stderr %q", err, exitInterrupted, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("still running 30s after %v", sig)
+	}
+	return stderr.String()
 }
 
 // TestSignalStopsDaemonOnce: SIGTERM while `daemon --once` waits for a
@@ -98,33 +103,5 @@ func TestSignalStopsDaemonOnce(t *testing.T) {
 	if code, _, errs := hab(t, nil, append(args, "--now", "2026-06-01T00:00:00Z")...); code != 0 {
 		t.Fatalf("first --once: %d %s", code, errs)
 	}
-	st, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	unlock, err := st.Lock(context.Background(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
-	var stderr bytes.Buffer
-	cmd := &exec.Cmd{Path: exe, Args: append([]string{"hab-gc"}, append(args, "--now", "2026-06-01T03:00:00Z")...), Stderr: &stderr}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	time.Sleep(2 * time.Second)
-	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted || !strings.Contains(stderr.String(), "interrupted") {
-			t.Fatalf("ended with %v, want exit %d saying it was interrupted; stderr %q", err, exitInterrupted, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("still running 30s after SIGTERM")
-	}
+	interruptWhileLocked(t, exe, b.Root, syscall.SIGTERM, append(args, "--now", "2026-06-01T03:00:00Z")...)
 }
