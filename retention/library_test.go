@@ -123,16 +123,8 @@ func TestApplyRefusesAnotherStore(t *testing.T) {
 func TestApplyZeroLockTimeoutWaits(t *testing.T) {
 	b := base(t)
 	p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
-	holder, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	unlock, err := holder.Lock(context.Background(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.AfterFunc(300*time.Millisecond, func() { unlock() })
+	unlock := storetest.HoldLock(t, b.Root)
+	time.AfterFunc(300*time.Millisecond, unlock)
 	s, err := pkgstore.Open(b.Root)
 	if err != nil {
 		t.Fatal(err)

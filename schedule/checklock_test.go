@@ -73,14 +73,5 @@ func TestScheduledCheckSharedLock(t *testing.T) {
 // lockOnce creates the store's lock file as a run would.
 func lockOnce(t *testing.T, fsRoot string) {
 	t.Helper()
-	st, err := pkgstore.Open(fsRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	unlock, err := st.Lock(context.Background(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unlock()
+	storetest.HoldLock(t, fsRoot)()
 }

@@ -271,12 +271,7 @@ func TestLockContentionWaitsAndRetries(t *testing.T) {
 	s.LockTimeout = 200 * time.Millisecond
 	e.reload(s)
 	j := onlyJob(t, s)
-	st, _ := pkgstore.Open(root)
-	defer st.Close()
-	unlock, err := st.Lock(context.Background(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	unlock := storetest.HoldLock(t, root)
 	e.clock.Add(61 * time.Minute)
 	start := time.Now()
 	outs := s.RunDue(context.Background())

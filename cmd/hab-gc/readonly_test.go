@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,16 +28,7 @@ func TestCheckReadOnlyStore(t *testing.T) {
 			b := storetest.New(t)
 			b.Pkg("core/a/1/20200101000000")
 			if withLockFile {
-				st, err := pkgstore.Open(b.Root)
-				if err != nil {
-					t.Fatal(err)
-				}
-				unlock, err := st.Lock(context.Background(), 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				unlock()
-				st.Close()
+				storetest.HoldLock(t, b.Root)()
 			}
 			ro := storetest.ReadOnly(t, b.Root)
 			var stdout, stderr bytes.Buffer
@@ -88,13 +78,7 @@ func TestCheckAsNonRoot(t *testing.T) {
 			b.Chmod("hab/pkgs", 0o555)
 			if withLockFile {
 				b.Chmod("hab/pkgs", 0o755)
-				st, _ := pkgstore.Open(b.Root)
-				unlock, err := st.Lock(context.Background(), 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				unlock()
-				st.Close()
+				storetest.HoldLock(t, b.Root)()
 				b.Chmod("hab/pkgs", 0o555)
 			}
 			var stdout, stderr bytes.Buffer

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
-	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
 // SIGINT and SIGTERM stop a hab-gc process that is waiting (here for the
@@ -53,16 +51,7 @@ func testSignalStops(t *testing.T, exe string, sig syscall.Signal, command strin
 // signal). It returns the process's stderr.
 func interruptWhileLocked(t *testing.T, exe, fsRoot string, sig syscall.Signal, args ...string) string {
 	t.Helper()
-	st, err := pkgstore.Open(fsRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	unlock, err := st.Lock(context.Background(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
+	defer storetest.HoldLock(t, fsRoot)()
 	var stderr bytes.Buffer
 	cmd := &exec.Cmd{Path: exe, Args: append([]string{"hab-gc"}, args...), Stderr: &stderr}
 	if err := cmd.Start(); err != nil {
