@@ -1,5 +1,6 @@
 // Package benchstore provides generated stores for benchmarks, cached on
-// disk between runs (generating 100,000 releases takes a while).
+// disk between runs (generating 100,000 releases takes a while), and runs
+// the hab-gc CLI on them end to end (see DryRun).
 package benchstore
 
 import (
@@ -7,27 +8,98 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
-// Get returns the FS root of a generated store of n releases (10 per
-// package), generating it under the temp directory on first use. The
-// directory is named after its shape, and a marker file is written last,
-// so an interrupted generation is redone.
-func Get(b testing.TB, n int) string {
-	b.Helper()
+// Per release, a generated store takes about 29 KiB of disk (five small
+// files of one block each and two directories) and 7 inodes. The check
+// before generating asks for a margin over that.
+const (
+	bytesPerRelease  = 36 << 10
+	inodesPerRelease = 8
+	// reserve is left free on top of the store itself.
+	reserve = 1 << 30
+)
+
+// Get returns the FS root of a generated store of n releases (n/10
+// packages of 10 releases each), generating it under the temp directory on
+// first use (hab-gc-bench-v1-N). The store is generated into a .partial
+// directory, marked complete and then renamed into place, under a lock
+// file, so an interrupted generation is redone and two processes asking
+// for the same size generate it once. When the temp directory's file
+// system has too little free space or too few free inodes for a store not
+// yet generated, Get skips the benchmark (tb.Skip) and says why.
+func Get(tb testing.TB, n int) string {
+	tb.Helper()
+	if n < 10 || n%10 != 0 {
+		tb.Fatalf("benchstore: %d releases: want a multiple of 10", n)
+	}
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("hab-gc-bench-v1-%d", n))
 	marker := filepath.Join(dir, ".complete")
 	if _, err := os.Stat(marker); err == nil {
 		return dir
 	}
-	os.RemoveAll(dir)
-	if _, err := storetest.Generate(dir, storetest.GenConfig{Packages: n / 10, ReleasesPerPackage: 10, Seed: 42}); err != nil {
-		b.Fatal(err)
+	lock, err := os.OpenFile(dir+".lock", os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	if err := os.WriteFile(marker, nil, 0o644); err != nil {
-		b.Fatal(err)
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		tb.Fatal(err)
 	}
+	defer unix.Flock(int(lock.Fd()), unix.LOCK_UN)
+	if _, err := os.Stat(marker); err == nil {
+		return dir // another process generated it while we waited
+	}
+	if err := checkRoom(os.TempDir(), n); err != nil {
+		tb.Skip(err)
+	}
+	partial := dir + ".partial"
+	for _, d := range []string{dir, partial} {
+		if err := os.RemoveAll(d); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	start := time.Now()
+	if err := Generate(partial, n); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(partial, ".complete"), nil, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Rename(partial, dir); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Logf("benchstore: generated %d releases in %s under %s", n, time.Since(start).Round(time.Second), dir)
 	return dir
+}
+
+// Generate writes the store Get caches, n releases (n/10 packages of 10
+// releases each, seed 42), under root.
+func Generate(root string, n int) error {
+	_, err := storetest.Generate(root, storetest.GenConfig{Packages: n / 10, ReleasesPerPackage: 10, Seed: 42})
+	return err
+}
+
+// checkRoom says why a store of n releases cannot be generated under dir,
+// or nil when its file system has room for it.
+func checkRoom(dir string, n int) error {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return fmt.Errorf("benchstore: cannot check the free space under %s: %w", dir, err)
+	}
+	needBytes := uint64(n)*bytesPerRelease + reserve
+	needInodes := uint64(n) * inodesPerRelease
+	freeBytes := st.Bavail * uint64(st.Bsize)
+	// A file system without inode counts (Files == 0, as btrfs) has no
+	// fixed limit.
+	if freeBytes < needBytes || (st.Files > 0 && st.Ffree < needInodes) {
+		return fmt.Errorf("benchstore: a store of %d releases needs about %d MiB and %d inodes free under %s; it has %d MiB and %d inodes free: skipped (set TMPDIR to a larger file system)",
+			n, needBytes>>20, needInodes, dir, freeBytes>>20, st.Ffree)
+	}
+	return nil
 }

@@ -1,0 +1,124 @@
+package benchstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+)
+
+// BuildCLI builds the hab-gc command into dir and returns the binary's
+// path. It uses the go command of the toolchain running the test
+// (runtime.GOROOT()/bin/go, else the one on PATH) and must run inside the
+// module (tests and benchmarks do). A failed build's output is in the
+// error.
+func BuildCLI(dir string) (string, error) {
+	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goCmd); err != nil {
+		if goCmd, err = exec.LookPath("go"); err != nil {
+			return "", fmt.Errorf("benchstore: no go command to build hab-gc with: %w", err)
+		}
+	}
+	bin := filepath.Join(dir, "hab-gc")
+	out, err := exec.Command(goCmd, "build", "-o", bin, "github.com/hab-gc/hab-gc/cmd/hab-gc").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("benchstore: go build hab-gc: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// DryRunArgs are the arguments of the end-to-end dry run on the store
+// under root: plan with --keep-latest=3 and no minimum age, runtime roots
+// read from /proc as by default, the plan printed as JSON. The target is
+// the generated stores' (storetest.DefaultTarget), as the in-process
+// benchmarks scan with.
+func DryRunArgs(root string) []string {
+	return []string{"run", "--keep-latest=3", "--min-age=none", "--dry-run", "--json",
+		"--target", storetest.DefaultTarget, "--fs-root", root}
+}
+
+// Run is what one end-to-end run of the CLI cost.
+type Run struct {
+	// Wall is the wall-clock time from starting the process to its exit.
+	Wall time.Duration
+	// MaxRSS is the process's peak resident set size, in bytes.
+	MaxRSS int64
+}
+
+// DryRun runs bin with DryRunArgs(root) as a child process, its standard
+// output to stdout (the null device when nil) and its standard error
+// captured, and returns its wall-clock time and peak RSS. A non-zero exit
+// is an error that carries the command's standard error. The environment
+// is the caller's without HAB_GC_* variables, so that no setting of the
+// caller's changes the run.
+func DryRun(bin, root string, stdout io.Writer) (Run, error) {
+	cmd := exec.Command(bin, DryRunArgs(root)...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HAB_GC_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	if stdout == nil {
+		null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		if err != nil {
+			return Run{}, err
+		}
+		defer null.Close()
+		stdout = null
+	}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return Run{}, fmt.Errorf("benchstore: %s: %w\n%s", strings.Join(cmd.Args, " "), err, stderr.Bytes())
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return Run{}, errors.New("benchstore: no resource usage for the child process")
+	}
+	rss := int64(ru.Maxrss)
+	if runtime.GOOS != "darwin" {
+		rss *= 1024 // KiB everywhere but on macOS, which counts bytes
+	}
+	return Run{Wall: wall, MaxRSS: rss}, nil
+}
+
+// CheckDryRun runs DryRun on a store of n releases with its output kept,
+// and fails unless the JSON plan is a dry run covering exactly n releases
+// with no problems. Benchmarks call it once before timing DryRun with its
+// output discarded.
+func CheckDryRun(bin, root string, n int) (Run, error) {
+	var out bytes.Buffer
+	run, err := DryRun(bin, root, &out)
+	if err != nil {
+		return run, err
+	}
+	var rep struct {
+		DryRun   bool              `json:"dry_run"`
+		Releases []json.RawMessage `json:"releases"`
+		Summary  struct {
+			Releases int `json:"releases"`
+		} `json:"summary"`
+		Problems []json.RawMessage `json:"problems"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		return run, fmt.Errorf("benchstore: the dry run's JSON: %w", err)
+	}
+	if !rep.DryRun || rep.Summary.Releases != n || len(rep.Releases) != n || len(rep.Problems) != 0 {
+		return run, fmt.Errorf("benchstore: the dry run planned %d releases (%d listed, dry_run %v, %d problems), want %d releases, a dry run, no problems",
+			rep.Summary.Releases, len(rep.Releases), rep.DryRun, len(rep.Problems), n)
+	}
+	return run, nil
+}
