@@ -21,27 +21,35 @@ import (
 )
 
 // benchSizesEnv selects the store sizes BenchmarkScan runs on, as a comma
-// separated list of release counts (default 10000). A size named in the
-// -bench pattern (BenchmarkScan/100000) also runs.
+// separated list of release counts, multiples of 10 (default 10000). A
+// size of namedSizes written in the -bench pattern
+// (-bench 'Scan$/300000') also runs.
 const benchSizesEnv = "HABGC_BENCH_SIZES"
 
+// namedSizes are the sizes a -bench pattern can ask for by name: 100,000,
+// 130,000 (the store of issue 14's peak-RSS target) and 300,000.
+var namedSizes = [...]int{100_000, 130_000, 300_000}
+
 // benchSizes returns the store sizes to benchmark: HABGC_BENCH_SIZES, else
-// 10,000 plus 100,000 when -test.bench names it.
+// 10,000 plus each of namedSizes that -test.bench names.
 func benchSizes(b *testing.B) []int {
 	if env := os.Getenv(benchSizesEnv); env != "" {
 		var sizes []int
 		for _, f := range strings.Split(env, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 10 {
-				b.Fatalf("%s=%q: want release counts of at least 10, comma separated", benchSizesEnv, env)
+			if err != nil || n < 10 || n%10 != 0 {
+				b.Fatalf("%s=%q: want release counts, multiples of 10, comma separated", benchSizesEnv, env)
 			}
 			sizes = append(sizes, n)
 		}
 		return sizes
 	}
 	sizes := []int{10_000}
-	if f := flagValue("test.bench"); strings.Contains(f, "100000") {
-		sizes = append(sizes, 100_000)
+	f := flagValue("test.bench")
+	for _, n := range namedSizes {
+		if strings.Contains(f, itoa(n)) {
+			sizes = append(sizes, n)
+		}
 	}
 	return sizes
 }
@@ -134,19 +142,33 @@ var floorFactors = [...]int{2, 4, 8}
 // BenchmarkScan measures, interleaved in each iteration on the same
 // generated store: the floor (floorScan with 2, 4 and 8 times GOMAXPROCS
 // goroutines; the fastest is the floor), pkgstore.Scan with its default
-// options, and a whole dry run (dryRun). It reports ns per release for
-// each, the ratios to the floor (target: dryrun/floor <= 1.3) and the heap
-// the Inventory retains per release (target: < 1 KiB). Sizes: see
-// benchSizes.
+// options, a whole dry run in process (dryRun) and the same dry run end to
+// end: the hab-gc binary, built once before timing, run as a child process
+// (benchstore.DryRun: `hab-gc run --keep-latest=3 --min-age=none --dry-run
+// --json --target x86_64-linux --fs-root ROOT`, its output to the null
+// device, runtime roots read from /proc as by default), timed wall-clock
+// from start to exit. It reports ns per release for each, their ratios to
+// the floor (target: e2e/floor <= 1.3 at 100,000), the heap the Inventory
+// retains per release (target: < 1 KiB) and the end-to-end run's peak RSS,
+// the largest over the iterations (target: < 300 MiB at 130,000). Before
+// timing, one end-to-end run checks that the CLI plans exactly the store's
+// releases with no problems. Sizes: see benchSizes.
 func BenchmarkScan(b *testing.B) {
+	bin, err := benchstore.BuildCLI(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, n := range benchSizes(b) {
 		b.Run(itoa(n), func(b *testing.B) {
 			root := benchstore.Get(b, n)
 			store := filepath.Join(root, "hab", "pkgs")
 			procs := runtime.GOMAXPROCS(0)
 			floorScan(b, store, procs) // warm the page cache
+			if _, err := benchstore.CheckDryRun(bin, root, n); err != nil {
+				b.Fatal(err)
+			}
 			var floorNs [len(floorFactors)]int64
-			var scanNs, dryNs int64
+			var scanNs, dryNs, e2eNs, peakRSS int64
 			var retained uint64
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -183,6 +205,12 @@ func BenchmarkScan(b *testing.B) {
 				start = nanotime()
 				dryRun(b, root)
 				dryNs += nanotime() - start
+				run, err := benchstore.DryRun(bin, root, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				e2eNs += run.Wall.Nanoseconds()
+				peakRSS = max(peakRSS, run.MaxRSS)
 				b.StartTimer()
 			}
 			per := func(ns int64) float64 { return float64(ns) / float64(b.N*n) }
@@ -194,9 +222,12 @@ func BenchmarkScan(b *testing.B) {
 			b.ReportMetric(per(floor), "floor-ns/release")
 			b.ReportMetric(per(scanNs), "scan-ns/release")
 			b.ReportMetric(per(dryNs), "dryrun-ns/release")
+			b.ReportMetric(per(e2eNs), "e2e-ns/release")
 			b.ReportMetric(float64(scanNs)/float64(floor), "scan/floor")
 			b.ReportMetric(float64(dryNs)/float64(floor), "dryrun/floor")
+			b.ReportMetric(float64(e2eNs)/float64(floor), "e2e/floor")
 			b.ReportMetric(float64(retained)/float64(b.N*n), "retained-B/release")
+			b.ReportMetric(float64(peakRSS)/(1<<20), "peak-RSS-MiB")
 		})
 	}
 }
