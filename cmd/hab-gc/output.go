@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,16 +10,19 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/hab-gc/hab-gc/internal/jsonstream"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
+// writeJSON writes v as every --json output is written: indented by two
+// spaces, without HTML escaping (constraints such as <1.1 stay readable),
+// and a newline. The per-release arrays of a report are streamed element by
+// element, so a report of 100,000 releases is never held in memory as
+// JSON; the bytes are those a json.Encoder writes (see jsonstream).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false) // constraints such as <1.1 stay readable
-	return enc.Encode(v)
+	return jsonstream.Encode(w, v)
 }
 
 // humanBytes formats a byte count; negative means unknown.

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"regexp"
 	"testing"
+	"time"
 
+	"github.com/hab-gc/hab-gc/internal/jsonstream"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -73,6 +76,60 @@ func TestPrintPlanRun(t *testing.T) {
 				if regexp.MustCompile(re).MatchString(buf.String()) {
 					t.Errorf("unexpected match for %s in:\n%s", re, buf.String())
 				}
+			}
+		})
+	}
+}
+
+// TestWriteJSONMatchesEncoder: writeJSON streams the reports run and list
+// print, and writes exactly the bytes one json.Encoder (indent "  ", no
+// HTML escaping) writes for them, with and without the optional parts.
+func TestWriteJSONMatchesEncoder(t *testing.T) {
+	size, free := int64(2048), int64(-1)
+	rep := retention.Report{
+		DryRun: true, FSRoot: "/x", Target: "x86_64-linux",
+		Releases: []retention.ReportRelease{
+			{Ident: "core/a/1/1", Action: retention.Remove, Size: &size, Reasons: []retention.Reason{{Code: retention.CodeOld, Text: "a <1.1 & >2 \u2028 ü \x01"}},
+				Outcome: &retention.ReportOutcome{Status: retention.StatusFailed, Error: "permission denied"}},
+			{Ident: "core/a/2/2", Action: retention.Keep},
+			{Ident: "core/a/3/3", Action: retention.Keep, Reasons: []retention.Reason{}},
+		},
+		Problems: []pkgstore.Problem{{Path: "hab/pkgs/core/x/\xff", Kind: pkgstore.ProblemInstallLeftover, Modified: time.Unix(1e9, 0).UTC()}, {Release: "core/x/1/1", Blocking: true}},
+		Warnings: []retention.Warning{}, RootSources: []retention.Found{{Source: "processes", Counts: map[string]int{"inspected": 2}}},
+	}
+	empty := retention.Report{Releases: []retention.ReportRelease{}, Problems: []pkgstore.Problem{}, Warnings: []retention.Warning{}, RootSources: []retention.Found{}}
+	ident := "core/a/1/1"
+	tests := []struct {
+		name string
+		v    any
+	}{
+		{"run zero", runReport{}},
+		{"run empty", runReport{Report: empty}},
+		{"run", runReport{Report: rep}},
+		{"run with pressure and cache", runReport{Report: rep,
+			pressureReport: pressureReport{FreeBefore: &size, FreeAfter: &free, LargestKept: rep.Releases[1:]},
+			Cache:          []cacheReport{{File: "core-a-1-1.hart", Ident: &ident, Reasons: []retention.Reason{}}, {File: "<x>.hart"}}}},
+		{"list with policy", listJSON(true, rep)},
+		{"list without policy", listJSON(false, rep)},
+		{"list empty", listJSON(true, empty)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if !jsonstream.Streams(tc.v) {
+				t.Errorf("%T is encoded whole, not streamed", tc.v)
+			}
+			var want, got bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(tc.v); err != nil {
+				t.Fatal(err)
+			}
+			if err := writeJSON(&got, tc.v); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Errorf("writeJSON differs from json.Encoder:\n got: %s\nwant: %s", got.Bytes(), want.Bytes())
 			}
 		})
 	}

@@ -1,0 +1,25 @@
+// Package jsonstream writes a report as indented JSON without building
+// all of it in memory first.
+//
+// A json.Encoder marshals the whole value into one buffer, then copies it
+// indented into a second before writing: for a report of 100,000
+// releases that is two buffers of tens of MB, grown by doubling. Encode
+// writes the same bytes, but piece by piece through a bufio.Writer: each
+// top-level field of a struct, and each element of a top-level slice
+// (of the value itself or of one of its fields), is encoded on its own by
+// encoding/json, so the transient memory is one element's encoding.
+//
+// The output is byte for byte what json.Encoder with SetIndent("", "  ")
+// and SetEscapeHTML(false) writes for the same value, trailing newline
+// included: field names, order, omitempty and omitzero, embedded structs,
+// null for a nil slice and [] for an empty one, the escaping of strings,
+// Marshaler and TextMarshaler implementations. Values whose shape Encode
+// does not take apart itself (a field name that several embedded structs
+// share, a ",string" option, a type with its own MarshalJSON or
+// MarshalText at the top) are encoded whole, as json.Encoder would.
+//
+// One difference remains: when encoding fails part way (an unsupported
+// value such as a NaN float, a MarshalJSON that returns an error, a
+// write error), what was encoded before the failure has been written,
+// where json.Encoder writes nothing. The error is returned either way.
+package jsonstream

@@ -1,0 +1,390 @@
+package jsonstream
+
+import (
+	"bufio"
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"io"
+	"reflect"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// indent is one level of indentation, as hab-gc's JSON output has it.
+const indent = "  "
+
+var (
+	marshalerType     = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+	isZeroerType      = reflect.TypeFor[interface{ IsZero() bool }]()
+)
+
+// Encode writes v to w as a json.Encoder with SetIndent("", "  ") and
+// SetEscapeHTML(false) does, followed by a newline, streaming the
+// elements of v's top-level slices (see the package documentation).
+func Encode(w io.Writer, v any) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	s := &streamer{w: bw, encs: map[string]*json.Encoder{}}
+	if err := s.top(reflect.ValueOf(v)); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// Streams reports whether Encode takes v apart, streaming its top-level
+// slices, rather than encoding it whole as json.Encoder does.
+func Streams(v any) bool {
+	rv, ok := topValue(reflect.ValueOf(v))
+	if !ok {
+		return false
+	}
+	if rv.Kind() == reflect.Slice {
+		return true
+	}
+	_, ok = structFields(rv.Type())
+	return ok
+}
+
+// streamer writes the pieces of one value.
+type streamer struct {
+	w    *bufio.Writer
+	buf  bytes.Buffer
+	encs map[string]*json.Encoder // by indentation prefix, all writing to buf
+}
+
+// topValue is v with pointers followed, and whether Encode takes it apart:
+// a struct or a slice it can stream, without a JSON encoding of its own.
+func topValue(v reflect.Value) (reflect.Value, bool) {
+	for v.IsValid() && v.Kind() == reflect.Pointer && !v.IsNil() && !ownEncoding(v.Type()) {
+		v = v.Elem()
+	}
+	switch {
+	case !v.IsValid() || ownEncoding(v.Type()):
+		return v, false
+	case v.Kind() == reflect.Struct:
+		return v, true
+	case v.Kind() == reflect.Slice:
+		return v, streamable(v.Type())
+	}
+	return v, false
+}
+
+func (s *streamer) top(v reflect.Value) error {
+	rv, ok := topValue(v)
+	var fields []field
+	if ok && rv.Kind() == reflect.Struct {
+		fields, ok = structFields(rv.Type())
+	}
+	var err error
+	switch {
+	case !ok:
+		err = s.piece(v, "")
+	case rv.Kind() == reflect.Slice:
+		err = s.array(rv, "")
+	default:
+		err = s.object(rv, fields)
+	}
+	if err != nil {
+		return err
+	}
+	return s.w.WriteByte('\n')
+}
+
+// object writes a struct's fields, at the top level, each on its own.
+func (s *streamer) object(v reflect.Value, fields []field) error {
+	wrote := false
+	for _, f := range fields {
+		fv, ok := f.value(v)
+		if !ok || f.omit(fv) {
+			continue
+		}
+		sep := ",\n" + indent + `"`
+		if !wrote {
+			sep = "{\n" + indent + `"`
+		}
+		wrote = true
+		if _, err := s.w.WriteString(sep + f.name + `": `); err != nil {
+			return err
+		}
+		var err error
+		if fv.Kind() == reflect.Slice && streamable(fv.Type()) {
+			err = s.array(fv, indent)
+		} else {
+			err = s.piece(fv, indent)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	end := "\n}"
+	if !wrote {
+		end = "{}"
+	}
+	_, err := s.w.WriteString(end)
+	return err
+}
+
+// array writes a slice whose own line starts with prefix, element by
+// element.
+func (s *streamer) array(v reflect.Value, prefix string) error {
+	switch {
+	case v.IsNil():
+		_, err := s.w.WriteString("null")
+		return err
+	case v.Len() == 0:
+		_, err := s.w.WriteString("[]")
+		return err
+	}
+	inner := prefix + indent
+	for i := range v.Len() {
+		sep := byte(',')
+		if i == 0 {
+			sep = '['
+		}
+		s.w.WriteByte(sep)
+		s.w.WriteByte('\n')
+		if _, err := s.w.WriteString(inner); err != nil { // a bufio.Writer's error sticks
+			return err
+		}
+		if err := s.piece(v.Index(i), inner); err != nil {
+			return err
+		}
+	}
+	_, err := s.w.WriteString("\n" + prefix + "]")
+	return err
+}
+
+// piece writes one value, encoded by encoding/json, whose first line is
+// already indented and whose other lines start with prefix.
+func (s *streamer) piece(v reflect.Value, prefix string) error {
+	enc := s.encs[prefix]
+	if enc == nil {
+		enc = json.NewEncoder(&s.buf)
+		enc.SetIndent(prefix, indent)
+		enc.SetEscapeHTML(false)
+		s.encs[prefix] = enc
+	}
+	var x any
+	switch {
+	case !v.IsValid():
+		// nil: null
+	case v.CanAddr():
+		// Encoded through its address, as encoding/json encodes an
+		// addressable value: a MarshalJSON on the pointer is used.
+		x = v.Addr().Interface()
+	default:
+		x = v.Interface()
+	}
+	s.buf.Reset()
+	if err := enc.Encode(x); err != nil {
+		return err
+	}
+	_, err := s.w.Write(bytes.TrimSuffix(s.buf.Bytes(), []byte("\n")))
+	return err
+}
+
+// ownEncoding reports whether t (or a pointer to it) encodes itself.
+func ownEncoding(t reflect.Type) bool {
+	if t.Implements(marshalerType) || t.Implements(textMarshalerType) {
+		return true
+	}
+	p := reflect.PointerTo(t)
+	return p.Implements(marshalerType) || p.Implements(textMarshalerType)
+}
+
+// streamable reports whether a slice of type t is written element by
+// element: not bytes (base64) nor a type with its own encoding.
+func streamable(t reflect.Type) bool {
+	return t.Elem().Kind() != reflect.Uint8 && !ownEncoding(t)
+}
+
+// field is one field of a JSON object, found as encoding/json finds it.
+type field struct {
+	name      string
+	index     []int
+	omitEmpty bool
+	omitZero  bool
+	isZero    func(reflect.Value) bool
+}
+
+// value follows f.index from v; false when an embedded pointer on the way
+// is nil (the field is left out).
+func (f field) value(v reflect.Value) (reflect.Value, bool) {
+	for _, i := range f.index {
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return v, false
+			}
+			v = v.Elem()
+		}
+		v = v.Field(i)
+	}
+	return v, true
+}
+
+// omit applies omitempty and omitzero as encoding/json does.
+func (f field) omit(v reflect.Value) bool {
+	if f.omitEmpty && isEmptyValue(v) {
+		return true
+	}
+	if !f.omitZero {
+		return false
+	}
+	if f.isZero != nil {
+		return f.isZero(v)
+	}
+	return v.IsZero()
+}
+
+func isEmptyValue(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64,
+		reflect.Interface, reflect.Pointer:
+		return v.IsZero()
+	}
+	return false
+}
+
+// structFields lists the JSON fields of struct type t in encoding/json's
+// order: its exported fields and those of the structs it embeds, by
+// their json tags. It returns false when t is not one Encode takes apart:
+// a name that two fields share (encoding/json's rules of dominance
+// decide; they are not repeated here), the same struct embedded twice at
+// one depth, a ",string" option, or a field of an unexported embedded
+// type named by a tag (reflection cannot read it).
+func structFields(t reflect.Type) ([]field, bool) {
+	type queued struct {
+		typ   reflect.Type
+		index []int
+	}
+	next := []queued{{typ: t}}
+	visited := map[reflect.Type]bool{}
+	var fields []field
+	for len(next) > 0 {
+		current := next
+		next = nil
+		count := map[reflect.Type]int{}
+		for _, q := range current {
+			if visited[q.typ] {
+				continue
+			}
+			visited[q.typ] = true
+			for i := range q.typ.NumField() {
+				sf := q.typ.Field(i)
+				if sf.Anonymous {
+					et := sf.Type
+					if et.Kind() == reflect.Pointer {
+						et = et.Elem()
+					}
+					if !sf.IsExported() && et.Kind() != reflect.Struct {
+						continue
+					}
+				} else if !sf.IsExported() {
+					continue
+				}
+				tag := sf.Tag.Get("json")
+				if tag == "-" {
+					continue
+				}
+				name, opts, _ := strings.Cut(tag, ",")
+				if !isValidTag(name) {
+					name = ""
+				}
+				if hasOption(opts, "string") {
+					return nil, false
+				}
+				index := append(slices.Clone(q.index), i)
+				ft := sf.Type
+				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if name != "" || !sf.Anonymous || ft.Kind() != reflect.Struct {
+					if !sf.IsExported() {
+						return nil, false
+					}
+					if name == "" {
+						name = sf.Name
+					}
+					f := field{name: name, index: index, omitEmpty: hasOption(opts, "omitempty"), omitZero: hasOption(opts, "omitzero")}
+					if f.omitZero {
+						f.isZero = isZeroFunc(sf.Type)
+					}
+					fields = append(fields, f)
+					continue
+				}
+				if count[ft]++; count[ft] > 1 {
+					return nil, false
+				}
+				next = append(next, queued{ft, index})
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range fields {
+		if seen[f.name] {
+			return nil, false
+		}
+		seen[f.name] = true
+	}
+	slices.SortFunc(fields, func(a, b field) int { return slices.Compare(a.index, b.index) })
+	return fields, true
+}
+
+// isZeroFunc is how encoding/json decides omitzero for a field of type t
+// with an IsZero method; nil when it has none (reflect's IsZero decides).
+func isZeroFunc(t reflect.Type) func(reflect.Value) bool {
+	type isZeroer = interface{ IsZero() bool }
+	switch {
+	case t.Kind() == reflect.Interface && t.Implements(isZeroerType):
+		return func(v reflect.Value) bool {
+			return v.IsNil() || (v.Elem().Kind() == reflect.Pointer && v.Elem().IsNil()) || v.Interface().(isZeroer).IsZero()
+		}
+	case t.Kind() == reflect.Pointer && t.Implements(isZeroerType):
+		return func(v reflect.Value) bool { return v.IsNil() || v.Interface().(isZeroer).IsZero() }
+	case t.Implements(isZeroerType):
+		return func(v reflect.Value) bool { return v.Interface().(isZeroer).IsZero() }
+	case reflect.PointerTo(t).Implements(isZeroerType):
+		return func(v reflect.Value) bool {
+			if !v.CanAddr() {
+				v2 := reflect.New(v.Type()).Elem()
+				v2.Set(v)
+				v = v2
+			}
+			return v.Addr().Interface().(isZeroer).IsZero()
+		}
+	}
+	return nil
+}
+
+func hasOption(opts, name string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == name {
+			return true
+		}
+	}
+	return false
+}
+
+// isValidTag is encoding/json's test of a name in a json tag.
+func isValidTag(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
+		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
+			return false
+		}
+	}
+	return true
+}
