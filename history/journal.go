@@ -115,7 +115,7 @@ func (j Journal) appendOnce(dfd int, data []byte) (done bool, err error) {
 		return false, &fs.PathError{Op: "fstat", Path: name, Err: err}
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 {
-		return false, fmt.Errorf("history: %s: %w (%s, %d links)", name, ErrUnsafe, safeio.Kind(modeOf(st.Mode)), st.Nlink)
+		return false, fmt.Errorf("history: %s: %w (%s, %d links)", name, ErrUnsafe, safeio.Kind(safeio.ModeOf(st.Mode)), st.Nlink)
 	}
 	if err := flock(fd); err != nil {
 		return false, &fs.PathError{Op: "flock", Path: name, Err: err}
@@ -192,25 +192,6 @@ func flock(fd int) error {
 			return err
 		}
 	}
-}
-
-// modeOf converts a stat mode's file type to an fs.FileMode type.
-func modeOf(m uint32) fs.FileMode {
-	switch m & unix.S_IFMT {
-	case unix.S_IFDIR:
-		return fs.ModeDir
-	case unix.S_IFLNK:
-		return fs.ModeSymlink
-	case unix.S_IFIFO:
-		return fs.ModeNamedPipe
-	case unix.S_IFSOCK:
-		return fs.ModeSocket
-	case unix.S_IFCHR:
-		return fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFBLK:
-		return fs.ModeDevice
-	}
-	return 0
 }
 
 // Notice is a line or file Read skipped.

@@ -1,13 +1,14 @@
 package onefs
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
 // ErrMountPoint is wrapped by the error RemoveAll returns when the tree
@@ -119,6 +120,15 @@ type walker struct {
 	lowOpen int
 	ops     int
 	noStatx bool
+	buf     []byte // for getdents
+}
+
+// dirBuf returns the walk's getdents buffer.
+func (w *walker) dirBuf() []byte {
+	if w.buf == nil {
+		w.buf = make([]byte, 8<<10)
+	}
+	return w.buf
 }
 
 // sameMount reports whether in lives on the top's mount.
@@ -162,37 +172,17 @@ func openDir(dirfd int, name string) (int, error) {
 }
 
 // readNames reads every entry of an open directory (but "." and "..")
-// with getdents on the descriptor itself: no name is resolved.
-func readNames(fd int) ([]entry, error) {
+// with getdents on the descriptor itself: no name is resolved. buf holds
+// the raw entries and is reused across directories.
+func readNames(fd int, buf []byte) ([]entry, error) {
 	var out []entry
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := unix.Getdents(fd, buf)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if n <= 0 {
-			return out, nil
-		}
-		for b := buf[:n]; len(b) >= 19; {
-			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
-			reclen := int(b[16]) | int(b[17])<<8
-			if reclen < 19 || reclen > len(b) {
-				return nil, fmt.Errorf("malformed directory entry: %w", unix.EINVAL)
-			}
-			name := b[19:reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			if s := string(name); s != "." && s != ".." {
-				out = append(out, entry{name: s, typ: b[18]})
-			}
-			b = b[reclen:]
-		}
+	err := safeio.ReadDirents(fd, buf, func(name string, typ uint8) {
+		out = append(out, entry{name: name, typ: typ})
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // push enters the directory name of the top frame, already checked to be
@@ -218,7 +208,7 @@ func (w *walker) push(name string, want info) error {
 		unix.Close(fd)
 		return &MountError{Path: w.path(name)}
 	}
-	names, err := readNames(fd)
+	names, err := readNames(fd, w.dirBuf())
 	if err != nil {
 		unix.Close(fd)
 		return fmt.Errorf("reading %s: %w", w.path(name), err)
@@ -272,7 +262,7 @@ func (w *walker) start(dirfd int, name string) error {
 		unix.Close(fd)
 		return err
 	}
-	names, err := readNames(fd)
+	names, err := readNames(fd, w.dirBuf())
 	if err != nil {
 		unix.Close(fd)
 		return err
@@ -294,6 +284,18 @@ func Walk(dir *os.File, measure bool) (Usage, error) {
 	return u, err
 }
 
+// WalkAt is Walk of the directory name (one component, opened without
+// following a symlink) in the open directory dirfd. buf, when not nil,
+// holds directory entries while they are read (8 KiB is plenty) and may
+// be reused from one walk to the next.
+func WalkAt(dirfd int, name string, measure bool, buf []byte) (Usage, error) {
+	w := walker{buf: buf}
+	defer w.closeAll()
+	u, err := w.walk(dirfd, name, measure)
+	u.Ops = w.ops
+	return u, err
+}
+
 func (w *walker) walk(dirfd int, name string, measure bool) (Usage, error) {
 	if err := w.start(dirfd, name); err != nil {
 		return Usage{}, err
@@ -302,7 +304,7 @@ func (w *walker) walk(dirfd int, name string, measure bool) (Usage, error) {
 	if measure {
 		u.Bytes = w.top.blocks
 	}
-	seen := map[[2]uint64]bool{}
+	var seen map[[2]uint64]bool // files with several links, counted once
 	for {
 		f := &w.stack[len(w.stack)-1]
 		if len(f.names) == 0 {
@@ -336,6 +338,9 @@ func (w *walker) walk(dirfd int, name string, measure bool) (Usage, error) {
 				u.Bytes += in.blocks
 			}
 			if !in.isDir() && in.nlink > 1 {
+				if seen == nil {
+					seen = map[[2]uint64]bool{}
+				}
 				seen[id] = true
 			}
 		}

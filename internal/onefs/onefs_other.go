@@ -27,6 +27,11 @@ type Usage struct {
 // Walk is only implemented on Linux.
 func Walk(dir *os.File, measure bool) (Usage, error) { return Usage{}, errors.ErrUnsupported }
 
+// WalkAt is only implemented on Linux.
+func WalkAt(dirfd int, name string, measure bool, buf []byte) (Usage, error) {
+	return Usage{}, errors.ErrUnsupported
+}
+
 // RemoveAll is only implemented on Linux.
 func RemoveAll(parent *os.File, name string) (int, error) { return 0, errors.ErrUnsupported }
 

@@ -15,6 +15,11 @@
 // directory through the root and the last component with openat(2) and
 // O_NOFOLLOW itself.
 //
+// DirFD reads a tree fast under the same rules: a directory descriptor
+// whose names are single components opened with O_NOFOLLOW, listed with
+// getdents and read without an *os.File (so without the runtime poller's
+// system calls).
+//
 // Errors name the file (*fs.PathError) and wrap ErrNotRegular or
 // ErrTooLarge (a *TooLargeError carries the size) so that callers can
 // branch with errors.Is.

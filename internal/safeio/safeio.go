@@ -132,12 +132,29 @@ func read(f *os.File, name string, limit int64) ([]byte, error) {
 	if err := Regular(fi); err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
-	if fi.Size() > limit {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: &TooLargeError{Size: fi.Size(), Limit: limit}}
+	return readCapped(name, fi.Size(), limit, nil, func(p []byte) (int, error) {
+		n, err := f.Read(p)
+		if err == io.EOF {
+			err = nil
+		}
+		return n, err
+	})
+}
+
+// readCapped reads a regular file whole, at most limit bytes, appending to
+// buf[:0] (grown as needed). size is what fstat reported: a file larger
+// is refused unread, but the size is only a hint (it may change, or be 0
+// for generated files), so the buffer grows with what is read, up to
+// limit+1 bytes (one more than allowed shows a file that grew). read
+// returns the next bytes, 0 at the end of the file.
+func readCapped(name string, size, limit int64, buf []byte, read func([]byte) (int, error)) ([]byte, error) {
+	if size > limit {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: &TooLargeError{Size: size, Limit: limit}}
 	}
-	// The size is only a hint (it may change, or be 0 for generated
-	// files), and it is at most limit here.
-	b := make([]byte, 0, fi.Size()+1)
+	b := buf[:0]
+	if int64(cap(b)) < size+1 {
+		b = make([]byte, 0, size+1)
+	}
 	for {
 		if int64(len(b)) > limit {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: &TooLargeError{Size: int64(len(b)), Limit: limit}}
@@ -146,13 +163,16 @@ func read(f *os.File, name string, limit int64) ([]byte, error) {
 			b = append(b, 0)[:len(b)]
 		}
 		room := min(int64(cap(b)), limit+1)
-		n, err := f.Read(b[len(b):room])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
+		n, err := read(b[len(b):room])
 		if err != nil {
-			return nil, err
+			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+		b = b[:len(b)+n]
+		// A read that ends where fstat said the file ends, short of the
+		// room asked for, is the end of a regular file; otherwise read
+		// on until read says so (0).
+		if n == 0 || (int64(len(b)) == size && int64(len(b)) < room) {
+			return b, nil
 		}
 	}
 }
@@ -186,6 +206,28 @@ func Kind(m fs.FileMode) string {
 	default:
 		return "special file (" + t.String() + ")"
 	}
+}
+
+// ModeOf gives the fs.FileMode type bits of a stat mode (fs.ModeIrregular
+// for a type it does not know).
+func ModeOf(m uint32) fs.FileMode {
+	switch m & unix.S_IFMT {
+	case unix.S_IFREG:
+		return 0
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	case unix.S_IFLNK:
+		return fs.ModeSymlink
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		return fs.ModeSocket
+	case unix.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		return fs.ModeDevice
+	}
+	return fs.ModeIrregular
 }
 
 // Dir returns name with a trailing slash. Opening that fails at once with

@@ -1,0 +1,210 @@
+package safeio
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// DirFD is an open directory descriptor for reading a tree quickly without
+// giving up any of this package's guarantees. Every name given to its
+// methods is one path component (no slash, not "." or ".."), opened
+// relative to the descriptor with O_NOFOLLOW: no name can lead out of the
+// directory, and no symlink is followed. No *os.File is made, so no
+// descriptor is registered with the runtime's poller: an open, an fstat,
+// a read and a close are the only system calls a small file costs.
+//
+// A DirFD is a plain descriptor: the caller closes it, once.
+type DirFD struct{ fd int }
+
+// DirEntry is a name in a directory and its type as getdents reports it;
+// where the file system does not say, the type comes from an fstatat of
+// the name, without following a symlink.
+type DirEntry struct {
+	Name string
+	Type fs.FileMode // fs.ModeDir, fs.ModeSymlink, ..., 0 for a regular file
+}
+
+// dirFlags open a directory: never following a symlink, never blocking.
+const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+
+// DirFDOf duplicates the descriptor of f, an open directory, into a DirFD;
+// f stays the caller's.
+func DirFDOf(f *os.File) (DirFD, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return DirFD{-1}, err
+	}
+	fd, derr := -1, error(nil)
+	if err := rc.Control(func(s uintptr) {
+		fd, derr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0)
+	}); err != nil {
+		return DirFD{-1}, err
+	}
+	if derr != nil {
+		return DirFD{-1}, &fs.PathError{Op: "dup", Path: f.Name(), Err: derr}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		unix.Close(fd)
+		if err == nil {
+			err = unix.ENOTDIR
+		}
+		return DirFD{-1}, &fs.PathError{Op: "open", Path: f.Name(), Err: err}
+	}
+	return DirFD{fd}, nil
+}
+
+// component checks that name is one path component.
+func component(op, name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
+		return &fs.PathError{Op: op, Path: name, Err: unix.EINVAL}
+	}
+	return nil
+}
+
+// openat retries on EINTR.
+func openat(dirfd int, name string, flags int) (int, error) {
+	for {
+		fd, err := unix.Openat(dirfd, name, flags, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// OpenDir opens the directory name in d: anything but a directory,
+// a symlink to one included, fails (ENOTDIR; ELOOP on some kernels for a
+// symlink).
+func (d DirFD) OpenDir(name string) (DirFD, error) {
+	if err := component("open", name); err != nil {
+		return DirFD{-1}, err
+	}
+	fd, err := openat(d.fd, name, dirFlags)
+	if err != nil {
+		return DirFD{-1}, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return DirFD{fd}, nil
+}
+
+// Close closes the descriptor.
+func (d DirFD) Close() error { return unix.Close(d.fd) }
+
+// Fd returns the descriptor, still owned by d.
+func (d DirFD) Fd() int { return d.fd }
+
+// Stat fstats the directory itself.
+func (d DirFD) Stat(st *unix.Stat_t) error {
+	if err := unix.Fstat(d.fd, st); err != nil {
+		return &fs.PathError{Op: "fstat", Path: ".", Err: err}
+	}
+	return nil
+}
+
+// ReadDirents lists the open directory fd (getdents on the descriptor:
+// no name is resolved), calling fn with each name but "." and ".." and
+// its d_type (DT_UNKNOWN where the file system does not say). buf holds
+// the raw entries; 8 KiB is plenty, and it is reused.
+func ReadDirents(fd int, buf []byte, fn func(name string, typ uint8)) error {
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			return nil
+		}
+		for b := buf[:n]; len(b) >= 19; {
+			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
+			reclen := int(b[16]) | int(b[17])<<8
+			if reclen < 19 || reclen > len(b) {
+				return fmt.Errorf("malformed directory entry: %w", unix.EINVAL)
+			}
+			name := b[19:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			if s := string(name); s != "." && s != ".." {
+				fn(s, b[18])
+			}
+			b = b[reclen:]
+		}
+	}
+}
+
+// Entries appends d's entries (but "." and "..") to out, in the order
+// the directory gives them. buf holds the raw entries (see ReadDirents).
+func (d DirFD) Entries(buf []byte, out []DirEntry) ([]DirEntry, error) {
+	var lerr error
+	err := ReadDirents(d.fd, buf, func(name string, typ uint8) {
+		var mode fs.FileMode
+		switch typ {
+		case unix.DT_REG:
+		case unix.DT_DIR:
+			mode = fs.ModeDir
+		case unix.DT_LNK:
+			mode = fs.ModeSymlink
+		case unix.DT_FIFO:
+			mode = fs.ModeNamedPipe
+		case unix.DT_SOCK:
+			mode = fs.ModeSocket
+		case unix.DT_CHR:
+			mode = fs.ModeDevice | fs.ModeCharDevice
+		case unix.DT_BLK:
+			mode = fs.ModeDevice
+		default:
+			var st unix.Stat_t
+			if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				if err != unix.ENOENT && lerr == nil {
+					lerr = &fs.PathError{Op: "lstat", Path: name, Err: err}
+				}
+				return // gone since it was listed
+			}
+			mode = ModeOf(st.Mode)
+		}
+		out = append(out, DirEntry{Name: name, Type: mode})
+	})
+	if err != nil {
+		return out, &fs.PathError{Op: "readdirent", Path: ".", Err: err}
+	}
+	return out, lerr
+}
+
+// ReadFile reads the regular file name in d, at most limit bytes, into
+// buf (grown as needed; pass the returned slice's buffer back to reuse
+// it). The open never follows a symlink (ELOOP) and never blocks; the
+// descriptor is checked to be a regular file before it is read (else an
+// error wrapping ErrNotRegular); a file larger than limit is an error
+// wrapping ErrTooLarge. Errors are *fs.PathError naming name.
+func (d DirFD) ReadFile(name string, limit int64, buf []byte) ([]byte, error) {
+	if err := component("open", name); err != nil {
+		return nil, err
+	}
+	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, &fs.PathError{Op: "fstat", Path: name, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: it is a %s", ErrNotRegular, Kind(ModeOf(st.Mode)))}
+	}
+	return readCapped(name, st.Size, limit, buf, func(p []byte) (int, error) {
+		for {
+			n, err := unix.Read(fd, p)
+			if err != unix.EINTR {
+				return max(n, 0), err
+			}
+		}
+	})
+}
