@@ -50,7 +50,13 @@
 //
 // A scan reads the store through an os.Root opened at hab/pkgs and never
 // enters a symlink: a symlinked origin, name, version or release directory
-// is reported, not followed.
+// is reported, not followed. Below each origin/name directory (opened
+// through the os.Root), the common release is read through open directory
+// descriptors, one name at a time with O_NOFOLLOW (safeio.DirFD): about
+// 23 system calls a release, half what os.ReadFile of the same four files
+// costs. A release where anything is unusual (a symlink, an unreadable or
+// odd file, an ident problem) is read again through an os.Root, the path
+// that says what is wrong; tests check both paths find the same.
 //
 // It lists what Habitat's listing lists: every directory
 // ORIGIN/NAME/VERSION/RELEASE, whatever its names (Habitat takes them

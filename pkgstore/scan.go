@@ -15,9 +15,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/internal/onefs"
 	"github.com/hab-gc/hab-gc/internal/safeio"
@@ -69,6 +72,11 @@ type Options struct {
 	OnPhase func(PhaseEvent)
 	// Logger receives the same events (see ReportPhase). Default: none.
 	Logger *slog.Logger
+
+	// slowPath makes the scan read every release through os.Root
+	// (scanNameSlow), as where safeio.DirFD is missing; tests compare
+	// the two paths.
+	slowPath bool
 }
 
 // DefaultBinlinkDirs returns where `hab pkg binlink` puts links: bin and
@@ -281,7 +289,7 @@ type scanner struct {
 	problems problems
 
 	mu         sync.Mutex
-	releases   []*Release
+	byName     [][]*Release // the releases of todo[i], sorted
 	scanned    int
 	names      int // origin/name directories read
 	total      int // of those found
@@ -292,7 +300,10 @@ type scanner struct {
 
 // nameJob is a NAME directory to scan. odd, when set, says why a name on
 // its path cannot be part of an ident.
-type nameJob struct{ origin, name, odd string }
+type nameJob struct {
+	origin, name, odd string
+	i                 int // its index in the sorted list of names
+}
 
 // storePath gives a problem path relative to the FS root.
 func storePath(parts ...string) string {
@@ -331,7 +342,7 @@ func (sc *scanner) walk(ctx context.Context) error {
 		if o.Name() == LockFile && o.Type().IsRegular() {
 			continue
 		}
-		ok, odd := sc.dirEntryOK(o, "origin", "", o.Name())
+		ok, odd := sc.dirEntryOK(o.Type(), "origin", "", o.Name())
 		if !ok {
 			continue
 		}
@@ -341,12 +352,13 @@ func (sc *scanner) walk(ctx context.Context) error {
 			continue
 		}
 		for _, n := range names {
-			if ok, odd := sc.dirEntryOK(n, "name", odd, o.Name(), n.Name()); ok {
-				todo = append(todo, nameJob{o.Name(), n.Name(), odd})
+			if ok, odd := sc.dirEntryOK(n.Type(), "name", odd, o.Name(), n.Name()); ok {
+				todo = append(todo, nameJob{o.Name(), n.Name(), odd, len(todo)})
 			}
 		}
 	}
 	sc.total = len(todo)
+	sc.byName = make([][]*Release, len(todo))
 	sc.phase(0, sc.total)
 	jobs := make(chan nameJob, 64)
 	var wg sync.WaitGroup
@@ -354,11 +366,12 @@ func (sc *scanner) walk(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			w := newWorker()
 			for j := range jobs {
 				if ctx.Err() != nil {
 					continue
 				}
-				sc.scanName(j.origin, j.name, j.odd)
+				sc.scanName(w, j)
 			}
 		}()
 	}
@@ -380,17 +393,17 @@ func (sc *scanner) walk(ctx context.Context) error {
 // odd reason of a directory above), and every release Habitat would list
 // below it becomes blocking damage (see scanRelease). A release name that
 // is not UTF-8 is the exception: Habitat skips it.
-func (sc *scanner) dirEntryOK(e fs.DirEntry, level, oddAbove string, parts ...string) (ok bool, odd string) {
+func (sc *scanner) dirEntryOK(typ fs.FileMode, level, oddAbove string, parts ...string) (ok bool, odd string) {
 	name := parts[len(parts)-1]
 	path := storePath(parts...)
 	switch {
-	case e.Type()&fs.ModeSymlink != 0:
+	case typ&fs.ModeSymlink != 0:
 		sc.problems.add(Problem{Path: path, Kind: ProblemSymlink, Blocking: true,
 			Message: fmt.Sprintf("%s directory is a symlink; Habitat follows it, hab-gc never enters it, so what it holds is unknown", level)})
 		return false, ""
-	case !e.IsDir():
+	case !typ.IsDir():
 		sc.problems.add(Problem{Path: path, Kind: ProblemNotDir,
-			Message: fmt.Sprintf("a %s where %s directory belongs; Habitat skips it too", fileKind(e.Type()), article(level))})
+			Message: fmt.Sprintf("a %s where %s directory belongs; Habitat skips it too", fileKind(typ), article(level))})
 		return false, ""
 	}
 	why := checkPart(name)
@@ -454,7 +467,129 @@ func readDir(r *os.Root, name string) ([]fs.DirEntry, error) {
 	return es, err
 }
 
-func (sc *scanner) scanName(origin, name, odd string) {
+// worker is what one scan goroutine reuses from release to release.
+type worker struct {
+	dirents []byte            // getdents buffer
+	entries []safeio.DirEntry // a directory's entries
+	file    [2][]byte         // DEPS and TDEPS bodies (TARGET and IDENT use file[0] first)
+	lines   [2][][]byte       // their lines
+	walk    []byte            // getdents buffer for measuring sizes
+}
+
+func newWorker() *worker {
+	return &worker{dirents: make([]byte, 8<<10), walk: make([]byte, 8<<10)}
+}
+
+// entries lists d, sorted by name as Habitat's listing and readDir sort.
+func (w *worker) list(d safeio.DirFD) ([]safeio.DirEntry, error) {
+	es, err := d.Entries(w.dirents, w.entries[:0])
+	w.entries = es
+	slices.SortFunc(es, func(a, b safeio.DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	return es, err
+}
+
+// scanName reads the releases of one origin/name directory. The name
+// directory is opened through the store's os.Root; below it, every open
+// is of one component relative to an open directory, without following a
+// symlink (safeio.DirFD). A release whose reading meets anything unusual
+// is read again the slower way, through an os.Root (scanReleaseSlow),
+// which says what it found.
+func (sc *scanner) scanName(w *worker, j nameJob) {
+	origin, name, odd := j.origin, j.name, j.odd
+	nf, err := sc.store.pkgs.OpenFile(safeio.Dir(origin+"/"+name), os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		sc.unreadable(err, origin, name)
+		return
+	}
+	defer nf.Close()
+	nd, err := safeio.DirFDOf(nf)
+	if err != nil || sc.opts.slowPath {
+		if err == nil {
+			nd.Close()
+		}
+		sc.scanNameSlow(j)
+		return
+	}
+	defer nd.Close()
+	versions, err := w.list(nd)
+	if err != nil {
+		sc.unreadable(err, origin, name)
+		return
+	}
+	versions = slices.Clone(versions) // w.entries is reused below
+	var found []*Release
+	n := 0
+	for _, v := range versions {
+		ok, odd := sc.dirEntryOK(v.Type, "version", odd, origin, name, v.Name)
+		if !ok {
+			continue
+		}
+		vd, err := nd.OpenDir(v.Name)
+		if err != nil {
+			sc.unreadable(err, origin, name, v.Name)
+			continue
+		}
+		rels, err := w.list(vd)
+		if err != nil {
+			sc.unreadable(err, origin, name, v.Name)
+			vd.Close()
+			continue
+		}
+		// vroot is opened only when a release needs the slow path.
+		var vroot *os.Root
+		openVroot := func() (*os.Root, error) {
+			if vroot == nil {
+				r, err := sc.store.pkgs.OpenRoot(safeio.Dir(origin + "/" + name + "/" + v.Name))
+				if err != nil {
+					return nil, err
+				}
+				vroot = r
+			}
+			return vroot, nil
+		}
+		for _, r := range rels {
+			if strings.HasPrefix(r.Name, InstallTempPrefix) {
+				if vr, err := openVroot(); err != nil {
+					sc.unreadable(err, origin, name, v.Name)
+				} else {
+					sc.leftover(vr, origin, name, v.Name, r.Name)
+				}
+				continue
+			}
+			ok, odd := sc.dirEntryOK(r.Type, "release", odd, origin, name, v.Name, r.Name)
+			if !ok {
+				continue
+			}
+			n++
+			id := Ident{origin, name, v.Name, r.Name}
+			rel, fast := (*Release)(nil), false
+			if odd == "" {
+				rel, fast = sc.scanReleaseFast(w, vd, id)
+			}
+			if !fast {
+				vr, err := openVroot()
+				if err != nil {
+					sc.unreadable(err, origin, name, v.Name)
+					continue
+				}
+				rel = sc.scanReleaseSlow(vr, id, odd)
+			}
+			if rel != nil {
+				found = append(found, rel)
+			}
+		}
+		if vroot != nil {
+			vroot.Close()
+		}
+		vd.Close()
+	}
+	sc.found(j.i, found, n)
+}
+
+// scanNameSlow reads the releases of one origin/name directory through
+// os.Root alone (where safeio.DirFD is not available).
+func (sc *scanner) scanNameSlow(j nameJob) {
+	origin, name, odd := j.origin, j.name, j.odd
 	nroot, err := sc.store.pkgs.OpenRoot(safeio.Dir(origin + "/" + name))
 	if err != nil {
 		sc.unreadable(err, origin, name)
@@ -469,7 +604,7 @@ func (sc *scanner) scanName(origin, name, odd string) {
 	var found []*Release
 	n := 0
 	for _, v := range versions {
-		ok, odd := sc.dirEntryOK(v, "version", odd, origin, name, v.Name())
+		ok, odd := sc.dirEntryOK(v.Type(), "version", odd, origin, name, v.Name())
 		if !ok {
 			continue
 		}
@@ -489,19 +624,26 @@ func (sc *scanner) scanName(origin, name, odd string) {
 				sc.leftover(vroot, origin, name, v.Name(), r.Name())
 				continue
 			}
-			ok, odd := sc.dirEntryOK(r, "release", odd, origin, name, v.Name(), r.Name())
+			ok, odd := sc.dirEntryOK(r.Type(), "release", odd, origin, name, v.Name(), r.Name())
 			if !ok {
 				continue
 			}
 			n++
-			if rel := sc.scanRelease(vroot, Ident{origin, name, v.Name(), r.Name()}, odd); rel != nil {
+			if rel := sc.scanReleaseSlow(vroot, Ident{origin, name, v.Name(), r.Name()}, odd); rel != nil {
 				found = append(found, rel)
 			}
 		}
 		vroot.Close()
 	}
+	sc.found(j.i, found, n)
+}
+
+// found records the releases of the i-th origin/name directory (n
+// release directories read), sorted, and reports progress.
+func (sc *scanner) found(i int, found []*Release, n int) {
+	slices.SortFunc(found, func(a, b *Release) int { return Compare(a.Ident, b.Ident) })
 	sc.mu.Lock()
-	sc.releases = append(sc.releases, found...)
+	sc.byName[i] = found
 	sc.scanned += n
 	sc.names++
 	if sc.opts.Progress != nil {
@@ -612,13 +754,13 @@ func quotePrefix(s string) string {
 	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:max]), len(s))
 }
 
-// scanRelease reads a release directory. It returns nil when Habitat
+// scanReleaseSlow reads a release directory through an os.Root. It returns nil when Habitat
 // would not list it (recorded as a non-blocking problem that says why), or
 // when hab-gc cannot read it as a release although Habitat lists it or may
 // list it: a name that cannot be part of an ident (odd says why), or a
 // TARGET hab-gc cannot read. Such a directory is blocking damage, and what
 // its readable DEPS and TDEPS lines name is recorded in Inventory.Opaque.
-func (sc *scanner) scanRelease(vroot *os.Root, id Ident, odd string) *Release {
+func (sc *scanner) scanReleaseSlow(vroot *os.Root, id Ident, odd string) *Release {
 	path := storePath(id.Origin, id.Name, id.Version, id.Release)
 	rroot, err := vroot.OpenRoot(safeio.Dir(id.Release))
 	if err != nil {
@@ -685,9 +827,25 @@ func (sc *scanner) scanRelease(vroot *os.Root, id Ident, odd string) *Release {
 			}
 		}
 	}
-	var bad []Problem
+	if bad := sc.intern(rel, lines, path, fq); len(bad) > 0 {
+		rel.Damaged = true
+		for _, p := range bad {
+			sc.problems.add(p)
+		}
+	}
+
+	if sc.opts.Sizes {
+		rel.Size = treeSize(rroot)
+	}
+	return rel
+}
+
+// intern gives rel its Ref and the Refs of its DEPS and TDEPS lines;
+// lines that are not valid idents come back as blocking problems.
+func (sc *scanner) intern(rel *Release, lines [2][][]byte, path, fq string) (bad []Problem) {
 	sc.in.mu.Lock()
-	rel.Ref = sc.in.identLocked(id)
+	defer sc.in.mu.Unlock()
+	rel.Ref = sc.in.identLocked(rel.Ident)
 	for i, file := range [2]string{"DEPS", "TDEPS"} {
 		if lines[i] == nil {
 			continue
@@ -705,18 +863,88 @@ func (sc *scanner) scanRelease(vroot *os.Root, id Ident, odd string) *Release {
 			rel.TDeps = refs
 		}
 	}
-	sc.in.mu.Unlock()
-	if len(bad) > 0 {
-		rel.Damaged = true
-		for _, p := range bad {
-			sc.problems.add(p)
-		}
-	}
+	return bad
+}
 
-	if sc.opts.Sizes {
-		rel.Size = treeSize(rroot)
+// splitLines splits a trimmed metadata body into lines without their
+// trailing \r, reusing out; an empty body has no lines (nil).
+func splitLines(body []byte, out [][]byte) [][]byte {
+	if len(body) == 0 {
+		return nil
 	}
-	return rel
+	out = out[:0]
+	for len(body) > 0 {
+		l := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			l, body = body[:i], body[i+1:]
+		} else {
+			body = nil
+		}
+		out = append(out, bytes.TrimSuffix(l, []byte{'\r'}))
+	}
+	return out
+}
+
+// scanReleaseFast reads a release the common way: a directory holding a
+// regular TARGET for the scan's target, an IDENT that matches its path,
+// and DEPS and TDEPS (each regular or absent) of valid idents. Every
+// name is opened relative to the release's descriptor without following
+// a symlink and read through safeio.DirFD, which checks on the
+// descriptor that it is a regular file and caps the read. fast is false,
+// with nothing recorded, when anything else is met (a problem to report,
+// a symlink, an error): the caller then reads the release with
+// scanReleaseSlow, which says what is wrong.
+func (sc *scanner) scanReleaseFast(w *worker, vd safeio.DirFD, id Ident) (rel *Release, fast bool) {
+	rd, err := vd.OpenDir(id.Release)
+	if err != nil {
+		return nil, false
+	}
+	defer rd.Close()
+	var st unix.Stat_t
+	if rd.Stat(&st) != nil {
+		return nil, false
+	}
+	body, err := rd.ReadFile("TARGET", safeio.Limit, w.file[0])
+	if err != nil {
+		return nil, false
+	}
+	w.file[0] = body
+	if string(bytes.TrimSpace(body)) != sc.opts.Target { // checkTarget made it valid
+		return nil, false
+	}
+	fq := id.String()
+	body, err = rd.ReadFile("IDENT", safeio.Limit, w.file[0])
+	if err != nil {
+		return nil, false
+	}
+	w.file[0] = body
+	if string(bytes.TrimSpace(body)) != fq {
+		return nil, false
+	}
+	var lines [2][][]byte
+	for i, file := range [2]string{"DEPS", "TDEPS"} {
+		body, err := rd.ReadFile(file, safeio.Limit, w.file[i])
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, false
+		}
+		w.file[i] = body
+		w.lines[i] = splitLines(bytes.TrimSpace(body), w.lines[i])
+		lines[i] = w.lines[i]
+	}
+	rel = &Release{Ident: id, Size: -1,
+		ModTime:    time.Unix(st.Mtim.Unix()),
+		ChangeTime: time.Unix(st.Ctim.Unix()),
+		Dev:        uint64(st.Dev), Ino: st.Ino}
+	if bad := sc.intern(rel, lines, "", fq); len(bad) > 0 {
+		return nil, false
+	}
+	if sc.opts.Sizes {
+		rel.Size = measureAt(vd, id.Release, w.walk)
+	}
+	return rel, true
 }
 
 // readTarget reads TARGET as Habitat's listing does and reports whether
@@ -783,12 +1011,32 @@ func treeSize(r *os.Root) int64 {
 		return -1
 	}
 	defer f.Close()
-	u, _ := onefs.Walk(f, true)
+	u, err := onefs.Walk(f, true)
+	if err != nil && u.Bytes == 0 {
+		return -1
+	}
 	return u.Bytes
 }
 
+func sum(byName [][]*Release) int {
+	n := 0
+	for _, rs := range byName {
+		n += len(rs)
+	}
+	return n
+}
+
 func (sc *scanner) inventory() *Inventory {
-	return finishInventory(sc.store.fsRoot, sc.opts.Target, sc.in, sc.releases, &sc.problems)
+	// Names were listed in order and each one's releases sorted, so
+	// their concatenation is sorted (finishInventory checks).
+	var all []*Release
+	if n := sum(sc.byName); n > 0 {
+		all = make([]*Release, 0, n)
+	}
+	for _, rs := range sc.byName {
+		all = append(all, rs...)
+	}
+	return finishInventory(sc.store.fsRoot, sc.opts.Target, sc.in, all, &sc.problems)
 }
 
 // finishInventory sorts the releases, indexes them and reports
@@ -802,7 +1050,9 @@ func finishInventory(fsRoot, target string, in *interner, releases []*Release, p
 		index:    in.index,
 		byRef:    make([]*Release, len(in.idents)),
 	}
-	slices.SortFunc(inv.Releases, func(a, b *Release) int { return Compare(a.Ident, b.Ident) })
+	if cmp := func(a, b *Release) int { return Compare(a.Ident, b.Ident) }; !slices.IsSortedFunc(inv.Releases, cmp) {
+		slices.SortFunc(inv.Releases, cmp)
+	}
 	for _, r := range inv.Releases {
 		inv.byRef[r.Ref] = r
 	}

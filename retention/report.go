@@ -40,10 +40,14 @@ func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 		return nil, err
 	}
 	if !scan.Sizes {
+		var remove []*pkgstore.Release
 		for _, d := range p.Decisions {
 			if d.Action == Remove {
-				d.Release.Size = store.Size(d.Release.Ident)
+				remove = append(remove, d.Release)
 			}
+		}
+		if err := store.MeasureSizes(ctx, remove, scan.Workers); err != nil {
+			return nil, err
 		}
 	}
 	return p, nil

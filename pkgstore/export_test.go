@@ -1,0 +1,9 @@
+package pkgstore
+
+// WithSlowPath returns o set to read every release through os.Root, the
+// way the scan reads a release its fast path finds anything unusual in:
+// tests check that both paths find the same.
+func WithSlowPath(o Options) Options {
+	o.slowPath = true
+	return o
+}
