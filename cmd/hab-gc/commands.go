@@ -303,11 +303,10 @@ func listJSON(hasPolicy bool, rep retention.Report) any {
 		Warnings []retention.Warning `json:"warnings"`
 	}
 	out := listed{Policy: hasPolicy, Releases: make([]listedRelease, 0, len(rep.Releases)), Warnings: rep.Warnings}
-	for _, r := range rep.Releases {
+	for i, r := range rep.Releases {
 		lr := listedRelease{Ident: r.Ident, Size: r.Size}
-		if hasPolicy {
-			action := r.Action
-			lr.Action, lr.Reasons = &action, r.Reasons
+		if hasPolicy { // pointing into the report: no allocation per release
+			lr.Action, lr.Reasons = &rep.Releases[i].Action, r.Reasons
 		}
 		out.Releases = append(out.Releases, lr)
 	}

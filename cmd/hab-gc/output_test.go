@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"testing"
 	"time"
@@ -130,6 +131,58 @@ func TestWriteJSONMatchesEncoder(t *testing.T) {
 			}
 			if !bytes.Equal(got.Bytes(), want.Bytes()) {
 				t.Errorf("writeJSON differs from json.Encoder:\n got: %s\nwant: %s", got.Bytes(), want.Bytes())
+			}
+		})
+	}
+}
+
+// TestListJSON: list --json gives each release its own action and
+// reasons with a policy, and null for both without one.
+func TestListJSON(t *testing.T) {
+	size := int64(7)
+	why := func(s string) []retention.Reason { return []retention.Reason{{Code: retention.CodeOld, Text: s}} }
+	rep := retention.Report{Releases: []retention.ReportRelease{
+		{Ident: "core/a/1/1", Action: retention.Remove, Reasons: why("one"), Size: &size},
+		{Ident: "core/a/2/2", Action: retention.Keep, Reasons: why("two")},
+		{Ident: "core/b/1/1", Action: retention.Remove, Reasons: why("three")},
+	}}
+	type release struct {
+		Ident   string             `json:"ident"`
+		Action  *retention.Action  `json:"action"`
+		Reasons []retention.Reason `json:"reasons"`
+		Size    *int64             `json:"size"`
+	}
+	for _, policy := range []bool{true, false} {
+		t.Run(fmt.Sprint("policy ", policy), func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := writeJSON(&buf, listJSON(policy, rep)); err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				Policy   bool      `json:"policy"`
+				Releases []release `json:"releases"`
+			}
+			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Policy != policy || len(got.Releases) != len(rep.Releases) {
+				t.Fatalf("policy %v, %d releases; want %v, %d", got.Policy, len(got.Releases), policy, len(rep.Releases))
+			}
+			for i, r := range rep.Releases {
+				g := got.Releases[i]
+				action := "null"
+				if g.Action != nil {
+					action = string(*g.Action)
+				}
+				if g.Ident != r.Ident || (g.Size == nil) != (r.Size == nil) || (g.Size != nil && *g.Size != *r.Size) {
+					t.Errorf("release %d: %s size %v, want %s size %v", i, g.Ident, g.Size, r.Ident, r.Size)
+				}
+				switch {
+				case !policy && (g.Action != nil || g.Reasons != nil):
+					t.Errorf("%s: action %s reasons %v without a policy, want null", r.Ident, action, g.Reasons)
+				case policy && (g.Action == nil || *g.Action != r.Action || len(g.Reasons) != 1 || g.Reasons[0] != r.Reasons[0]):
+					t.Errorf("%s: action %s reasons %v, want %s %v", r.Ident, action, g.Reasons, r.Action, r.Reasons)
+				}
 			}
 		})
 	}
