@@ -74,6 +74,9 @@ var damages = []struct {
 	{"deps-padded", func(t *testing.T, s *pkgstoretest.Store, dir string) {
 		s.File(dir+"/DEPS", "\n  core/dep/1.0.0/20200101000000  \n\n")
 	}},
+	{"deps-many-lines", func(t *testing.T, s *pkgstoretest.Store, dir string) {
+		s.File(dir+"/DEPS", strings.Repeat("core/dep/1.0.0/20200101000000\n", 400))
+	}},
 	{"deps-empty", func(t *testing.T, s *pkgstoretest.Store, dir string) { s.File(dir+"/DEPS", "") }},
 	{"deps-missing-dependency", func(t *testing.T, s *pkgstoretest.Store, dir string) {
 		s.File(dir+"/DEPS", "core/gone/1.0.0/20200101000000\n")
@@ -178,6 +181,62 @@ func TestFastPathAgreesWithSlowPath(t *testing.T) {
 			}
 		})
 	}
+	// Measured while the scan has them open (MeasureBeyond), the
+	// releases beyond the newest of their package have the sizes a scan
+	// for sizes finds; the newest are not measured.
+	t.Run("MeasureBeyond", func(t *testing.T) {
+		for i := range damages {
+			s.Pkg(fmt.Sprintf("core/p%02d/9.0.0/20200101000000", i))
+		}
+		if err := s.Err(); err != nil {
+			t.Fatal(err)
+		}
+		opts := pkgstore.Options{Target: pkgstoretest.DefaultTarget, Now: now}
+		sized := opts
+		sized.Sizes = true
+		want, err := pkgstore.Scan(context.Background(), root, pkgstore.WithSlowPath(sized))
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.MeasureBeyond = 1
+		got, err := pkgstore.Scan(context.Background(), root, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Releases) != len(want.Releases) {
+			t.Fatalf("%d releases, want %d", len(got.Releases), len(want.Releases))
+		}
+		measured := 0
+		for i, r := range got.Releases {
+			newest := strings.Contains(r.Ident.Version, "9.0.0") || r.Ident.Name == "dep"
+			switch {
+			case newest && r.Size != -1:
+				t.Errorf("%s: newest of its package, measured (%d)", r.Ident, r.Size)
+			case !newest && r.Size != -1:
+				measured++
+				if r.Size != want.Releases[i].Size {
+					t.Errorf("%s: measured %d while open, %d by a scan for sizes", r.Ident, r.Size, want.Releases[i].Size)
+				}
+			}
+		}
+		// Those the fast path reads (the others go the slow way and are
+		// measured afterwards, by MeasureSizes).
+		for _, name := range []string{"none", "subtree", "hooks", "deps-many-lines", "deps-padded", "deps-empty", "target-padded", "release-debris-sibling"} {
+			for i, d := range damages {
+				if d.name != name {
+					continue
+				}
+				r := got.Installed(pkgstore.Ident{Origin: "core", Name: fmt.Sprintf("p%02d", i), Version: fmt.Sprintf("1.0.%d", i), Release: "20200101000000"})
+				if r == nil || r.Size <= 0 {
+					t.Errorf("%s: not measured while open (%v)", name, r)
+				}
+			}
+		}
+		if measured < 10 {
+			t.Errorf("only %d releases measured while open", measured)
+		}
+	})
+
 	// Each release reads the same alone as in the whole store, and
 	// MeasureSizes agrees with a scan's sizes.
 	store, err := pkgstore.Open(root)

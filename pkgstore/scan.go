@@ -20,8 +20,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hab-gc/hab-gc/internal/onefs"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
@@ -52,6 +50,13 @@ type Options struct {
 	// Sizes asks for each release's size on disk (a walk of every release;
 	// costly on large stores).
 	Sizes bool
+	// MeasureBeyond, when positive, asks for the size of each release
+	// that is not among the newest MeasureBeyond of its package: those a
+	// keep-latest policy may remove. They are measured while the scan has
+	// their directory open, at a fraction of what measuring them
+	// afterwards costs (Store.MeasureSizes); a release the scan could not
+	// measure so keeps Size -1.
+	MeasureBeyond int
 	// Workers is how many directories are read at once. Default:
 	// GOMAXPROCS.
 	Workers int
@@ -471,13 +476,26 @@ func readDir(r *os.Root, name string) ([]fs.DirEntry, error) {
 type worker struct {
 	dirents []byte            // getdents buffer
 	entries []safeio.DirEntry // a directory's entries
-	file    [2][]byte         // DEPS and TDEPS bodies (TARGET and IDENT use file[0] first)
-	lines   [2][][]byte       // their lines
+	file    [2][]byte         // TARGET, IDENT and DEPS bodies; TDEPS's
+	lines   [2][][]byte       // the lines of DEPS and TDEPS
 	walk    []byte            // getdents buffer for measuring sizes
+	top     safeio.Stat       // the release directory's
+	stats   [4]safeio.Stat    // of metaFiles, where read is set
+	read    [4]bool
+	known   func(name string) *safeio.Stat
 }
 
 func newWorker() *worker {
-	return &worker{dirents: make([]byte, 8<<10), walk: make([]byte, 8<<10)}
+	w := &worker{dirents: make([]byte, 8<<10), walk: make([]byte, 8<<10)}
+	w.known = func(name string) *safeio.Stat {
+		for i, f := range metaFiles {
+			if f == name && w.read[i] {
+				return &w.stats[i]
+			}
+		}
+		return nil
+	}
+	return w
 }
 
 // entries lists d, sorted by name as Habitat's listing and readDir sort.
@@ -517,6 +535,14 @@ func (sc *scanner) scanName(w *worker, j nameJob) {
 		return
 	}
 	versions = slices.Clone(versions) // w.entries is reused below
+	// Newest first, as Compare orders releases, so that the releases
+	// beyond the newest MeasureBeyond are known as they are read.
+	slices.SortFunc(versions, func(a, b safeio.DirEntry) int {
+		if c := CompareVersions(b.Name, a.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(b.Name, a.Name)
+	})
 	var found []*Release
 	n := 0
 	for _, v := range versions {
@@ -547,6 +573,7 @@ func (sc *scanner) scanName(w *worker, j nameJob) {
 			}
 			return vroot, nil
 		}
+		slices.Reverse(rels)
 		for _, r := range rels {
 			if strings.HasPrefix(r.Name, InstallTempPrefix) {
 				if vr, err := openVroot(); err != nil {
@@ -564,7 +591,8 @@ func (sc *scanner) scanName(w *worker, j nameJob) {
 			id := Ident{origin, name, v.Name, r.Name}
 			rel, fast := (*Release)(nil), false
 			if odd == "" {
-				rel, fast = sc.scanReleaseFast(w, vd, id)
+				measure := sc.opts.MeasureBeyond > 0 && len(found) >= sc.opts.MeasureBeyond
+				rel, fast = sc.scanReleaseFast(w, vd, id, measure)
 			}
 			if !fast {
 				vr, err := openVroot()
@@ -885,6 +913,9 @@ func splitLines(body []byte, out [][]byte) [][]byte {
 	return out
 }
 
+// metaFiles are the files scanReleaseFast reads, in order.
+var metaFiles = [4]string{"TARGET", "IDENT", "DEPS", "TDEPS"}
+
 // scanReleaseFast reads a release the common way: a directory holding a
 // regular TARGET for the scan's target, an IDENT that matches its path,
 // and DEPS and TDEPS (each regular or absent) of valid idents. Every
@@ -894,55 +925,57 @@ func splitLines(body []byte, out [][]byte) [][]byte {
 // with nothing recorded, when anything else is met (a problem to report,
 // a symlink, an error): the caller then reads the release with
 // scanReleaseSlow, which says what is wrong.
-func (sc *scanner) scanReleaseFast(w *worker, vd safeio.DirFD, id Ident) (rel *Release, fast bool) {
+//
+// With measure (or Options.Sizes), the release's size is measured while
+// its directory is open, the files just read not examined again.
+func (sc *scanner) scanReleaseFast(w *worker, vd safeio.DirFD, id Ident, measure bool) (rel *Release, fast bool) {
 	rd, err := vd.OpenDir(id.Release)
 	if err != nil {
 		return nil, false
 	}
 	defer rd.Close()
-	var st unix.Stat_t
-	if rd.Stat(&st) != nil {
+	if rd.Stat(&w.top) != nil {
 		return nil, false
 	}
-	body, err := rd.ReadFile("TARGET", safeio.Limit, w.file[0])
-	if err != nil {
-		return nil, false
-	}
-	w.file[0] = body
-	if string(bytes.TrimSpace(body)) != sc.opts.Target { // checkTarget made it valid
-		return nil, false
-	}
+	w.read = [4]bool{}
 	fq := id.String()
-	body, err = rd.ReadFile("IDENT", safeio.Limit, w.file[0])
-	if err != nil {
-		return nil, false
-	}
-	w.file[0] = body
-	if string(bytes.TrimSpace(body)) != fq {
-		return nil, false
-	}
 	var lines [2][][]byte
-	for i, file := range [2]string{"DEPS", "TDEPS"} {
-		body, err := rd.ReadFile(file, safeio.Limit, w.file[i])
-		if errors.Is(err, fs.ErrNotExist) {
+	for i, file := range metaFiles {
+		buf := &w.file[max(i-2, 0)]
+		body, err := rd.ReadFile(file, safeio.Limit, *buf, &w.stats[i])
+		if i >= 2 && errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return nil, false
 		}
-		w.file[i] = body
-		w.lines[i] = splitLines(bytes.TrimSpace(body), w.lines[i])
-		lines[i] = w.lines[i]
+		*buf, w.read[i] = body, true
+		body = bytes.TrimSpace(body)
+		switch file {
+		case "TARGET":
+			if string(body) != sc.opts.Target { // checkTarget made it valid
+				return nil, false
+			}
+		case "IDENT":
+			if string(body) != fq {
+				return nil, false
+			}
+		default:
+			w.lines[i-2] = splitLines(body, w.lines[i-2])
+			lines[i-2] = w.lines[i-2]
+		}
 	}
-	rel = &Release{Ident: id, Size: -1,
-		ModTime:    time.Unix(st.Mtim.Unix()),
-		ChangeTime: time.Unix(st.Ctim.Unix()),
-		Dev:        uint64(st.Dev), Ino: st.Ino}
+	rel = &Release{Ident: id, Size: -1}
+	rel.ModTime, rel.ChangeTime, rel.Dev, rel.Ino = safeio.StatTimes(&w.top)
 	if bad := sc.intern(rel, lines, "", fq); len(bad) > 0 {
 		return nil, false
 	}
-	if sc.opts.Sizes {
-		rel.Size = measureAt(vd, id.Release, w.walk)
+	if measure || sc.opts.Sizes {
+		if u, err := onefs.MeasureOpen(rd.Fd(), &w.top, w.known, w.walk); err == nil || u.Bytes > 0 {
+			rel.Size = u.Bytes
+		} else if sc.opts.Sizes {
+			rel.Size = measureAt(vd, id.Release, w.walk)
+		}
 	}
 	return rel, true
 }

@@ -10,7 +10,9 @@ import (
 // PlanStore scans an open store, asks the policy's RootFinders what is in
 // use, and computes a plan for it, with uninstall hooks checked on disk. When the scan options do not ask for sizes, only
 // the releases to remove are measured, so that the plan can say how much
-// it reclaims without walking the whole store.
+// it reclaims without walking the whole store: those beyond the newest
+// KeepLatest of their package while the scan reads them
+// (Options.MeasureBeyond), the others afterwards.
 //
 // now is the caller's clock reading, used for MinAge, for the ages the
 // scan reports (scan.Now, when zero) and by Apply when it revalidates the
@@ -26,6 +28,13 @@ func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 	if scan.Now.IsZero() {
 		scan.Now = now
 	}
+	measureLater := !scan.Sizes
+	if measureLater && scan.MeasureBeyond == 0 {
+		// The releases beyond the newest KeepLatest are measured
+		// while the scan has them open (the cheapest time); the rest of
+		// those to remove afterwards.
+		scan.MeasureBeyond = pol.keep()
+	}
 	inv, err := store.Scan(ctx, scan)
 	if err != nil {
 		return nil, err
@@ -39,10 +48,14 @@ func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 	if err != nil {
 		return nil, err
 	}
-	if !scan.Sizes {
+	if measureLater {
+		// Only the releases to remove are reported measured.
 		var remove []*pkgstore.Release
 		for _, d := range p.Decisions {
-			if d.Action == Remove {
+			switch {
+			case d.Action != Remove:
+				d.Release.Size = -1
+			case d.Release.Size < 0:
 				remove = append(remove, d.Release)
 			}
 		}

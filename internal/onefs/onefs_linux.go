@@ -61,6 +61,23 @@ type info struct {
 
 func (i info) isDir() bool { return i.mode&unix.S_IFMT == unix.S_IFDIR }
 
+// StatxMask is what a walk asks statx for; a statx given to MeasureOpen
+// must have asked for it too.
+const StatxMask = unix.STATX_TYPE | unix.STATX_INO | unix.STATX_NLINK | unix.STATX_BLOCKS | unix.STATX_MNT_ID
+
+// infoOf takes what a walk needs from a statx.
+func infoOf(sx *unix.Statx_t) info {
+	in := info{mode: uint32(sx.Mode), dev: unix.Mkdev(sx.Dev_major, sx.Dev_minor), ino: sx.Ino,
+		nlink: uint64(sx.Nlink), blocks: int64(sx.Blocks) * 512}
+	if sx.Mask&unix.STATX_MNT_ID != 0 {
+		in.mnt, in.hasMntField = sx.Mnt_id, true
+	}
+	if sx.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && sx.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
+		in.mountRoot = true
+	}
+	return in
+}
+
 // stat describes name relative to dirfd without following a symlink (name
 // "" describes dirfd itself).
 func (w *walker) stat(dirfd int, name string) (info, error) {
@@ -71,17 +88,9 @@ func (w *walker) stat(dirfd int, name string) (info, error) {
 	}
 	if !w.noStatx {
 		var sx unix.Statx_t
-		err := unix.Statx(dirfd, name, flags, unix.STATX_TYPE|unix.STATX_INO|unix.STATX_NLINK|unix.STATX_BLOCKS|unix.STATX_MNT_ID, &sx)
+		err := unix.Statx(dirfd, name, flags, StatxMask, &sx)
 		if err == nil {
-			in := info{mode: uint32(sx.Mode), dev: unix.Mkdev(sx.Dev_major, sx.Dev_minor), ino: sx.Ino,
-				nlink: uint64(sx.Nlink), blocks: int64(sx.Blocks) * 512}
-			if sx.Mask&unix.STATX_MNT_ID != 0 {
-				in.mnt, in.hasMntField = sx.Mnt_id, true
-			}
-			if sx.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && sx.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
-				in.mountRoot = true
-			}
-			return in, nil
+			return infoOf(&sx), nil
 		}
 		if !errors.Is(err, unix.ENOSYS) {
 			return info{}, err
@@ -121,6 +130,17 @@ type walker struct {
 	ops     int
 	noStatx bool
 	buf     []byte // for getdents
+	// known gives what the caller already examined in the top directory
+	// (MeasureOpen).
+	known func(name string) *unix.Statx_t
+}
+
+// knownStat is known(name) for an entry of the top directory.
+func (w *walker) knownStat(name string) *unix.Statx_t {
+	if w.known == nil || len(w.stack) != 1 {
+		return nil
+	}
+	return w.known(name)
 }
 
 // dirBuf returns the walk's getdents buffer.
@@ -296,10 +316,50 @@ func WalkAt(dirfd int, name string, measure bool, buf []byte) (Usage, error) {
 	return u, err
 }
 
+// MeasureOpen measures, as Walk does, the directory open as fd, whose
+// own statx (asked for StatxMask) is top; fd stays the caller's. known,
+// when not nil, gives the statx (asked for StatxMask) of an entry of that
+// directory the caller has already examined through a descriptor of its
+// own, or nil: such an entry is not examined again. This lets a reader
+// that has just opened a directory and read some of its files measure it
+// for the cost of listing it and examining the rest.
+func MeasureOpen(fd int, top *safeio.Stat, known func(name string) *safeio.Stat, buf []byte) (Usage, error) {
+	w := walker{buf: buf, known: known}
+	defer w.closeAll()
+	// A descriptor of its own (not a dup, which would share the
+	// caller's position in the directory): "." is the directory itself.
+	w.ops++
+	dfd, err := openDir(fd, ".")
+	if err != nil {
+		return Usage{}, err
+	}
+	in := infoOf(top)
+	if !in.isDir() {
+		unix.Close(dfd)
+		return Usage{}, unix.ENOTDIR
+	}
+	names, err := readNames(dfd, w.dirBuf())
+	if err != nil {
+		unix.Close(dfd)
+		return Usage{}, err
+	}
+	w.top = in
+	w.stack = []frame{{fd: dfd, dev: in.dev, ino: in.ino, name: ".", names: names}}
+	w.open = 1
+	u, err := w.loop(true)
+	u.Ops = w.ops
+	return u, err
+}
+
 func (w *walker) walk(dirfd int, name string, measure bool) (Usage, error) {
 	if err := w.start(dirfd, name); err != nil {
 		return Usage{}, err
 	}
+	return w.loop(measure)
+}
+
+// loop walks from the started top frame.
+func (w *walker) loop(measure bool) (Usage, error) {
 	u := Usage{}
 	if measure {
 		u.Bytes = w.top.blocks
@@ -321,7 +381,13 @@ func (w *walker) walk(dirfd int, name string, measure bool) (Usage, error) {
 		if !measure && !e.mayBeDir() {
 			continue
 		}
-		in, err := w.stat(f.fd, e.name)
+		var in info
+		var err error
+		if sx := w.knownStat(e.name); sx != nil {
+			in = infoOf(sx)
+		} else {
+			in, err = w.stat(f.fd, e.name)
+		}
 		if errors.Is(err, unix.ENOENT) {
 			continue
 		}

@@ -5,6 +5,8 @@ package onefs
 import (
 	"errors"
 	"os"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
 // ErrMountPoint is wrapped by the error RemoveAll returns when the tree
@@ -37,3 +39,8 @@ func RemoveAll(parent *os.File, name string) (int, error) { return 0, errors.Err
 
 // OpenDir is only implemented on Linux.
 func OpenDir(dir *os.File, rel string) (*os.File, error) { return nil, errors.ErrUnsupported }
+
+// MeasureOpen is only implemented on Linux.
+func MeasureOpen(fd int, top *safeio.Stat, known func(name string) *safeio.Stat, buf []byte) (Usage, error) {
+	return Usage{}, errors.ErrUnsupported
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -157,5 +158,65 @@ func TestMountPoints(t *testing.T) {
 				t.Errorf("deleted under the mount: %v", err)
 			}
 		})
+	}
+}
+
+// TestMeasureOpenAgreesWithWalk measures a tree (hard links, symlinks,
+// subdirectories, and, as root, a directory and a file bind-mounted at
+// its top) with MeasureOpen, given the statx of some top-level files
+// read through descriptors of their own, and with Walk: both find the
+// same bytes and mount points.
+func TestMeasureOpenAgreesWithWalk(t *testing.T) {
+	out := t.TempDir()
+	write(t, out+"/big", string(make([]byte, 1<<20)))
+	dir := t.TempDir()
+	write(t, dir+"/a/b/file", "hello")
+	write(t, dir+"/c", string(make([]byte, 100_000)))
+	write(t, dir+"/DEPS", string(make([]byte, 9_000)))
+	write(t, dir+"/TARGET", "x86_64-linux")
+	os.Link(dir+"/c", dir+"/a/c-link")
+	os.Link(dir+"/DEPS", dir+"/a/deps-link") // a known file's other name: counted once
+	os.Symlink(out, dir+"/a/to-dir")
+	write(t, dir+"/mnt/.placeholder", "")
+	write(t, dir+"/bound", "")
+	mounted := unix.Mount(out, dir+"/mnt", "", unix.MS_BIND, "") == nil &&
+		unix.Mount(out+"/big", dir+"/bound", "", unix.MS_BIND, "") == nil
+	t.Cleanup(func() {
+		unix.Unmount(dir+"/mnt", unix.MNT_DETACH)
+		unix.Unmount(dir+"/bound", unix.MNT_DETACH)
+	})
+	want, err := onefs.Walk(open(t, dir), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := open(t, dir)
+	var top unix.Statx_t
+	if err := unix.Statx(int(d.Fd()), "", unix.AT_EMPTY_PATH, onefs.StatxMask, &top); err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]*unix.Statx_t{}
+	for _, name := range []string{"DEPS", "TARGET", "bound"} {
+		var sx unix.Statx_t
+		if err := unix.Statx(int(open(t, dir+"/"+name).Fd()), "", unix.AT_EMPTY_PATH, onefs.StatxMask, &sx); err != nil {
+			t.Fatal(err)
+		}
+		known[name] = &sx
+	}
+	for _, k := range []map[string]*unix.Statx_t{nil, known} {
+		got, err := onefs.MeasureOpen(int(d.Fd()), &top, func(name string) *unix.Statx_t { return k[name] }, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got.Mounts)
+		slices.Sort(want.Mounts)
+		if got.Bytes != want.Bytes || !slices.Equal(got.Mounts, want.Mounts) {
+			t.Errorf("known %v: MeasureOpen %d bytes, mounts %v; Walk %d, %v", k != nil, got.Bytes, got.Mounts, want.Bytes, want.Mounts)
+		}
+	}
+	if mounted && len(want.Mounts) != 2 {
+		t.Errorf("Walk found mounts %v, want mnt and bound", want.Mounts)
+	}
+	if _, err := d.Stat(); err != nil {
+		t.Errorf("MeasureOpen closed the caller's descriptor: %v", err)
 	}
 }

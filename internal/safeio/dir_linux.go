@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -97,10 +98,50 @@ func (d DirFD) Close() error { return unix.Close(d.fd) }
 // Fd returns the descriptor, still owned by d.
 func (d DirFD) Fd() int { return d.fd }
 
-// Stat fstats the directory itself.
-func (d DirFD) Stat(st *unix.Stat_t) error {
-	if err := unix.Fstat(d.fd, st); err != nil {
-		return &fs.PathError{Op: "fstat", Path: ".", Err: err}
+// Stat is what DirFD reports of a file: a statx asked for StatMask.
+type Stat = unix.Statx_t
+
+// StatMask is what DirFD asks statx for: the basic fields and the mount
+// ID (Linux 5.8+; before, Mask says it is missing).
+const StatMask = unix.STATX_BASIC_STATS | unix.STATX_MNT_ID
+
+// fstatx describes the open descriptor fd (statx, or fstat before Linux
+// 4.11).
+func fstatx(fd int, st *Stat) error {
+	for {
+		err := unix.Statx(fd, "", unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW, StatMask, st)
+		switch err {
+		case unix.EINTR:
+			continue
+		case unix.ENOSYS:
+		default:
+			return err
+		}
+		break
+	}
+	var s unix.Stat_t
+	if err := unix.Fstat(fd, &s); err != nil {
+		return err
+	}
+	*st = Stat{Mask: unix.STATX_BASIC_STATS, Mode: uint16(s.Mode), Ino: s.Ino, Nlink: uint32(s.Nlink),
+		Size: uint64(s.Size), Blocks: uint64(s.Blocks),
+		Dev_major: unix.Major(s.Dev), Dev_minor: unix.Minor(s.Dev),
+		Mtime: unix.StatxTimestamp{Sec: s.Mtim.Sec, Nsec: uint32(s.Mtim.Nsec)},
+		Ctime: unix.StatxTimestamp{Sec: s.Ctim.Sec, Nsec: uint32(s.Ctim.Nsec)}}
+	return nil
+}
+
+// StatTimes gives a Stat's modification and change times, device and
+// inode.
+func StatTimes(st *Stat) (mtime, ctime time.Time, dev, ino uint64) {
+	return time.Unix(st.Mtime.Sec, int64(st.Mtime.Nsec)), time.Unix(st.Ctime.Sec, int64(st.Ctime.Nsec)),
+		unix.Mkdev(st.Dev_major, st.Dev_minor), st.Ino
+}
+
+// Stat describes the directory itself.
+func (d DirFD) Stat(st *Stat) error {
+	if err := fstatx(d.fd, st); err != nil {
+		return &fs.PathError{Op: "statx", Path: ".", Err: err}
 	}
 	return nil
 }
@@ -179,11 +220,12 @@ func (d DirFD) Entries(buf []byte, out []DirEntry) ([]DirEntry, error) {
 
 // ReadFile reads the regular file name in d, at most limit bytes, into
 // buf (grown as needed; pass the returned slice's buffer back to reuse
-// it). The open never follows a symlink (ELOOP) and never blocks; the
-// descriptor is checked to be a regular file before it is read (else an
-// error wrapping ErrNotRegular); a file larger than limit is an error
-// wrapping ErrTooLarge. Errors are *fs.PathError naming name.
-func (d DirFD) ReadFile(name string, limit int64, buf []byte) ([]byte, error) {
+// it), and describes it in st. The open never follows a symlink (ELOOP)
+// and never blocks; the descriptor is checked to be a regular file before
+// it is read (else an error wrapping ErrNotRegular); a file larger than
+// limit is an error wrapping ErrTooLarge. Errors are *fs.PathError naming
+// name.
+func (d DirFD) ReadFile(name string, limit int64, buf []byte, st *Stat) ([]byte, error) {
 	if err := component("open", name); err != nil {
 		return nil, err
 	}
@@ -192,14 +234,13 @@ func (d DirFD) ReadFile(name string, limit int64, buf []byte) ([]byte, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, &fs.PathError{Op: "fstat", Path: name, Err: err}
+	if err := fstatx(fd, st); err != nil {
+		return nil, &fs.PathError{Op: "statx", Path: name, Err: err}
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: it is a %s", ErrNotRegular, Kind(ModeOf(st.Mode)))}
+	if mode := ModeOf(uint32(st.Mode)); !mode.IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: it is a %s", ErrNotRegular, Kind(mode))}
 	}
-	return readCapped(name, st.Size, limit, buf, func(p []byte) (int, error) {
+	return readCapped(name, int64(st.Size), limit, buf, func(p []byte) (int, error) {
 		for {
 			n, err := unix.Read(fd, p)
 			if err != unix.EINTR {

@@ -63,7 +63,8 @@ func TestDirFD(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := d.ReadFile(c.name, 16, buf)
+			var st safeio.Stat
+			got, err := d.ReadFile(c.name, 16, buf, &st)
 			if c.err != nil {
 				if !errors.Is(err, c.err) {
 					t.Fatalf("ReadFile(%q) = %q, %v; want an error wrapping %v", c.name, got, err, c.err)
@@ -76,6 +77,9 @@ func TestDirFD(t *testing.T) {
 			}
 			if err != nil || string(got) != c.want {
 				t.Fatalf("ReadFile(%q) = %q, %v; want %q", c.name, got, err, c.want)
+			}
+			if int(st.Size) != len(c.want) || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Ino == 0 {
+				t.Errorf("ReadFile(%q) described it as size %d, mode %o, inode %d", c.name, st.Size, st.Mode, st.Ino)
 			}
 		})
 	}

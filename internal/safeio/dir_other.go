@@ -6,8 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-
-	"golang.org/x/sys/unix"
+	"time"
 )
 
 // DirFD is only implemented on Linux; elsewhere DirFDOf fails with
@@ -32,8 +31,14 @@ func (d DirFD) Close() error { return errors.ErrUnsupported }
 // Fd returns the descriptor.
 func (d DirFD) Fd() int { return d.fd }
 
+// Stat is what DirFD reports of a file (nothing but on Linux).
+type Stat struct{}
+
+// StatTimes is only implemented on Linux.
+func StatTimes(st *Stat) (mtime, ctime time.Time, dev, ino uint64) { return }
+
 // Stat is only implemented on Linux.
-func (d DirFD) Stat(st *unix.Stat_t) error { return errors.ErrUnsupported }
+func (d DirFD) Stat(st *Stat) error { return errors.ErrUnsupported }
 
 // Entries is only implemented on Linux.
 func (d DirFD) Entries(buf []byte, out []DirEntry) ([]DirEntry, error) {
@@ -41,6 +46,6 @@ func (d DirFD) Entries(buf []byte, out []DirEntry) ([]DirEntry, error) {
 }
 
 // ReadFile is only implemented on Linux.
-func (d DirFD) ReadFile(name string, limit int64, buf []byte) ([]byte, error) {
+func (d DirFD) ReadFile(name string, limit int64, buf []byte, st *Stat) ([]byte, error) {
 	return nil, errors.ErrUnsupported
 }
