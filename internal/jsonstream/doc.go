@@ -18,6 +18,11 @@
 // share, a ",string" option, a type with its own MarshalJSON or
 // MarshalText at the top) are encoded whole, as json.Encoder would.
 //
+// The elements of a long array are encoded in chunks by GOMAXPROCS
+// goroutines and written in order, so a MarshalJSON or MarshalText of an
+// element type must be safe to call concurrently (hab-gc's are: they only
+// read).
+//
 // One difference remains: when encoding fails part way (an unsupported
 // value such as a NaN float, a MarshalJSON that returns an error, a
 // write error), what was encoded before the failure has been written,

@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"io"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -138,22 +140,102 @@ func (s *streamer) array(v reflect.Value, prefix string) error {
 		return err
 	}
 	inner := prefix + indent
-	for i := range v.Len() {
-		sep := byte(',')
-		if i == 0 {
-			sep = '['
-		}
-		s.w.WriteByte(sep)
-		s.w.WriteByte('\n')
-		if _, err := s.w.WriteString(inner); err != nil { // a bufio.Writer's error sticks
+	if v.Len() >= 2*chunkLen && runtime.GOMAXPROCS(0) > 1 {
+		if err := s.elementsParallel(v, inner); err != nil {
 			return err
 		}
-		if err := s.piece(v.Index(i), inner); err != nil {
-			return err
+	} else {
+		for i := range v.Len() {
+			s.w.WriteString(elementStart(i, inner))
+			if err := s.piece(v.Index(i), inner); err != nil {
+				return err
+			}
 		}
 	}
 	_, err := s.w.WriteString("\n" + prefix + "]")
 	return err
+}
+
+// elementStart is what precedes element i of an array whose elements
+// start with inner.
+func elementStart(i int, inner string) string {
+	if i == 0 {
+		return "[\n" + inner
+	}
+	return ",\n" + inner
+}
+
+// chunkLen is how many elements of a long array one goroutine encodes at
+// a time.
+const chunkLen = 256
+
+// elementsParallel writes the elements of a long array (what array
+// writes between its brackets), encoded GOMAXPROCS chunks at a time and
+// written in order: at most twice that many chunks are held at once.
+func (s *streamer) elementsParallel(v reflect.Value, inner string) error {
+	n := v.Len()
+	chunks := (n + chunkLen - 1) / chunkLen
+	type result struct {
+		b   *bytes.Buffer
+		err error
+	}
+	results := make([]chan result, chunks)
+	for c := range results {
+		results[c] = make(chan result, 1) // never blocks a worker
+	}
+	slots := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	free := make(chan *bytes.Buffer, cap(slots)) // written chunks' buffers
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait() // nothing reads v once Encode returns
+	defer close(stop)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for c := range chunks {
+			select {
+			case slots <- struct{}{}:
+			case <-stop:
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var out *bytes.Buffer
+				select {
+				case out = <-free:
+					out.Reset()
+				default:
+					out = new(bytes.Buffer)
+				}
+				p := &streamer{w: bufio.NewWriter(out), encs: map[string]*json.Encoder{}}
+				var err error
+				for i := c * chunkLen; i < min(n, (c+1)*chunkLen) && err == nil; i++ {
+					p.w.WriteString(elementStart(i, inner))
+					err = p.piece(v.Index(i), inner)
+				}
+				if err == nil {
+					err = p.w.Flush()
+				}
+				results[c] <- result{out, err}
+			}()
+		}
+	}()
+	for c := range chunks {
+		r := <-results[c]
+		<-slots
+		if r.err != nil {
+			return r.err
+		}
+		if _, err := s.w.Write(r.b.Bytes()); err != nil {
+			return err
+		}
+		select {
+		case free <- r.b:
+		default:
+		}
+	}
+	return nil
 }
 
 // piece writes one value, encoded by encoding/json, whose first line is

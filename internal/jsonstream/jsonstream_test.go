@@ -457,3 +457,35 @@ func BenchmarkEncode(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestEncodeLongArrays covers the arrays Encode encodes in parallel
+// chunks (at least two chunks' worth of elements): the bytes are the
+// reference's around every chunk boundary, and an element that cannot be
+// encoded, in any chunk, is an error.
+func TestEncodeLongArrays(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{511, 512, 513, 767, 768, 1000, 5000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			rep := bigReport(n)
+			for i := range rep.Releases {
+				rep.Releases[i].Reasons[0].Text += strings.Repeat("<&é\u2028", r.IntN(3))
+			}
+			rep.Problems = make([]pkgstore.Problem, n)
+			for i := range rep.Problems {
+				rep.Problems[i] = pkgstore.Problem{Path: fmt.Sprint("hab/pkgs/", i), Message: strings.Repeat("x", i%7)}
+			}
+			same(t, rep)
+			same(t, rep.Releases)
+			for _, bad := range []int{0, 255, 256, n / 2, n - 1} {
+				vals := make([]any, n)
+				for i := range vals {
+					vals[i] = float64(i)
+				}
+				vals[bad] = math.NaN()
+				if err := jsonstream.Encode(discard{}, vals); err == nil {
+					t.Errorf("NaN at %d of %d: no error", bad, n)
+				}
+			}
+		})
+	}
+}
