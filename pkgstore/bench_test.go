@@ -2,7 +2,6 @@ package pkgstore_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/benchstore"
+	"github.com/hab-gc/hab-gc/internal/jsonstream"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -126,10 +126,7 @@ func dryRun(b *testing.B, root string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	enc := json.NewEncoder(io.Discard)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(plan.Report(nil)); err != nil {
+	if err := jsonstream.Encode(io.Discard, plan.Report(nil)); err != nil {
 		b.Fatal(err)
 	}
 }

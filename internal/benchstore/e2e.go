@@ -10,8 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
@@ -79,20 +79,62 @@ func DryRun(bin, root string, stdout io.Writer) (Run, error) {
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	start := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return Run{}, fmt.Errorf("benchstore: %s: %w", strings.Join(cmd.Args, " "), err)
+	}
+	// The peak RSS is the child's own high-water mark (VmHWM), read from
+	// /proc while it runs. The rusage wait4 returns is no use here: Go
+	// starts children with vfork, and exec records the parent's peak RSS
+	// (this benchmark's, which holds whole inventories) as the child's
+	// ru_maxrss.
+	done := make(chan struct{})
+	peak := make(chan int64, 1)
+	go func() {
+		var max int64
+		status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if hwm := vmHWM(status); hwm > max {
+				max = hwm
+			}
+			select {
+			case <-done:
+				peak <- max
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
 	wall := time.Since(start)
+	close(done)
+	rss := <-peak
 	if err != nil {
 		return Run{}, fmt.Errorf("benchstore: %s: %w\n%s", strings.Join(cmd.Args, " "), err, stderr.Bytes())
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return Run{}, errors.New("benchstore: no resource usage for the child process")
-	}
-	rss := int64(ru.Maxrss)
-	if runtime.GOOS != "darwin" {
-		rss *= 1024 // KiB everywhere but on macOS, which counts bytes
+	if rss == 0 {
+		return Run{}, errors.New("benchstore: no VmHWM read for the child process (no /proc?)")
 	}
 	return Run{Wall: wall, MaxRSS: rss}, nil
+}
+
+// vmHWM reads a process's peak RSS in bytes from its /proc status file,
+// or 0 when it cannot (the process has ended, or has no memory).
+func vmHWM(status string) int64 {
+	b, err := os.ReadFile(status)
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return 0
 }
 
 // CheckDryRun runs DryRun on a store of n releases with its output kept,
