@@ -669,7 +669,12 @@ func (sc *scanner) scanNameSlow(j nameJob) {
 // found records the releases of the i-th origin/name directory (n
 // release directories read), sorted, and reports progress.
 func (sc *scanner) found(i int, found []*Release, n int) {
-	slices.SortFunc(found, func(a, b *Release) int { return Compare(a.Ident, b.Ident) })
+	// scanName reads newest first: reversed, that is almost always
+	// sorted already.
+	slices.Reverse(found)
+	if cmp := func(a, b *Release) int { return Compare(a.Ident, b.Ident) }; !slices.IsSortedFunc(found, cmp) {
+		slices.SortFunc(found, cmp)
+	}
 	sc.mu.Lock()
 	sc.byName[i] = found
 	sc.scanned += n

@@ -106,7 +106,8 @@ func (w *walker) stat(dirfd int, name string) (info, error) {
 
 // frame is one directory on the walk's stack.
 type frame struct {
-	fd       int // -1 while closed to bound descriptors
+	fd       int  // -1 while closed to bound descriptors
+	borrowed bool // fd is the caller's: never closed
 	dev, ino uint64
 	name     string  // its name in its parent
 	names    []entry // entries still to visit
@@ -179,7 +180,7 @@ func (w *walker) path(name string) string {
 
 func (w *walker) closeAll() {
 	for i := range w.stack {
-		if w.stack[i].fd >= 0 {
+		if w.stack[i].fd >= 0 && !w.stack[i].borrowed {
 			unix.Close(w.stack[i].fd)
 			w.stack[i].fd = -1
 		}
@@ -236,9 +237,13 @@ func (w *walker) push(name string, want info) error {
 	w.stack = append(w.stack, frame{fd: fd, dev: got.dev, ino: got.ino, name: name, names: names})
 	w.open++
 	for w.open > maxOpen && w.lowOpen < len(w.stack)-1 {
-		unix.Close(w.stack[w.lowOpen].fd)
-		w.stack[w.lowOpen].fd = -1
+		f := &w.stack[w.lowOpen]
 		w.lowOpen++
+		if f.borrowed {
+			continue
+		}
+		unix.Close(f.fd)
+		f.fd = -1
 		w.open--
 	}
 	return nil
@@ -317,7 +322,9 @@ func WalkAt(dirfd int, name string, measure bool, buf []byte) (Usage, error) {
 }
 
 // MeasureOpen measures, as Walk does, the directory open as fd, whose
-// own statx (asked for StatxMask) is top; fd stays the caller's. known,
+// own statx (asked for StatxMask) is top. fd stays the caller's, and is
+// read: its position in the directory must be at the start (a descriptor
+// nobody has listed), and is left at the end. known,
 // when not nil, gives the statx (asked for StatxMask) of an entry of that
 // directory the caller has already examined through a descriptor of its
 // own, or nil: such an entry is not examined again. This lets a reader
@@ -326,25 +333,16 @@ func WalkAt(dirfd int, name string, measure bool, buf []byte) (Usage, error) {
 func MeasureOpen(fd int, top *safeio.Stat, known func(name string) *safeio.Stat, buf []byte) (Usage, error) {
 	w := walker{buf: buf, known: known}
 	defer w.closeAll()
-	// A descriptor of its own (not a dup, which would share the
-	// caller's position in the directory): "." is the directory itself.
-	w.ops++
-	dfd, err := openDir(fd, ".")
-	if err != nil {
-		return Usage{}, err
-	}
 	in := infoOf(top)
 	if !in.isDir() {
-		unix.Close(dfd)
 		return Usage{}, unix.ENOTDIR
 	}
-	names, err := readNames(dfd, w.dirBuf())
+	names, err := readNames(fd, w.dirBuf())
 	if err != nil {
-		unix.Close(dfd)
 		return Usage{}, err
 	}
 	w.top = in
-	w.stack = []frame{{fd: dfd, dev: in.dev, ino: in.ino, name: ".", names: names}}
+	w.stack = []frame{{fd: fd, borrowed: true, dev: in.dev, ino: in.ino, name: ".", names: names}}
 	w.open = 1
 	u, err := w.loop(true)
 	u.Ops = w.ops

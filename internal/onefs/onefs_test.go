@@ -185,13 +185,19 @@ func TestMeasureOpenAgreesWithWalk(t *testing.T) {
 		unix.Unmount(dir+"/mnt", unix.MNT_DETACH)
 		unix.Unmount(dir+"/bound", unix.MNT_DETACH)
 	})
+	// Deeper than the descriptors a walk keeps open (64): the caller's
+	// descriptor, at the top, must survive the walk's closing ancestors.
+	deep := dir + "/deep"
+	for range 100 {
+		deep += "/d"
+	}
+	write(t, deep+"/leaf", "leaf")
 	want, err := onefs.Walk(open(t, dir), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := open(t, dir)
 	var top unix.Statx_t
-	if err := unix.Statx(int(d.Fd()), "", unix.AT_EMPTY_PATH, onefs.StatxMask, &top); err != nil {
+	if err := unix.Statx(int(open(t, dir).Fd()), "", unix.AT_EMPTY_PATH, onefs.StatxMask, &top); err != nil {
 		t.Fatal(err)
 	}
 	known := map[string]*unix.Statx_t{}
@@ -203,7 +209,11 @@ func TestMeasureOpenAgreesWithWalk(t *testing.T) {
 		known[name] = &sx
 	}
 	for _, k := range []map[string]*unix.Statx_t{nil, known} {
+		d := open(t, dir) // a descriptor nobody has listed
 		got, err := onefs.MeasureOpen(int(d.Fd()), &top, func(name string) *unix.Statx_t { return k[name] }, nil)
+		if _, err := d.Stat(); err != nil {
+			t.Errorf("MeasureOpen closed the caller's descriptor: %v", err)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,8 +225,5 @@ func TestMeasureOpenAgreesWithWalk(t *testing.T) {
 	}
 	if mounted && len(want.Mounts) != 2 {
 		t.Errorf("Walk found mounts %v, want mnt and bound", want.Mounts)
-	}
-	if _, err := d.Stat(); err != nil {
-		t.Errorf("MeasureOpen closed the caller's descriptor: %v", err)
 	}
 }
