@@ -57,8 +57,8 @@ type Options struct {
 	// afterwards costs (Store.MeasureSizes); a release the scan could not
 	// measure so keeps Size -1.
 	MeasureBeyond int
-	// Workers is how many directories are read at once. Default:
-	// GOMAXPROCS.
+	// Workers is how many origin/name directories are read at once.
+	// Default: DefaultWorkers().
 	Workers int
 	// BinlinkDirs are the directories to read binlinks from, relative to
 	// the FS root (absolute paths are taken under the FS root too).
@@ -83,6 +83,13 @@ type Options struct {
 	// the two paths.
 	slowPath bool
 }
+
+// DefaultWorkers is how many directories a scan reads at once by default:
+// four per CPU the Go runtime uses (GOMAXPROCS). A reader blocked in a
+// system call (a directory or file not in the page cache) leaves its CPU
+// to another, so more readers than CPUs keep both the CPUs and the disk
+// busy.
+func DefaultWorkers() int { return 4 * runtime.GOMAXPROCS(0) }
 
 // DefaultBinlinkDirs returns where `hab pkg binlink` puts links: bin and
 // usr/local/bin (Linux and macOS defaults), and hab/bin. Add
@@ -156,7 +163,7 @@ func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 		return nil, err
 	}
 	if opts.Workers <= 0 {
-		opts.Workers = runtime.GOMAXPROCS(0)
+		opts.Workers = DefaultWorkers()
 	}
 	if opts.BinlinkDirs == nil {
 		opts.BinlinkDirs = DefaultBinlinkDirs()
