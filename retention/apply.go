@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hab-gc/hab-gc/depgraph"
 	"github.com/hab-gc/hab-gc/internal/onefs"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
@@ -150,12 +151,15 @@ const (
 //     The rest are kept, with the fresh plan's reasons.
 //  4. It hides each of them with one rename inside its VERSION directory,
 //     to a name starting with pkgstore.DebrisPrefix (which Habitat's
-//     listing skips), and fsyncs the directory: the release disappears
-//     from every listing at once, and an install that looks for it from
-//     then on installs it afresh. It hides dependents before what they
-//     need (reverse topological order over DEPS and TDEPS among the
-//     removals), so that if it is killed at any point, no listed release
-//     needs a hidden one, and one more run converges.
+//     listing skips): the release disappears from every listing at once,
+//     and an install that looks for it from then on installs it afresh.
+//     It hides dependents before what they need (reverse topological
+//     order over DEPS and TDEPS among the removals), so that if it is
+//     killed at any point, no listed release needs a hidden one, and one
+//     more run converges. It fsyncs the directories of the releases it
+//     has hidden before it hides one that any of them needs (so the order
+//     holds after a power loss too) and once all are hidden; releases
+//     that need none of each other share one sync.
 //  5. After Settle, it scans again, install directories in progress
 //     included, asks the RootFinders once more, and restores every hidden
 //     release that something new needs (a new dependent, a spec, a
@@ -246,6 +250,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	}
 
 	var hidden []hiddenRelease
+	var unsynced hideBatch
 	a.phase(PhaseHide, 0, len(removals))
 	for i, d := range removals {
 		if i > 0 {
@@ -267,6 +272,11 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 			a.done(Outcome{Ident: id, Status: StatusKept, Reasons: []Reason{{CodeChanged, "its directory was replaced since the plan was made"}}})
 			continue
 		}
+		if unsynced.needs[id] {
+			// A release hidden since the last sync needs this one: its
+			// hiding must be durable before this one is hidden.
+			a.sync(&unsynced)
+		}
 		h, err := a.hide(fd.Release)
 		if err != nil {
 			a.failOrKeep(id, err)
@@ -275,7 +285,13 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 		h.size = d.Release.Size // measured with the plan, or -1
 		a.stage("hidden", id, h.name)
 		hidden = append(hidden, h)
+		// What it needs, as the plan saw it (hideOrder's graph) and as
+		// the store is now.
+		unsynced.add(h)
+		unsynced.need(p.Graph, d.Release.Ref)
+		unsynced.need(freshPlan.Graph, fd.Release.Ref)
 	}
+	a.sync(&unsynced)
 
 	if len(removals) > 0 {
 		a.phase(PhaseHide, len(removals), len(removals))
@@ -463,8 +479,56 @@ func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
 		}
 		return hiddenRelease{}, fmt.Errorf("hiding %s: %w", rel, err)
 	}
-	a.syncDir(dir)
 	return hiddenRelease{rel: r, name: name}, nil
+}
+
+// hideBatch is what Apply hid since it last synced: the releases, their
+// VERSION directories (each once) and every release they need (DEPS and
+// TDEPS).
+type hideBatch struct {
+	hidden []hiddenRelease
+	dirs   []string
+	seen   map[string]bool
+	needs  map[pkgstore.Ident]bool
+}
+
+func (b *hideBatch) add(h hiddenRelease) {
+	if b.seen == nil {
+		b.seen = map[string]bool{}
+	}
+	b.hidden = append(b.hidden, h)
+	if dir := path.Dir(h.name); !b.seen[dir] {
+		b.seen[dir] = true
+		b.dirs = append(b.dirs, dir)
+	}
+}
+
+// need records what the release ref of graph g needs.
+func (b *hideBatch) need(g *depgraph.Graph, ref pkgstore.Ref) {
+	if b.needs == nil {
+		b.needs = map[pkgstore.Ident]bool{}
+	}
+	inv := g.Inventory()
+	for _, d := range g.Deps(ref) {
+		b.needs[inv.Ident(d)] = true
+	}
+}
+
+// sync makes a batch of hidings durable: it fsyncs each directory a
+// release of the batch was renamed in, then empties the batch. Apply
+// calls it before it hides a release that one of the batch needs (so that
+// after a crash, whatever survives of the renames, no listed release needs
+// a hidden one) and once all are hidden, before the settle pause. One
+// fsync per release cost a journal commit each; the directories of a
+// batch share one (on ext4, XFS: the first fsync commits them all).
+func (a *applier) sync(b *hideBatch) {
+	for _, dir := range b.dirs {
+		a.syncDir(dir)
+	}
+	for _, h := range b.hidden {
+		a.stage("synced", h.rel.Ident, h.name)
+	}
+	*b = hideBatch{}
 }
 
 func (a *applier) syncDir(dir string) {

@@ -4,7 +4,8 @@ import "github.com/hab-gc/hab-gc/pkgstore"
 
 // SetHook makes Apply call f at each stage of a release: "checked" (its
 // directory was checked, just before hiding it), "hidden" (hidden is its
-// store-relative hidden name) and "deleting" (before it is examined for
+// store-relative hidden name), "synced" (its hiding was made durable: its
+// directory was fsynced) and "deleting" (before it is examined for
 // deletion).
 func SetHook(o *ApplyOptions, f func(stage string, id pkgstore.Ident, hidden string)) { o.hook = f }
 

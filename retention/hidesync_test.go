@@ -1,0 +1,93 @@
+package retention_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// TestApplySyncsHidingsDependentsFirst: Apply fsyncs the directories of
+// the releases it hid in batches, not one release at a time, but the
+// hiding of a release is made durable ("synced") before anything it needs
+// is hidden ("checked" comes just before the rename), so that a crash
+// that loses unsynced renames never leaves a listed release that needs a
+// hidden one; and every hidden release is synced before the first is
+// deleted. Releases that need none of each other share a sync.
+func TestApplySyncsHidingsDependentsFirst(t *testing.T) {
+	root := t.TempDir()
+	b := storetest.At(t, root)
+	// needs: release -> what it needs among the removals (DEPS, and
+	// TDEPS only for core/b).
+	needs := map[string][]string{}
+	for _, v := range []string{"1/20200101000000", "2/20210101000000"} {
+		z, m, c := "core/z/"+v, "core/m/"+v, "core/c/"+v
+		rels := []storetest.Release{
+			{Ident: z},
+			{Ident: m, Deps: []string{z}},
+			{Ident: "core/a/" + v, Deps: []string{m}, TDeps: []string{m, z}},
+			{Ident: c},
+			{Ident: "core/b/" + v, TDeps: []string{c}},
+		}
+		for i := range 6 {
+			rels = append(rels, storetest.Release{Ident: fmt.Sprintf("core/i%d/%s", i, v)})
+		}
+		for _, r := range rels {
+			r.ModTime = old
+			b.Add(r)
+			if v[0] == '1' {
+				needs[r.Ident] = append(r.Deps, r.TDeps...)
+			}
+		}
+	}
+	p := planAt(t, root, retention.Policy{KeepLatest: 1})
+	if n := len(p.Removals()); n != 11 {
+		t.Fatalf("the plan removes %d releases, want 11", n)
+	}
+	type event struct{ stage, ident string }
+	var events []event
+	opts := fast
+	retention.SetHook(&opts, func(stage string, id pkgstore.Ident, _ string) {
+		events = append(events, event{stage, id.String()})
+	})
+	if res := applyPlan(t, p, root, opts); res.Removed != 11 {
+		t.Fatalf("removed %d, want 11: %+v", res.Removed, res.Outcomes)
+	}
+	at := func(stage, ident string) int {
+		return slices.Index(events, event{stage, ident})
+	}
+	firstDelete := slices.IndexFunc(events, func(e event) bool { return e.stage == "deleting" })
+	syncs, inSync := 0, false
+	for _, e := range events {
+		if e.stage == "synced" && !inSync {
+			syncs++
+		}
+		inSync = e.stage == "synced"
+	}
+	hidden := 0
+	for r, deps := range needs {
+		if at("hidden", r) < 0 {
+			t.Errorf("%s was never hidden", r)
+			continue
+		}
+		hidden++
+		synced := at("synced", r)
+		if synced < 0 || synced > firstDelete {
+			t.Errorf("%s: synced at event %d, the first deletion at %d", r, synced, firstDelete)
+		}
+		for _, d := range deps {
+			if checked := at("checked", d); synced < 0 || checked < synced {
+				t.Errorf("%s, which %s needs, was about to be hidden (event %d) before %s's hiding was synced (event %d)", d, r, checked, r, synced)
+			}
+		}
+	}
+	if syncs < 3 || syncs >= hidden {
+		t.Errorf("%d syncs for %d hidden releases, want at least 3 (a, m, z come one after another) and fewer than one each", syncs, hidden)
+	}
+	if t.Failed() {
+		t.Logf("events: %v", events)
+	}
+}
