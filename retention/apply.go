@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hab-gc/hab-gc/depgraph"
@@ -482,6 +483,9 @@ func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
 	return hiddenRelease{rel: r, name: name}, nil
 }
 
+// syncWorkers bounds the directories Apply fsyncs at once.
+const syncWorkers = 16
+
 // hideBatch is what Apply hid since it last synced: the releases, their
 // VERSION directories (each once) and every release they need (DEPS and
 // TDEPS).
@@ -522,9 +526,24 @@ func (b *hideBatch) need(g *depgraph.Graph, ref pkgstore.Ref) {
 // fsync per release cost a journal commit each; the directories of a
 // batch share one (on ext4, XFS: the first fsync commits them all).
 func (a *applier) sync(b *hideBatch) {
-	for _, dir := range b.dirs {
-		a.syncDir(dir)
+	// Concurrently: an fsync mostly waits for the disk (a cache flush
+	// each, even when the journal is already committed), and the disk
+	// serves several at once. All are done before the batch counts as
+	// synced.
+	dirs := make(chan string)
+	var wg sync.WaitGroup
+	for range min(len(b.dirs), syncWorkers) {
+		wg.Go(func() {
+			for dir := range dirs {
+				a.syncDir(dir)
+			}
+		})
 	}
+	for _, dir := range b.dirs {
+		dirs <- dir
+	}
+	close(dirs)
+	wg.Wait()
 	for _, h := range b.hidden {
 		a.stage("synced", h.rel.Ident, h.name)
 	}

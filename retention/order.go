@@ -1,7 +1,9 @@
 package retention
 
 import (
+	"cmp"
 	"errors"
+	"slices"
 
 	"gonum.org/v1/gonum/graph"
 	"gonum.org/v1/gonum/graph/simple"
@@ -16,8 +18,10 @@ import (
 // kill), no release that is still listed needs a hidden one, and the next
 // run, which deletes hidden releases nothing needs, leaves exactly what
 // the rules keep. Releases in a dependency cycle (which Habitat cannot
-// build, but a damaged store can show) come together, in inventory order.
-// Ties are broken by inventory order, so the order is deterministic.
+// build, but a damaged store can show) come in inventory order among
+// themselves. Ties are broken by inventory order, so the order is
+// deterministic; then the removals are grouped in layers (see below), so
+// that Apply can make the hiding of many releases durable with one sync.
 func (p *Plan) hideOrder() []Decision {
 	removals := p.Removals()
 	index := make(map[pkgstore.Ref]int64, len(removals))
@@ -38,17 +42,39 @@ func (p *Plan) hideOrder() []Decision {
 	if err != nil && !errors.As(err, &cycles) {
 		return removals // cannot happen: SortStabilized fails only on cycles
 	}
-	out := make([]Decision, 0, len(removals))
-	add := func(n graph.Node) { out = append(out, removals[n.ID()]) }
+	order := make([]int64, 0, len(removals))
 	for _, n := range sorted {
 		if n != nil {
-			add(n)
+			order = append(order, n.ID())
 			continue
 		}
 		for _, m := range cycles[0] {
-			add(m)
+			order = append(order, m.ID())
 		}
 		cycles = cycles[1:]
+	}
+	// In layers: a release comes one layer after the last of the
+	// removals before it that need it (removals nothing before needs are
+	// layer 0), and the order within a layer is kept. Every release still
+	// comes after all its dependents (the layers only group), and no
+	// release needs another of its layer, except within a cycle: Apply
+	// makes a whole layer's hidings durable with one sync.
+	pos := make([]int, len(removals))
+	for i, n := range order {
+		pos[n] = i
+	}
+	layer := make([]int, len(removals))
+	for _, n := range order {
+		for _, m := range graph.NodesOf(g.From(n)) {
+			if pos[m.ID()] > pos[n] {
+				layer[m.ID()] = max(layer[m.ID()], layer[n]+1)
+			}
+		}
+	}
+	slices.SortStableFunc(order, func(x, y int64) int { return cmp.Compare(layer[x], layer[y]) })
+	out := make([]Decision, len(order))
+	for i, n := range order {
+		out[i] = removals[n]
 	}
 	return out
 }
