@@ -522,9 +522,10 @@ func (b *hideBatch) need(g *depgraph.Graph, ref pkgstore.Ref) {
 // release of the batch was renamed in, then empties the batch. Apply
 // calls it before it hides a release that one of the batch needs (so that
 // after a crash, whatever survives of the renames, no listed release needs
-// a hidden one) and once all are hidden, before the settle pause. One
-// fsync per release cost a journal commit each; the directories of a
-// batch share one (on ext4, XFS: the first fsync commits them all).
+// a hidden one) and once all are hidden, before the settle pause. With
+// hideOrder's layers, that is one batch per layer: the directories of a
+// batch share a journal commit (on ext4, the first fsync commits them
+// all), and their fsyncs overlap.
 func (a *applier) sync(b *hideBatch) {
 	// Concurrently: an fsync mostly waits for the disk (a cache flush
 	// each, even when the journal is already committed), and the disk
