@@ -85,8 +85,8 @@ func Example_purgeAfterUpdate() {
 	// plan: remove core/redis/6.2.5/20210101000000 (superseded)
 	// plan: remove core/redis/6.2.6/20210601000000 (superseded)
 	// removed core/redis/6.2.5/20210101000000
-	// removed core/glibc/2.34/20210101000000
 	// removed core/redis/6.2.6/20210601000000
+	// removed core/glibc/2.34/20210101000000
 }
 
 // A store-wide dry run: what a policy would remove, why, and how many
