@@ -9,6 +9,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pkgstore/pkgstoretest"
+	"golang.org/x/sys/unix"
 )
 
 // damages are the ways a release can differ from the common one the
@@ -41,6 +42,25 @@ var damages = []struct {
 	{"target-fifo", func(t *testing.T, s *pkgstoretest.Store, dir string) { mkfifo(t, s.Path(dir+"/TARGET")) }},
 	{"target-too-large", func(t *testing.T, s *pkgstoretest.Store, dir string) {
 		s.File(dir+"/TARGET", pkgstoretest.DefaultTarget+strings.Repeat(" ", 2<<20))
+	}},
+	{"target-chardev", func(t *testing.T, s *pkgstoretest.Store, dir string) {
+		mknod(t, s.Path(dir+"/TARGET"), unix.S_IFCHR, 1, 5)
+	}},
+	{"ident-socket", func(t *testing.T, s *pkgstoretest.Store, dir string) {
+		mknod(t, s.Path(dir+"/IDENT"), unix.S_IFSOCK, 0, 0)
+	}},
+	{"ident-too-large", func(t *testing.T, s *pkgstoretest.Store, dir string) {
+		s.File(dir+"/IDENT", strings.TrimPrefix(dir, "hab/pkgs/")+strings.Repeat(" ", 2<<20))
+	}},
+	{"deps-chardev", func(t *testing.T, s *pkgstoretest.Store, dir string) {
+		mknod(t, s.Path(dir+"/DEPS"), unix.S_IFCHR, 1, 5)
+	}},
+	{"tdeps-fifo", func(t *testing.T, s *pkgstoretest.Store, dir string) { mkfifo(t, s.Path(dir+"/TDEPS")) }},
+	{"tdeps-socket", func(t *testing.T, s *pkgstoretest.Store, dir string) {
+		mknod(t, s.Path(dir+"/TDEPS"), unix.S_IFSOCK, 0, 0)
+	}},
+	{"tdeps-too-large", func(t *testing.T, s *pkgstoretest.Store, dir string) {
+		s.File(dir+"/TDEPS", strings.Repeat("core/dep/1.0.0/20200101000000\n", 40000))
 	}},
 	{"ident-missing", func(t *testing.T, s *pkgstoretest.Store, dir string) { s.Remove(dir + "/IDENT") }},
 	{"ident-mismatch", func(t *testing.T, s *pkgstoretest.Store, dir string) {

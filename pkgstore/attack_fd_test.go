@@ -1,0 +1,78 @@
+package pkgstore_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pkgstore/pkgstoretest"
+	"golang.org/x/sys/unix"
+)
+
+// TestScanLeaksNoDescriptor scans a store holding every kind of damage
+// (and two releases of each package, so MeasureBeyond measures) each
+// way, and MeasureSizes its releases, with as many descriptors open after
+// as before.
+func TestScanLeaksNoDescriptor(t *testing.T) {
+	root := t.TempDir()
+	s, err := pkgstoretest.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Pkg("core/dep/1.0.0/20200101000000")
+	for i, d := range damages {
+		id := fmt.Sprintf("core/p%02d/1.0.%d/20200101000000", i, i)
+		s.Pkg(id, "core/dep/1.0.0/20200101000000")
+		d.do(t, s, "hab/pkgs/"+id)
+		s.Pkg(fmt.Sprintf("core/p%02d/9.0.0/20200101000000", i))
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	fds := func() int {
+		es, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd:", err)
+		}
+		return len(es)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, opts := range []pkgstore.Options{
+		{Target: pkgstoretest.DefaultTarget, Now: now},
+		{Target: pkgstoretest.DefaultTarget, Now: now, MeasureBeyond: 1},
+		{Target: pkgstoretest.DefaultTarget, Now: now, Sizes: true},
+		pkgstore.WithSlowPath(pkgstore.Options{Target: pkgstoretest.DefaultTarget, Now: now, Sizes: true}),
+	} {
+		before := fds()
+		store, err := pkgstore.Open(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inv, err := store.Scan(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.MeasureSizes(context.Background(), inv.Releases, 3); err != nil {
+			t.Fatal(err)
+		}
+		store.Close()
+		if after := fds(); after != before {
+			t.Errorf("%+v: %d descriptors open after, %d before", opts, after, before)
+		}
+	}
+}
+
+// mknod makes a special file (a device or a socket) at path, replacing
+// what is there; the test is skipped where that is not allowed.
+func mknod(t *testing.T, path string, kind uint32, major, minor uint32) {
+	t.Helper()
+	if err := os.RemoveAll(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mknod(path, kind|0o644, int(unix.Mkdev(major, minor))); err != nil {
+		t.Skipf("mknod: %v", err)
+	}
+}
