@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -75,4 +76,53 @@ func mknod(t *testing.T, path string, kind uint32, major, minor uint32) {
 	if err := unix.Mknod(path, kind|0o644, int(unix.Mkdev(major, minor))); err != nil {
 		t.Skipf("mknod: %v", err)
 	}
+}
+
+// TestFastPathOnDTUnknownFS runs the fast/slow agreement and descriptor
+// tests on a file system whose directory entries carry no type
+// (DT_UNKNOWN: ext2 without the filetype feature), where every listing
+// falls back to an lstat of each name.
+func TestFastPathOnDTUnknownFS(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a loop device needs root")
+	}
+	mkfs, err := exec.LookPath("mkfs.ext2")
+	if err != nil {
+		t.Skip("no mkfs.ext2:", err)
+	}
+	dir := t.TempDir()
+	img, mnt := dir+"/img", dir+"/mnt"
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(img, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(img, 64<<20); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(mkfs, "-q", "-F", "-O", "^filetype", img).CombinedOutput(); err != nil {
+		t.Skipf("mkfs.ext2: %v: %s", err, out)
+	}
+	if out, err := exec.Command("mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {
+		t.Skipf("mount -o loop: %v: %s", err, out)
+	}
+	t.Cleanup(func() { unix.Unmount(mnt, unix.MNT_DETACH) })
+	// The file system must really leave the type out.
+	f, err := os.Open(mnt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4096)
+	n, err := unix.Getdents(int(f.Fd()), buf)
+	f.Close()
+	if err != nil || n < 19 || buf[18] != unix.DT_UNKNOWN {
+		t.Skipf("the file system reports entry types (%v)", err)
+	}
+	if err := os.Mkdir(mnt+"/tmp", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", mnt+"/tmp")
+	t.Run("agree", TestFastPathAgreesWithSlowPath)
+	t.Run("leaks", TestScanLeaksNoDescriptor)
 }
