@@ -147,3 +147,39 @@ func TestDirFDManyEntries(t *testing.T) {
 		t.Fatalf("%d entries, %v; want 300", len(es), err)
 	}
 }
+
+// TestDirFDReadsGeneratedFiles: a file whose size fstat gives is not its
+// length (0 in /proc, a page in /sys) is still read whole: the size is
+// only a hint, and a read ending at it is taken as the end only when it
+// is short of the room asked.
+func TestDirFDReadsGeneratedFiles(t *testing.T) {
+	for _, path := range []string{"/proc/self/cmdline", "/proc/self/environ", "/sys/devices/system/cpu/online"} {
+		t.Run(path, func(t *testing.T) {
+			want, err := os.ReadFile(path)
+			if err != nil || len(want) == 0 {
+				t.Skipf("%s: %v", path, err)
+			}
+			f, err := os.Open(filepath.Dir(path))
+			if err != nil {
+				t.Skip(err)
+			}
+			d, err := safeio.DirFDOf(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			var st safeio.Stat
+			got, err := d.ReadFile(filepath.Base(path), safeio.Limit, make([]byte, 0, 1), &st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int64(st.Size) == int64(len(want)) {
+				t.Logf("%s: fstat size %d is its length", path, st.Size)
+			}
+			if string(got) != string(want) {
+				t.Errorf("read %d bytes %q, want %d bytes %q (fstat size %d)", len(got), got, len(want), want, st.Size)
+			}
+		})
+	}
+}
