@@ -2,10 +2,13 @@ package retention_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -68,6 +71,49 @@ func TestPlanStoreSizesOnlyOfRemovals(t *testing.T) {
 			}
 			if removed == 0 {
 				t.Error("nothing removed; the store is not what the test means")
+			}
+		})
+	}
+}
+
+// TestPlanStoreCancelled: a cancel during the scan or once planning has
+// begun (before the removals are measured) makes PlanStore fail with the
+// context's error, never return a plan whose removals lack sizes, and
+// leaves no scan or measuring goroutine behind.
+func TestPlanStoreCancelled(t *testing.T) {
+	b := storetest.New(t)
+	for i := range 30 {
+		for v := 1; v <= 3; v++ {
+			oldPkg(b, fmt.Sprintf("core/c%02d/1.%d/20200101000000", i, v))
+		}
+	}
+	for _, at := range []string{"scan", "plan"} {
+		t.Run(at, func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			s, err := pkgstore.Open(b.Root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			opts := pkgstore.Options{Target: "x86_64-linux", Workers: 2, OnPhase: func(e pkgstore.PhaseEvent) {
+				if (at == "scan" && e.Phase == retention.PhaseScan && e.Done == 3) || (at == "plan" && e.Phase == retention.PhasePlan) {
+					cancel()
+				}
+			}}
+			p, err := retention.PlanStore(ctx, s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, now, opts)
+			if !errors.Is(err, context.Canceled) || p != nil {
+				t.Fatalf("PlanStore: plan %v, error %v; want context.Canceled", p != nil, err)
+			}
+			for range 100 {
+				if runtime.NumGoroutine() <= before {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if n := runtime.NumGoroutine(); n > before {
+				t.Errorf("%d goroutines after, %d before", n, before)
 			}
 		})
 	}
