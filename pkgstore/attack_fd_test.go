@@ -2,7 +2,6 @@ package pkgstore_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -18,21 +17,8 @@ import (
 // way, and MeasureSizes its releases, with as many descriptors open after
 // as before.
 func TestScanLeaksNoDescriptor(t *testing.T) {
-	root := t.TempDir()
-	s, err := pkgstoretest.New(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Pkg("core/dep/1.0.0/20200101000000")
-	for i, d := range damages {
-		id := fmt.Sprintf("core/p%02d/1.0.%d/20200101000000", i, i)
-		s.Pkg(id, "core/dep/1.0.0/20200101000000")
-		d.do(t, s, "hab/pkgs/"+id)
-		s.Pkg(fmt.Sprintf("core/p%02d/9.0.0/20200101000000", i))
-	}
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
-	}
+	root, s := damagedStore(t)
+	addNewest(t, s)
 	fds := func() int {
 		es, err := os.ReadDir("/proc/self/fd")
 		if err != nil {

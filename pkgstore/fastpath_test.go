@@ -160,12 +160,10 @@ func normalized(inv *pkgstore.Inventory) string {
 	return b.String()
 }
 
-// TestFastPathAgreesWithSlowPath scans one store holding a release for
-// each entry of damages with the fast path (safeio.DirFD) and with the
-// os.Root path alone, with and without sizes, and requires the same
-// inventory: the same releases, dependencies, times, identities, sizes
-// and problems.
-func TestFastPathAgreesWithSlowPath(t *testing.T) {
+// damagedStore builds a store holding core/dep and, for each entry i of
+// damages, core/pII/1.0.i/20200101000000 needing it, damaged that way.
+func damagedStore(t *testing.T) (string, *pkgstoretest.Store) {
+	t.Helper()
 	root := t.TempDir()
 	s, err := pkgstoretest.New(root)
 	if err != nil {
@@ -180,6 +178,28 @@ func TestFastPathAgreesWithSlowPath(t *testing.T) {
 	if err := s.Err(); err != nil {
 		t.Fatal(err)
 	}
+	return root, s
+}
+
+// addNewest gives each damaged package of damagedStore a newer, sound
+// release (9.0.0), so that the damaged one is beyond the newest.
+func addNewest(t *testing.T, s *pkgstoretest.Store) {
+	t.Helper()
+	for i := range damages {
+		s.Pkg(fmt.Sprintf("core/p%02d/9.0.0/20200101000000", i))
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFastPathAgreesWithSlowPath scans one store holding a release for
+// each entry of damages with the fast path (safeio.DirFD) and with the
+// os.Root path alone, with and without sizes, and requires the same
+// inventory: the same releases, dependencies, times, identities, sizes
+// and problems.
+func TestFastPathAgreesWithSlowPath(t *testing.T) {
+	root, s := damagedStore(t)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, sizes := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sizes=%v", sizes), func(t *testing.T) {
@@ -205,12 +225,7 @@ func TestFastPathAgreesWithSlowPath(t *testing.T) {
 	// releases beyond the newest of their package have the sizes a scan
 	// for sizes finds; the newest are not measured.
 	t.Run("MeasureBeyond", func(t *testing.T) {
-		for i := range damages {
-			s.Pkg(fmt.Sprintf("core/p%02d/9.0.0/20200101000000", i))
-		}
-		if err := s.Err(); err != nil {
-			t.Fatal(err)
-		}
+		addNewest(t, s)
 		opts := pkgstore.Options{Target: pkgstoretest.DefaultTarget, Now: now}
 		sized := opts
 		sized.Sizes = true

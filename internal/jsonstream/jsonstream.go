@@ -17,12 +17,6 @@ import (
 // indent is one level of indentation, as hab-gc's JSON output has it.
 const indent = "  "
 
-var (
-	marshalerType     = reflect.TypeFor[json.Marshaler]()
-	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
-	isZeroerType      = reflect.TypeFor[interface{ IsZero() bool }]()
-)
-
 // Encode writes v to w as a json.Encoder with SetIndent("", "  ") and
 // SetEscapeHTML(false) does, followed by a newline, streaming the
 // elements of v's top-level slices (see the package documentation).
@@ -269,11 +263,12 @@ func (s *streamer) piece(v reflect.Value, prefix string) error {
 
 // ownEncoding reports whether t (or a pointer to it) encodes itself.
 func ownEncoding(t reflect.Type) bool {
-	if t.Implements(marshalerType) || t.Implements(textMarshalerType) {
+	m, tm := reflect.TypeFor[json.Marshaler](), reflect.TypeFor[encoding.TextMarshaler]()
+	if t.Implements(m) || t.Implements(tm) {
 		return true
 	}
 	p := reflect.PointerTo(t)
-	return p.Implements(marshalerType) || p.Implements(textMarshalerType)
+	return p.Implements(m) || p.Implements(tm)
 }
 
 // streamable reports whether a slice of type t is written element by
@@ -423,6 +418,7 @@ func structFields(t reflect.Type) ([]field, bool) {
 // with an IsZero method; nil when it has none (reflect's IsZero decides).
 func isZeroFunc(t reflect.Type) func(reflect.Value) bool {
 	type isZeroer = interface{ IsZero() bool }
+	isZeroerType := reflect.TypeFor[isZeroer]()
 	switch {
 	case t.Kind() == reflect.Interface && t.Implements(isZeroerType):
 		return func(v reflect.Value) bool {
