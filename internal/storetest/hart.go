@@ -12,17 +12,10 @@ import (
 // revision, hash type, base64 signature, blank line).
 const HartHeader = "HART-1\ncore-20180119235000\nBLAKE2b\nc2lnbmF0dXJlc2lnbmF0dXJlc2lnbmF0dXJl\n\n"
 
-// Hart returns a package archive as Habitat lays it out: the header, then
-// an xz tar whose entries are the release directory
-// hab/pkgs/IDENT/ first, then its IDENT, TARGET and MANIFEST.
-func Hart(ident string) []byte {
-	dir := "hab/pkgs/" + ident + "/"
-	names := []string{dir}
-	for _, n := range []string{"IDENT", "TARGET", "MANIFEST"} {
-		names = append(names, dir+n)
-	}
-	return HartOf(names...)
-}
+// Hart returns a package archive as Habitat's build writes it (see
+// Archive): the header, then an xz tar whose entries are the release
+// directory hab/pkgs/IDENT/ first, then its IDENT, TARGET and MANIFEST.
+func Hart(ident string) []byte { return Archive{Ident: ident}.Bytes() }
 
 // HartOf returns a .hart whose archive holds the given paths (names
 // ending in "/" are directories; files hold a line).
