@@ -64,6 +64,43 @@ type config struct {
 	cmd    *cobra.Command
 	lookup func(string) (string, bool)
 	file   string
+	// warnings are about the settings themselves (a variable ignored),
+	// for the command to print on stderr.
+	warnings []string
+}
+
+// supKeepLatestEnv is the Supervisor's HAB_KEEP_LATEST_PACKAGES (hab sup
+// run --keep-latest-packages): after a service starts, the Supervisor
+// keeps that many releases of that service's package only
+// (components/sup/src/manager.rs, maybe_uninstall_old_packages). Its
+// services inherit it, so its 0 is never read as a store-wide keep of
+// none (see envValue).
+const supKeepLatestEnv = "HAB_KEEP_LATEST_PACKAGES"
+
+// envValue returns the first environment variable of s that is set (not
+// empty), with its value. HAB_KEEP_LATEST_PACKAGES=0 counts as unset: a
+// store-wide keep of none must be asked for explicitly (--keep-latest=0,
+// HAB_KEEP_LATEST=0, keep_latest = 0), never inherited from the
+// Supervisor's per-service variable.
+func (c *config) envValue(s setting) (name, val string, ok bool) {
+	for _, e := range s.env {
+		v, set := c.lookup(e)
+		if !set || v == "" {
+			continue
+		}
+		if e == supKeepLatestEnv && supKeepNone(c.lookup) {
+			continue
+		}
+		return e, v, true
+	}
+	return "", "", false
+}
+
+// supKeepNone reports whether HAB_KEEP_LATEST_PACKAGES is set to 0.
+func supKeepNone(lookup func(string) (string, bool)) bool {
+	v, _ := lookup(supKeepLatestEnv)
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	return err == nil && n == 0
 }
 
 // loadConfig binds the command's flags and the environment, then reads the
@@ -76,13 +113,14 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config
 				return nil, err
 			}
 		}
-		for _, e := range s.env {
-			if val, ok := lookup(e); ok && val != "" {
-				if !c.flagChanged(s) {
-					c.v.Set(s.key, val)
-				}
-				break
-			}
+		if _, val, ok := c.envValue(s); ok && !c.flagChanged(s) {
+			c.v.Set(s.key, val)
+		}
+	}
+	// Warned when it would have been read (no flag, no HAB_KEEP_LATEST).
+	if keep := c.setting("keep_latest"); !c.flagChanged(keep) && supKeepNone(lookup) {
+		if _, _, ok := c.envValue(keep); !ok {
+			c.warnings = append(c.warnings, supKeepLatestEnv+"=0 is ignored: it is the Supervisor's per-service setting (after a service starts, keep 0 older releases of that service's package), not a store-wide keep of none; to keep none by count say --keep-latest=0, HAB_KEEP_LATEST=0 or keep_latest = 0")
 		}
 	}
 	file, _ := cmd.Flags().GetString("config")
@@ -188,10 +226,8 @@ func (c *config) source(key string) string {
 	if c.flagChanged(s) {
 		return "flag --" + s.flag
 	}
-	for _, e := range s.env {
-		if v, ok := c.lookup(e); ok && v != "" {
-			return "environment variable " + e
-		}
+	if e, _, ok := c.envValue(s); ok {
+		return "environment variable " + e
 	}
 	if c.file != "" && c.v.InConfig(key) {
 		return fmt.Sprintf("config key %q in %s", key, c.file)

@@ -201,6 +201,9 @@ func (a *app) withConfig(f func(cmd *cobra.Command, c *config, args []string) er
 		if err != nil {
 			return err
 		}
+		for _, w := range c.warnings {
+			fmt.Fprintf(a.textErr, "hab-gc: warning: %s\n", w)
+		}
 		return f(cmd, c, args)
 	}
 }
