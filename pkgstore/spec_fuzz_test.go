@@ -10,7 +10,7 @@ func TestParseServiceSpec(t *testing.T) {
 		in, want, err string
 	}{
 		{`ident = "core/redis"`, "core/redis", ""},
-		{"ident = \"core/redis/4.0.14\"\ndesired_state = \"down\"\n[health_check_interval]\nsecs = 30\n", "core/redis/4.0.14", ""},
+		{"ident = \"core/redis/4.0.14\"\ndesired_state = \"down\"\n[health_check_interval]\nsecs = 30\nnanos = 0\n", "core/redis/4.0.14", ""},
 		{`ident = "core/re dis"`, "", "whitespace"},
 		{`group = "x"`, "", `no "ident"`},
 		{"ident = [", "", "line 1"},
@@ -38,7 +38,7 @@ func FuzzParseServiceSpec(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, perr := ParseIdent(id.String()); perr != nil || state == "" {
+		if _, perr := ParseIdent(id.String()); perr != nil || (state != "up" && state != "down") {
 			t.Fatalf("accepted an invalid spec: %v %q %v", id, state, perr)
 		}
 	})

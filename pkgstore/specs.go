@@ -16,17 +16,12 @@ import (
 // SpecsDir is where the Supervisor keeps service specs, under the FS root.
 const SpecsDir = "hab/sup/default/specs"
 
-// specFile is the part of a Supervisor spec file hab-gc needs.
-type specFile struct {
-	Ident        string `toml:"ident"`
-	DesiredState string `toml:"desired_state"`
-}
-
 // ParseServiceSpec parses the TOML of a spec file named name (its stem must match
-// the ident's name). It returns the spec's ident and desired state.
+// the ident's name) as the Supervisor does (see specFields). It returns the
+// spec's ident and desired state ("up" or "down").
 func ParseServiceSpec(name string, data []byte) (Ident, string, error) {
-	var sf specFile
-	if err := toml.Unmarshal(data, &sf); err != nil {
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			row, col := de.Position()
@@ -34,16 +29,16 @@ func ParseServiceSpec(name string, data []byte) (Ident, string, error) {
 		}
 		return Ident{}, "", fmt.Errorf("TOML error: %v", err)
 	}
-	if sf.Ident == "" {
+	ident, ds, err := specFields(doc)
+	if err != nil {
+		return Ident{}, "", err
+	}
+	if ident == "" {
 		return Ident{}, "", errors.New(`no "ident" field`)
 	}
-	id, err := ParseIdent(sf.Ident)
+	id, err := ParseIdent(ident)
 	if err != nil {
 		return Ident{}, "", fmt.Errorf(`field "ident": %w`, err)
-	}
-	ds := sf.DesiredState
-	if ds == "" {
-		ds = "up"
 	}
 	return id, ds, nil
 }
