@@ -4,9 +4,11 @@
 //
 // Each file is identified by reading it, never by its name (origins and
 // names may contain "-"): its header (HART-1, the signing key's name, the
-// hash type, the signature, a blank line) and the first entries of its xz
-// tar archive, whose paths start with the release directory
-// hab/pkgs/ORIGIN/NAME/VERSION/RELEASE/. Reads are bounded.
+// hash type, the signature, a blank line) and its xz tar's entries up to
+// IDENT and TARGET, as Habitat identifies an archive (package hart): the
+// entries hab/pkgs/ORIGIN/NAME/VERSION/RELEASE/FILE (also under "/" or
+// "opt/"), skipping the parent directories older archives start with.
+// Reads are bounded.
 //
 // Plan decides for each file: a .hart whose release the retention plan
 // keeps stays; one whose release is not installed, or is removed by the
