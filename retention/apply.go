@@ -235,6 +235,11 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	if err != nil {
 		return nil, err
 	}
+	// A finder that could not see everything checks the hidden releases an
+	// interrupted run left, before finishDebris decides about them.
+	if err := probeFound(ctx, found, pendingDirs(fresh)); err != nil {
+		return nil, err
+	}
 	removals := p.hideOrder() // dependents before what they need
 	a.total = len(removals)
 	a.finishDebris(fresh, found)
@@ -243,7 +248,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	}
 	// The plan's clock reading: one clock, the caller's (a release the plan
 	// removes was old enough then, and is older now).
-	freshPlan, err := ComputeFound(fresh, p.Policy, p.Now, store.HasUninstallHook, found)
+	freshPlan, err := planProbed(ctx, fresh, p.Policy, p.Now, store.HasUninstallHook, found)
 	if err != nil {
 		err = fmt.Errorf("revalidating the plan: %w", err)
 		a.notAttempted(removals, Reason{CodeChanged, err.Error()})
@@ -319,6 +324,15 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 			// A process that opened, mapped or executed a hidden release
 			// (or started in it) since the plan keeps it.
 			foundAfter, err = p.Policy.FindRoots(ctx, after)
+		}
+		if err == nil {
+			// A finder that could not see everything checks each hidden
+			// release, under its hidden name.
+			dirs := make([]ProbeDir, len(hidden))
+			for i, h := range hidden {
+				dirs[i] = ProbeDir{Ident: h.rel.Ident, Path: h.name}
+			}
+			err = probeFound(ctx, foundAfter, dirs)
 		}
 		if ctx.Err() != nil {
 			return a.stop(hidden, nil)

@@ -44,7 +44,7 @@ func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 	if err != nil {
 		return nil, err
 	}
-	p, err := ComputeFound(inv, pol, now, store.HasUninstallHook, found)
+	p, err := planProbed(ctx, inv, pol, now, store.HasUninstallHook, found)
 	if err != nil {
 		return nil, err
 	}

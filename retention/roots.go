@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"time"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
@@ -34,6 +37,97 @@ type Found struct {
 	// Counts are the numbers behind Summary (for example "inspected",
 	// "not_inspected"), for machine-readable reports.
 	Counts map[string]int `json:"counts,omitempty"`
+	// Probe, when set, says that the finder could not see everything (for
+	// example processes /proc does not show fully) and can check the
+	// releases about to go another way. PlanStore and Apply call it with
+	// every release they are about to remove (or have hidden), after the
+	// roots above are applied; the roots it returns are added to Roots,
+	// its counts to Counts. Its error (it cannot vouch for them) fails the
+	// plan or the Apply with ErrRootsUnknown.
+	Probe func(ctx context.Context, dirs []ProbeDir) (Probed, error) `json:"-"`
+}
+
+// ProbeDir is a release directory that a Found's Probe is asked about.
+type ProbeDir struct {
+	Ident pkgstore.Ident
+	// Path is the directory relative to the store: ORIGIN/NAME/VERSION/
+	// RELEASE, or the name Apply hid it under in that VERSION directory.
+	Path string
+}
+
+// Probed is what a Probe found.
+type Probed struct {
+	Roots  []Root
+	Counts map[string]int
+	// Summary, when set, replaces the Found's.
+	Summary string
+}
+
+// probeFound asks every Found that has a Probe about dirs, and adds what
+// it finds to it (found is changed in place). A failing Probe is an error
+// wrapping ErrRootsUnknown.
+func probeFound(ctx context.Context, found []Found, dirs []ProbeDir) error {
+	if len(dirs) == 0 {
+		return nil
+	}
+	for i := range found {
+		f := &found[i]
+		if f.Probe == nil {
+			continue
+		}
+		pr, err := f.Probe(ctx, dirs)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrRootsUnknown, err)
+		}
+		f.Roots = append(slices.Clip(f.Roots), pr.Roots...)
+		counts := maps.Clone(f.Counts)
+		if counts == nil && len(pr.Counts) > 0 {
+			counts = map[string]int{}
+		}
+		for k, v := range pr.Counts {
+			counts[k] += v
+		}
+		f.Counts = counts
+		if pr.Summary != "" {
+			f.Summary = pr.Summary
+		}
+	}
+	return nil
+}
+
+// removalDirs are the directories of a plan's removals, for probeFound.
+func removalDirs(p *Plan) []ProbeDir {
+	var dirs []ProbeDir
+	for _, d := range p.Removals() {
+		dirs = append(dirs, ProbeDir{Ident: d.Release.Ident, Path: d.Release.Path()})
+	}
+	return dirs
+}
+
+// pendingDirs are the hidden directories of an interrupted run that
+// finishDebris may put back, for probeFound.
+func pendingDirs(inv *pkgstore.Inventory) []ProbeDir {
+	var dirs []ProbeDir
+	for _, d := range inv.Debris {
+		if id, ok := pendingIdent(d); ok {
+			dirs = append(dirs, ProbeDir{Ident: id, Path: d})
+		}
+	}
+	return dirs
+}
+
+// planProbed is ComputeFound followed, when a Found has a Probe, by that
+// probe of the plan's removals and a plan computed again with what it
+// found: a root it finds only keeps more (itself and what it needs).
+func planProbed(ctx context.Context, inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc, found []Found) (*Plan, error) {
+	p, err := ComputeFound(inv, pol, now, hooks, found)
+	if err != nil || !slices.ContainsFunc(found, func(f Found) bool { return f.Probe != nil }) {
+		return p, err
+	}
+	if err := probeFound(ctx, found, removalDirs(p)); err != nil {
+		return nil, err
+	}
+	return ComputeFound(inv, pol, now, hooks, found)
 }
 
 // A RootFinder finds releases in use outside the store's own files. The

@@ -15,18 +15,32 @@ type Finder struct {
 	// ProcRoot is the proc file system to read (DefaultProcRoot when
 	// empty).
 	ProcRoot string
+	// BestEffort: when some process cannot be inspected fully and a write
+	// lease cannot check a release to remove instead (see Found.Probe and
+	// the package doc), go on with what could be seen instead of failing
+	// with ErrBlind.
+	BestEffort bool
 }
 
 // FindRoots scans the processes for the inventory's store (its FSRoot).
 // Each release in use is one root, named after the first process that
 // uses it (and how many others do). Found.Counts holds "processes",
-// "inspected", "denied", "vanished", "failed" and "releases_in_use".
+// "inspected", "denied", "vanished", "failed", "releases_in_use" and
+// "blind" (1 when some process could not be seen whole: Result.Blind);
+// when blind, the write-lease probe adds "lease_probed_files",
+// "lease_busy_releases" and "lease_unprobed_files".
 func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (retention.Found, error) {
 	res, err := Scan(ctx, f.ProcRoot, inv.FSRoot)
 	if err != nil {
 		return retention.Found{}, fmt.Errorf("runtime roots: %w", err)
 	}
-	return res.Found(), nil
+	found := res.Found()
+	if res.Blind() {
+		// Processes /proc does not show fully: the releases about to be
+		// removed are checked with write leases.
+		found.Probe = leaseProbe{store: storeDir(inv.FSRoot), scan: res, bestEffort: f.BestEffort}.probe
+	}
+	return found, nil
 }
 
 // Found turns a scan's result into roots for retention.
@@ -50,6 +64,9 @@ func (r *Result) Found() retention.Found {
 		"processes": r.Processes, "inspected": r.Inspected, "denied": r.Denied,
 		"vanished": r.Vanished, "failed": r.Failed, "releases_in_use": len(order),
 	}}
+	if r.Blind() {
+		out.Counts["blind"] = 1
+	}
 	for _, id := range order {
 		a := byIdent[id]
 		text := a.first.String()
@@ -70,8 +87,11 @@ func (r *Result) Summary() string {
 	var not []string
 	if r.Denied > 0 {
 		hint := ""
-		if r.NotRoot {
+		switch {
+		case r.NotRoot:
 			hint = "; run as root to see every process"
+		case r.NoPtrace:
+			hint = "; root without CAP_SYS_PTRACE"
 		}
 		not = append(not, fmt.Sprintf("%d could not be inspected fully (permission denied%s)", r.Denied, hint))
 	}
@@ -83,6 +103,8 @@ func (r *Result) Summary() string {
 	}
 	if r.NotRoot {
 		not = append(not, "not run as root: other users' processes may be hidden (hidepid) or unreadable")
+	} else if r.hiding() {
+		not = append(not, "/proc is mounted with hidepid="+r.HidePID+": processes root cannot trace are hidden")
 	}
 	if len(not) > 0 {
 		b.WriteString("; " + strings.Join(not, "; "))

@@ -17,6 +17,7 @@ import (
 
 func TestMain(m *testing.M) {
 	proctest.RunHelper()
+	runBlindHelper()
 	os.Exit(m.Run())
 }
 

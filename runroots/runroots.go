@@ -129,6 +129,14 @@ type Result struct {
 	// users may then be missing altogether (a proc root mounted with
 	// hidepid), not merely counted in Denied.
 	NotRoot bool
+	// NoPtrace is set when the scan ran as root without CAP_SYS_PTRACE
+	// (a hardened unit, a container): the fd, exe, cwd and root links
+	// (and without CAP_SYS_ADMIN or CAP_PERFMON also maps and environ) of
+	// processes holding capabilities it lacks are unreadable.
+	NoPtrace bool
+	// HidePID is the proc root's hidepid mount option ("" when it hides
+	// nothing).
+	HidePID string
 }
 
 // Scan reads every process under procRoot (DefaultProcRoot when empty) and
@@ -157,7 +165,8 @@ func Scan(ctx context.Context, procRoot, fsRoot string) (*Result, error) {
 			pids = append(pids, pid)
 		}
 	}
-	res := &Result{Processes: len(pids), NotRoot: os.Geteuid() != 0}
+	res := &Result{Processes: len(pids), NotRoot: os.Geteuid() != 0, HidePID: hidePID(procRoot)}
+	res.NoPtrace = !res.NotRoot && !hasCap(unix.CAP_SYS_PTRACE)
 	workers := min(runtime.GOMAXPROCS(0), max(len(pids), 1))
 	next := make(chan int)
 	var mu sync.Mutex

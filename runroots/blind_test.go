@@ -1,0 +1,290 @@
+package runroots_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hab-gc/hab-gc/internal/proctest"
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+	"github.com/hab-gc/hab-gc/runroots"
+)
+
+// blindEnv switches a re-executed test binary into blindPlan: it plans
+// keep-latest=1 with runtime roots for the FS root the variable names
+// (";best-effort" appended: Finder.BestEffort) and prints a blindOutcome
+// as JSON.
+const blindEnv = "HAB_GC_RUNROOTS_BLIND_PLAN"
+
+// blindOutcome is what the re-executed planner saw and decided about
+// oldApp.
+type blindOutcome struct {
+	Action  string             `json:"action"`
+	Reasons []retention.Reason `json:"reasons"`
+	Err     string             `json:"err"`
+	Unknown bool               `json:"unknown"` // the error wraps ErrRootsUnknown
+	Counts  map[string]int     `json:"counts"`
+	Summary string             `json:"summary"`
+	// Apply mode: what Apply did with oldApp.
+	Status        string             `json:"status"`
+	StatusReasons []retention.Reason `json:"status_reasons"`
+}
+
+// runBlindHelper runs blindPlan when the test binary was re-executed for
+// it (called first in TestMain), and never returns then.
+func runBlindHelper() {
+	v := os.Getenv(blindEnv)
+	if v == "" {
+		return
+	}
+	root, mode, _ := strings.Cut(v, ";")
+	var out blindOutcome
+	s, err := pkgstore.Open(root)
+	if err == nil {
+		defer s.Close()
+		pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge,
+			RootFinders: []retention.RootFinder{runroots.Finder{BestEffort: mode == "best-effort"}}}
+		var plan *retention.Plan
+		plan, err = retention.PlanStore(context.Background(), s, pol, time.Now(), pkgstore.Options{Target: storetest.DefaultTarget})
+		if err == nil {
+			d, _ := plan.Decision(pkgstore.MustParseIdent(oldApp))
+			out.Action, out.Reasons = string(d.Action), d.Reasons
+			for _, f := range plan.Found {
+				if f.Source == "processes" {
+					out.Counts, out.Summary = f.Counts, f.Summary
+				}
+			}
+		}
+		if err == nil && mode == "apply" {
+			// Say "settling" once the releases are hidden, and wait for
+			// the test to start its process before the final check.
+			onPhase := func(e retention.PhaseEvent) {
+				if e.Phase == retention.PhaseSettle {
+					fmt.Println("settling")
+					bufio.NewReader(os.Stdin).ReadString('\n')
+				}
+			}
+			var res *retention.Result
+			res, err = plan.Apply(context.Background(), s, retention.ApplyOptions{Settle: time.Millisecond, OnPhase: onPhase})
+			if res != nil {
+				for _, o := range res.Outcomes {
+					if o.Ident.String() == oldApp {
+						out.Status, out.StatusReasons = string(o.Status), o.Reasons
+					}
+				}
+			}
+		}
+	}
+	if err != nil {
+		out.Err, out.Unknown = err.Error(), errors.Is(err, retention.ErrRootsUnknown)
+	}
+	json.NewEncoder(os.Stdout).Encode(out)
+	os.Exit(0)
+}
+
+// planWithout plans keep-latest=1 for the store under root in this test
+// binary re-executed by util-linux setpriv without the capabilities named
+// (e.g. "sys_ptrace"), so that /proc hides from it the processes that
+// have them (the test's own children do).
+func planWithout(t *testing.T, root, mode string, caps ...string) blindOutcome {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the scan must be root without CAP_SYS_PTRACE")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("needs util-linux setpriv to drop CAP_SYS_PTRACE:", err)
+	}
+	drop := "-" + strings.Join(caps, ",-")
+	cmd := exec.Command(setpriv, "--inh-caps="+drop, "--bounding-set="+drop, "--", os.Args[0])
+	cmd.Env = append(os.Environ(), blindEnv+"="+root+";"+mode)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("blind planner: %v\n%s", err, stderr.String())
+	}
+	var out blindOutcome
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("blind planner said %q: %v", b, err)
+	}
+	return out
+}
+
+// TestBlindScanKeepsWhatProcessesUse is issue 20's item 3: root without
+// CAP_SYS_PTRACE cannot read the fd, exe and cwd links of processes that
+// hold capabilities it lacks (here: this test's children, with every
+// capability); without CAP_SYS_ADMIN and CAP_PERFMON either (a container's
+// root), not their maps and environ. A release one of them executes, maps
+// or holds open is still kept, by the write-lease probe; with nothing in
+// use a normal plan is made (PID 1, unreadable too, does not make it
+// refuse).
+func TestBlindScanKeepsWhatProcessesUse(t *testing.T) {
+	cases := []struct {
+		how  proctest.How
+		file string
+	}{
+		{proctest.Exec, "bin/app"},
+		{proctest.Open, "share/data.txt"},
+		{proctest.Map, "lib/libapp.so"},
+	}
+	for _, drop := range [][]string{{"sys_ptrace"}, {"sys_ptrace", "sys_admin", "perfmon"}} {
+		t.Run("without "+strings.Join(drop, ","), func(t *testing.T) {
+			for _, tc := range cases {
+				t.Run(string(tc.how), func(t *testing.T) {
+					b := appStore(t)
+					var p *proctest.Proc
+					if tc.how == proctest.Exec {
+						// Not named on its command line either.
+						p = startAs(t, b.PkgPath(oldApp)+"/"+tc.file, "app", "600")
+					} else {
+						p = proctest.Start(t, tc.how, b.PkgPath(oldApp)+"/"+tc.file)
+					}
+					out := planWithout(t, b.Root, "", drop...)
+					if out.Err != "" {
+						t.Fatalf("blind plan failed: %s", out.Err)
+					}
+					if out.Counts["denied"] == 0 {
+						t.Fatalf("the planner was not blind (counts %v): the test proves nothing", out.Counts)
+					}
+					if out.Action != string(retention.Keep) || !hasReason(out.Reasons, retention.CodeInUse, tc.file) {
+						t.Fatalf("process %d %ss %s; blind plan (%s): %s %+v; want keep, in-use naming the file", p.PID(), tc.how, tc.file, out.Summary, out.Action, out.Reasons)
+					}
+				})
+			}
+			t.Run("nothing in use", func(t *testing.T) {
+				b := appStore(t)
+				out := planWithout(t, b.Root, "", drop...)
+				if out.Err != "" || out.Action != string(retention.Remove) {
+					t.Fatalf("blind plan with nothing in use: %s %+v %s; want remove", out.Action, out.Reasons, out.Err)
+				}
+			})
+		})
+	}
+}
+
+// startAs starts the executable file with the given argv (its first
+// element need not name the file), stopped when the test ends.
+func startAs(t *testing.T, file string, argv ...string) *proctest.Proc {
+	t.Helper()
+	cmd := &exec.Cmd{Path: file, Args: argv}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proctest.Proc{Cmd: cmd}
+	t.Cleanup(p.Stop)
+	return p
+}
+
+// TestBlindScanRefusesWhenLeasesCannotSee: the release's files belong to
+// another user and the planner lacks CAP_LEASE too, so no write lease can
+// stand in for the processes it cannot read: the plan is refused
+// (ErrRootsUnknown), naming how many and why; best-effort plans anyway.
+func TestBlindScanRefusesWhenLeasesCannotSee(t *testing.T) {
+	b := appStore(t)
+	if err := chownTree(b.PkgPath(oldApp), 65534); err != nil {
+		t.Fatal(err)
+	}
+	proctest.Start(t, proctest.Open, b.PkgPath(oldApp)+"/share/data.txt")
+	out := planWithout(t, b.Root, "", "sys_ptrace", "sys_admin", "perfmon", "lease")
+	if !out.Unknown || !strings.Contains(out.Err, "CAP_SYS_PTRACE") || !strings.Contains(out.Err, "could not be inspected") {
+		t.Fatalf("blind plan, leases impossible: %s %+v err %q; want refused naming CAP_SYS_PTRACE", out.Action, out.Reasons, out.Err)
+	}
+	t.Logf("refused: %s", out.Err)
+	out = planWithout(t, b.Root, "best-effort", "sys_ptrace", "sys_admin", "perfmon", "lease")
+	t.Logf("best-effort: %s; %s %+v", out.Summary, out.Action, out.Reasons)
+	if out.Err != "" || out.Counts["lease_unprobed_files"] == 0 {
+		t.Fatalf("best-effort: %s %+v err %q counts %v; want a plan that says what it could not check", out.Action, out.Reasons, out.Err, out.Counts)
+	}
+}
+
+func chownTree(dir string, uid int) error {
+	return walkAll(dir, func(p string) error { return os.Lchown(p, uid, uid) })
+}
+
+func walkAll(dir string, f func(string) error) error {
+	if err := f(dir); err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	for _, e := range ents {
+		p := dir + "/" + e.Name()
+		if e.IsDir() {
+			if err := walkAll(p, f); err != nil {
+				return err
+			}
+		} else if err := f(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestBlindApplyKeepsWhatIsOpenedWhileHidden: a blind run's plan removes
+// the old release (nothing uses it); once Apply has hidden it, a process
+// (unreadable to the run) opens a file of it under the hidden name; the
+// final check's write-lease probe finds it and puts the release back.
+func TestBlindApplyKeepsWhatIsOpenedWhileHidden(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the run must be root without CAP_SYS_PTRACE")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("needs util-linux setpriv to drop CAP_SYS_PTRACE:", err)
+	}
+	b := appStore(t)
+	drop := "-sys_ptrace,-sys_admin,-perfmon"
+	cmd := exec.Command(setpriv, "--inh-caps="+drop, "--bounding-set="+drop, "--", os.Args[0])
+	cmd.Env = append(os.Environ(), blindEnv+"="+b.Root+";apply")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	r := bufio.NewReader(stdout)
+	line, err := r.ReadString('\n')
+	if strings.TrimSpace(line) != "settling" {
+		t.Fatalf("blind run said %q (%v): %s", line, err, stderr.String())
+	}
+	hidden, err := filepath.Glob(b.PkgPath("core/app/1.0.0") + "/" + pkgstore.DebrisPrefix + "*")
+	if err != nil || len(hidden) != 1 {
+		t.Fatalf("hidden directories %v, %v; want the old release's", hidden, err)
+	}
+	proctest.Start(t, proctest.Open, hidden[0]+"/share/data.txt")
+	stdin.Write([]byte("go\n"))
+	var out blindOutcome
+	if err := json.NewDecoder(r).Decode(&out); err != nil {
+		t.Fatalf("blind run: %v: %s", err, stderr.String())
+	}
+	if out.Action != string(retention.Remove) || out.Counts["denied"] == 0 {
+		t.Fatalf("plan: %s %+v (counts %v); want remove, by a blind scan", out.Action, out.Reasons, out.Counts)
+	}
+	if out.Err != "" || out.Status != string(retention.StatusKept) || !hasReason(out.StatusReasons, retention.CodeInUse, "share/data.txt") {
+		t.Fatalf("apply: %s %+v %s; want kept, in use", out.Status, out.StatusReasons, out.Err)
+	}
+	if _, err := os.Stat(b.PkgPath(oldApp) + "/share/data.txt"); err != nil {
+		t.Fatalf("not put back: %v", err)
+	}
+}
