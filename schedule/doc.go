@@ -47,7 +47,10 @@
 // last due time, last run and run count. A job runs for the latest due
 // time after both its creation and its last run: a new schedule does not
 // run at once, and a job that missed several runs while hab-gc was down
-// runs once. Before running, it takes the store's lock and reads the state
+// runs once. The exception is the job Only names (`daemon --once --job
+// KEY`, as an exported timer runs it at the job's due time): when the
+// state does not hold it yet, its latest due time runs, so that a timer's
+// first firing is not lost. Before running, it takes the store's lock and reads the state
 // again, so one due time of a prune never runs twice, even with two
 // schedulers. A check takes the lock shared, as `hab-gc check` does (and
 // checks without it, with Result.Notice, where it cannot be taken): two

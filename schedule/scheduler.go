@@ -219,7 +219,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 			live[j.Key] = true
 			js := st.Jobs[j.Key]
 			if js == nil {
-				js = &JobState{Since: now}
+				js = &JobState{Since: s.since(j, now)}
 				st.Jobs[j.Key] = js
 			}
 			js.Type, js.Store, js.Spec, js.Cron, js.Owner, js.Members = j.Type, j.Store, j.Spec.Raw, j.Cron, j.Owner, j.Members
@@ -272,6 +272,26 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 	s.jobs, s.crons, s.view, s.pressure = jobs, crons, view, pjobs
 	s.mu.Unlock()
 	return errs, nil
+}
+
+// since is when a job new to the state begins: now, so that a new
+// schedule does not run at once; but for the job RunDue is restricted to
+// (Only: `daemon --once --job KEY`, which an exported timer runs at the
+// job's due time), just before its latest due time, so that the firing
+// that started it runs: export writes no state, and the timer's first
+// firing is the first time hab-gc sees the job.
+func (s *Scheduler) since(j Job, now time.Time) time.Time {
+	if s.Only == "" || j.Key != s.Only {
+		return now
+	}
+	c, err := NewCron(j.Cron, s.Location)
+	if err != nil {
+		return now
+	}
+	if d, ok := c.Prev(now); ok {
+		return d.Add(-time.Nanosecond)
+	}
+	return now
 }
 
 // Jobs returns the effective jobs of the last Reload.

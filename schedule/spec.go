@@ -367,3 +367,14 @@ func (c *Cron) LastDue(after, upTo time.Time) (time.Time, bool) {
 	}
 	return last, !last.IsZero()
 }
+
+// Prev returns the latest due instant at or before t, and whether there
+// is one within the last ten years.
+func (c *Cron) Prev(t time.Time) (time.Time, bool) {
+	for _, back := range []time.Duration{time.Hour, 25 * time.Hour, 32 * 24 * time.Hour, 367 * 24 * time.Hour, 3660 * 24 * time.Hour} {
+		if d, ok := c.LastDue(t.Add(-back), t); ok {
+			return d, true
+		}
+	}
+	return time.Time{}, false
+}

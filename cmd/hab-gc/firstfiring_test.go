@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+)
+
+// TestExportedTimerRunsFirstFiring (issue 25 item 1): an exported timer's
+// first firing runs its job. Export writes no state, so the service's
+// daemon --once --job KEY is the first to see the job, at the due time
+// that fired it: that due time runs, for an explicit cron and for
+// @yearly-random (which would otherwise lose its first year).
+func TestExportedTimerRunsFirstFiring(t *testing.T) {
+	for _, spec := range []string{"0 3 * * *", "@yearly-random", "@daily-random"} {
+		t.Run(spec, func(t *testing.T) {
+			root := storetest.New(t).Root
+			dir := schedDir(t, map[string]string{"a": pruneDef(root, spec)})
+			state := filepath.Join(t.TempDir(), "state.json")
+			out := t.TempDir()
+			const exported = "2026-06-01T00:00:00Z"
+			if code, _, errs := hab(t, nil, "schedule", "export", "--schedules", dir, "--state", state, "--out", out, "--exe", "/usr/bin/hab-gc", "--now", exported); code != 0 {
+				t.Fatalf("export: %d %s", code, errs)
+			}
+			code, stdout, errs := hab(t, nil, "schedule", "list", "--schedules", dir, "--state", state, "--now", exported, "--json")
+			if code != 0 {
+				t.Fatalf("list: %d %s", code, errs)
+			}
+			var list struct {
+				Jobs []struct {
+					Next string `json:"next"`
+				} `json:"jobs"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &list); err != nil || len(list.Jobs) != 1 {
+				t.Fatalf("list: %v %s", err, stdout)
+			}
+			next, err := time.Parse(time.RFC3339, list.Jobs[0].Next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			services, _ := filepath.Glob(filepath.Join(out, "*.service"))
+			if len(services) != 1 {
+				t.Fatalf("services: %v", services)
+			}
+			words := systemdWords(t, unitValue(t, services[0], "ExecStart"))
+			// The timer fires at the due time; the service starts a few
+			// seconds later.
+			fired := next.Add(3 * time.Second).Format(time.RFC3339)
+			code, _, errs = hab(t, nil, append(words[1:], "--now", fired)...)
+			if code != 0 || !strings.Contains(errs, "job ran") {
+				t.Fatalf("the timer's first firing (%s, due %s) ran nothing: exit %d\n%s", fired, next, code, errs)
+			}
+			// Fired again (a manual start) at once: nothing more.
+			code, _, errs = hab(t, nil, append(words[1:], "--now", next.Add(time.Minute).Format(time.RFC3339))...)
+			if code != 0 || strings.Contains(errs, "job ran") {
+				t.Fatalf("a second start ran the due time again: exit %d\n%s", code, errs)
+			}
+		})
+	}
+}
