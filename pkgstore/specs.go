@@ -74,6 +74,12 @@ func (s *Store) readSpecs(inv *Inventory, probs *problems) {
 		path := SpecsDir + "/" + quoteName(e.Name())
 		stem := strings.TrimSuffix(e.Name(), ".spec")
 		if !e.Type().IsRegular() {
+			if specNotAFile(dir, e) {
+				// The Supervisor's glob keeps only what Path::is_file
+				// says is a file (following a symlink): it loads nothing
+				// from this (spec_dir.rs, spec_files), nor does hab-gc.
+				continue
+			}
 			probs.add(Problem{Path: path, Kind: ProblemSpec, Blocking: true,
 				Message: fmt.Sprintf("spec is a %s, not a regular file; not followed, so what it loads is unknown", fileKind(e.Type()))})
 			continue
@@ -137,4 +143,22 @@ func (inv *Inventory) MayRun(svc Service, id Ident) bool {
 	}
 	picks := SupervisorPicks(ids)
 	return len(picks) > 0 && picks[0] == 0
+}
+
+// specNotAFile reports whether e, an entry of the specs directory dir that
+// is not a regular file, is certainly not one for the Supervisor either: a
+// directory, FIFO, socket or device, or a symlink that resolves to one.
+// The Supervisor lists its specs as glob("*.spec") filtered by
+// Path::is_file (habitat-sh/habitat components/sup/src/manager/spec_dir.rs,
+// spec_files), which follows symlinks, so it skips all of these. A symlink
+// to a regular file (which the Supervisor reads, and hab-gc does not
+// follow), to nothing (a volume not mounted yet?) or that cannot be
+// resolved is not certain: the caller reports it.
+func specNotAFile(dir string, e fs.DirEntry) bool {
+	if e.Type()&fs.ModeSymlink == 0 {
+		return true
+	}
+	// Only the target's type is read, never its content.
+	fi, err := os.Stat(filepath.Join(dir, e.Name()))
+	return err == nil && !fi.Mode().IsRegular()
 }
