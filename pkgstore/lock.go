@@ -9,8 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -83,7 +85,13 @@ func (e *LockedError) Unwrap() error { return ErrLocked }
 // written. A lock file left more permissive by an older hab-gc is set to
 // 0600, so no other user can open it to hold the lock. Once locked, this
 // process's pid is written through that same descriptor, for people to
-// read; a waiting hab-gc names the holder the kernel reports instead.
+// read; a waiting hab-gc names the holder the kernel reports instead, so
+// when the pid cannot be written (a full file system: ENOSPC, EDQUOT) the
+// file is left empty and the lock is held all the same: a full disk is
+// when freeing space matters most.
+//
+// While the lock is held, HoldsLock reports it (ApplyOptions.Locked is
+// checked with it).
 func (s *Store) Lock(ctx context.Context, timeout time.Duration) (unlock func() error, err error) {
 	f, err := s.openLock(os.O_RDWR|os.O_CREATE, true)
 	if err != nil {
@@ -99,10 +107,72 @@ func (s *Store) Lock(ctx context.Context, timeout time.Duration) (unlock func() 
 		return nil, fmt.Errorf("writing pid to %s: %w", path, err)
 	}
 	if _, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("writing pid to %s: %w", path, err)
+		if !errors.Is(err, syscall.ENOSPC) && !errors.Is(err, syscall.EDQUOT) {
+			f.Close()
+			return nil, fmt.Errorf("writing pid to %s: %w", path, err)
+		}
+		// No room for the pid: the kernel's lock table names the holder.
+		f.Truncate(0) // no half-written pid
 	}
-	return f.Close, nil // closing the descriptor releases the lock
+	s.lock.set(f)
+	var once sync.Once
+	return func() error {
+		err := os.ErrClosed
+		once.Do(func() {
+			s.lock.clear(f)
+			err = f.Close() // closing the descriptor releases the lock
+		})
+		return err
+	}, nil
+}
+
+// ErrNotLocked is wrapped by the error of HoldsLock when this Store does
+// not hold the store's exclusive lock.
+var ErrNotLocked = errors.New("this Store does not hold the store's exclusive lock")
+
+// HoldsLock returns nil when this Store holds the store's exclusive lock
+// (taken with Lock and not yet released) and the lock file's name still
+// leads to the locked file. Otherwise it returns an error wrapping
+// ErrNotLocked that says why, naming the holder (as the kernel reports
+// it, see LockedError) when another process holds the lock.
+func (s *Store) HoldsLock() error {
+	f := s.lock.get()
+	if f != nil {
+		held, err1 := f.Stat()
+		now, err2 := s.pkgs.Lstat(LockFile)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			return nil
+		}
+		return fmt.Errorf("%w: %s was removed or replaced since it was locked", ErrNotLocked, s.lockPath())
+	}
+	why := "Lock was not called, or its lock was released"
+	if fi, err := s.pkgs.Lstat(LockFile); err == nil && fi.Mode().IsRegular() {
+		if holders, err := flockHolders(fi); err == nil && len(holders) > 0 {
+			why = fmt.Sprintf("%s is held by pid %v", s.lockPath(), holders)
+			if slices.Contains(holders, os.Getpid()) {
+				why += " (this process, through another Store)"
+			}
+		}
+	}
+	return fmt.Errorf("%w: %s", ErrNotLocked, why)
+}
+
+// heldLock is the descriptor of the exclusive lock a Store holds.
+type heldLock struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+func (h *heldLock) set(f *os.File) { h.mu.Lock(); h.f = f; h.mu.Unlock() }
+
+func (h *heldLock) get() *os.File { h.mu.Lock(); defer h.mu.Unlock(); return h.f }
+
+func (h *heldLock) clear(f *os.File) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.f == f {
+		h.f = nil
+	}
 }
 
 // RLock takes the store's lock shared, for reading: any number of readers

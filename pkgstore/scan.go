@@ -102,6 +102,7 @@ func DefaultBinlinkDirs() []string { return []string{"bin", "usr/local/bin", "ha
 type Store struct {
 	fsRoot string
 	pkgs   *os.Root
+	lock   heldLock // the exclusive lock, while Lock's holder has it
 }
 
 // Open opens the store under fsRoot (Habitat's FS_ROOT; "/" on a normal

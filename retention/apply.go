@@ -27,9 +27,11 @@ type ApplyOptions struct {
 	// LockTimeout is how long to wait for another hab-gc's lock. The
 	// zero value waits DefaultLockTimeout; NoLockWait fails at once.
 	LockTimeout time.Duration
-	// Locked says the caller already holds the store's lock (as the
-	// scheduler does while it checks and records its run), so Apply must
-	// not take it again.
+	// Locked says the caller already holds the store's lock, taken with
+	// Lock on this same Store (as the scheduler does while it checks and
+	// records its run), so Apply must not take it again. Apply checks it
+	// (Store.HoldsLock): when the Store does not hold the lock, Apply
+	// changes nothing and fails wrapping pkgstore.ErrNotLocked.
 	Locked bool
 	// Settle is the pause between hiding releases and the final check for
 	// new dependents (see Apply). The zero value is DefaultSettle;
@@ -181,7 +183,8 @@ const (
 // # Result and error
 //
 // Apply returns a nil *Result only when it changed nothing: it could not
-// take the lock (ctx ended, or LockTimeout passed), or the first scan or
+// take the lock (ctx ended, or LockTimeout passed), Locked was set but the
+// Store does not hold the lock (pkgstore.ErrNotLocked), or the first scan or
 // RootFinder failed. Otherwise the Result accounts for every planned
 // removal (one Outcome each) and for the leftovers of interrupted runs,
 // and comes with a non-nil error when Apply stopped early:
@@ -213,7 +216,11 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 		log = slog.New(slog.DiscardHandler)
 	}
 	a := &applier{ctx: ctx, store: store, root: store.Root(), opts: opts, log: log, res: &Result{}}
-	if !opts.Locked {
+	if opts.Locked {
+		if err := store.HoldsLock(); err != nil {
+			return nil, fmt.Errorf("ApplyOptions.Locked says the caller holds the store's lock, but it does not, so nothing was changed: %w", err)
+		}
+	} else {
 		a.phase(PhaseLock, 0, 0)
 		unlock, err := store.Lock(ctx, LockWait(opts.LockTimeout))
 		if err != nil {

@@ -1,0 +1,93 @@
+package retention_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// holdLockElsewhere has another process (util-linux flock(1)) hold the
+// store's exclusive lock until the test ends.
+func holdLockElsewhere(t *testing.T, fsRoot string) {
+	t.Helper()
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("needs util-linux flock(1) to hold the lock from another process")
+	}
+	lock := filepath.Join(fsRoot, pkgstore.StoreDir, pkgstore.LockFile)
+	cmd := exec.Command("flock", "--exclusive", lock, "sh", "-c", "echo held; exec sleep 600")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "held\n" {
+		t.Fatalf("flock(1) did not take the lock: %q %v", line, err)
+	}
+}
+
+// Issue 23 item 6: ApplyOptions.Locked is checked, not trusted. With the
+// lock held by another process, or by nobody, or by another Store of this
+// process, Apply changes nothing and says the lock is not held; with the
+// lock taken on the Store it is given, it removes.
+func TestApplyLockedIsChecked(t *testing.T) {
+	cases := []struct {
+		name string
+		hold func(t *testing.T, fsRoot string, st *pkgstore.Store)
+		want error // nil: Apply removes
+	}{
+		{"another process holds it", func(t *testing.T, fsRoot string, _ *pkgstore.Store) { holdLockElsewhere(t, fsRoot) }, pkgstore.ErrNotLocked},
+		{"nobody holds it", func(*testing.T, string, *pkgstore.Store) {}, pkgstore.ErrNotLocked},
+		{"another Store of this process holds it", func(t *testing.T, fsRoot string, _ *pkgstore.Store) { storetest.HoldLock(t, fsRoot) }, pkgstore.ErrNotLocked},
+		{"released before Apply", func(t *testing.T, _ string, st *pkgstore.Store) {
+			unlock, err := st.Lock(context.Background(), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			unlock()
+		}, pkgstore.ErrNotLocked},
+		{"this Store holds it", func(t *testing.T, _ string, st *pkgstore.Store) {
+			unlock, err := st.Lock(context.Background(), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { unlock() })
+		}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := base(t)
+			p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
+			st, err := pkgstore.Open(b.Root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			c.hold(t, b.Root, st)
+			res, err := p.Apply(context.Background(), st, retention.ApplyOptions{Locked: true, Settle: -1})
+			if c.want == nil {
+				if err != nil || res.Removed == 0 {
+					t.Fatalf("Apply under its own lock: removed %v, %v", res, err)
+				}
+				return
+			}
+			if !errors.Is(err, c.want) || res != nil {
+				t.Fatalf("Apply: %+v, %v; want no result and an error wrapping %v", res, err, c.want)
+			}
+			for _, id := range []string{redis1, redis2, glibc1} {
+				if !exists(b.PkgPath(id) + "/TARGET") {
+					t.Errorf("%s removed while the lock was not held", id)
+				}
+			}
+		})
+	}
+}
