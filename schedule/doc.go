@@ -59,6 +59,12 @@
 // whose store is locked waits (bounded), and otherwise stays due and is
 // retried.
 //
+// A job the state file no longer holds (the file was deleted, or another
+// hab-gc rewrote it) is restored from what the Scheduler knows, and keeps
+// running. Schedules another directory defines (two daemons with
+// different Dirs sharing a state file) are kept, with their jobs, and
+// logged: only a Scheduler whose Dir defined a schedule removes it.
+//
 // A run missed before the Scheduler started (the machine was down) waits a
 // stable per-machine delay below CatchUpSpread.
 //

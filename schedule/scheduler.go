@@ -228,12 +228,27 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		for _, d := range defs {
 			names[d.Name] = true
 		}
-		held := map[string]bool{} // schedules of rejected files
+		// Kept although no definition names them: the schedules of
+		// rejected files, and those another schedules directory sharing
+		// this state file defines (another daemon's: only it may remove
+		// them).
+		held := map[string]bool{}
+		var foreign []string
 		for n, ss := range st.Schedules {
 			stem := filepath.Join(s.Dir, n+".toml")
-			if !names[n] && (rejected[ss.File] || rejected[stem]) {
+			switch {
+			case names[n]:
+			case rejected[ss.File] || rejected[stem]:
 				held[n] = true
+			case !s.ours(ss):
+				held[n] = true
+				foreign = append(foreign, n)
 			}
+		}
+		if len(foreign) > 0 {
+			slices.Sort(foreign)
+			s.log().Warn("the state file also holds schedules this daemon's directory does not define (another hab-gc's, sharing it); they are kept: give each daemon its own --state",
+				"state", s.StatePath, "schedules", foreign)
 		}
 		for k, js := range st.Jobs {
 			if live[k] || slices.ContainsFunc(js.Members, func(m string) bool { return held[m] }) {
@@ -272,6 +287,90 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 	s.jobs, s.crons, s.view, s.pressure = jobs, crons, view, pjobs
 	s.mu.Unlock()
 	return errs, nil
+}
+
+// ours reports whether a schedule in the state is this scheduler's to
+// remove: one registered in code, or read from a file of Dir.
+func (s *Scheduler) ours(ss ScheduleState) bool {
+	if ss.File == "" {
+		return true
+	}
+	if s.Dir == "" {
+		return false
+	}
+	a, err1 := filepath.Abs(filepath.Dir(ss.File))
+	b, err2 := filepath.Abs(s.Dir)
+	return err1 != nil || err2 != nil || a == b
+}
+
+// memJob returns the job's state as this scheduler last knew it (its
+// Reload, its own runs), whatever the state file holds now.
+func (s *Scheduler) memJob(key string) (JobState, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.view == nil || s.view.Jobs[key] == nil {
+		return JobState{}, false
+	}
+	return *s.view.Jobs[key], true
+}
+
+// remember records a job's state as this scheduler wrote or read it.
+func (s *Scheduler) remember(key string, js JobState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.view != nil {
+		s.view.Jobs[key] = &js
+	}
+}
+
+// restore puts back into the state file the jobs (and their schedules)
+// it no longer holds although this scheduler runs them: the file was
+// deleted or replaced, or another hab-gc rewrote it. Their state is as
+// this scheduler last knew it, so no due time runs twice and none is
+// lost.
+func (s *Scheduler) restore(st *State, jobs []Job) {
+	var keys []string
+	s.mu.RLock()
+	view := s.view
+	for _, j := range jobs {
+		if st.Jobs[j.Key] == nil && view != nil && view.Jobs[j.Key] != nil {
+			js := *view.Jobs[j.Key]
+			st.Jobs[j.Key] = &js
+			keys = append(keys, j.Key)
+		}
+	}
+	s.mu.RUnlock()
+	if len(keys) == 0 {
+		return
+	}
+	s.log().Warn("jobs missing from the state file (deleted, or rewritten by another hab-gc) are restored from this daemon's memory", "state", s.StatePath, "jobs", keys)
+	if s.ReadOnly {
+		return
+	}
+	err := updateState(s.StatePath, func(disk *State) bool {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		changed := false
+		for _, k := range keys {
+			if disk.Jobs[k] != nil {
+				continue
+			}
+			js := *st.Jobs[k]
+			disk.Jobs[k] = &js
+			changed = true
+			for _, m := range js.Members {
+				if _, ok := disk.Schedules[m]; !ok && view != nil {
+					if ss, ok := view.Schedules[m]; ok {
+						disk.Schedules[m] = ss
+					}
+				}
+			}
+		}
+		return changed
+	})
+	if err != nil {
+		s.log().Error("restoring jobs to the state file", "error", err)
+	}
 }
 
 // since is when a job new to the state begins: now, so that a new
@@ -379,21 +478,28 @@ type Outcome struct {
 // that another scheduler already ran is not run twice.
 func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
 	var outs []Outcome
-	jobs, crons := s.snapshot()
+	all, crons := s.snapshot()
+	var jobs []Job
+	for _, j := range all {
+		if s.Only == "" || j.Key == s.Only {
+			jobs = append(jobs, j)
+		}
+	}
+	// The state is read once a tick: each run reads it again under the
+	// store's lock before it starts.
+	st, err := LoadState(s.StatePath)
+	if err != nil {
+		s.log().Error("reading state", "error", err)
+		return append(outs, s.RunPressure(ctx)...)
+	}
+	s.restore(st, jobs)
 	for _, j := range jobs {
 		if ctx.Err() != nil {
 			break
 		}
-		if s.Only != "" && j.Key != s.Only {
-			continue
-		}
-		st, err := LoadState(s.StatePath)
-		if err != nil {
-			s.log().Error("reading state", "error", err)
-			break
-		}
 		js := st.Jobs[j.Key]
 		if js == nil {
+			s.log().Error("job not run: the state file does not hold it and this daemon has no record of it; it is added at the next reload", "job", j.Key)
 			continue
 		}
 		now := s.now()
@@ -593,7 +699,13 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 	if err != nil {
 		return fail(err.Error())
 	}
-	if js := st.Jobs[j.Key]; js == nil || (js.LastDue != nil && !js.LastDue.Before(due)) {
+	js := st.Jobs[j.Key]
+	if js == nil {
+		if m, ok := s.memJob(j.Key); ok {
+			js = &m // restored when the run is recorded
+		}
+	}
+	if js == nil || (js.LastDue != nil && !js.LastDue.Before(due)) {
 		out.Skipped = "already ran for this due time"
 		log.Info("job skipped", "reason", out.Skipped)
 		return out
@@ -605,18 +717,36 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 	}
 	end := s.now()
 	out.Ran, out.Result = true, res
-	err = updateState(s.StatePath, func(st *State) bool {
-		js := st.Jobs[j.Key]
-		if js == nil {
-			return false
-		}
+	var recorded JobState
+	record := func(js *JobState) {
 		d := due
 		js.LastDue = &d
 		js.LastRun = &RunRecord{Due: due, Start: start, End: end, Result: res}
 		js.Runs++
 		js.LastError = ""
+		recorded = *js
+	}
+	err = updateState(s.StatePath, func(st *State) bool {
+		js := st.Jobs[j.Key]
+		if js == nil {
+			m, ok := s.memJob(j.Key)
+			if !ok {
+				return false
+			}
+			js = &m
+			st.Jobs[j.Key] = js
+		}
+		record(js)
 		return true
 	})
+	if err != nil {
+		if m, ok := s.memJob(j.Key); ok {
+			record(&m)
+		}
+	}
+	if recorded.Runs > 0 {
+		s.remember(j.Key, recorded)
+	}
 	if err != nil {
 		log.Error("recording the run; this due time is not run again while this process lives", "error", err)
 		s.umu.Lock()
