@@ -469,20 +469,26 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 }
 
 // rootFinders are where the policy looks for releases in use: running
-// processes (runtime_roots, on unless turned off) and, when sup_gateway is
-// set, the Supervisor's HTTP gateway (token from
+// processes (runtime_roots: true unless turned off; best-effort goes on
+// when some process cannot be seen and a write lease cannot stand in) and,
+// when sup_gateway is set, the Supervisor's HTTP gateway (token from
 // HAB_SUP_GATEWAY_AUTH_TOKEN).
 func (c *config) rootFinders() ([]retention.RootFinder, error) {
 	var finders []retention.RootFinder
-	on := true
+	on, bestEffort := true, false
 	if c.isSet("runtime_roots") {
-		var err error
-		if on, err = c.boolean("runtime_roots"); err != nil {
-			return nil, err
+		raw := strings.TrimSpace(c.raw("runtime_roots"))
+		if raw == "best-effort" {
+			bestEffort = true
+		} else {
+			var err error
+			if on, err = strconv.ParseBool(raw); err != nil {
+				return nil, c.bad("runtime_roots", "must be true, false or best-effort")
+			}
 		}
 	}
 	if on {
-		finders = append(finders, runroots.Finder{})
+		finders = append(finders, runroots.Finder{BestEffort: bestEffort})
 	}
 	if raw := strings.TrimSpace(c.raw("sup_gateway")); raw != "" {
 		u, err := supervisor.ParseURL(raw)
@@ -539,7 +545,8 @@ func addPolicyFlags(fs *pflag.FlagSet) {
 	fs.String("min-age", "", "keep releases installed less than this long ago (default 1h, also 0; none turns it off)")
 	fs.Bool("ignore-uninstall-hooks", false, "allow removing the last release of a package that ships an uninstall hook (hab-gc never runs hooks)")
 	fs.Bool("allow-damaged", false, "plan despite a damaged store: damaged releases and all they name are kept")
-	fs.Bool("runtime-roots", true, "keep every release a running process uses (executes, maps, holds open, works in, names in its environment or command line), read from /proc (env HAB_GC_RUNTIME_ROOTS)")
+	fs.String("runtime-roots", "true", "keep every release a running process uses (executes, maps, holds open, works in, names in its environment or command line), read from /proc; where /proc does not show every process fully, the releases to remove are checked with write leases, and the run is refused if they cannot be: best-effort goes on then, false turns it off (env HAB_GC_RUNTIME_ROOTS)")
+	fs.Lookup("runtime-roots").NoOptDefVal = "true"
 	fs.String("sup-gateway", "", "also keep what the Supervisor's services run, asking its HTTP gateway at URL (the Supervisor's default: "+supervisor.DefaultURL+"; token from "+supervisor.TokenEnv+"; env HAB_GC_SUP_GATEWAY); if it does not answer, nothing is removed")
 }
 
