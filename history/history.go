@@ -45,6 +45,9 @@ type Policy struct {
 	SelfKeepLatest       int      `json:"self_keep_latest,omitempty"`
 	Exclude              []string `json:"exclude,omitempty"`
 	Only                 []string `json:"only,omitempty"`
+	KeepLatestFor        []string `json:"keep_latest_for,omitempty"`
+	ServicesOnly         bool     `json:"services_only,omitempty"`
+	NoDeps               bool     `json:"no_deps,omitempty"`
 	MinAge               string   `json:"min_age"`
 	AllowDamaged         bool     `json:"allow_damaged,omitempty"`
 	IgnoreUninstallHooks bool     `json:"ignore_uninstall_hooks,omitempty"`
@@ -53,7 +56,11 @@ type Policy struct {
 // PolicyOf describes a retention policy.
 func PolicyOf(p retention.Policy) Policy {
 	out := Policy{KeepLatest: max(p.KeepLatest, 0), SelfKeepLatest: p.SelfKeepLatest,
-		AllowDamaged: p.AllowDamaged, IgnoreUninstallHooks: p.IgnoreUninstallHooks}
+		AllowDamaged: p.AllowDamaged, IgnoreUninstallHooks: p.IgnoreUninstallHooks,
+		ServicesOnly: p.ServicesOnly, NoDeps: p.NoDeps}
+	for _, c := range p.KeepLatestFor {
+		out.KeepLatestFor = append(out.KeepLatestFor, c.String())
+	}
 	switch p.MinAge {
 	case 0:
 		out.MinAge = retention.DefaultMinAge.String()
@@ -83,6 +90,15 @@ func (p Policy) String() string {
 	}
 	for _, o := range p.Only {
 		parts = append(parts, "only="+o)
+	}
+	for _, c := range p.KeepLatestFor {
+		parts = append(parts, "keep_latest_for="+c)
+	}
+	if p.ServicesOnly {
+		parts = append(parts, "services_only")
+	}
+	if p.NoDeps {
+		parts = append(parts, "no_deps")
 	}
 	if p.AllowDamaged {
 		parts = append(parts, "allow_damaged")

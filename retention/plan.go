@@ -57,6 +57,10 @@ const (
 	CodeUninstall    Code = "uninstall-hook" // last release of a package with an uninstall hook
 	CodeOutsideOnly  Code = "outside-only"   // not within the Only set
 	CodeDependency   Code = "dependency"     // needed by a kept release
+	// CodeNoDeps: outside a limited purge's packages, needed only by its
+	// removed releases, and kept because NoDeps asks (hab pkg uninstall
+	// --no-deps).
+	CodeNoDeps Code = "no-deps"
 	// CodeNotSemver is no longer given: a version a constraint cannot judge
 	// is now kept (CodeExcluded). Kept for callers that name it.
 	CodeNotSemver Code = "constraint-not-semver"
@@ -100,6 +104,8 @@ type Plan struct {
 	reach  *depgraph.Reach
 	rootOf map[pkgstore.Ref][]Reason
 	freed  map[pkgstore.Ref]string // removed only because Only's removals freed them
+	// services are the loaded services' spec idents (ServicesOnly, NoDeps).
+	services []pkgstore.Ident
 }
 
 // HookFunc reports whether a release ships an uninstall hook
@@ -130,6 +136,7 @@ func ComputeFound(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks Hook
 	p := &Plan{
 		Policy: pol, Now: now, Inventory: inv, Graph: depgraph.New(inv), Found: found,
 		byRef: make(map[pkgstore.Ref]int, len(inv.Releases)), rootOf: map[pkgstore.Ref][]Reason{},
+		services: serviceIdents(inv),
 	}
 	p.Decisions = make([]Decision, len(inv.Releases))
 	for i, r := range inv.Releases {
@@ -162,8 +169,8 @@ func ComputeFound(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks Hook
 		p.reach.Extend(extra)
 	}
 
-	if len(pol.Only) > 0 {
-		p.applyOnly()
+	if p.limited() {
+		p.applyScope()
 	}
 	p.decide()
 	return p, nil
@@ -202,7 +209,11 @@ func (p *Plan) eachPackage(f func([]*pkgstore.Release)) {
 func (p *Plan) findRoots() {
 	pol, inv := p.Policy, p.Inventory
 	p.eachPackage(func(rels []*pkgstore.Release) {
-		n, code, what := pol.keep(), CodeLatest, ""
+		n, from := pol.keepFor(rels[0].Ident)
+		code, what := CodeLatest, ""
+		if from != "" {
+			what = ", by " + from
+		}
 		if pol.neverRemoved(rels[0].Ident) {
 			for _, r := range rels {
 				p.addRoot(r.Ref, CodeHabitat, fmt.Sprintf("release of %s, the hab command: Habitat never removes chef/hab, and neither does hab-gc unless self_keep_latest is set", pkgName(r.Ident)))
@@ -210,7 +221,7 @@ func (p *Plan) findRoots() {
 			return
 		}
 		if IsHabitatPackage(rels[0].Ident) {
-			n, code, what = pol.selfKeep(), CodeHabitat, ", Habitat's own package"
+			code, what = CodeHabitat, ", Habitat's own package"
 		}
 		keepNewest := func(rels []*pkgstore.Release, scope string) {
 			for i := len(rels) - 1; i >= 0 && i >= len(rels)-n; i-- {
@@ -220,14 +231,18 @@ func (p *Plan) findRoots() {
 		}
 		keepNewest(rels, pkgName(rels[0].Ident))
 		// An Only entry with a version keeps the newest N of that version,
-		// as `hab pkg uninstall --keep-latest N ORIGIN/NAME/VERSION` does.
-		for _, o := range pol.Only {
-			if o.Version == "" || !rels[0].Ident.Satisfies(o.Package()) {
+		// as `hab pkg uninstall --keep-latest N ORIGIN/NAME/VERSION` does;
+		// so does a loaded service's version-pinned spec with ServicesOnly
+		// or NoDeps, as the Supervisor's uninstall_all_but_latest(spec.ident, N).
+		done := map[pkgstore.Ident]bool{}
+		for _, o := range p.countScopes() {
+			if done[o] || !rels[0].Ident.Satisfies(o.Package()) {
 				continue
 			}
+			done[o] = true
 			var vrels []*pkgstore.Release
 			for _, r := range rels {
-				if r.Ident.Version == o.Version {
+				if r.Ident.Satisfies(o) {
 					vrels = append(vrels, r)
 				}
 			}
@@ -328,46 +343,6 @@ func (p *Plan) findRoots() {
 	p.mountRoots()
 }
 
-// applyOnly keeps everything the unrestricted plan would remove except
-// releases of the Only packages (or versions) and the dependencies that
-// only those removed releases needed.
-func (p *Plan) applyOnly() {
-	inOnly := func(id pkgstore.Ident) bool {
-		for _, o := range p.Policy.Only {
-			if id.Satisfies(o) {
-				return true
-			}
-		}
-		return false
-	}
-	var onlyRemoved []pkgstore.Ref
-	for _, r := range p.Inventory.Releases {
-		if !p.reach.Reached(r.Ref) && inOnly(r.Ident) {
-			onlyRemoved = append(onlyRemoved, r.Ref)
-		}
-	}
-	freed := map[pkgstore.Ref]bool{}
-	for _, d := range p.Graph.Closure(onlyRemoved...) {
-		freed[d] = true
-	}
-	var only []string
-	for _, o := range p.Policy.Only {
-		only = append(only, o.String())
-	}
-	p.freed = map[pkgstore.Ref]string{}
-	var extra []pkgstore.Ref
-	for _, r := range p.Inventory.Releases {
-		if !p.reach.Reached(r.Ref) && !inOnly(r.Ident) && freed[r.Ref] {
-			p.freed[r.Ref] = fmt.Sprintf("needed only by releases of %s that this run removes (the packages it is limited to), and no kept release needs it", strings.Join(only, ", "))
-		}
-		if !p.reach.Reached(r.Ref) && !inOnly(r.Ident) && !freed[r.Ref] {
-			p.addRoot(r.Ref, CodeOutsideOnly, "not among the packages this run is limited to, nor needed only by their removed releases")
-			extra = append(extra, r.Ref)
-		}
-	}
-	p.reach.Extend(extra)
-}
-
 func (p *Plan) decide() {
 	for i := range p.Decisions {
 		d := &p.Decisions[i]
@@ -385,12 +360,12 @@ func (p *Plan) decide() {
 			d.Reasons = append(d.Reasons, Reason{Code: CodeFreed, Text: text})
 			continue
 		}
-		n := p.Policy.keep()
-		if IsHabitatPackage(r.Ident) {
-			n = p.Policy.selfKeep()
+		n, from := p.Policy.keepFor(r.Ident)
+		if from != "" {
+			from = " (" + from + ")"
 		}
 		d.Reasons = append(d.Reasons, Reason{Code: CodeOld,
-			Text: fmt.Sprintf("not among the newest %d of %s, not protected, and no kept release needs it", n, pkgName(r.Ident))})
+			Text: fmt.Sprintf("not among the newest %d of %s%s, not protected, and no kept release needs it", n, pkgName(r.Ident), from)})
 	}
 }
 

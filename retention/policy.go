@@ -80,6 +80,25 @@ type Policy struct {
 	// version, as `hab pkg uninstall --keep-latest N core/redis/6.2` does.
 	// Default: all packages.
 	Only []pkgstore.Ident
+	// ServicesOnly limits removals to the releases that satisfy a loaded
+	// service's spec ident (Chef Automate's "conservative" mode): a spec
+	// core/redis limits them to core/redis, core/redis/6.2.5 to that
+	// version, whose newest KeepLatest (or KeepLatestFor) are kept, as the
+	// Supervisor's uninstall_all_but_latest(spec.ident, N) does; other
+	// versions are left alone. With Only too, removals satisfy both.
+	// Dependencies that only the removed releases needed go too, unless
+	// NoDeps. Default false: every package.
+	ServicesOnly bool
+	// NoDeps keeps the dependencies that a limited purge (Only,
+	// ServicesOnly) frees (CodeNoDeps), as `hab pkg uninstall --no-deps`
+	// does. It also makes a loaded service's version-pinned spec keep the
+	// newest KeepLatest releases of that version (as ServicesOnly does);
+	// store-wide, with no limit, it changes nothing else. Default false.
+	NoDeps bool
+	// KeepLatestFor overrides KeepLatest for the packages it names (the
+	// Supervisor-wide count with per-service overrides): each origin/name
+	// once, not Habitat's own (SelfKeepLatest counts those). Default: none.
+	KeepLatestFor []PackageCount
 	// AllowDamaged plans despite blocking problems in the store (see
 	// pkgstore.Problem.Blocking): each damaged release is then kept, with
 	// everything its readable lines name. Default false: the plan is
@@ -117,7 +136,7 @@ func (p Policy) Validate() error {
 			return fmt.Errorf("%w: only %q must be origin/name or origin/name/version", ErrInvalidPolicy, o)
 		}
 	}
-	return nil
+	return p.validateCounts()
 }
 
 func (p Policy) minAge() time.Duration {
@@ -168,8 +187,17 @@ func (p Policy) String() string {
 	for _, o := range p.Only {
 		fmt.Fprintf(&b, " only=%s", o)
 	}
+	for _, c := range p.KeepLatestFor {
+		fmt.Fprintf(&b, " keep-latest-for=%s", c)
+	}
 	for _, e := range p.Excludes {
 		fmt.Fprintf(&b, " exclude=%q", e.Raw)
+	}
+	if p.ServicesOnly {
+		b.WriteString(" services-only")
+	}
+	if p.NoDeps {
+		b.WriteString(" no-deps")
 	}
 	if p.AllowDamaged {
 		b.WriteString(" allow-damaged")

@@ -20,6 +20,12 @@ const (
 	// A semver pin met versions that are not semver; those releases are
 	// kept (see ParseExclude). One warning per pin.
 	WarnNotSemver WarningKind = "exclude-not-semver"
+	// A KeepLatestFor entry names a package with no installed release:
+	// often a typo, which would leave the package at KeepLatest.
+	WarnUnmatchedKeepLatestFor WarningKind = "unmatched-keep-latest-for"
+	// ServicesOnly with no loaded service (no spec file): nothing is
+	// removed.
+	WarnNoServices WarningKind = "no-loaded-services"
 )
 
 // Warning is something about the policy the operator should know: the plan
@@ -36,7 +42,7 @@ func (w Warning) String() string { return w.Text }
 // Unmatched reports whether the warning is about a pin or Only entry that
 // matches nothing installed.
 func (w Warning) Unmatched() bool {
-	return w.Kind == WarnUnmatchedExclude || w.Kind == WarnUnmatchedOnly
+	return w.Kind == WarnUnmatchedExclude || w.Kind == WarnUnmatchedOnly || w.Kind == WarnUnmatchedKeepLatestFor
 }
 
 // policyWarnings lists, in policy order, the excludes and Only entries that
@@ -75,6 +81,16 @@ func policyWarnings(inv *pkgstore.Inventory, pol Policy) []Warning {
 			ws = append(ws, Warning{Kind: WarnUnmatchedOnly, Pin: o.String(),
 				Text: fmt.Sprintf("only %q matches no installed release, so this run removes nothing of it", o.String())})
 		}
+	}
+	for _, c := range pol.KeepLatestFor {
+		if inv.Latest(c.Package) == nil {
+			ws = append(ws, Warning{Kind: WarnUnmatchedKeepLatestFor, Pin: c.String(),
+				Text: fmt.Sprintf("keep-latest-for %q matches no installed release (a typo would leave that package at keep-latest)", c.String())})
+		}
+	}
+	if pol.ServicesOnly && len(inv.Services) == 0 {
+		ws = append(ws, Warning{Kind: WarnNoServices, Pin: "services-only",
+			Text: "services-only: no service is loaded (no spec file in " + pkgstore.SpecsDir + "), so this run removes nothing"})
 	}
 	return ws
 }

@@ -72,8 +72,11 @@ func refuseUnmatched(c *config, plan *retention.Plan) error {
 	var bad []string
 	for _, w := range plan.Warnings {
 		key := "exclude"
-		if w.Kind == retention.WarnUnmatchedOnly {
+		switch w.Kind {
+		case retention.WarnUnmatchedOnly:
 			key = "only"
+		case retention.WarnUnmatchedKeepLatestFor:
+			key = "keep_latest_for"
 		}
 		if w.Unmatched() && c.flagChanged(c.setting(key)) {
 			bad = append(bad, "  "+w.Text)
@@ -101,7 +104,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 	}
 	cmd.Flags().Bool("dry-run", false, "plan only; change nothing")
 	cmd.Flags().BoolP("verbose", "v", false, "list every kept release too, with its reasons")
-	cmd.Flags().Bool("allow-unmatched", false, "run even when an --exclude or --only given on the command line matches no installed release")
+	cmd.Flags().Bool("allow-unmatched", false, "run even when an --exclude, --only or --keep-latest-for given on the command line matches no installed release")
 	addPolicyFlags(cmd.Flags())
 	addPressureFlags(cmd)
 	addCacheFlags(cmd)

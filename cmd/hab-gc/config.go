@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,6 +43,9 @@ func settings() []setting {
 		{"self_keep_latest", "self-keep-latest", []string{"HAB_GC_SELF_KEEP_LATEST"}},
 		{"exclude", "exclude", []string{"HAB_GC_EXCLUDE"}},
 		{"only", "only", []string{"HAB_GC_ONLY"}},
+		{"services_only", "services-only", []string{"HAB_GC_SERVICES_ONLY"}},
+		{"no_deps", "no-deps", []string{"HAB_GC_NO_DEPS"}},
+		{"keep_latest_for", "keep-latest-for", []string{"HAB_GC_KEEP_LATEST_FOR"}},
 		{"min_age", "min-age", []string{"HAB_GC_MIN_AGE"}},
 		{"ignore_uninstall_hooks", "ignore-uninstall-hooks", []string{"HAB_GC_IGNORE_UNINSTALL_HOOKS"}},
 		{"allow_damaged", "allow-damaged", []string{"HAB_GC_ALLOW_DAMAGED"}},
@@ -67,6 +71,9 @@ type config struct {
 	// warnings are about the settings themselves (a variable ignored),
 	// for the command to print on stderr.
 	warnings []string
+	// data is the config file's TOML, read again where viper would lower
+	// the case of keys (keep_latest_for's package names).
+	data []byte
 }
 
 // supKeepLatestEnv is the Supervisor's HAB_KEEP_LATEST_PACKAGES (hab sup
@@ -164,7 +171,7 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config
 		if err := c.v.ReadConfig(bytes.NewReader(data)); err != nil {
 			return nil, usageError{configFileError(file, err)}
 		}
-		c.file = file
+		c.file, c.data = file, data
 		if err := c.checkFSRoot(); err != nil {
 			return nil, err
 		}
@@ -451,6 +458,18 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 		}
 		p.Only = append(p.Only, id)
 	}
+	if p.ServicesOnly, err = c.boolean("services_only"); err != nil {
+		return p, err
+	}
+	if p.NoDeps, err = c.boolean("no_deps"); err != nil {
+		return p, err
+	}
+	if p.KeepLatestFor, err = c.keepLatestFor(); err != nil {
+		return p, err
+	}
+	if err := p.Validate(); err != nil && !errors.Is(err, retention.ErrEmptyPolicy) {
+		return p, usageError{fmt.Errorf("%v (from %s)", err, c.source("keep_latest_for"))}
+	}
 	if c.isSet("min_age") {
 		if p.MinAge, err = c.durationSetting("min_age", retention.NoMinAge); err != nil {
 			return p, err
@@ -466,6 +485,45 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 		return p, err
 	}
 	return p, nil
+}
+
+// keepLatestFor reads the per-package counts: repeated
+// --keep-latest-for ORIGIN/NAME=N, HAB_GC_KEEP_LATEST_FOR
+// ("core/postgresql=5;core/redis=2") or the config file's table
+// keep_latest_for = { "core/postgresql" = 5 }, read from the TOML itself
+// (viper would lower the case of the package names).
+func (c *config) keepLatestFor() ([]retention.PackageCount, error) {
+	var items []string
+	switch src := c.source("keep_latest_for"); {
+	case src == "default":
+		return nil, nil
+	case strings.HasPrefix(src, "config key"):
+		var f struct {
+			KeepLatestFor map[string]any `toml:"keep_latest_for"`
+		}
+		if err := toml.Unmarshal(c.data, &f); err != nil {
+			return nil, usageError{fmt.Errorf("invalid keep-latest-for (from %s): must be a table such as { \"core/postgresql\" = 5 }", src)}
+		}
+		for pkg, n := range f.KeepLatestFor {
+			num, ok := n.(int64)
+			if !ok {
+				return nil, usageError{fmt.Errorf("invalid keep-latest-for %q = %v (from %s): the count must be a whole number, 0 or more", pkg, n, src)}
+			}
+			items = append(items, fmt.Sprintf("%s=%d", pkg, num))
+		}
+		slices.Sort(items) // a table has no order; messages and plans are deterministic
+	default:
+		items = c.list("keep_latest_for")
+	}
+	var out []retention.PackageCount
+	for _, it := range items {
+		pc, err := retention.ParsePackageCount(it)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("invalid keep-latest-for (from %s): %v", c.source("keep_latest_for"), err)}
+		}
+		out = append(out, pc)
+	}
+	return out, nil
 }
 
 // rootFinders are where the policy looks for releases in use: running
@@ -542,6 +600,9 @@ func addPolicyFlags(fs *pflag.FlagSet) {
 	fs.String("self-keep-latest", "", "`N` releases to keep of Habitat's own packages (default: --keep-latest, never fewer than 1)")
 	fs.StringArray("exclude", nil, "never remove releases matching IDENT[@CONSTRAINT], e.g. core/redis, core/redis/6.2.6 or 'core/postgresql@>=11 <12' (repeatable)")
 	fs.StringArray("only", nil, "only remove releases of ORIGIN/NAME (or ORIGIN/NAME/VERSION, keeping the newest --keep-latest of that version) and the dependencies only they needed (repeatable)")
+	fs.StringArray("keep-latest-for", nil, "keep the newest `ORIGIN/NAME=N` releases of that package instead of --keep-latest (repeatable; env HAB_GC_KEEP_LATEST_FOR: core/postgresql=5;core/redis=2)")
+	fs.Bool("services-only", false, "only remove releases of loaded services' packages (their spec idents: a spec pinned to core/redis/6.2.5 keeps the newest --keep-latest of 6.2.5 and leaves other versions alone) and the dependencies only they needed (env HAB_GC_SERVICES_ONLY)")
+	fs.Bool("no-deps", false, "keep the dependencies that a limited purge (--only, --services-only) frees, as hab pkg uninstall --no-deps; a loaded service's version-pinned spec keeps the newest --keep-latest of that version (env HAB_GC_NO_DEPS)")
 	fs.String("min-age", "", "keep releases installed less than this long ago (default 1h, also 0; none turns it off)")
 	fs.Bool("ignore-uninstall-hooks", false, "allow removing the last release of a package that ships an uninstall hook (hab-gc never runs hooks)")
 	fs.Bool("allow-damaged", false, "plan despite a damaged store: damaged releases and all they name are kept")

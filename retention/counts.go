@@ -1,0 +1,83 @@
+package retention
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// PackageCount is a per-package count (Policy.KeepLatestFor): the
+// Supervisor-wide keep_latest with a per-service override, as
+// `--keep-latest-for core/postgresql=5` says it.
+type PackageCount struct {
+	// Package is an origin/name (no version).
+	Package pkgstore.Ident
+	// Keep is how many of the package's newest releases to keep by count:
+	// 1 or more, or KeepNone. 0 is unset, and refused.
+	Keep int
+}
+
+// String spells the count as the CLI reads it: "core/postgresql=5".
+func (c PackageCount) String() string {
+	return fmt.Sprintf("%s=%d", c.Package, max(c.Keep, 0))
+}
+
+// ParsePackageCount parses "ORIGIN/NAME=N" (N a whole number, 0 or more;
+// 0 keeps none by count, as KeepCount says).
+func ParsePackageCount(s string) (PackageCount, error) {
+	name, num, ok := strings.Cut(s, "=")
+	if !ok {
+		return PackageCount{}, fmt.Errorf("%w: keep-latest-for %q: must be ORIGIN/NAME=N", ErrInvalidPolicy, s)
+	}
+	id, err := pkgstore.ParseIdent(strings.TrimSpace(name))
+	if err != nil {
+		return PackageCount{}, fmt.Errorf("keep-latest-for %q: %w", s, err)
+	}
+	if id.Version != "" {
+		return PackageCount{}, fmt.Errorf("%w: keep-latest-for %q: must name an origin/name, without a version", ErrInvalidPolicy, s)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(num))
+	if err != nil || n < 0 {
+		return PackageCount{}, fmt.Errorf("%w: keep-latest-for %q: the count must be a whole number, 0 or more", ErrInvalidPolicy, s)
+	}
+	return PackageCount{Package: id, Keep: KeepCount(n)}, nil
+}
+
+// validateCounts checks KeepLatestFor: origin/names only, each once, with
+// a count set, and none of Habitat's own packages (self_keep_latest says
+// how many of those to keep).
+func (p Policy) validateCounts() error {
+	seen := map[string]bool{}
+	for _, c := range p.KeepLatestFor {
+		pkg := c.Package.String()
+		switch {
+		case c.Package.Origin == "" || c.Package.Name == "" || c.Package.Version != "":
+			return fmt.Errorf("%w: keep-latest-for %q must name an origin/name", ErrInvalidPolicy, pkg)
+		case c.Keep == 0 || c.Keep < KeepNone:
+			return fmt.Errorf("%w: keep-latest-for %s: count %d (1 or more, or KeepNone)", ErrInvalidPolicy, pkg, c.Keep)
+		case IsHabitatPackage(c.Package):
+			return fmt.Errorf("%w: keep-latest-for %s: Habitat's own packages keep self-keep-latest, not a per-package count", ErrInvalidPolicy, pkg)
+		case seen[pkg]:
+			return fmt.Errorf("%w: keep-latest-for %s is given twice", ErrInvalidPolicy, pkg)
+		}
+		seen[pkg] = true
+	}
+	return nil
+}
+
+// keepFor is how many releases of id's package are kept by count, and
+// where that count comes from when it is not KeepLatest ("" then): a
+// KeepLatestFor entry, or self-keep-latest for Habitat's own packages.
+func (p Policy) keepFor(id pkgstore.Ident) (n int, from string) {
+	if IsHabitatPackage(id) {
+		return p.selfKeep(), ""
+	}
+	for _, c := range p.KeepLatestFor {
+		if c.Package.Origin == id.Origin && c.Package.Name == id.Name {
+			return max(c.Keep, 0), "keep-latest-for " + c.String()
+		}
+	}
+	return p.keep(), ""
+}

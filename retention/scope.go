@@ -1,0 +1,129 @@
+package retention
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// The scope of a plan is what it may remove: every release by default;
+// with Only, the releases of those packages (or versions); with
+// ServicesOnly, the releases that satisfy a loaded service's spec ident
+// (both: what satisfies one of each). Dependencies that only the removed
+// releases of the scope needed go too (CodeFreed), unless NoDeps keeps
+// them (CodeNoDeps), as `hab pkg uninstall --no-deps` does.
+
+// limited reports whether the plan's removals are limited to a scope.
+func (p *Plan) limited() bool { return len(p.Policy.Only) > 0 || p.Policy.ServicesOnly }
+
+// serviceIdents are the spec idents of the loaded services, as written
+// (core/redis, core/redis/6.2.5, or a fully qualified one), in spec order.
+func serviceIdents(inv *pkgstore.Inventory) []pkgstore.Ident {
+	var out []pkgstore.Ident
+	for _, s := range inv.Services {
+		out = append(out, s.Ident)
+	}
+	return out
+}
+
+// inScope reports whether id is among the releases the plan may remove
+// (its packages, not its freed dependencies).
+func (p *Plan) inScope(id pkgstore.Ident) bool {
+	if len(p.Policy.Only) > 0 && !satisfiesAny(id, p.Policy.Only) {
+		return false
+	}
+	if p.Policy.ServicesOnly && !satisfiesAny(id, p.services) {
+		return false
+	}
+	return true
+}
+
+func satisfiesAny(id pkgstore.Ident, pats []pkgstore.Ident) bool {
+	for _, o := range pats {
+		if id.Satisfies(o) {
+			return true
+		}
+	}
+	return false
+}
+
+// countScopes are the idents whose own newest releases are kept by count
+// besides the package's: Only entries with a version, and, with
+// ServicesOnly or NoDeps, every loaded service's spec ident with a version
+// (a spec pinned to core/redis/6.2.5 keeps the newest N of 6.2.5, as the
+// Supervisor's uninstall_all_but_latest(spec.ident, N) does).
+func (p *Plan) countScopes() []pkgstore.Ident {
+	var out []pkgstore.Ident
+	for _, o := range p.Policy.Only {
+		if o.Version != "" {
+			out = append(out, o)
+		}
+	}
+	if p.Policy.ServicesOnly || p.Policy.NoDeps {
+		for _, s := range p.services {
+			if s.Version != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// scopeNames describes the scope for reasons: "core/redis, services
+// (core/redis/6.2.5)".
+func (p *Plan) scopeNames() string {
+	var parts, only []string
+	for _, o := range p.Policy.Only {
+		only = append(only, o.String())
+	}
+	if len(only) > 0 {
+		parts = append(parts, strings.Join(only, ", "))
+	}
+	if p.Policy.ServicesOnly {
+		var svcs []string
+		for _, s := range p.services {
+			svcs = append(svcs, s.String())
+		}
+		if len(svcs) == 0 {
+			svcs = []string{"none loaded"}
+		}
+		parts = append(parts, "loaded services' packages ("+strings.Join(svcs, ", ")+")")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// applyScope keeps everything the unrestricted plan would remove except
+// releases in the scope and the dependencies that only those removed
+// releases needed (kept too with NoDeps).
+func (p *Plan) applyScope() {
+	var scopeRemoved []pkgstore.Ref
+	for _, r := range p.Inventory.Releases {
+		if !p.reach.Reached(r.Ref) && p.inScope(r.Ident) {
+			scopeRemoved = append(scopeRemoved, r.Ref)
+		}
+	}
+	freed := map[pkgstore.Ref]bool{}
+	for _, d := range p.Graph.Closure(scopeRemoved...) {
+		freed[d] = true
+	}
+	names := p.scopeNames()
+	p.freed = map[pkgstore.Ref]string{}
+	var extra []pkgstore.Ref
+	for _, r := range p.Inventory.Releases {
+		if p.reach.Reached(r.Ref) || p.inScope(r.Ident) {
+			continue
+		}
+		switch {
+		case freed[r.Ref] && p.Policy.NoDeps:
+			p.addRoot(r.Ref, CodeNoDeps, fmt.Sprintf("needed only by releases of %s that this run removes, and kept as no-deps asks (as hab pkg uninstall --no-deps)", names))
+			extra = append(extra, r.Ref)
+		case freed[r.Ref]:
+			p.freed[r.Ref] = fmt.Sprintf("needed only by releases of %s that this run removes (the packages it is limited to), and no kept release needs it", names)
+		default:
+			p.addRoot(r.Ref, CodeOutsideOnly, "not among the packages this run is limited to ("+names+"), nor needed only by their removed releases")
+			extra = append(extra, r.Ref)
+		}
+	}
+	p.reach.Extend(extra)
+}
