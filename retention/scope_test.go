@@ -175,7 +175,7 @@ func TestKeepLatestFor(t *testing.T) {
 			pg[0]: R(retention.CodeOld, "not among the newest 5 of core/postgresql (keep-latest-for core/postgresql=5)"),
 			pg[1]: K(retention.CodeLatest, "newest release of core/postgresql, by keep-latest-for core/postgresql=5 (5th of 5 kept)"),
 			pg[2]: K(retention.CodeLatest, ""), pg[3]: K(retention.CodeLatest, ""), pg[4]: K(retention.CodeLatest, ""),
-			pg[5]: K(retention.CodeLatest, "(1st of 5 kept)"),
+			pg[5]:    K(retention.CodeLatest, "(1st of 5 kept)"),
 			redis[0]: R(retention.CodeOld, "not among the newest 1 of core/redis, not protected"), redis[1]: R(retention.CodeOld, ""),
 			redis[2]: K(retention.CodeLatest, "newest release of core/redis (1st of 1 kept)"),
 		}, nil},
