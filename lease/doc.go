@@ -14,10 +14,17 @@
 // lease unlocked.
 //
 // Read lists the live leases: a lease file whose lock it can take (shared,
-// without waiting) is dead and is removed. Every hab-gc, the CLI and the
-// retention package alike, honours live leases as roots (code "leased":
-// see retention.Policy.FindRoots); a lease file that cannot be read makes
-// the plan refuse (nothing is removed).
+// without waiting) is dead; Read only counts it, Sweep removes it (hab-gc
+// sweeps only when it changes the store: a real run, a new lease). Every
+// hab-gc, the CLI and the retention package alike, honours live leases as
+// roots (code "leased": see retention.Policy.FindRoots); a lease file that
+// cannot be read makes the plan refuse (nothing is removed).
+//
+// The lease directory is hab-gc's own: its hab-gc and leases components are
+// opened with O_NOFOLLOW, and a symlink there is refused (ErrSymlink), so
+// that no file outside it is ever read, locked or removed as a lease.
+// Habitat's directories above it (FS_ROOT/hab/sup/default) are resolved as
+// the store's path is.
 //
 // From a shell, `hab-gc lease IDENT... -- COMMAND` holds a lease for the
 // life of COMMAND.

@@ -39,7 +39,7 @@ func Dir(fsRoot string) string { return filepath.Join(fsRoot, RelDir) }
 // Lease is a lease this process holds.
 type Lease struct {
 	f    *os.File
-	dir  *os.Root
+	dir  *leaseDir
 	name string
 	// Idents are what the lease protects.
 	Idents []pkgstore.Ident
@@ -57,15 +57,7 @@ func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
 	if strings.ContainsAny(holder, "\n\r") {
 		return nil, errors.New("lease: holder must be one line")
 	}
-	root, err := os.OpenRoot(fsRoot)
-	if err != nil {
-		return nil, fmt.Errorf("lease: %w", err)
-	}
-	defer root.Close()
-	if err := root.MkdirAll(RelDir, 0o755); err != nil {
-		return nil, fmt.Errorf("lease: %w", err)
-	}
-	dir, err := root.OpenRoot(RelDir)
+	dir, err := openLeaseDir(fsRoot, true)
 	if err != nil {
 		return nil, fmt.Errorf("lease: %w", err)
 	}
@@ -76,17 +68,17 @@ func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
 	}
 	id := rand.Text()[:16]
 	tmp, name := ".new-"+id, id+Suffix
-	f, err := safeio.OpenAt(dir, tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := dir.open(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err == nil {
 		if err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err == nil {
 			if _, err = f.Write(body.Bytes()); err == nil {
 				if err = f.Sync(); err == nil {
-					err = dir.Rename(tmp, name)
+					err = dir.rename(tmp, name)
 				}
 			}
 		}
 		if err != nil {
-			dir.Remove(tmp)
+			dir.remove(tmp)
 			f.Close()
 		}
 	}
@@ -94,7 +86,7 @@ func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
 		dir.Close()
 		return nil, fmt.Errorf("lease: %w", err)
 	}
-	syncDir(dir)
+	dir.sync()
 	return &Lease{f: f, dir: dir, name: name, Idents: slices.Clone(idents)}, nil
 }
 
@@ -107,22 +99,15 @@ func (l *Lease) Release() error {
 	if l.f == nil {
 		return nil
 	}
-	err := l.dir.Remove(l.name)
+	err := l.dir.remove(l.name)
 	if errors.Is(err, fs.ErrNotExist) {
 		err = nil
 	}
-	syncDir(l.dir)
+	l.dir.sync()
 	l.f.Close()
 	l.dir.Close()
 	l.f = nil
 	return err
-}
-
-func syncDir(dir *os.Root) {
-	if f, err := dir.Open("."); err == nil {
-		f.Sync()
-		f.Close()
-	}
 }
 
 // Held is a live lease someone holds.
@@ -135,26 +120,36 @@ type Held struct {
 	Idents []pkgstore.Ident
 }
 
-// Read returns the live leases under fsRoot, by file name, and removes
-// dead ones (a lease file nobody holds locked), returning how many. No
-// lease directory means no lease. A live lease that cannot be read or
-// parsed, or an entry that is not a regular file, is an error wrapping
-// ErrBadLease: the caller must then assume anything may be leased.
+// Read returns the live leases under fsRoot, by file name, and counts
+// dead ones (a lease file nobody holds locked), which it leaves in place:
+// reading changes nothing (Sweep removes them). No lease directory means
+// no lease. A live lease that cannot be read or parsed, an entry that is
+// not a regular file, and a lease directory reached through a symlink
+// (ErrSymlink: it is not followed) are errors wrapping ErrBadLease: the
+// caller must then assume anything may be leased.
 func Read(fsRoot string) (live []Held, dead int, err error) {
-	dir, err := os.OpenRoot(Dir(fsRoot))
-	if errors.Is(err, fs.ErrNotExist) {
+	live, dead, err = scan(fsRoot, false)
+	return live, dead, err
+}
+
+// Sweep removes the dead leases under fsRoot, returning how many it found, for a
+// program about to change the store (a real run, a new lease); its errors
+// are Read's. A lease directory that is a symlink is never entered.
+func Sweep(fsRoot string) (removed int, err error) {
+	_, removed, err = scan(fsRoot, true)
+	return removed, err
+}
+
+func scan(fsRoot string, sweep bool) (live []Held, dead int, err error) {
+	dir, err := openLeaseDir(fsRoot, false)
+	if isNotExist(err) {
 		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %v", ErrBadLease, err)
+		return nil, 0, fmt.Errorf("%w: %w", ErrBadLease, err)
 	}
 	defer dir.Close()
-	d, err := dir.Open(".")
-	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %v", ErrBadLease, err)
-	}
-	names, err := d.Readdirnames(-1)
-	d.Close()
+	names, err := dir.names()
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: %v", ErrBadLease, err)
 	}
@@ -163,9 +158,9 @@ func Read(fsRoot string) (live []Held, dead int, err error) {
 		if !strings.HasSuffix(name, Suffix) {
 			continue // a lease being made (.new-*), or not ours
 		}
-		h, alive, err := readOne(dir, name)
+		h, alive, err := readOne(dir, name, sweep)
 		if err != nil {
-			return nil, 0, fmt.Errorf("%w: %s: %v", ErrBadLease, path.Join(Dir(fsRoot), name), err)
+			return nil, 0, fmt.Errorf("%w: %s: %v", ErrBadLease, path.Join(dir.path, name), err)
 		}
 		if !alive {
 			dead++
@@ -176,10 +171,11 @@ func Read(fsRoot string) (live []Held, dead int, err error) {
 	return live, dead, nil
 }
 
-// readOne reads one lease file: live when another process holds its lock;
-// dead ones are removed while this process holds a shared lock on them.
-func readOne(dir *os.Root, name string) (Held, bool, error) {
-	f, err := safeio.OpenAt(dir, name, os.O_RDONLY|unix.O_NONBLOCK, 0)
+// readOne reads one lease file: live when another process holds its lock.
+// With sweep, a dead one is removed while this process holds a shared
+// lock on it (a dead lease never comes back to life).
+func readOne(dir *leaseDir, name string, sweep bool) (Held, bool, error) {
+	f, err := dir.open(name, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Held{}, false, nil // released meanwhile
 	}
@@ -197,9 +193,9 @@ func readOne(dir *os.Root, name string) (Held, bool, error) {
 	err = unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
 	if err == nil {
 		// Nobody holds it: its holder is gone. Remove it if it is still
-		// this file (a dead lease never comes back to life).
-		if cur, err := dir.Lstat(name); err == nil && os.SameFile(cur, fi) {
-			dir.Remove(name)
+		// this file.
+		if sweep && dir.same(name, f) {
+			dir.remove(name) // a failure leaves a dead lease: harmless
 		}
 		return Held{}, false, nil
 	}
@@ -246,3 +242,7 @@ func Parse(body []byte) (Held, error) {
 	}
 	return h, nil
 }
+
+// ErrSymlink is wrapped by the error of Read and Acquire when the lease
+// directory, or a directory above it under the FS root, is a symlink.
+var ErrSymlink = errors.New("lease directory is reached through a symlink, which hab-gc does not follow")

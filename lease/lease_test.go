@@ -6,18 +6,34 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/hab-gc/hab-gc/lease"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-const helperEnv = "HAB_GC_LEASE_HELPER"
+const (
+	helperEnv = "HAB_GC_LEASE_HELPER"
+	flockEnv  = "HAB_GC_FLOCK_HELPER"
+)
 
 // TestMain turns a re-executed test binary into a lease holder: it takes
-// a lease on the idents in its arguments, says "held", and sleeps until
-// killed.
+// a lease on the idents in its arguments (or, with flockEnv, an exclusive
+// flock on that file), says "held", and sleeps until killed.
 func TestMain(m *testing.M) {
+	if file := os.Getenv(flockEnv); file != "" {
+		f, err := os.Open(file)
+		if err == nil {
+			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		}
+		if err != nil {
+			os.Stdout.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Stdout.WriteString("held\n")
+		select {}
+	}
 	if root := os.Getenv(helperEnv); root != "" {
 		var ids []pkgstore.Ident
 		for _, a := range os.Args[1:] {
@@ -72,8 +88,8 @@ func TestAcquireReadRelease(t *testing.T) {
 	}
 }
 
-// A lease dies with its holder: kill -9, and the next Read finds it dead
-// and removes its file.
+// A lease dies with its holder: kill -9, and the next Read finds it dead;
+// Sweep removes its file.
 func TestLeaseDiesWithItsHolder(t *testing.T) {
 	root := t.TempDir()
 	cmd := exec.Command(os.Args[0], "core/redis/7.0.0/20220101000000")
@@ -100,6 +116,9 @@ func TestLeaseDiesWithItsHolder(t *testing.T) {
 	live, dead, err := lease.Read(root)
 	if err != nil || len(live) != 0 || dead != 1 {
 		t.Fatalf("after the holder died: live %+v dead %d %v", live, dead, err)
+	}
+	if n, err := lease.Sweep(root); err != nil || n != 1 {
+		t.Fatalf("Sweep: %d %v", n, err)
 	}
 	if entries, _ := os.ReadDir(lease.Dir(root)); len(entries) != 0 {
 		t.Fatalf("the dead lease's file is still there: %v", entries)

@@ -238,6 +238,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	// What is in use now, under the lock: a process that started using a
 	// release since the plan keeps it, and brings back one an interrupted
 	// run hid.
+	a.sweepLeases()
 	found, err := p.Policy.FindRoots(ctx, fresh)
 	if err != nil {
 		return nil, err

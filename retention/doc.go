@@ -48,7 +48,8 @@
 //
 // A live lease (package lease) on a release is a root too (CodeLeased):
 // Policy.FindRoots reads the leases of the store's FS root whatever the
-// policy's RootFinders.
+// policy's RootFinders. Reading them changes nothing; Apply, under the
+// store's lock, removes dead ones first (lease.Sweep).
 //
 // # Safe by default
 //

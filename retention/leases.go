@@ -15,14 +15,15 @@ const CodeLeased Code = "leased"
 // leaseRoots reads the live leases of the inventory's FS root. A partial
 // ident in a lease keeps every installed release satisfying it, and every
 // one Apply has hidden meanwhile (so that the final check puts it back).
-// found is false when there is no lease at all, live or dead.
+// found is false when there is no lease at all, live or dead. Dead leases
+// are counted, not removed (Apply sweeps them: sweepLeases).
 func leaseRoots(inv *pkgstore.Inventory) (f Found, found bool, err error) {
 	live, dead, err := lease.Read(inv.FSRoot)
 	if err != nil {
 		return Found{}, false, err
 	}
-	f = Found{Source: "leases", Counts: map[string]int{"live": len(live), "dead_removed": dead},
-		Summary: fmt.Sprintf("%d live lease(s) in %s; %d dead one(s) removed", len(live), lease.Dir(inv.FSRoot), dead)}
+	f = Found{Source: "leases", Counts: map[string]int{"live": len(live), "dead": dead},
+		Summary: fmt.Sprintf("%d live lease(s) in %s; %d dead one(s) (a real run removes them)", len(live), lease.Dir(inv.FSRoot), dead)}
 	for _, h := range live {
 		text := fmt.Sprintf("leased by %s (lease %s): an install may be about to use it", h.Holder, h.File)
 		for _, id := range h.Idents {
@@ -43,6 +44,19 @@ func leaseRoots(inv *pkgstore.Inventory) (f Found, found bool, err error) {
 		}
 	}
 	return f, len(live)+dead > 0, nil
+}
+
+// sweepLeases removes the dead leases of the store's FS root: only Apply,
+// which changes the store, does (a plan, list or why change nothing). A
+// failure is only logged: the lease reading that follows refuses if the
+// leases cannot be read.
+func (a *applier) sweepLeases() {
+	fsRoot := a.store.FSRoot()
+	if n, err := lease.Sweep(fsRoot); err != nil {
+		a.log.Warn("dead leases not removed", "dir", lease.Dir(fsRoot), "err", err)
+	} else if n > 0 {
+		a.log.Info("dead leases removed", "dir", lease.Dir(fsRoot), "count", n)
+	}
 }
 
 // pendingIdent returns the release a pending debris directory (a release

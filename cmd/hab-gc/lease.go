@@ -24,7 +24,9 @@ program using the library) keeps them, with reason "leased", and puts back one i
 IDENT is a release (core/openssl/1.1.1k/20210401000000), or origin/name[/version] for every installed
 release that satisfies it. The lease is a locked file in FS_ROOT/hab/sup/default/hab-gc/leases; it
 ends when COMMAND exits, or when hab-gc does, however it ends (the kernel releases the lock). hab-gc
-exits with COMMAND's exit code; SIGINT and SIGTERM are passed on to COMMAND.`,
+exits with COMMAND's exit code; SIGINT and SIGTERM are passed on to COMMAND. Dead leases (their holder
+gone) are removed by lease and by real runs, never by list, why or a dry run. A leases directory (or
+hab-gc's directory above it) that is a symlink is never followed: every command refuses it.`,
 		Example: `  hab-gc lease core/openssl core/glibc -- hab pkg install core/redis`,
 		Args: args(func(cmd *cobra.Command, argv []string) error {
 			dash := cmd.ArgsLenAtDash()
@@ -55,6 +57,11 @@ exits with COMMAND's exit code; SIGINT and SIGTERM are passed on to COMMAND.`,
 			return err
 		}
 		defer l.Release()
+		// A new lease changes what runs may remove: dead ones go now (list,
+		// why and dry runs leave them).
+		if _, err := lease.Sweep(c.fsRoot()); err != nil {
+			fmt.Fprintf(a.textErr, "hab-gc: warning: dead leases not removed: %v\n", err)
+		}
 		child := exec.CommandContext(cmd.Context(), command[0], command[1:]...)
 		child.Stdin, child.Stdout, child.Stderr = os.Stdin, a.stdout, a.stderr
 		// hab-gc's SIGINT or SIGTERM is passed on; COMMAND decides.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/proctest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/lease"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -70,6 +71,7 @@ func TestScripts(t *testing.T) {
 			"nosizes":    cmdNoSizes,
 			"appendfile": cmdAppendFile,
 			"promval":    cmdPromVal,
+			"holdlease":  cmdHoldLease,
 		},
 	})
 }
@@ -249,6 +251,20 @@ func cmdHoldLock(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%v", err)
 	}
 	ts.Defer(func() { unlock(); st.Close() })
+}
+
+// holdlease ROOT IDENT...: take a lease (holder "test holder") for the
+// rest of the script: hab-gc, run as another process, sees it live.
+func cmdHoldLease(ts *testscript.TestScript, neg bool, args []string) {
+	var ids []pkgstore.Ident
+	for _, a := range args[1:] {
+		id, err := pkgstore.ParseIdent(a)
+		ts.Check(err)
+		ids = append(ids, id)
+	}
+	l, err := lease.Acquire(ts.MkAbs(args[0]), "test holder", ids...)
+	ts.Check(err)
+	ts.Defer(func() { l.Release() })
 }
 
 // grepfile PATTERNFILE FILE: FILE contains the (trimmed) content of
