@@ -34,6 +34,10 @@ const (
 // ErrDefinition is wrapped by errors about definition files.
 var ErrDefinition = errors.New("invalid schedule definition")
 
+// ErrNoDir is wrapped by the problem of a schedules directory that is
+// missing or unreadable (being replaced): Reload then keeps everything.
+var ErrNoDir = errors.New("schedules directory unreadable")
+
 // DefinitionError is a rejected definition file: where (1-based line and
 // column; 0 when unknown), which field, and why.
 type DefinitionError struct {
@@ -371,8 +375,11 @@ func LoadDir(dir string) ([]Definition, []error) {
 	if err != nil {
 		return nil, []error{err}
 	}
-	if _, err := os.Stat(dir); err != nil {
-		return nil, []error{fmt.Errorf("%w: schedules directory: %v", ErrDefinition, err)}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if err == nil {
+			err = fmt.Errorf("%s is not a directory", dir)
+		}
+		return nil, []error{fmt.Errorf("%w: %w: %v", ErrDefinition, ErrNoDir, err)}
 	}
 	slices.Sort(files)
 	var defs []Definition

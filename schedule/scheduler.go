@@ -181,6 +181,13 @@ func (s *Scheduler) log() *slog.Logger {
 // With ReadOnly, the state file is read but never written.
 func (s *Scheduler) Reload() (problems []error, err error) {
 	defs, errs := s.definitions()
+	for _, e := range errs {
+		if errors.Is(e, ErrNoDir) {
+			// Not "no definitions": a deploy may be swapping it.
+			s.log().Error("schedules directory unreadable; every schedule and job is kept as it was", "error", e)
+			return errs, nil
+		}
+	}
 	rejected := map[string]bool{}
 	for _, e := range errs {
 		s.log().Error("schedule definition rejected", "error", e)

@@ -15,7 +15,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
@@ -199,42 +198,23 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 			}
 			return rejected
 		}
-		reload := make(chan struct{}, 1)
-		poke := func() {
-			select {
-			case reload <- struct{}{}:
-			default:
-			}
-		}
 		hup := make(chan os.Signal, 1)
 		signal.Notify(hup, syscall.SIGHUP)
 		defer signal.Stop(hup)
-		watcher, err := fsnotify.NewWatcher()
-		if err == nil {
-			defer watcher.Close()
-			if err := watcher.Add(s.Dir); err != nil {
-				s.Logger.Warn("not watching the schedules directory", "error", err)
-			}
-		}
 		ctx, cancel := context.WithCancel(cmd.Context())
 		defer cancel()
+		reload := make(chan struct{})
 		go func() {
-			var events chan fsnotify.Event
-			if watcher != nil {
-				events = watcher.Events
-			}
 			for {
 				select {
 				case <-ctx.Done():
 					return
 				case <-hup:
-					poke()
-				case _, ok := <-events:
-					if !ok {
-						events = nil
-						continue
+					select {
+					case reload <- struct{}{}:
+					case <-ctx.Done():
+						return
 					}
-					poke()
 				}
 			}
 		}()
@@ -247,7 +227,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 			}
 		}
 		s.Logger.Info("hab-gc daemon started", "jobs", len(s.Jobs()), "schedules", s.Dir, "state", s.StatePath)
-		err = s.Loop(ctx, reload, time.Minute)
+		err = s.Serve(ctx, reload)
 		s.Logger.Info("hab-gc daemon stopped")
 		return err
 	})

@@ -1,0 +1,120 @@
+package schedule
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Serve runs the scheduler as a daemon until ctx ends (see Loop), after
+// the caller's first Reload: it reloads the definitions whenever hup
+// fires (SIGHUP) and whenever Dir changes. Dir is watched by its name: a
+// directory renamed or symlinked into its place (a deploy swapping it) is
+// loaded and watched in turn; while it is missing, everything is kept (see
+// Reload).
+func (s *Scheduler) Serve(ctx context.Context, hup <-chan struct{}) error {
+	reload := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case reload <- struct{}{}:
+		default:
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := s.watchDir()
+	if w != nil {
+		defer w.close()
+	}
+	go func() {
+		var events chan fsnotify.Event
+		if w != nil {
+			events = w.w.Events
+		}
+		check := time.NewTicker(5 * time.Second)
+		defer check.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				poke()
+			case <-check.C:
+				if w.rewatch() {
+					poke()
+				}
+			case ev, ok := <-events:
+				if !ok {
+					events = nil
+					continue
+				}
+				if filepath.Clean(ev.Name) == w.dir {
+					// The directory itself, seen from its parent: renamed,
+					// removed or replaced.
+					w.rewatch()
+				}
+				poke()
+			}
+		}
+	}()
+	return s.Loop(ctx, reload, time.Minute)
+}
+
+// dirWatch watches a directory by its name: the directory and its parent
+// (which sees the name replaced), re-adding the watch when the name leads
+// to another directory.
+type dirWatch struct {
+	w       *fsnotify.Watcher
+	dir     string
+	watched os.FileInfo // what the watch on dir is on (nil: none)
+	log     func(msg string, args ...any)
+}
+
+func (s *Scheduler) watchDir() *dirWatch {
+	if s.Dir == "" {
+		return nil
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		s.log().Warn("not watching the schedules directory", "error", err)
+		return nil
+	}
+	w := &dirWatch{w: fw, dir: filepath.Clean(s.Dir), log: s.log().Warn}
+	if err := fw.Add(filepath.Dir(w.dir)); err != nil {
+		s.log().Warn("not watching the schedules directory's parent: a replaced directory is seen within 5 s", "error", err)
+	}
+	w.rewatch()
+	return w
+}
+
+// rewatch puts the watch on what dir names now, and reports whether that
+// changed.
+func (w *dirWatch) rewatch() bool {
+	if w == nil {
+		return false
+	}
+	fi, err := os.Stat(w.dir)
+	if err != nil {
+		if w.watched != nil {
+			w.w.Remove(w.dir)
+			w.watched = nil
+			return true
+		}
+		return false
+	}
+	if w.watched != nil && os.SameFile(fi, w.watched) {
+		return false
+	}
+	w.w.Remove(w.dir)
+	if err := w.w.Add(w.dir); err != nil {
+		w.log("not watching the schedules directory", "error", err)
+		return false
+	}
+	w.watched = fi
+	return true
+}
+
+func (w *dirWatch) close() { w.w.Close() }
