@@ -1,5 +1,5 @@
 # Habitat plan for hab-gc: `hab svc load ORIGIN/hab-gc` runs `hab-gc daemon`
-# under the Supervisor, configured from default.toml (see README, "Running
+# under the Supervisor, configured from default.toml (see docs/fleet.md, "Running
 # on a fleet"). Build from the repository root: `hab pkg build habitat`.
 pkg_name=hab-gc
 pkg_origin=${HAB_ORIGIN:-habgc}   # build with HAB_ORIGIN set to your origin

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"slices"
@@ -603,9 +604,19 @@ func (a *app) docsCmd(root *cobra.Command) *cobra.Command {
 		}
 		switch format {
 		case "man":
-			return doc.GenManTree(root, &doc.GenManHeader{Title: "HAB-GC", Section: "1"}, argv[0])
+			hdr := &doc.GenManHeader{Title: "HAB-GC", Section: "1"}
+			if err := doc.GenManTree(root, hdr, argv[0]); err != nil {
+				return err
+			}
+			return writeTopics(root, argv[0], ".1", func(c *cobra.Command, w io.Writer) error {
+				h := *hdr
+				return doc.GenMan(c, &h, w)
+			})
 		case "markdown":
-			return doc.GenMarkdownTree(root, argv[0])
+			if err := doc.GenMarkdownTree(root, argv[0]); err != nil {
+				return err
+			}
+			return writeTopics(root, argv[0], ".md", doc.GenMarkdown)
 		}
 		return usageError{fmt.Errorf("invalid --format %q: must be man or markdown", format)}
 	}

@@ -159,6 +159,7 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 		annotateSettings(fs)
 	}
 	root.AddCommand(run, list, why, check, a.graphCmd(), a.daemonCmd(), a.scheduleCmd(), a.historyCmd(), a.leaseCmd(), a.versionCmd(), a.docsCmd(root), safetyTopic())
+	root.AddCommand(topicCmds(root)...)
 	return root
 }
 

@@ -1,0 +1,65 @@
+package docs
+
+import (
+	"embed"
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+//go:embed *.md
+var pages embed.FS
+
+// A Topic is one documentation page.
+type Topic struct {
+	// Name is the page's file name without ".md": what `hab-gc help NAME` takes.
+	Name string
+	// Title is the page's first heading, without its "# ".
+	Title string
+	// Markdown is the page as written, title included.
+	Markdown string
+}
+
+// Topics returns every page, sorted by name.
+func Topics() []Topic {
+	names, err := fs.Glob(pages, "*.md")
+	if err != nil { // only a malformed pattern fails
+		panic(err)
+	}
+	sort.Strings(names)
+	out := make([]Topic, 0, len(names))
+	for _, n := range names {
+		b, err := pages.ReadFile(n)
+		if err != nil { // embedded: cannot fail for a listed name
+			panic(err)
+		}
+		out = append(out, parse(strings.TrimSuffix(n, ".md"), string(b)))
+	}
+	return out
+}
+
+// Lookup returns the page called name.
+func Lookup(name string) (Topic, bool) {
+	b, err := pages.ReadFile(name + ".md")
+	if err != nil || strings.ContainsAny(name, "/.") {
+		return Topic{}, false
+	}
+	return parse(name, string(b)), true
+}
+
+func parse(name, md string) Topic {
+	first, _, _ := strings.Cut(md, "\n")
+	return Topic{Name: name, Title: strings.TrimPrefix(first, "# "), Markdown: md}
+}
+
+// Body returns the page without its title line, trimmed.
+func (t Topic) Body() string {
+	_, rest, _ := strings.Cut(t.Markdown, "\n")
+	return strings.TrimSpace(rest) + "\n"
+}
+
+// Text returns the page's body as plain text for a terminal: markdown's
+// emphasis and code marks dropped.
+func (t Topic) Text() string {
+	return strings.NewReplacer("**", "", "`", "").Replace(t.Body())
+}
