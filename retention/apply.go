@@ -250,7 +250,18 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	}
 	removals := p.hideOrder() // dependents before what they need
 	a.total = len(removals)
-	a.finishDebris(fresh, found)
+	if a.finishDebris(fresh, found) > 0 {
+		// Releases put back: the plan is checked against the store as it
+		// now is, so that what they need stays.
+		if fresh, err = store.Scan(ctx, scanOpts); err != nil {
+			if ctx.Err() != nil {
+				return a.stop(nil, removals)
+			}
+			err = fmt.Errorf("scanning the store after putting back leftovers: %w", err)
+			a.notAttempted(removals, Reason{CodeChanged, err.Error()})
+			return a.res, err
+		}
+	}
 	if ctx.Err() != nil {
 		return a.stop(nil, removals)
 	}
@@ -297,6 +308,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 			continue
 		}
 		h.size = d.Release.Size // measured with the plan, or -1
+		h.deps = depsOf(fresh, fd.Release)
 		a.stage("hidden", id, h.name)
 		hidden = append(hidden, h)
 		// What it needs, as the plan saw it (hideOrder's graph) and as
@@ -352,7 +364,25 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 			return a.res, err
 		}
 	}
+	// What comes back: every hidden release something needs now, with
+	// all it needs among the hidden (its closure), decided before anything
+	// is deleted.
 	needs := newNeeds(after, foundAfter)
+	byIdent := map[pkgstore.Ident]hiddenRelease{}
+	for _, h := range hidden {
+		byIdent[h.rel.Ident] = h
+	}
+	deleted := map[pkgstore.Ident]bool{}
+	deps := func(id pkgstore.Ident) []pkgstore.Ident { return byIdent[id].deps }
+	isHidden := func(id pkgstore.Ident) bool { _, ok := byIdent[id]; return ok && !deleted[id] }
+	back := newPutBack()
+	for _, h := range hidden {
+		if rs := needs.roots[h.rel.Ident]; len(rs) > 0 {
+			back.want(h.rel.Ident, rs[0], deps, isHidden)
+		} else if why, needed := needs.check(h.rel.Ident); needed {
+			back.want(h.rel.Ident, Reason{CodeNewDependent, why}, deps, isHidden)
+		}
+	}
 	if len(hidden) > 0 {
 		a.phase(PhaseDelete, 0, len(hidden))
 	}
@@ -363,15 +393,17 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 		if i > 0 {
 			a.phase(PhaseDelete, i, len(hidden))
 		}
-		if rs := needs.roots[h.rel.Ident]; len(rs) > 0 {
-			a.restore(h, rs[0])
+		if why, ok := back.reason(h.rel.Ident); ok {
+			a.restore(h, why)
 			continue
 		}
-		if why, needed := needs.check(h.rel.Ident); needed {
-			a.restore(h, Reason{CodeNewDependent, why})
+		if why, restored := a.remove(h); restored {
+			// Put back whole (a mount point inside): what it needs stays
+			// too. Hidden dependents first, so none of it is deleted yet.
+			back.want(h.rel.Ident, why, deps, isHidden)
 			continue
 		}
-		a.remove(h)
+		deleted[h.rel.Ident] = true
 	}
 	if len(hidden) > 0 {
 		a.phase(PhaseDelete, len(hidden), len(hidden))
@@ -412,8 +444,9 @@ type applier struct {
 
 type hiddenRelease struct {
 	rel  *pkgstore.Release
-	name string // store-relative path of the hidden directory
-	size int64  // as the plan measured it; -1: measure when deleting
+	name string           // store-relative path of the hidden directory
+	size int64            // as the plan measured it; -1: measure when deleting
+	deps []pkgstore.Ident // what it needs (DEPS and TDEPS)
 }
 
 func (a *applier) stage(stage string, id pkgstore.Ident, hidden string) {
@@ -605,13 +638,15 @@ func (a *applier) restore(h hiddenRelease, why Reason) {
 }
 
 // remove deletes a hidden release for good, unless a mount point has
-// appeared inside it: then it is put back, whole.
-func (a *applier) remove(h hiddenRelease) {
+// appeared inside it: then it is put back, whole, and remove says why.
+func (a *applier) remove(h hiddenRelease) (why Reason, restored bool) {
 	a.stage("deleting", h.rel.Ident, h.name)
 	bytes, mounts, err := a.destroy(h.name, h.rel.Ident.Release, h.size < 0)
 	switch {
 	case len(mounts) > 0:
-		a.restore(h, Reason{CodeMountPoint, mountText(pkgstore.StoreDir + "/" + h.rel.Path() + "/" + mounts[0])})
+		why = Reason{CodeMountPoint, mountText(pkgstore.StoreDir + "/" + h.rel.Path() + "/" + mounts[0])}
+		a.restore(h, why)
+		return why, true
 	case err != nil:
 		a.done(Outcome{Ident: h.rel.Ident, Status: StatusFailed, Error: fmt.Sprintf("hidden from Habitat, but not all of it could be deleted (the next run retries): %v", err),
 			Err: &ReleaseError{Ident: h.rel.Ident, Op: "delete", Err: err}})
@@ -621,6 +656,7 @@ func (a *applier) remove(h hiddenRelease) {
 		}
 		a.done(Outcome{Ident: h.rel.Ident, Status: StatusRemoved, Bytes: bytes})
 	}
+	return Reason{}, false
 }
 
 // destroy deletes a hidden directory (store-relative name) for good.
@@ -687,15 +723,42 @@ func (a *applier) pruneEmpty(dir string) {
 
 // finishDebris completes what an interrupted run left: doomed directories
 // are deleted; pending ones (whole releases hidden before the final check)
-// are restored when their place is free and something needs them, and
-// deleted otherwise. Only a directory whose name is exactly one hab-gc
-// makes is touched: anything else (a symlink, a file, another name) is
-// reported and left alone. One that cannot be deleted is a failure.
-func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) {
+// are restored when their place is free and something needs them, or a
+// pending one put back needs them (its closure over DEPS and TDEPS, as
+// its hidden files name them), and deleted otherwise. Only a directory
+// whose name is exactly one hab-gc makes is touched: anything else (a
+// symlink, a file, another name) is reported and left alone. One that
+// cannot be deleted is a failure, and so is one needed that cannot be put
+// back (it stays hidden, for the next run). It returns how many it put
+// back.
+func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) (putBack int) {
 	needs := newNeeds(inv, found)
+	// The pending leftovers, by the release each holds.
+	pending := map[pkgstore.Ident][]string{}
+	for _, d := range inv.Debris {
+		if id, ok := pendingIdent(d); ok {
+			if fi, err := a.root.Lstat(d); err == nil && fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
+				pending[id] = append(pending[id], d)
+			}
+		}
+	}
+	deps := func(id pkgstore.Ident) []pkgstore.Ident {
+		var out []pkgstore.Ident
+		for _, d := range pending[id] {
+			out = append(out, hiddenDeps(a.root, d)...)
+		}
+		return out
+	}
+	isPending := func(id pkgstore.Ident) bool { return len(pending[id]) > 0 }
+	back := newPutBack()
+	for id := range pending {
+		if why, needed := needs.check(id); needed {
+			back.want(id, Reason{CodeNewDependent, why}, deps, isPending)
+		}
+	}
 	for _, d := range inv.Debris {
 		if a.ctx.Err() != nil {
-			return // the next run finishes the rest
+			return putBack // the next run finishes the rest
 		}
 		dir := path.Dir(d)
 		kind, release, ok := parseDebris(path.Base(d))
@@ -716,13 +779,24 @@ func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) {
 		if kind == "pending" {
 			orig := dir + "/" + release
 			if id, ok := pendingIdent(d); ok {
-				if why, needed := needs.check(id); needed {
-					if _, err := a.root.Lstat(orig); errors.Is(err, fs.ErrNotExist) {
-						if a.root.Rename(d, orig) == nil {
-							a.syncDir(dir)
-							a.leftover(Leftover{Path: d, Status: StatusKept, Text: "put back as " + orig + ": " + why})
+				if why, needed := back.reason(id); needed {
+					_, err := a.root.Lstat(orig)
+					switch {
+					case err == nil:
+						// Installed again meanwhile: that copy stays, the
+						// hidden one goes (below).
+					case !errors.Is(err, fs.ErrNotExist):
+						a.leftover(Leftover{Path: d, Status: StatusFailed, Text: "needed (" + why.Text + "), but its place " + orig + " cannot be examined, so it stays hidden for the next run: " + err.Error()})
+						continue
+					default:
+						if err := a.root.Rename(d, orig); err != nil {
+							a.leftover(Leftover{Path: d, Status: StatusFailed, Text: "needed (" + why.Text + "), but could not be put back as " + orig + ", so it stays hidden for the next run: " + err.Error()})
 							continue
 						}
+						a.syncDir(dir)
+						putBack++
+						a.leftover(Leftover{Path: d, Status: StatusKept, Text: "put back as " + orig + ": " + why.Text})
+						continue
 					}
 				}
 			}
@@ -737,6 +811,7 @@ func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) {
 			a.leftover(Leftover{Path: d, Status: StatusRemoved, Text: "deleted"})
 		}
 	}
+	return putBack
 }
 
 // leftover records and logs what was done with a leftover.
