@@ -73,7 +73,9 @@
 // refused (ErrState), and so is anything but a regular file with one link
 // owned by the effective user at the lock file's name, STATE.lock (the
 // store lock's rules, safeio.OpenPrivate). A job whose last due time is in the future (the
-// clock was set back) is re-anchored at now. A run whose record cannot be
+// clock was set back) is re-anchored at now. A state file that cannot be
+// written (a full or read-only file system) does not stop Reload: the
+// state is read and kept in memory (logged). A run whose record cannot be
 // written is not repeated for that due time by the same Scheduler. A
 // definition file that is rejected (DefinitionError: file, line, column)
 // keeps its schedules' and jobs' state until it is valid again; a

@@ -276,8 +276,16 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		if st, err = LoadState(s.StatePath); err == nil {
 			update(st)
 		}
-	} else {
-		err = updateState(s.StatePath, update)
+	} else if err = updateState(s.StatePath, update); err != nil && !errors.Is(err, ErrState) {
+		// A full or read-only file system under the state: run from
+		// memory (the state as it reads, brought up to date), which is
+		// when a [pressure] prune may be needed most. A refused state
+		// file (ErrState) is never read past.
+		s.log().Error("the state file cannot be written; running with the state in memory: runs are not recorded across restarts", "state", s.StatePath, "error", err)
+		var st *State
+		if st, err = LoadState(s.StatePath); err == nil {
+			update(st)
+		}
 	}
 	if err != nil {
 		return errs, err
@@ -505,6 +513,9 @@ func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
 			break
 		}
 		js := st.Jobs[j.Key]
+		if m, ok := s.memJob(j.Key); ok && m.LastDue != nil && (js == nil || js.LastDue == nil || js.LastDue.Before(*m.LastDue)) {
+			js = &m // a run this scheduler made that the file does not show (not writable)
+		}
 		if js == nil {
 			s.log().Error("job not run: the state file does not hold it and this daemon has no record of it; it is added at the next reload", "job", j.Key)
 			continue

@@ -62,3 +62,22 @@ func TestExportedTimerRunsFirstFiring(t *testing.T) {
 		})
 	}
 }
+
+// TestDaemonOnceReadOnlyState (issue 25 item 5): daemon --once with its
+// state on a read-only file system runs what is due (exactly when a
+// prune may be needed most) and says that the run could not be recorded,
+// instead of exiting 1 before running anything.
+func TestDaemonOnceReadOnlyState(t *testing.T) {
+	root := storetest.New(t).Root
+	dir := schedDir(t, map[string]string{"a": pruneDef(root, "17 * * * *")})
+	stateDir := t.TempDir()
+	state := filepath.Join(stateDir, "state.json")
+	if code, _, errs := hab(t, nil, "daemon", "--once", "--schedules", dir, "--state", state, "--now", "2026-06-01T00:00:00Z"); code != 0 {
+		t.Fatalf("daemon: %d %s", code, errs)
+	}
+	ro := storetest.ReadOnly(t, stateDir)
+	code, _, errs := hab(t, nil, "daemon", "--once", "--catch-up-spread", "0", "--schedules", dir, "--state", filepath.Join(ro, "state.json"), "--now", "2026-06-01T00:18:00Z")
+	if code == 1 || !strings.Contains(errs, "job ran") || !strings.Contains(errs, "not recorded") && !strings.Contains(errs, "recording the run") {
+		t.Fatalf("daemon --once on a read-only state: exit %d\n%s", code, errs)
+	}
+}
