@@ -51,11 +51,14 @@
 // KEY`, as an exported timer runs it at the job's due time): when the
 // state does not hold it yet, its latest due time runs, so that a timer's
 // first firing is not lost. Before running, it takes the store's lock and reads the state
-// again, so one due time of a prune never runs twice, even with two
-// schedulers. A check takes the lock shared, as `hab-gc check` does (and
-// checks without it, with Result.Notice, where it cannot be taken): two
-// schedulers may then, rarely, check one due time twice, which is
-// harmless. A job
+// again and claims the due time in it (Claim, under the state's lock),
+// so one due time never runs twice, even with two schedulers sharing the
+// state file: a prune holds the store's lock exclusive; a check takes it
+// shared, as `hab-gc check` does (and checks without it, with
+// Result.Notice, where it cannot be taken), and the claim keeps a second
+// scheduler from checking the same due time while the first runs it (a
+// claim whose process is gone, or another machine's older than a day, is
+// taken over). A job
 // whose store is locked waits (bounded), and otherwise stays due and is
 // retried.
 //

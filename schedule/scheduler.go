@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -488,6 +489,25 @@ type Outcome struct {
 	Triggered bool
 }
 
+// SkippedAlreadyRan is Outcome.Skipped of a job whose due time another
+// run (another scheduler's) recorded meanwhile: nothing to do.
+const SkippedAlreadyRan = "already ran for this due time"
+
+// skippedRunning starts Outcome.Skipped of a check whose due time another
+// scheduler has claimed and is running.
+const skippedRunning = "already running for this due time"
+
+// Failed reports whether the job did not do what it was due to do: it
+// stayed due (lock timeout, unusable store), or it ran and failed. A due
+// time another scheduler ran or is running, and a pressure job with
+// enough free space, are not failures.
+func (o Outcome) Failed() bool {
+	if o.Ran {
+		return o.Result.Error != ""
+	}
+	return o.Skipped != "" && o.Skipped != SkippedAlreadyRan && o.Skipped != SkippedEnoughFree && !strings.HasPrefix(o.Skipped, skippedRunning)
+}
+
 // RunDue runs every job that is due now, one at a time, each under its
 // store's lock: the state is read again under the lock, so a due time
 // that another scheduler already ran is not run twice.
@@ -649,6 +669,10 @@ func (s *Scheduler) runPressure(ctx context.Context, j Job) Outcome {
 func (s *Scheduler) recoverClock(j Job, a, now time.Time) {
 	s.log().Warn("the job's last due time is in the future: the clock was set back; it runs again at its next due time after now",
 		"job", j.Key, "last_due", a.UTC().Format(time.RFC3339), "now", now.UTC().Format(time.RFC3339))
+	if m, ok := s.memJob(j.Key); ok && anchor(&m).After(now) {
+		m.Since, m.LastDue = now, nil
+		s.remember(j.Key, m)
+	}
 	if s.ReadOnly {
 		return
 	}
@@ -707,24 +731,50 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 	default:
 		defer unlock()
 	}
-	// Under the lock: has this due time run meanwhile? For a prune, the
-	// exclusive lock makes this check and the run one step, so a due time
-	// never runs twice. A check holds the lock shared (or not at all):
-	// two schedulers sharing the state file may, rarely, both pass here
-	// and check the same due time twice, which is harmless (a check only
-	// reads); a check that ran and was recorded never runs again.
-	st, err := LoadState(s.StatePath)
-	if err != nil {
-		return fail(err.Error())
-	}
-	js := st.Jobs[j.Key]
-	if js == nil {
-		if m, ok := s.memJob(j.Key); ok {
-			js = &m // restored when the run is recorded
+	// Under the lock: has this due time run meanwhile? It is claimed in
+	// the state, under the state's lock, before it runs. For a prune, the
+	// exclusive store lock already makes the check and the run one step
+	// (a claim left by a scheduler that died is taken over). A check
+	// holds the store's lock shared (or not at all): the claim keeps
+	// another scheduler sharing the state file from checking the same due
+	// time while it runs.
+	skip := ""
+	claimErr := updateState(s.StatePath, func(st *State) bool {
+		js := st.Jobs[j.Key]
+		if js == nil {
+			if m, ok := s.memJob(j.Key); ok {
+				js = &m // restored
+				st.Jobs[j.Key] = js
+			}
+		}
+		switch {
+		case js == nil || (js.LastDue != nil && !js.LastDue.Before(due)):
+			skip = SkippedAlreadyRan
+			return false
+		case j.Type == Check && js.Claim != nil && !js.Claim.Due.Before(due) && js.Claim.alive(s.now()):
+			skip = skippedRunning + " (" + js.Claim.String() + ")"
+			return false
+		}
+		js.Claim = newClaim(due, s.now())
+		return true
+	})
+	if claimErr != nil {
+		// The state cannot be written (nor the claim): decide from what
+		// it reads and what this scheduler knows.
+		st, err := LoadState(s.StatePath)
+		if err != nil {
+			return fail(err.Error())
+		}
+		js := st.Jobs[j.Key]
+		if m, ok := s.memJob(j.Key); ok && (js == nil || m.LastDue != nil && (js.LastDue == nil || js.LastDue.Before(*m.LastDue))) {
+			js = &m
+		}
+		if js == nil || (js.LastDue != nil && !js.LastDue.Before(due)) {
+			skip = SkippedAlreadyRan
 		}
 	}
-	if js == nil || (js.LastDue != nil && !js.LastDue.Before(due)) {
-		out.Skipped = "already ran for this due time"
+	if skip != "" {
+		out.Skipped = skip
 		log.Info("job skipped", "reason", out.Skipped)
 		return out
 	}
@@ -742,6 +792,7 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 		js.LastRun = &RunRecord{Due: due, Start: start, End: end, Result: res}
 		js.Runs++
 		js.LastError = ""
+		js.Claim = nil
 		recorded = *js
 	}
 	err = updateState(s.StatePath, func(st *State) bool {

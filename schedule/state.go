@@ -56,6 +56,8 @@ type JobState struct {
 	// LastError is the last attempt that could not run (lock timeout,
 	// unusable store), which is retried.
 	LastError string `json:"last_error,omitempty"`
+	// Claim is the run under way (see Claim).
+	Claim *Claim `json:"claim,omitempty"`
 }
 
 // RunRecord is one run.

@@ -186,7 +186,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 				return exitCodeError{exitInterrupted}
 			}
 			for _, o := range outs {
-				if (o.Skipped != "" && o.Skipped != "already ran for this due time" && o.Skipped != schedule.SkippedEnoughFree) || (o.Ran && o.Result.Error != "") {
+				if o.Failed() {
 					failed++
 				}
 			}
