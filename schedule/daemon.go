@@ -36,10 +36,17 @@ func (s *Scheduler) Serve(ctx context.Context, hup <-chan struct{}) error {
 		}
 		check := time.NewTicker(5 * time.Second)
 		defer check.Stop()
+		// Changes are loaded once they settle: an editor's save (rename
+		// away, write) or a deploy writing many files is one reload.
+		settle := time.NewTimer(time.Hour)
+		settle.Stop()
+		defer settle.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
+			case <-settle.C:
+				poke()
 			case <-hup:
 				poke()
 			case <-check.C:
@@ -56,12 +63,16 @@ func (s *Scheduler) Serve(ctx context.Context, hup <-chan struct{}) error {
 					// removed or replaced.
 					w.rewatch()
 				}
-				poke()
+				settle.Reset(settleDelay)
 			}
 		}
 	}()
 	return s.Loop(ctx, reload, time.Minute)
 }
+
+// settleDelay is how long the schedules directory must be quiet before a
+// change is loaded.
+const settleDelay = 300 * time.Millisecond
 
 // dirWatch watches a directory by its name: the directory and its parent
 // (which sees the name replaced), re-adding the watch when the name leads

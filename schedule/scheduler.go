@@ -84,6 +84,11 @@ type Scheduler struct {
 	pending map[string]*flight       // by job key: the next triggered run
 }
 
+// goneGrace is how long a schedule whose definition went (and the jobs
+// only it asked for) is kept in the state: an editor's save renames the
+// file away and writes it again, and a deploy may replace files.
+const goneGrace = 10 * time.Minute
+
 // missedGrace is how late a due time may be seen, after the Scheduler
 // started, and still count as on time (a timer's accuracy, a slow start).
 const missedGrace = 2 * time.Minute
@@ -211,7 +216,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 			if !ok {
 				ss = ScheduleState{FirstSeen: now}
 			}
-			ss.File = d.File
+			ss.File, ss.Gone = d.File, nil
 			st.Schedules[d.Name] = ss
 		}
 		created := func(d Definition) time.Time {
@@ -251,6 +256,13 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 			case !s.ours(ss):
 				held[n] = true
 				foreign = append(foreign, n)
+			case ss.Gone == nil || now.Before(*ss.Gone):
+				g := now
+				ss.Gone = &g
+				st.Schedules[n] = ss
+				held[n] = true
+			case now.Sub(*ss.Gone) < goneGrace:
+				held[n] = true
 			}
 		}
 		if len(foreign) > 0 {

@@ -36,6 +36,11 @@ type ScheduleState struct {
 	// File is the definition file it was last read from: while that file
 	// is rejected (a half-written save), the schedule's state is kept.
 	File string `json:"file,omitempty"`
+	// Gone is when a reload first found no definition of it: it is
+	// forgotten (with the jobs only it asked for) once it has been gone
+	// for goneGrace, so that an editor's save (rename away, write again)
+	// is not a deletion.
+	Gone *time.Time `json:"gone,omitempty"`
 }
 
 // JobState is one effective job's persisted state.
