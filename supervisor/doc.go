@@ -16,4 +16,11 @@
 // (Client.Timeout), or answering anything but 200 with a well-formed list
 // is an error wrapping ErrGateway, so that a plan or a removal refuses
 // rather than guess. The response is read up to Client.MaxBytes.
+//
+// A redirect is never followed (it is an error naming where it points), so
+// the bearer token goes to the configured URL only, and the default client
+// uses no proxy. A Supervisor started with `hab sup run --key --certs`
+// serves the gateway over TLS, and with --ca-certs requires a client
+// certificate its CA signed: LoadTLS reads the CA that verifies the gateway
+// and the client certificate and key into Client.TLS.
 package supervisor

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -115,8 +116,30 @@ type Client struct {
 	// answer (default DefaultMaxBytes).
 	Timeout  time.Duration
 	MaxBytes int64
-	// HTTP is the client to use (default: a plain http.Client).
+	// TLS, when set, is the TLS configuration for an https gateway (see
+	// LoadTLS); ignored when HTTP is set.
+	TLS *tls.Config
+	// HTTP is the client to use (default: one with TLS, and no proxy:
+	// the token goes to the gateway only). Its redirects are never
+	// followed, whatever its CheckRedirect.
 	HTTP *http.Client
+}
+
+// httpClient is c.HTTP, or one of its own, that never follows a redirect:
+// the bearer token is for the gateway configured, and a Supervisor's
+// gateway never redirects.
+func (c Client) httpClient() *http.Client {
+	var hc http.Client
+	if c.HTTP != nil {
+		hc = *c.HTTP
+	} else {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.Proxy = nil
+		tr.TLSClientConfig = c.TLS
+		hc.Transport = tr
+	}
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &hc
 }
 
 func (c Client) url() string {
@@ -135,10 +158,7 @@ func (c Client) Services(ctx context.Context) ([]Service, error) {
 	if limit <= 0 {
 		limit = DefaultMaxBytes
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = &http.Client{}
-	}
+	hc := c.httpClient()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.url(), nil)
@@ -157,6 +177,13 @@ func (c Client) Services(ctx context.Context) ([]Service, error) {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: reading the answer: %v", ErrGateway, c.url(), err)
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		where := resp.Header.Get("Location")
+		if loc, err := resp.Location(); err == nil {
+			where = loc.String()
+		}
+		return nil, fmt.Errorf("%w: %s answered %s, a redirect to %q: not followed (the gateway's token is sent to the configured URL only; configure the address it redirects to if that is the gateway)", ErrGateway, c.url(), resp.Status, where)
 	}
 	if resp.StatusCode != http.StatusOK {
 		hint := ""

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -54,6 +55,9 @@ func settings() []setting {
 		{"lock_timeout", "lock-timeout", []string{"HAB_GC_LOCK_TIMEOUT"}},
 		{"runtime_roots", "runtime-roots", []string{"HAB_GC_RUNTIME_ROOTS"}},
 		{"sup_gateway", "sup-gateway", []string{"HAB_GC_SUP_GATEWAY"}},
+		{"sup_gateway_ca_certs", "sup-gateway-ca-certs", []string{"HAB_GC_SUP_GATEWAY_CA_CERTS"}},
+		{"sup_gateway_certs", "sup-gateway-certs", []string{"HAB_GC_SUP_GATEWAY_CERTS"}},
+		{"sup_gateway_key", "sup-gateway-key", []string{"HAB_GC_SUP_GATEWAY_KEY"}},
 		{"min_free", "min-free", []string{"HAB_GC_MIN_FREE"}},
 		{"max_free", "max-free", []string{"HAB_GC_MAX_FREE"}},
 		{"cache", "cache", []string{"HAB_GC_CACHE"}},
@@ -548,15 +552,60 @@ func (c *config) rootFinders() ([]retention.RootFinder, error) {
 	if on {
 		finders = append(finders, runroots.Finder{BestEffort: bestEffort})
 	}
-	if raw := strings.TrimSpace(c.raw("sup_gateway")); raw != "" {
-		u, err := supervisor.ParseURL(raw)
-		if err != nil {
-			return nil, c.bad("sup_gateway", err.Error())
+	raw := strings.TrimSpace(c.raw("sup_gateway"))
+	files := supervisor.TLSFiles{CACerts: c.raw("sup_gateway_ca_certs"), Cert: c.raw("sup_gateway_certs"), Key: c.raw("sup_gateway_key")}
+	if raw == "" {
+		if k := c.firstSet("sup_gateway_ca_certs", "sup_gateway_certs", "sup_gateway_key"); k != "" {
+			return nil, c.bad(k, "needs sup-gateway: it is for the Supervisor's gateway served over TLS")
 		}
-		token, _ := c.lookup(supervisor.TokenEnv)
-		finders = append(finders, supervisor.Finder{Client: supervisor.Client{URL: u, Token: token}})
+		return finders, nil
 	}
-	return finders, nil
+	u, err := supervisor.ParseURL(raw)
+	if err != nil {
+		return nil, c.bad("sup_gateway", err.Error())
+	}
+	client := supervisor.Client{URL: u}
+	client.Token, _ = c.lookup(supervisor.TokenEnv)
+	if !files.IsZero() {
+		if client.TLS, err = c.gatewayTLS(u, files); err != nil {
+			return nil, err
+		}
+	}
+	return append(finders, supervisor.Finder{Client: client}), nil
+}
+
+// gatewayTLS reads the gateway's TLS files: the CA that verifies the
+// gateway (the root of the Supervisor's --certs) and the client
+// certificate and key a Supervisor started with --ca-certs requires.
+func (c *config) gatewayTLS(u string, files supervisor.TLSFiles) (*tls.Config, error) {
+	if !strings.HasPrefix(u, "https://") {
+		return nil, c.bad(c.firstSet("sup_gateway_ca_certs", "sup_gateway_certs", "sup_gateway_key"),
+			"needs an https:// sup-gateway ("+u+" is plain http)")
+	}
+	switch {
+	case files.Cert != "" && files.Key == "":
+		return nil, c.bad("sup_gateway_certs", "needs sup-gateway-key too: the client certificate's private key")
+	case files.Key != "" && files.Cert == "":
+		return nil, c.bad("sup_gateway_key", "needs sup-gateway-certs too: the client certificate it is the key of")
+	}
+	if _, err := supervisor.LoadTLS(supervisor.TLSFiles{CACerts: files.CACerts}); err != nil {
+		return nil, c.bad("sup_gateway_ca_certs", err.Error())
+	}
+	cfg, err := supervisor.LoadTLS(files)
+	if err != nil {
+		return nil, c.bad("sup_gateway_certs", err.Error())
+	}
+	return cfg, nil
+}
+
+// firstSet returns the first of keys that is set, or "".
+func (c *config) firstSet(keys ...string) string {
+	for _, k := range keys {
+		if c.isSet(k) && c.raw(k) != "" {
+			return k
+		}
+	}
+	return ""
 }
 
 // pressureLimits returns the free-space limits of a run (min_free,
@@ -608,6 +657,9 @@ func addPolicyFlags(fs *pflag.FlagSet) {
 	fs.Bool("allow-damaged", false, "plan despite a damaged store: damaged releases and all they name are kept")
 	fs.String("runtime-roots", "true", "keep every release a running process uses (executes, maps, holds open, works in, names in its environment or command line), read from /proc; where /proc does not show every process fully, the releases to remove are checked with write leases, and the run is refused if they cannot be: best-effort goes on then, false turns it off (env HAB_GC_RUNTIME_ROOTS)")
 	fs.Lookup("runtime-roots").NoOptDefVal = "true"
+	fs.String("sup-gateway-ca-certs", "", "PEM `FILE` of the CA that verifies an https sup-gateway (the root CA of the Supervisor's --certs; default: the system's roots)")
+	fs.String("sup-gateway-certs", "", "PEM `FILE` of the client certificate (chain) to present to an https sup-gateway, for a Supervisor started with --ca-certs (needs --sup-gateway-key)")
+	fs.String("sup-gateway-key", "", "PEM `FILE` of the private key of --sup-gateway-certs")
 	fs.String("sup-gateway", "", "also keep what the Supervisor's services run, asking its HTTP gateway at URL (the Supervisor's default: "+supervisor.DefaultURL+"; token from "+supervisor.TokenEnv+"; env HAB_GC_SUP_GATEWAY); if it does not answer, nothing is removed")
 }
 
