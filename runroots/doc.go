@@ -25,7 +25,7 @@
 // shows once it is hidden, maps back to that release, so that the final
 // check before deleting (retention.Apply) can put it back.
 //
-// # Paths as the process sees them
+// # Paths as the process sees them, and the files' identity
 //
 // The kernel renders link and maps paths from the reader's root, so they
 // are matched as they are. Environment and command-line strings are in the
@@ -35,6 +35,40 @@
 // joined under the process's root, for a process in another mount
 // namespace. The store is matched both as given (FS_ROOT/hab/pkgs) and with
 // symlinks resolved.
+//
+// A path that matches none of these is matched by identity, so that bind
+// mounts, chroots and other mount namespaces are seen: when one of its
+// components (four or more deep) is the name of a release directory of the
+// store, the directory it names is stat'ed, in the reader's view and then
+// through /proc/PID/root, and compared (device and inode: a bind mount
+// keeps them) with the store's release directories (ScanInventory takes
+// them from the inventory, Scan reads them). Failing that, the file itself
+// is compared with the file at the same place under the store's
+// ORIGIN/NAME/VERSION/RELEASE: through the proc link for exe, cwd and fd,
+// by the inode column for maps. A path without a release's name in it
+// costs no system call.
+//
+// # When /proc does not show everything
+//
+// Root without CAP_SYS_PTRACE (a hardened unit, a container) cannot read
+// the fd, exe, cwd and root links of processes holding capabilities it
+// lacks (Linux 6.18: maps and environ stay readable with CAP_SYS_ADMIN or
+// CAP_PERFMON); a caller that is not root cannot read other users'
+// processes; hidepid hides them. Such a scan is blind (Result.Blind), and
+// Finder then checks every release about to be removed with write leases
+// (Found.Probe): fcntl F_SETLEASE F_WRLCK fails with EAGAIN while any other
+// open file description of a file exists, in any namespace, which a
+// process that executes a file, has it mapped (also with its descriptor
+// closed) or holds it open has. Checked on Linux 6.18 (exec, exec through
+// ld.so, open for reading or writing, mapped then closed, another user's
+// process: all caught). Not caught: a working directory or root in the
+// release (leases are for regular files), a name in an environment or
+// command line, an O_PATH descriptor; on overlayfs a file mapped and then
+// closed (the mapping holds the lower file), so there a blind scan cannot
+// vouch for the release. A file a lease cannot be taken on (not the
+// owner and no CAP_LEASE, a file system without leases) makes Finder fail
+// with ErrBlind, naming how many processes it could not see and why,
+// unless BestEffort.
 //
 // # What cannot be seen
 //

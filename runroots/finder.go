@@ -30,7 +30,7 @@ type Finder struct {
 // when blind, the write-lease probe adds "lease_probed_files",
 // "lease_busy_releases" and "lease_unprobed_files".
 func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (retention.Found, error) {
-	res, err := Scan(ctx, f.ProcRoot, inv.FSRoot)
+	res, err := ScanInventory(ctx, f.ProcRoot, inv)
 	if err != nil {
 		return retention.Found{}, fmt.Errorf("runtime roots: %w", err)
 	}

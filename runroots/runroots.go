@@ -137,12 +137,32 @@ type Result struct {
 	// HidePID is the proc root's hidepid mount option ("" when it hides
 	// nothing).
 	HidePID string
+	// MapsDenied counts the Denied processes whose maps could not be read
+	// either (their mappings are then unknown).
+	MapsDenied int
 }
 
 // Scan reads every process under procRoot (DefaultProcRoot when empty) and
 // returns the uses of releases of the store under fsRoot. It fails only
 // when the proc root cannot be listed, or when ctx ends.
+//
+// A path that does not name the store as given (or resolved) is matched by
+// identity: a bind mount of the store, a chroot or another mount
+// namespace shows its releases under other paths, but the release
+// directory they lie in has the device and inode Scan read from the store
+// (see identity).
 func Scan(ctx context.Context, procRoot, fsRoot string) (*Result, error) {
+	return scan(ctx, procRoot, fsRoot, identityFromDisk(fsRoot))
+}
+
+// ScanInventory is Scan for the store an inventory was read from, whose
+// release directories' device and inode it already holds (and the
+// hidden directories it lists).
+func ScanInventory(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
+	return scan(ctx, procRoot, inv.FSRoot, identityOf(inv))
+}
+
+func scan(ctx context.Context, procRoot, fsRoot string, ix *identity) (*Result, error) {
 	if procRoot == "" {
 		procRoot = DefaultProcRoot
 	}
@@ -150,6 +170,7 @@ func Scan(ctx context.Context, procRoot, fsRoot string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.ix = ix
 	d, err := os.Open(procRoot)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoProc, err)
@@ -185,6 +206,9 @@ func Scan(ctx context.Context, procRoot, fsRoot string) (*Result, error) {
 					res.Vanished++
 				case st.denied:
 					res.Denied++
+					if st.mapsDenied {
+						res.MapsDenied++
+					}
 				case st.failed != "":
 					if res.Failed == 0 {
 						res.FailedExample = st.failed
@@ -222,8 +246,10 @@ func Scan(ctx context.Context, procRoot, fsRoot string) (*Result, error) {
 
 // matcher maps absolute paths to releases of one store.
 type matcher struct {
-	stores  []string // absolute store paths, each ending in "/"
-	needles [][]byte // a cheap test: a store path contains one of these
+	stores   []string // absolute store paths, each ending in "/"
+	storeDir string   // the store as given
+	needles  [][]byte // a cheap test: a store path contains one of these
+	ix       *identity
 }
 
 func newMatcher(fsRoot string) (*matcher, error) {
@@ -234,8 +260,8 @@ func newMatcher(fsRoot string) (*matcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &matcher{}
 	store := filepath.ToSlash(filepath.Join(abs, pkgstore.StoreDir))
+	m := &matcher{storeDir: store}
 	cands := []string{store}
 	if real, err := filepath.EvalSymlinks(store); err == nil && filepath.ToSlash(real) != store {
 		cands = append(cands, filepath.ToSlash(real))
@@ -311,25 +337,52 @@ type matched struct {
 	file   string
 	hidden bool
 	ok     bool
+	// cand: not matched, but a component of the path names a release
+	// directory, so that another view of it may still be one (see
+	// identity).
+	cand bool
 }
 
-// match is matcher.match, remembered: processes share most paths.
-func (r *reader) match(p string) (pkgstore.Ident, string, bool, bool) {
+// match is matcher.match, then identity.lookup in the reader's own view,
+// remembered: processes share most paths.
+func (r *reader) match(p string) matched {
 	if m, ok := r.cache[p]; ok {
-		return m.id, m.file, m.hidden, m.ok
+		return m
 	}
+	return r.matchMiss(p)
+}
+
+// matchBytes is match for a path in a buffer (no copy when remembered).
+func (r *reader) matchBytes(p []byte) matched {
+	if m, ok := r.cache[string(p)]; ok {
+		return m
+	}
+	return r.matchMiss(string(p))
+}
+
+func (r *reader) matchMiss(p string) matched {
 	if r.cache == nil || len(r.cache) > 1<<14 {
 		r.cache = map[string]matched{}
 	}
 	var m matched
 	m.id, m.file, m.hidden, m.ok = r.m.match(p)
+	if !m.ok && r.m.ix != nil && strings.HasPrefix(p, "/") {
+		c := path.Clean(strings.TrimSuffix(p, " (deleted)"))
+		if m.cand = r.m.ix.candidate(c); m.cand {
+			if m.id, m.file, m.hidden, m.ok = r.m.ix.lookup("", c); m.ok {
+				m.cand = false
+			}
+		}
+	}
 	r.cache[p] = m
-	return m.id, m.file, m.hidden, m.ok
+	return m
 }
 
 type procState struct {
 	uses     []Use
 	denied   bool
+	// mapsDenied: maps itself could not be read (permission)
+	mapsDenied bool
 	vanished bool
 	failed   string
 	gone     bool // an ENOENT/ESRCH was met: check whether the process exited
@@ -376,23 +429,49 @@ func (r *reader) process(pid int) procState {
 	}
 	root, err := r.readlinkat(dfd, "root")
 	st.note("root", err)
-	// add matches a path as the reader sees it, then joined under the
-	// process's root directory (another mount namespace).
-	add := func(kind Kind, p string) {
-		if !strings.HasPrefix(p, "/") {
+	// try records the use a path (p, matched as the reader sees it: m)
+	// stands for, else the one it stands for joined under the process's
+	// root directory, as the process resolves it (another mount
+	// namespace), or by the identity of the file itself: the one the proc
+	// link named link (exe, cwd, fd/N) leads to, or with inode ino (maps).
+	try := func(kind Kind, p string, m matched, link string, ino uint64) {
+		if m.ok {
+			record(kind, m.id, m.file, m.hidden)
 			return
 		}
-		if id, file, hidden, ok := r.match(p); ok {
-			record(kind, id, file, hidden)
-		} else if root != "" && root != "/" {
-			if id, file, hidden, ok := r.match(root + p); ok {
-				record(kind, id, file, hidden)
+		if root != "" && root != "/" {
+			if m := r.match(root + p); m.ok {
+				record(kind, m.id, m.file, m.hidden)
+				return
 			}
+		}
+		if !m.cand {
+			return
+		}
+		c := path.Clean(strings.TrimSuffix(p, " (deleted)"))
+		if id, file, hidden, ok := r.m.ix.lookup(dir+"/root", c); ok {
+			record(kind, id, file, hidden)
+			return
+		}
+		same := func(st *unix.Stat_t) bool { return ino != 0 && st.Ino == ino }
+		if link != "" {
+			same = func(st *unix.Stat_t) bool {
+				var t unix.Stat_t
+				return unix.Stat(dir+"/"+link, &t) == nil && t.Dev == st.Dev && t.Ino == st.Ino
+			}
+		}
+		if id, file, hidden, ok := r.m.ix.sameFile(r.m.storeDir, c, same); ok {
+			record(kind, id, file, hidden)
+		}
+	}
+	add := func(kind Kind, p, link string) {
+		if strings.HasPrefix(p, "/") {
+			try(kind, p, r.match(p), link, 0)
 		}
 	}
 	if err == nil {
-		if id, file, hidden, ok := r.match(root); ok {
-			record(KindRoot, id, file, hidden)
+		if m := r.match(root); m.ok {
+			record(KindRoot, m.id, m.file, m.hidden)
 		}
 	}
 	for _, l := range [...]struct {
@@ -402,18 +481,26 @@ func (r *reader) process(pid int) procState {
 		t, err := r.readlinkat(dfd, l.name)
 		st.note(l.name, err)
 		if err == nil {
-			add(l.kind, t)
+			add(l.kind, t, l.name)
 		}
 	}
-	if err := r.fds(dfd, func(t string) { add(KindFD, t) }); err != nil {
+	if err := r.fds(dfd, func(name, t string) { add(KindFD, t, "fd/"+name) }); err != nil {
 		st.note("fd", err)
 	}
 	if b, err := r.readAt(dfd, "maps"); err != nil {
 		st.note("maps", err)
-	} else if r.m.mayHold(b) {
+		st.mapsDenied = errors.Is(err, os.ErrPermission)
+	} else if r.m.mayHold(b) || r.m.ix != nil && len(r.m.ix.names) > 0 {
+		// Every line: a file mapped through a bind mount of the store
+		// shows under any path.
 		for line := range bytes.Lines(b) {
-			if p, ok := mapsPath(line); ok {
-				add(KindMap, p)
+			if p, ok := mapsPathBytes(line); ok {
+				if m := r.matchBytes(p); m.ok || m.cand || root != "" && root != "/" {
+					// By the inode column when by the file: the device
+					// column is the superblock's, which is not stat's on
+					// every file system (btrfs subvolumes, overlayfs).
+					try(KindMap, string(p), m, "", mapsInode(line))
+				}
 			}
 		}
 	}
@@ -431,10 +518,15 @@ func (r *reader) process(pid int) procState {
 		}
 		for _, s := range bytes.Split(b, []byte{0}) {
 			for _, p := range storePaths(string(s), r.viewPrefixes(root)) {
+				q := p
 				if root != "" && root != "/" {
-					p = root + p
+					q = root + p
 				}
-				id, _, hidden, ok := r.match(p)
+				m := r.match(q)
+				id, hidden, ok := m.id, m.hidden, m.ok
+				if !ok && r.m.ix != nil && r.m.ix.candidate(path.Clean(p)) {
+					id, _, hidden, ok = r.m.ix.lookup(dir+"/root", path.Clean(p))
+				}
 				if !ok {
 					continue
 				}
@@ -467,7 +559,7 @@ func (r *reader) process(pid int) procState {
 
 // fds calls f with the target of every link in the fd directory of a
 // process. A descriptor closed since the listing is skipped.
-func (r *reader) fds(dfd int, f func(string)) error {
+func (r *reader) fds(dfd int, f func(name, target string)) error {
 	fd, err := unix.Openat(dfd, "fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return err
@@ -494,7 +586,7 @@ func (r *reader) fds(dfd int, f func(string)) error {
 				}
 				return err
 			}
-			f(t)
+			f(name, t)
 		}
 	}
 	return nil
@@ -523,9 +615,16 @@ func (r *reader) readlinkat(dfd int, name string) (string, error) {
 // viewPrefixes are the store paths as a process with root directory root
 // names them: the store itself when its root is "/", the part below root
 // when the store lies under it, none otherwise.
+//
+// Habitat's own place for the store, /hab/pkgs/, is always one of them:
+// a chroot or container may have the store bind-mounted there (matched
+// by identity).
 func (r *reader) viewPrefixes(root string) []string {
 	if root == "" || root == "/" {
-		return r.m.stores
+		if slices.Contains(r.m.stores, habStore) {
+			return r.m.stores
+		}
+		return append(slices.Clip(r.m.stores), habStore)
 	}
 	var out []string
 	for _, s := range r.m.stores {
@@ -533,8 +632,14 @@ func (r *reader) viewPrefixes(root string) []string {
 			out = append(out, "/"+rest)
 		}
 	}
+	if !slices.Contains(out, habStore) {
+		out = append(out, habStore)
+	}
 	return out
 }
+
+// habStore is where Habitat keeps the store under its FS root.
+const habStore = "/" + pkgstore.StoreDir + "/"
 
 // readAt reads a whole proc file, relative to a process's directory, into
 // the reader's buffer (valid until the next read).
@@ -575,6 +680,12 @@ func (r *reader) readAt(dfd int, name string) ([]byte, error) {
 // "address perms offset dev inode   path". Anonymous mappings (inode 0,
 // [heap], [stack]...) have none.
 func mapsPath(line []byte) (string, bool) {
+	p, ok := mapsPathBytes(line)
+	return string(p), ok
+}
+
+// mapsPathBytes is mapsPath, in line.
+func mapsPathBytes(line []byte) ([]byte, bool) {
 	line = bytes.TrimRight(line, "\n")
 	rest := line
 	var inode []byte
@@ -582,7 +693,7 @@ func mapsPath(line []byte) (string, bool) {
 		rest = bytes.TrimLeft(rest, " ")
 		end := bytes.IndexByte(rest, ' ')
 		if end < 0 {
-			return "", false
+			return nil, false
 		}
 		if i == 4 {
 			inode = rest[:end]
@@ -591,9 +702,23 @@ func mapsPath(line []byte) (string, bool) {
 	}
 	rest = bytes.TrimLeft(rest, " ")
 	if len(rest) == 0 || rest[0] != '/' || bytes.Equal(inode, []byte("0")) {
-		return "", false
+		return nil, false
 	}
-	return string(rest), true
+	return rest, true
+}
+
+// mapsInode returns the inode column of a line of /proc/PID/maps (0 when
+// it cannot be read).
+func mapsInode(line []byte) uint64 {
+	f := bytes.Fields(line)
+	if len(f) < 5 {
+		return 0
+	}
+	n, err := strconv.ParseUint(string(f[4]), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // storePaths returns every path in s that starts with one of the
