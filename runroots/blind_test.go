@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -286,5 +287,42 @@ func TestBlindApplyKeepsWhatIsOpenedWhileHidden(t *testing.T) {
 	}
 	if _, err := os.Stat(b.PkgPath(oldApp) + "/share/data.txt"); err != nil {
 		t.Fatalf("not put back: %v", err)
+	}
+}
+
+// TestBlindScanOnOverlayfs: on overlayfs a file mapped through the overlay
+// and then closed holds the lower file, so a lease on the overlay's file
+// does not see it (checked on Linux 6.18). A blind scan that could not read
+// some process's maps therefore refuses there; one that could (root with
+// CAP_SYS_ADMIN or CAP_PERFMON but without CAP_SYS_PTRACE) sees the mapping
+// in maps and keeps the release.
+func TestBlindScanOnOverlayfs(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: overlayfs mount")
+	}
+	base := t.TempDir()
+	lower, upper, work, merged := base+"/lower", base+"/upper", base+"/work", base+"/merged"
+	for _, d := range []string{upper, work, merged} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lb := storetest.At(t, lower)
+	lb.Add(storetest.Release{Ident: oldApp, Files: map[string]string{"share/data.txt": "data\n", "lib/libapp.so": "not really a library\n"}})
+	lb.Pkg("core/app/2.0.0/20210101000000")
+	if err := syscall.Mount("overlay", merged, "overlay", 0, "lowerdir="+lower+",upperdir="+upper+",workdir="+work); err != nil {
+		t.Skip("cannot mount overlayfs:", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(merged, syscall.MNT_DETACH) })
+	lib := merged + "/" + pkgstore.StoreDir + "/" + oldApp + "/lib/libapp.so"
+	proctest.Start(t, proctest.Map, lib)
+
+	out := planWithout(t, merged, "", "sys_ptrace", "sys_admin", "perfmon")
+	if !out.Unknown || !strings.Contains(out.Err, "overlayfs") {
+		t.Fatalf("blind plan on overlayfs, maps unreadable: %s %+v err %q; want refused naming overlayfs", out.Action, out.Reasons, out.Err)
+	}
+	out = planWithout(t, merged, "", "sys_ptrace")
+	if out.Err != "" || out.Action != string(retention.Keep) || !hasReason(out.Reasons, retention.CodeInUse, "lib/libapp.so mapped") {
+		t.Fatalf("blind plan on overlayfs, maps readable: %s %+v err %q; want keep, the mapping seen", out.Action, out.Reasons, out.Err)
 	}
 }

@@ -68,6 +68,13 @@ func (lp leaseProbe) probe(ctx context.Context, dirs []retention.ProbeDir) (rete
 	return out, nil
 }
 
+// mapsUnseen reports whether the scan may have missed a mapping: a
+// process whose maps it could not read, or one it could not see at all.
+func (lp leaseProbe) mapsUnseen() bool {
+	r := lp.scan
+	return r.MapsDenied > 0 || r.Failed > 0 || r.hiding()
+}
+
 // notSeen is how many processes the scan could not read whole.
 func (r *Result) notSeen() int { return r.Denied + r.Failed }
 
@@ -111,9 +118,10 @@ func (lp leaseProbe) release(sfd int, rel string, st *probeStats) (string, bool)
 	before := st.unprobed
 	w := walker{st: st, dev: root.Dev, base: rel}
 	file, busy := w.dir(dfd, "")
-	if !busy && unix.Fstatfs(dfd, &sfs) == nil && sfs.Type == overlayMagic {
+	if !busy && lp.mapsUnseen() && unix.Fstatfs(dfd, &sfs) == nil && sfs.Type == overlayMagic {
 		// On overlayfs a mapping holds the lower file, not the overlay's:
-		// a file mapped and then closed is not seen.
+		// a file mapped and then closed is not seen (where the scan could
+		// not read some process's maps itself).
 		st.unprobed += w.files
 		if st.example == "" {
 			st.example = "the store is on overlayfs, where a lease does not see a file mapped without an open descriptor"
