@@ -379,13 +379,13 @@ func (r *reader) matchMiss(p string) matched {
 }
 
 type procState struct {
-	uses     []Use
-	denied   bool
+	uses   []Use
+	denied bool
 	// mapsDenied: maps itself could not be read (permission)
 	mapsDenied bool
-	vanished bool
-	failed   string
-	gone     bool // an ENOENT/ESRCH was met: check whether the process exited
+	vanished   bool
+	failed     string
+	gone       bool // an ENOENT/ESRCH was met: check whether the process exited
 }
 
 // note records a read error: permission, a raced exit, or another failure.
