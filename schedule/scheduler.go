@@ -49,8 +49,11 @@ type Scheduler struct {
 	// Only, when set, restricts RunDue to the job with this key.
 	Only string
 	// Machine is this machine's identity, part of every randomized time
-	// (see HashInput.Machine); empty: none.
-	Machine string
+	// (see HashInput.Machine); empty: none. It is recorded in a new state
+	// (State.Machine); a state that has one keeps it, unless
+	// ForceMachine (the identity was given explicitly).
+	Machine      string
+	ForceMachine bool
 	// CatchUpSpread bounds the delay of a missed run (one whose due time
 	// passed before this Scheduler started, e.g. while the machine was
 	// down): it waits a stable per-machine, per-job delay in
@@ -70,6 +73,7 @@ type Scheduler struct {
 	jobs     []Job
 	crons    map[string]*Cron
 	view     *State // the state as Reload left it (in memory)
+	machine  string // the identity the jobs' times were drawn with
 
 	umu        sync.Mutex
 	unrecorded map[string]unrecorded // by job key
@@ -113,7 +117,10 @@ func (s *Scheduler) holdCatchUp(j Job, due, now time.Time) bool {
 		delete(s.catchUp, j.Key)
 		return false
 	}
-	at := s.started.Add(catchUpDelay(s.Machine, j.Key, s.CatchUpSpread))
+	s.mu.RLock()
+	machine := s.machine
+	s.mu.RUnlock()
+	at := s.started.Add(catchUpDelay(machine, j.Key, s.CatchUpSpread))
 	if !now.Before(at) {
 		delete(s.catchUp, j.Key)
 		return false
@@ -210,6 +217,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 	s.umu.Unlock()
 	var jobs, pjobs []Job
 	var view *State
+	var machine string
 	update := func(st *State) bool {
 		for _, d := range defs {
 			ss, ok := st.Schedules[d.Name]
@@ -225,7 +233,14 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 			}
 			return st.Schedules[d.Name].FirstSeen
 		}
-		jobs = BuildJobs(defs, s.Machine, created)
+		if st.Machine == "" || s.ForceMachine && st.Machine != s.Machine {
+			if st.Machine != "" {
+				s.log().Info("the identity randomized times are drawn with changes: every randomized job's time moves", "from", st.Machine, "to", s.Machine)
+			}
+			st.Machine = s.Machine
+		}
+		machine = st.Machine
+		jobs = BuildJobs(defs, machine, created)
 		pjobs = BuildPressureJobs(defs, created)
 		live := map[string]bool{}
 		for _, j := range jobs {
@@ -312,7 +327,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		crons[j.Key] = c
 	}
 	s.mu.Lock()
-	s.jobs, s.crons, s.view, s.pressure = jobs, crons, view, pjobs
+	s.jobs, s.crons, s.view, s.pressure, s.machine = jobs, crons, view, pjobs, machine
 	s.mu.Unlock()
 	return errs, nil
 }

@@ -23,6 +23,10 @@ var ErrState = errors.New("unusable schedule state")
 // State is what the scheduler persists between runs.
 type State struct {
 	Version int `json:"version"`
+	// Machine is the identity randomized times were drawn with (see
+	// HashInput.Machine): kept for the life of the state, so that a
+	// re-created container (a new host name) keeps every job's time.
+	Machine string `json:"machine,omitempty"`
 	// Schedules records when each schedule was first seen (its created
 	// time when the file gives none).
 	Schedules map[string]ScheduleState `json:"schedules"`

@@ -79,12 +79,13 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	if err != nil {
 		return nil, err
 	}
+	_, explicit := a.explicitMachineID()
 	spread, _ := cmd.Flags().GetDuration("catch-up-spread")
 	if spread < 0 {
 		return nil, usageError{fmt.Errorf("invalid --catch-up-spread %v: must be 0 or more", spread)}
 	}
 	setup := a.jobSetup(cmd)
-	return &schedule.Scheduler{Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, CatchUpSpread: spread,
+	return &schedule.Scheduler{Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, ForceMachine: explicit, CatchUpSpread: spread,
 		Logger: slog.New(slog.NewTextHandler(a.stderr, nil)),
 		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.RunResult {
 			start := time.Now()
@@ -336,6 +337,7 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 	next.Flags().Int("count", 5, "how many next run times to print after the expression")
 	next.Flags().String("timezone", "UTC", "time zone cron expressions are read in (e.g. Europe/Berlin, Local)")
 	next.Flags().String("now", "", "set the clock to this RFC 3339 time (tests and rehearsals)")
+	next.Flags().String("state", "", "the daemon's state file, whose recorded machine identity is used (default FS_ROOT/hab/sup/default/hab-gc/schedule-state.json)")
 	next.RunE = a.withConfig(func(cmd *cobra.Command, c *config, argv []string) error {
 		loc, clock, err := zoneAndClock(cmd)
 		if err != nil {
@@ -348,6 +350,17 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 		machine, err := a.machineID(c)
 		if err != nil {
 			return err
+		}
+		// The identity a daemon's state recorded is the one its times
+		// were drawn with (unless HAB_GC_MACHINE_ID says otherwise).
+		if _, explicit := a.explicitMachineID(); !explicit {
+			state, _ := cmd.Flags().GetString("state")
+			if state == "" {
+				state = filepath.Join(c.fsRoot(), "hab", "sup", "default", "hab-gc", "schedule-state.json")
+			}
+			if st, err := schedule.LoadState(state); err == nil && st.Machine != "" {
+				machine = st.Machine
+			}
 		}
 		spec, err := schedule.ParseSpec(argv[0])
 		if err != nil {
@@ -604,8 +617,8 @@ func exportedByUs(root *os.Root, name string) bool {
 // HAB_GC_MACHINE_ID when set, else FS_ROOT/etc/machine-id, else the host
 // name.
 func (a *app) machineID(c *config) (string, error) {
-	if v, ok := a.lookup("HAB_GC_MACHINE_ID"); ok && strings.TrimSpace(v) != "" {
-		return strings.TrimSpace(v), nil
+	if v, ok := a.explicitMachineID(); ok {
+		return v, nil
 	}
 	b, err := safeio.ReadFile(filepath.Join(c.fsRoot(), "etc", "machine-id"), 4096, safeio.FollowLinks)
 	if id := strings.TrimSpace(string(b)); err == nil && id != "" {
@@ -616,6 +629,14 @@ func (a *app) machineID(c *config) (string, error) {
 		return "", fmt.Errorf("no machine identity: %s/etc/machine-id is unreadable and the host name unknown: set HAB_GC_MACHINE_ID", c.fsRoot())
 	}
 	return h, nil
+}
+
+// explicitMachineID is HAB_GC_MACHINE_ID when set: it replaces the
+// identity a schedule state recorded.
+func (a *app) explicitMachineID() (string, bool) {
+	v, ok := a.lookup("HAB_GC_MACHINE_ID")
+	v = strings.TrimSpace(v)
+	return v, ok && v != ""
 }
 
 // ran counts the outcomes of jobs that ran.
