@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pkgstore/pkgstoretest"
 	"golang.org/x/sys/unix"
@@ -72,10 +73,7 @@ func TestFastPathOnDTUnknownFS(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("mounting a loop device needs root")
 	}
-	mkfs, err := exec.LookPath("mkfs.ext2")
-	if err != nil {
-		t.Skip("no mkfs.ext2:", err)
-	}
+	mkfs := testtool.Need(t, "mkfs.ext2", "e2fsprogs")
 	dir := t.TempDir()
 	img, mnt := dir+"/img", dir+"/mnt"
 	if err := os.Mkdir(mnt, 0o755); err != nil {

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -21,9 +22,7 @@ import (
 // as that process.
 func holdLease(t *testing.T, fsRoot, content string) *exec.Cmd {
 	t.Helper()
-	if _, err := exec.LookPath("flock"); err != nil {
-		t.Skip("needs flock(1):", err)
-	}
+	testtool.Need(t, "flock", "util-linux")
 	dir := filepath.Join(fsRoot, "hab/sup/default/hab-gc/leases")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -17,9 +18,7 @@ import (
 // store's exclusive lock until the test ends.
 func holdLockElsewhere(t *testing.T, fsRoot string) {
 	t.Helper()
-	if _, err := exec.LookPath("flock"); err != nil {
-		t.Skip("needs util-linux flock(1) to hold the lock from another process")
-	}
+	testtool.Need(t, "flock", "util-linux") // holds the lock from another process
 	lock := filepath.Join(fsRoot, pkgstore.StoreDir, pkgstore.LockFile)
 	cmd := exec.Command("flock", "--exclusive", lock, "sh", "-c", "echo held; exec sleep 600")
 	out, err := cmd.StdoutPipe()

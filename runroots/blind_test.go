@@ -16,6 +16,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/proctest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/runroots"
@@ -102,10 +103,7 @@ func planWithout(t *testing.T, root, mode string, caps ...string) blindOutcome {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: the scan must be root without CAP_SYS_PTRACE")
 	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("needs util-linux setpriv to drop CAP_SYS_PTRACE:", err)
-	}
+	setpriv := testtool.Need(t, "setpriv", "util-linux") // drops CAP_SYS_PTRACE
 	drop := "-" + strings.Join(caps, ",-")
 	cmd := exec.Command(setpriv, "--inh-caps="+drop, "--bounding-set="+drop, "--", os.Args[0])
 	cmd.Env = append(os.Environ(), blindEnv+"="+root+";"+mode)
@@ -242,10 +240,7 @@ func TestBlindApplyKeepsWhatIsOpenedWhileHidden(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: the run must be root without CAP_SYS_PTRACE")
 	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("needs util-linux setpriv to drop CAP_SYS_PTRACE:", err)
-	}
+	setpriv := testtool.Need(t, "setpriv", "util-linux") // drops CAP_SYS_PTRACE
 	b := appStore(t)
 	drop := "-sys_ptrace,-sys_admin,-perfmon"
 	cmd := exec.Command(setpriv, "--inh-caps="+drop, "--bounding-set="+drop, "--", os.Args[0])

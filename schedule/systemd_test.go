@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -58,9 +59,7 @@ func dstChanges(loc *time.Location, from, to time.Time) []time.Time {
 // instants the exported OnCalendar fires at, DST changes included: each
 // firing covers exactly one due time, and the --once it starts runs it.
 func TestDaemonAgreesWithSystemd(t *testing.T) {
-	if _, err := exec.LookPath("systemd-analyze"); err != nil {
-		t.Skip("systemd-analyze is not installed (apt-get install systemd): cannot compare with systemd's calendar")
-	}
+	testtool.Need(t, "systemd-analyze", "systemd") // systemd's own calendar
 	base := time.Date(2025, 12, 31, 12, 0, 0, 0, time.UTC)
 	end := time.Date(2028, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, zone := range []string{"UTC", "Europe/Berlin", "America/New_York"} {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/proctest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // blindHabGC runs this test binary as hab-gc (see TestMain) through
@@ -23,10 +24,7 @@ func blindHabGC(t *testing.T, env []string, drop []string, args ...string) (int,
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: hab-gc must run as root without CAP_SYS_PTRACE")
 	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("needs util-linux setpriv to drop CAP_SYS_PTRACE:", err)
-	}
+	setpriv := testtool.Need(t, "setpriv", "util-linux") // drops CAP_SYS_PTRACE
 	exe, err := os.Executable()
 	if err != nil {
 		t.Skip(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // unitValue returns the values of the KEY= lines of a unit file, one per
@@ -119,22 +120,21 @@ func TestExportedServiceRunsLikeTheDaemon(t *testing.T) {
 			t.Fatalf("the timer's first firing (%s) ran nothing:\n%s", now, errs)
 		}
 	}
-	if _, err := exec.LookPath("systemd-analyze"); err != nil {
-		t.Log("systemd-analyze is not installed: units not verified")
-		return
-	}
-	// systemd-analyze verify needs the executable to exist.
-	exe := filepath.Join(base, "my bin", "hab-gc")
-	os.MkdirAll(filepath.Dir(exe), 0o755)
-	os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755)
-	if code, _, errs := hab(t, env, "schedule", "export", "--schedules", dir, "--state", state, "--out", out, "--exe", exe, "--timezone", "Europe/Berlin"); code != 0 {
-		t.Fatalf("export: %s", errs)
-	}
-	timers, _ := filepath.Glob(filepath.Join(out, "*.timer"))
-	cmd := exec.Command("systemd-analyze", "verify", "--man=no", timers[0], services[0])
-	if outb, err := cmd.CombinedOutput(); err != nil || len(outb) > 0 {
-		t.Fatalf("systemd-analyze verify: %v\n%s", err, outb)
-	}
+	t.Run("systemd-analyze verify", func(t *testing.T) {
+		analyze := testtool.Need(t, "systemd-analyze", "systemd")
+		// systemd-analyze verify needs the executable to exist.
+		exe := filepath.Join(base, "my bin", "hab-gc")
+		os.MkdirAll(filepath.Dir(exe), 0o755)
+		os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755)
+		if code, _, errs := hab(t, env, "schedule", "export", "--schedules", dir, "--state", state, "--out", out, "--exe", exe, "--timezone", "Europe/Berlin"); code != 0 {
+			t.Fatalf("export: %s", errs)
+		}
+		timers, _ := filepath.Glob(filepath.Join(out, "*.timer"))
+		cmd := exec.Command(analyze, "verify", "--man=no", timers[0], services[0])
+		if outb, err := cmd.CombinedOutput(); err != nil || len(outb) > 0 {
+			t.Fatalf("systemd-analyze verify: %v\n%s", err, outb)
+		}
+	})
 }
 
 // TestReexportRemovesStaleUnits: units hab-gc exported for a job that no

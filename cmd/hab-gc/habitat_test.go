@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -228,11 +229,12 @@ metrics_file = "/var/lib/node_exporter/textfile/hab_gc.prom"
 			if out, err := exec.Command("sh", "-n", hook).CombinedOutput(); err != nil {
 				t.Fatalf("sh -n: %v: %s", err, out)
 			}
-			if sc, err := exec.LookPath("shellcheck"); err != nil {
-				t.Log("shellcheck is not installed: the run hook is not linted (apt-get install shellcheck)")
-			} else if out, err := exec.Command(sc, hook).CombinedOutput(); err != nil {
-				t.Errorf("shellcheck: %v\n%s\n%s", err, out, script)
-			}
+			t.Run("shellcheck", func(t *testing.T) {
+				sc := testtool.Need(t, "shellcheck", "shellcheck")
+				if out, err := exec.Command(sc, hook).CombinedOutput(); err != nil {
+					t.Errorf("shellcheck: %v\n%s\n%s", err, out, script)
+				}
+			})
 			if tc.start {
 				startHook(t, hook, pkgPath, svc)
 			}
