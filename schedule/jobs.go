@@ -49,7 +49,15 @@ type member struct {
 // FSRoot (absolute, clean, symlinks resolved), whoever made it: a
 // trailing slash or a symlink never makes two jobs of one store.
 func BuildJobs(defs []Definition, machine string, created func(Definition) time.Time) []Job {
+	return BuildJobsIn(defs, machine, nil, created)
+}
+
+// BuildJobsIn is BuildJobs for cron read in the time zone loc (nil: UTC):
+// no randomized time of day falls where loc's clocks skip or repeat (see
+// HashInput.Zone).
+func BuildJobsIn(defs []Definition, machine string, loc *time.Location, created func(Definition) time.Time) []Job {
 	defs = canonicalDefs(defs)
+	changing := changingMinutes(loc)
 	type group struct {
 		job     Job
 		members []member
@@ -62,7 +70,7 @@ func BuildJobs(defs []Definition, machine string, created func(Definition) time.
 			if jd.Type == Prune {
 				params = jd.Params.Canonical()
 			}
-			in := HashInput{Store: d.Store, Type: jd.Type, Params: params, Spec: jd.Spec.Canonical, Machine: machine}
+			in := HashInput{Store: d.Store, Type: jd.Type, Params: params, Spec: jd.Spec.Canonical, Machine: machine, Zone: loc, changing: changing}
 			var key string
 			if jd.Spec.Random {
 				key = "r-" + shortHash(in.Store, string(in.Type), in.Params, in.Spec)

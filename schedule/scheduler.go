@@ -240,7 +240,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 			st.Machine = s.Machine
 		}
 		machine = st.Machine
-		jobs = BuildJobs(defs, machine, created)
+		jobs = BuildJobsIn(defs, machine, s.Location, created)
 		pjobs = BuildPressureJobs(defs, created)
 		live := map[string]bool{}
 		for _, j := range jobs {

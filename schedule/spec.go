@@ -223,6 +223,46 @@ type HashInput struct {
 	// share a store path get different times, as systemd's
 	// FixedRandomDelay does. Empty: the time depends on the job alone.
 	Machine string
+	// Zone is the time zone the job's cron is read in (nil: UTC). It is
+	// not hashed: a randomized time of day that falls where the zone's
+	// clocks change is drawn again among the times they never skip or
+	// repeat.
+	Zone *time.Location
+
+	changing *[1440]bool // Zone's changingMinutes, when already known
+}
+
+// changingMinutes marks the minutes of the day (wall clock) that loc's
+// clocks skip or repeat at some change between 2000 and 2100; nil when
+// they never change.
+func changingMinutes(loc *time.Location) *[1440]bool {
+	if loc == nil || loc == time.UTC {
+		return nil
+	}
+	var m [1440]bool
+	found := false
+	end := time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
+	for t := time.Date(2000, 1, 1, 0, 0, 0, 0, loc); t.Before(end); {
+		_, next := t.ZoneBounds()
+		if next.IsZero() || !next.After(t) {
+			break
+		}
+		_, before := next.Add(-time.Second).Zone()
+		_, after := next.Zone()
+		lo, hi := min(before, after), max(before, after)
+		// From the wall time with the smaller offset to the one with
+		// the larger: skipped (clocks forward) or repeated (back).
+		w := next.Add(time.Duration(lo) * time.Second).UTC()
+		start := w.Hour()*60 + w.Minute()
+		for i := 0; i < (hi-lo+59)/60; i++ {
+			m[(start+i)%1440], found = true, true
+		}
+		t = next
+	}
+	if !found {
+		return nil
+	}
+	return &m
 }
 
 func (h HashInput) digest() [32]byte {
@@ -269,6 +309,35 @@ func Resolve(spec Spec, in HashInput) string {
 		// 32 bits of their own, so that a window is evenly covered.
 		t := (w.From + int(binary.BigEndian.Uint32(d[16:])%uint32(w.minutes()))) % 1440
 		min, hour = fmt.Sprint(t%60), fmt.Sprint(t/60)
+	}
+	if strings.Contains(fields, "h") {
+		// A time of day the zone's clocks skip or repeat (02:00-03:00 in
+		// Europe) would lose or double a run once a year: it is drawn
+		// again among the window's other minutes, from bits of its own
+		// (every other time stays where it was).
+		ch := in.changing
+		if ch == nil {
+			ch = changingMinutes(in.Zone)
+		}
+		var h, m int
+		fmt.Sscan(hour, &h)
+		fmt.Sscan(min, &m)
+		if t := h*60 + m; ch != nil && ch[t] {
+			from, n := 0, 1440
+			if w.HasTime {
+				from, n = w.From, w.minutes()
+			}
+			var safe []int
+			for i := 0; i < n; i++ {
+				if c := (from + i) % 1440; !ch[c] {
+					safe = append(safe, c)
+				}
+			}
+			if len(safe) > 0 { // else the window is all in the change: as asked
+				t = safe[binary.BigEndian.Uint32(d[24:])%uint32(len(safe))]
+				min, hour = fmt.Sprint(t%60), fmt.Sprint(t/60)
+			}
+		}
 	}
 	if w.HasDays {
 		dow = fmt.Sprint((w.FirstDay + int(binary.BigEndian.Uint32(d[20:])%uint32(w.days()))) % 7)

@@ -394,7 +394,7 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 		default:
 			return usageError{fmt.Errorf("invalid --job %q: must be prune or check", typ)}
 		}
-		expr := schedule.Resolve(spec, schedule.HashInput{Store: store, Type: schedule.JobType(typ), Params: params, Spec: spec.Canonical, Machine: machine})
+		expr := schedule.Resolve(spec, schedule.HashInput{Store: store, Type: schedule.JobType(typ), Params: params, Spec: spec.Canonical, Machine: machine, Zone: loc})
 		fmt.Fprintln(a.text, expr)
 		cr, err := schedule.NewCron(expr, loc)
 		if err != nil {
