@@ -41,9 +41,12 @@ const (
 
 // Policy is the retention policy of a run, as it was given.
 type Policy struct {
-	KeepLatest           int      `json:"keep_latest"`
-	SelfKeepLatest       int      `json:"self_keep_latest,omitempty"`
-	Exclude              []string `json:"exclude,omitempty"`
+	KeepLatest     int      `json:"keep_latest"`
+	SelfKeepLatest int      `json:"self_keep_latest,omitempty"`
+	Exclude        []string `json:"exclude,omitempty"`
+	// Pins are the excludes with where each came from (a flag, the
+	// environment, a config file, a schedule), in Exclude's order.
+	Pins                 []Pin    `json:"pins,omitempty"`
 	Only                 []string `json:"only,omitempty"`
 	KeepLatestFor        []string `json:"keep_latest_for,omitempty"`
 	ServicesOnly         bool     `json:"services_only,omitempty"`
@@ -51,6 +54,13 @@ type Policy struct {
 	MinAge               string   `json:"min_age"`
 	AllowDamaged         bool     `json:"allow_damaged,omitempty"`
 	IgnoreUninstallHooks bool     `json:"ignore_uninstall_hooks,omitempty"`
+}
+
+// Pin is one exclude of a run's policy and its source
+// (retention.Exclude.Source; empty when unknown).
+type Pin struct {
+	Pin    string `json:"pin"`
+	Source string `json:"source,omitempty"`
 }
 
 // PolicyOf describes a retention policy.
@@ -71,6 +81,7 @@ func PolicyOf(p retention.Policy) Policy {
 	}
 	for _, e := range p.Excludes {
 		out.Exclude = append(out.Exclude, e.Raw)
+		out.Pins = append(out.Pins, Pin{Pin: e.Raw, Source: e.Source})
 	}
 	for _, o := range p.Only {
 		out.Only = append(out.Only, o.String())

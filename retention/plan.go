@@ -99,6 +99,9 @@ type Plan struct {
 	// Only entries that match no installed release (often a typo), and
 	// semver pins that could not judge a version. Policy order.
 	Warnings []Warning
+	// Pins are the policy's excludes, each with its source and how many
+	// installed releases it matches. Policy order.
+	Pins []Pin
 
 	byRef  map[pkgstore.Ref]int
 	reach  *depgraph.Reach
@@ -144,7 +147,7 @@ func ComputeFound(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks Hook
 		p.byRef[r.Ref] = i
 	}
 	p.findRoots()
-	p.Warnings = policyWarnings(inv, pol)
+	p.Pins, p.Warnings = policyWarnings(inv, pol)
 	roots := p.rootList()
 	p.reach = p.Graph.Reach(roots)
 
@@ -320,12 +323,14 @@ func (p *Plan) findRoots() {
 	for _, r := range inv.Releases {
 		for _, ex := range pol.Excludes {
 			ok, note := ex.match(r.Ident)
-			switch {
-			case ok && note != "":
-				p.addRoot(r.Ref, CodeExcluded, fmt.Sprintf("excluded by %q: %s", ex.Raw, note))
-			case ok:
-				p.addRoot(r.Ref, CodeExcluded, fmt.Sprintf("excluded by %q", ex.Raw))
+			if !ok {
+				continue
 			}
+			text := "excluded by " + ex.describe()
+			if note != "" {
+				text += ": " + note
+			}
+			p.addRoot(r.Ref, CodeExcluded, text)
 		}
 		if minAge > 0 {
 			age := p.Now.Sub(r.InstalledAt())

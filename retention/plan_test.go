@@ -420,3 +420,69 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanPinsAddUp: excludes from several sources all keep what they
+// match, and the plan's reasons, pins, warnings and report name each one's
+// source (issue 21 item 1).
+func TestPlanPinsAddUp(t *testing.T) {
+	pin := func(s, source string) retention.Exclude {
+		ex := mustExclude(t, s)
+		ex.Source = source
+		return ex
+	}
+	b := base(t)
+	oldPkg(b, "core/openssl/1.0.2j/20190101000000")
+	pol := retention.Policy{KeepLatest: retention.KeepNone, Excludes: []retention.Exclude{
+		pin("core/redis", "flag --exclude"),
+		pin("core/openssl", `config key "exclude" in /hab/etc/hab-gc.toml`),
+		pin("core/redis", `schedule "team-a" [prune] exclude`),
+		pin("acme/absent", "environment variable HAB_GC_EXCLUDE"),
+	}}
+	p := plan(t, b, pol)
+	tests := []struct {
+		ident string
+		texts []string
+	}{
+		{"core/redis", []string{`excluded by "core/redis" (flag --exclude)`, `excluded by "core/redis" (schedule "team-a" [prune] exclude)`}},
+		{"core/openssl", []string{`excluded by "core/openssl" (config key "exclude" in /hab/etc/hab-gc.toml)`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ident, func(t *testing.T) {
+			n := 0
+			for _, d := range p.Decisions {
+				if d.Release.Ident.Origin+"/"+d.Release.Ident.Name != tt.ident {
+					continue
+				}
+				n++
+				if d.Action != retention.Keep {
+					t.Errorf("%s: %s, want keep", d.Release.Ident, d.Action)
+				}
+				var got []string
+				for _, r := range d.Reasons {
+					if r.Code == retention.CodeExcluded {
+						got = append(got, r.Text)
+					}
+				}
+				if !slices.Equal(got, tt.texts) {
+					t.Errorf("%s: excluded reasons %q, want %q", d.Release.Ident, got, tt.texts)
+				}
+			}
+			if n == 0 {
+				t.Fatalf("no release of %s in the store", tt.ident)
+			}
+		})
+	}
+	rep := p.Report(nil)
+	if len(rep.Pins) != 4 {
+		t.Fatalf("report pins %+v, want 4", rep.Pins)
+	}
+	for i, ex := range pol.Excludes {
+		if got := rep.Pins[i]; got.Pin != ex.Raw || got.Source != ex.Source || (got.Matches == 0) != (ex.Raw == "acme/absent") {
+			t.Errorf("pin %d: %+v, want %q from %q", i, got, ex.Raw, ex.Source)
+		}
+	}
+	if len(p.Warnings) != 1 || p.Warnings[0].Source != "environment variable HAB_GC_EXCLUDE" ||
+		!strings.Contains(p.Warnings[0].Text, `exclude "acme/absent" (environment variable HAB_GC_EXCLUDE) matches no installed release`) {
+		t.Errorf("warnings %+v, want one for acme/absent naming its source", p.Warnings)
+	}
+}

@@ -238,6 +238,20 @@ type Exclude struct {
 	Constraint *semver.Constraints
 	// Raw is the text the exclude was parsed from.
 	Raw string
+	// Source says where the pin came from ("flag --exclude", a config
+	// file's key, a schedule...), for the plan's reasons, its warnings and
+	// the history; empty when unknown. Pins from several sources add up:
+	// a Policy keeps every release any of its Excludes matches.
+	Source string
+}
+
+// describe is the pin as the plan's texts name it: quoted, with its
+// source when known.
+func (e Exclude) describe() string {
+	if e.Source == "" {
+		return fmt.Sprintf("%q", e.Raw)
+	}
+	return fmt.Sprintf("%q (%s)", e.Raw, e.Source)
 }
 
 // ParseExclude parses "IDENT" or "IDENT@CONSTRAINT": "core/redis" pins

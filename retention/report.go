@@ -77,6 +77,10 @@ type Report struct {
 	Problems []pkgstore.Problem `json:"problems"`
 	// Warnings about the policy (see Plan.Warnings); never null.
 	Warnings []Warning `json:"warnings"`
+	// Pins are the policy's excludes, from every source, each with where
+	// it came from and how many releases it matches (Plan.Pins); never
+	// null.
+	Pins []Pin `json:"pins"`
 	// RootSources are what the policy's RootFinders looked at and found
 	// when the plan was made (runtime roots, the Supervisor).
 	RootSources []Found `json:"root_sources"`
@@ -132,6 +136,10 @@ func (p *Plan) Report(res *Result) Report {
 	rep.Warnings = p.Warnings
 	if rep.Warnings == nil {
 		rep.Warnings = []Warning{}
+	}
+	rep.Pins = p.Pins
+	if rep.Pins == nil {
+		rep.Pins = []Pin{}
 	}
 	rep.RootSources = p.Found
 	if rep.RootSources == nil {

@@ -35,6 +35,17 @@ type Warning struct {
 	// Pin is the exclude or Only entry concerned, as written.
 	Pin  string `json:"pin"`
 	Text string `json:"text"`
+	// Source is where an exclude came from (Exclude.Source); empty for
+	// Only entries and pins of unknown source.
+	Source string `json:"source,omitempty"`
+}
+
+// Pin is one exclude of a plan's policy: as written, where it came from,
+// and how many installed releases it matches (and so keeps).
+type Pin struct {
+	Pin     string `json:"pin"`
+	Source  string `json:"source,omitempty"`
+	Matches int    `json:"matches"`
 }
 
 func (w Warning) String() string { return w.Text }
@@ -45,28 +56,33 @@ func (w Warning) Unmatched() bool {
 	return w.Kind == WarnUnmatchedExclude || w.Kind == WarnUnmatchedOnly || w.Kind == WarnUnmatchedKeepLatestFor
 }
 
-// policyWarnings lists, in policy order, the excludes and Only entries that
-// match no installed release and the semver pins that met versions they
-// cannot judge.
-func policyWarnings(inv *pkgstore.Inventory, pol Policy) []Warning {
+// policyWarnings lists, in policy order, the policy's pins with their
+// matches, and the warnings: the excludes and Only entries that match no
+// installed release and the semver pins that met versions they cannot
+// judge.
+func policyWarnings(inv *pkgstore.Inventory, pol Policy) ([]Pin, []Warning) {
 	var ws []Warning
+	var pins []Pin
 	for _, ex := range pol.Excludes {
-		matched := false
+		matches := 0
 		var notSemver []string
 		for _, r := range inv.Releases {
 			ok, note := ex.match(r.Ident)
-			matched = matched || ok
+			if ok {
+				matches++
+			}
 			if note != "" && (len(notSemver) == 0 || notSemver[len(notSemver)-1] != r.Ident.Version) {
 				notSemver = append(notSemver, r.Ident.Version)
 			}
 		}
-		if !matched {
-			ws = append(ws, Warning{Kind: WarnUnmatchedExclude, Pin: ex.Raw,
-				Text: fmt.Sprintf("exclude %q matches no installed release (a typo would let what it should keep be removed)", ex.Raw)})
+		pins = append(pins, Pin{Pin: ex.Raw, Source: ex.Source, Matches: matches})
+		if matches == 0 {
+			ws = append(ws, Warning{Kind: WarnUnmatchedExclude, Pin: ex.Raw, Source: ex.Source,
+				Text: fmt.Sprintf("exclude %s matches no installed release (a typo would let what it should keep be removed)", ex.describe())})
 		}
 		if len(notSemver) > 0 {
-			ws = append(ws, Warning{Kind: WarnNotSemver, Pin: ex.Raw,
-				Text: fmt.Sprintf("exclude %q: version(s) %s of %s are not semver, so its constraint cannot judge them: they are kept", ex.Raw, strings.Join(notSemver, ", "), pkgName(ex.Pattern))})
+			ws = append(ws, Warning{Kind: WarnNotSemver, Pin: ex.Raw, Source: ex.Source,
+				Text: fmt.Sprintf("exclude %s: version(s) %s of %s are not semver, so its constraint cannot judge them: they are kept", ex.describe(), strings.Join(notSemver, ", "), pkgName(ex.Pattern))})
 		}
 	}
 	for _, o := range pol.Only {
@@ -92,5 +108,5 @@ func policyWarnings(inv *pkgstore.Inventory, pol Policy) []Warning {
 		ws = append(ws, Warning{Kind: WarnNoServices, Pin: "services-only",
 			Text: "services-only: no service is loaded (no spec file in " + pkgstore.SpecsDir + "), so this run removes nothing"})
 	}
-	return ws
+	return pins, ws
 }

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"time"
 
@@ -31,6 +32,18 @@ type Job struct {
 	Members []string
 	// Limits are a pressure job's free-space limits (nil otherwise).
 	Limits *pressure.Limits
+}
+
+// PinSource names where the job's excludes come from, for the plan's
+// reasons and the history: the owner's definition and its table,
+// `schedule "team-a" [prune] exclude`. Every member of a job has the
+// same excludes (they are part of its parameters).
+func (j Job) PinSource() string {
+	table := "prune"
+	if j.Type == Pressure {
+		table = "pressure"
+	}
+	return fmt.Sprintf("schedule %q [%s] exclude", j.Owner, table)
 }
 
 type member struct {

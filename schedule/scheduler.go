@@ -882,6 +882,9 @@ func DefaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, err
 		return retention.Policy{}, pkgstore.Options{}, nil
 	}
 	pol, err := j.Params.Policy()
+	for i := range pol.Excludes {
+		pol.Excludes[i].Source = j.PinSource()
+	}
 	pol.RootFinders = append(pol.RootFinders, runroots.Finder{})
 	return pol, pkgstore.Options{}, err
 }
@@ -1008,7 +1011,8 @@ func keptAt(ctx context.Context, root string, j Job, now time.Time, setup Setup)
 	var pins []retention.Exclude
 	for _, d := range plan.Keeps() {
 		pins = append(pins, retention.Exclude{Pattern: d.Release.Ident,
-			Raw: fmt.Sprintf("%s, kept by the plan for FS root %s, which shares this store", d.Release.Ident, root)})
+			Raw:    fmt.Sprintf("%s, kept by the plan for FS root %s, which shares this store", d.Release.Ident, root),
+			Source: "the plan for FS root " + root})
 	}
 	return pins, nil
 }

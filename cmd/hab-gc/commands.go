@@ -72,14 +72,14 @@ func (a *app) logRun(c *config, pol retention.Policy, plan *retention.Plan, res 
 func refuseUnmatched(c *config, plan *retention.Plan) error {
 	var bad []string
 	for _, w := range plan.Warnings {
-		key := "exclude"
+		fromFlag := w.Source == flagExcludeSource
 		switch w.Kind {
 		case retention.WarnUnmatchedOnly:
-			key = "only"
+			fromFlag = c.flagChanged(c.setting("only"))
 		case retention.WarnUnmatchedKeepLatestFor:
-			key = "keep_latest_for"
+			fromFlag = c.flagChanged(c.setting("keep_latest_for"))
 		}
-		if w.Unmatched() && c.flagChanged(c.setting(key)) {
+		if w.Unmatched() && fromFlag {
 			bad = append(bad, "  "+w.Text)
 		}
 	}

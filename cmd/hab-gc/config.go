@@ -78,6 +78,10 @@ type config struct {
 	// data is the config file's TOML, read again where viper would lower
 	// the case of keys (keep_latest_for's package names).
 	data []byte
+	// jobPins are a scheduled job's excludes (its definition's), and
+	// jobPinSource where they come from; they add up with the others.
+	jobPins      []string
+	jobPinSource string
 }
 
 // supKeepLatestEnv is the Supervisor's HAB_KEEP_LATEST_PACKAGES (hab sup
@@ -327,6 +331,70 @@ func (c *config) list(key string) []string {
 	return out
 }
 
+// flagExcludeSource is the source of the pins given on the command line.
+const flagExcludeSource = "flag --exclude"
+
+// pins returns the excludes of every source, added up: a scheduled job's
+// (its definition's exclude), --exclude, HAB_GC_EXCLUDE and the config
+// file's exclude, in that order, each with its source. A pin is a promise:
+// no source drops another's (unlike the other settings, which follow flag >
+// environment > config file). A pin repeated by one source counts once.
+func (c *config) pins() ([]retention.Exclude, error) {
+	s := c.setting("exclude")
+	type sourced struct {
+		items  []string
+		source string
+	}
+	var all []sourced
+	if len(c.jobPins) > 0 {
+		all = append(all, sourced{c.jobPins, c.jobPinSource})
+	}
+	if c.flagChanged(s) {
+		v, _ := c.cmd.Flags().GetStringArray(s.flag)
+		all = append(all, sourced{v, flagExcludeSource})
+	}
+	if e, v, ok := c.envValue(s); ok {
+		all = append(all, sourced{strings.Split(v, ";"), "environment variable " + e})
+	}
+	// The config file's own value, which the flag and the environment
+	// would override in viper.
+	var file map[string]any
+	if c.data != nil {
+		if err := toml.Unmarshal(c.data, &file); err != nil {
+			return nil, usageError{configFileError(c.file, err)}
+		}
+	}
+	if v, ok := file[s.key]; ok {
+		var items []string
+		switch v := v.(type) {
+		case []any:
+			for _, x := range v {
+				items = append(items, fmt.Sprint(x))
+			}
+		default:
+			items = strings.Split(fmt.Sprint(v), ";")
+		}
+		all = append(all, sourced{items, fmt.Sprintf("config key %q in %s", s.key, c.file)})
+	}
+	var out []retention.Exclude
+	seen := map[[2]string]bool{}
+	for _, src := range all {
+		for _, item := range src.items {
+			if item = strings.TrimSpace(item); item == "" || seen[[2]string{item, src.source}] {
+				continue
+			}
+			seen[[2]string{item, src.source}] = true
+			ex, err := retention.ParseExclude(item)
+			if err != nil {
+				return nil, usageError{fmt.Errorf("invalid exclude (from %s): %v", src.source, err)}
+			}
+			ex.Source = src.source
+			out = append(out, ex)
+		}
+	}
+	return out, nil
+}
+
 // openStore validates the scan options, then opens the store at the
 // configured FS root; a missing or unusable root is a usage error naming
 // where the root came from.
@@ -448,12 +516,8 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 			return p, c.bad("self_keep_latest", "must be 1 or more: Habitat's own packages always keep at least one release")
 		}
 	}
-	for _, e := range c.list("exclude") {
-		ex, err := retention.ParseExclude(e)
-		if err != nil {
-			return p, usageError{fmt.Errorf("invalid exclude (from %s): %v", c.source("exclude"), err)}
-		}
-		p.Excludes = append(p.Excludes, ex)
+	if p.Excludes, err = c.pins(); err != nil {
+		return p, err
 	}
 	for _, o := range c.list("only") {
 		id, err := pkgstore.ParseIdent(o)

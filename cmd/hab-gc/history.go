@@ -109,6 +109,16 @@ func printRecord(a *app, r history.Record) {
 		if r.Error != "" {
 			fmt.Fprintf(a.text, "    error: %s\n", r.Error)
 		}
+		if len(r.Policy.Pins) > 0 {
+			pins := make([]string, len(r.Policy.Pins))
+			for i, p := range r.Policy.Pins {
+				pins[i] = strconv.Quote(p.Pin)
+				if p.Source != "" {
+					pins[i] += " (" + p.Source + ")"
+				}
+			}
+			fmt.Fprintf(a.text, "    pins: %s\n", strings.Join(pins, ", "))
+		}
 		return
 	}
 	fmt.Fprintf(a.text, "%s  %s %s (%s), by %s\n", t, r.Outcome, r.Ident, humanBytes(r.BytesFreed), jobText(r))

@@ -12,7 +12,8 @@ import (
 
 // jobConfig is the configuration a scheduled job runs with on one FS root:
 // exactly that of `hab-gc run --fs-root ROOT --keep-latest=K
-// [--exclude=E...] [--min-age=M]` (the job's parameters) in the daemon's
+// [--exclude=E...] [--min-age=M]` (the job's parameters; its excludes
+// named as the schedule's, see Job.PinSource) in the daemon's
 // environment, with the daemon's --config, --target and --lock-timeout.
 // Everything else (HAB_BINLINK_DIR, self_keep_latest, the FS root's
 // hab-gc.toml...) is read as `run` reads it.
@@ -35,18 +36,23 @@ func (a *app) jobConfig(daemon *cobra.Command, fsRoot string, j schedule.Job) (*
 		if err := set("keep-latest", strconv.Itoa(j.Params.KeepLatest)); err != nil {
 			return nil, err
 		}
-		for _, e := range j.Params.Exclude {
-			if err := set("exclude", e); err != nil {
-				return nil, err
-			}
-		}
 		if j.Params.HasMinAge {
 			if err := set("min-age", retention.FormatDuration(j.Params.MinAge, retention.NoMinAge)); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return loadConfig(cmd, a.lookup)
+	c, err := loadConfig(cmd, a.lookup)
+	if err != nil {
+		return nil, err
+	}
+	if j.Type == schedule.Prune || j.Type == schedule.Pressure {
+		// The job's excludes add up with those of the flags, the
+		// environment and the config file, as every source's do (see
+		// config.pins), each named with its source.
+		c.jobPins, c.jobPinSource = j.Params.Exclude, j.PinSource()
+	}
+	return c, nil
 }
 
 // jobSetup is the schedule.Setup of the daemon: each FS root's policy and

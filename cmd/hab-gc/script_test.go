@@ -200,10 +200,16 @@ func cmdRunJSON(ts *testscript.TestScript, neg bool, args []string) {
 		Problems    []any            `json:"problems"`
 		RootSources []any            `json:"root_sources"`
 		Warnings    []struct {
-			Kind *string `json:"kind"`
-			Pin  *string `json:"pin"`
-			Text *string `json:"text"`
+			Kind   *string `json:"kind"`
+			Pin    *string `json:"pin"`
+			Text   *string `json:"text"`
+			Source string  `json:"source"`
 		} `json:"warnings"`
+		Pins []struct {
+			Pin     *string `json:"pin"`
+			Source  *string `json:"source"`
+			Matches *int    `json:"matches"`
+		} `json:"pins"`
 	}
 	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(args[0])))
 	dec.DisallowUnknownFields()
@@ -211,8 +217,13 @@ func cmdRunJSON(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("schema: %v", err)
 	}
 	n, _ := strconv.Atoi(args[1])
-	if rep.DryRun == nil || len(rep.Releases) != n || rep.Problems == nil || rep.Warnings == nil {
-		ts.Fatalf("dry_run %v, %d releases (want %d), problems %v, warnings %v", rep.DryRun, len(rep.Releases), n, rep.Problems, rep.Warnings)
+	if rep.DryRun == nil || len(rep.Releases) != n || rep.Problems == nil || rep.Warnings == nil || rep.Pins == nil {
+		ts.Fatalf("dry_run %v, %d releases (want %d), problems %v, warnings %v, pins %v", rep.DryRun, len(rep.Releases), n, rep.Problems, rep.Warnings, rep.Pins)
+	}
+	for _, p := range rep.Pins {
+		if p.Pin == nil || p.Source == nil || *p.Source == "" || p.Matches == nil || *p.Matches < 0 {
+			ts.Fatalf("bad pin %+v", p)
+		}
 	}
 	for _, w := range rep.Warnings {
 		if w.Kind == nil || w.Pin == nil || w.Text == nil || *w.Text == "" {
