@@ -48,7 +48,8 @@ type Lease struct {
 // Acquire takes a lease on idents under fsRoot (Habitat's FS_ROOT), for
 // holder (a short description shown in hab-gc's reasons, such as "hab pkg
 // install core/redis"). The lease lives until Release, or until this
-// process ends. Partial idents (origin/name, origin/name/version) protect
+// process ends. An FS root without a store (hab/pkgs) is refused
+// (pkgstore.ErrNoStore). Partial idents (origin/name, origin/name/version) protect
 // every installed release that satisfies them.
 func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
 	if len(idents) == 0 {
@@ -56,6 +57,15 @@ func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
 	}
 	if strings.ContainsAny(holder, "\n\r") {
 		return nil, errors.New("lease: holder must be one line")
+	}
+	// No store, no lease: an FS root without hab/pkgs is a typo, and
+	// nothing is created under it.
+	if fi, err := os.Stat(filepath.Join(fsRoot, pkgstore.StoreDir)); err != nil || !fi.IsDir() {
+		why := "not a directory"
+		if err != nil {
+			why = err.Error()
+		}
+		return nil, fmt.Errorf("lease: %w: %s", pkgstore.ErrNoStore, why)
 	}
 	dir, err := openLeaseDir(fsRoot, true)
 	if err != nil {

@@ -57,8 +57,18 @@ func ids(ss ...string) []pkgstore.Ident {
 	return out
 }
 
-func TestAcquireReadRelease(t *testing.T) {
+// storeRoot returns an FS root with an empty store.
+func storeRoot(t *testing.T) string {
+	t.Helper()
 	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "hab", "pkgs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func TestAcquireReadRelease(t *testing.T) {
+	root := storeRoot(t)
 	if live, dead, err := lease.Read(root); err != nil || len(live) != 0 || dead != 0 {
 		t.Fatalf("no lease directory: %v %d %v", live, dead, err)
 	}
@@ -91,7 +101,7 @@ func TestAcquireReadRelease(t *testing.T) {
 // A lease dies with its holder: kill -9, and the next Read finds it dead;
 // Sweep removes its file.
 func TestLeaseDiesWithItsHolder(t *testing.T) {
-	root := t.TempDir()
+	root := storeRoot(t)
 	cmd := exec.Command(os.Args[0], "core/redis/7.0.0/20220101000000")
 	cmd.Env = append(os.Environ(), helperEnv+"="+root)
 	out, err := cmd.StdoutPipe()

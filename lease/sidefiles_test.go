@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/lease"
+	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
 // holdLease starts a real process that takes a lease on idents under
@@ -84,7 +85,7 @@ func writeFile(t *testing.T, name, body string) {
 // counted, not removed, so that list, why and a dry run, which say they
 // change nothing, do not (issue 20 item 5).
 func TestReadRemovesNothing(t *testing.T) {
-	root := t.TempDir()
+	root := storeRoot(t)
 	holdLease(t, root, "core/redis/7.0.0/20220101000000")
 	writeFile(t, filepath.Join(lease.Dir(root), "0000dead.lease"), "# pid 1: gone\ncore/zlib\n")
 	before := tree(t, root)
@@ -156,6 +157,9 @@ func TestHabSymlinkFollowed(t *testing.T) {
 	if err := os.Symlink(moved, filepath.Join(root, "hab")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Mkdir(filepath.Join(moved, "pkgs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	holdLease(t, root, "core/zlib")
 	writeFile(t, filepath.Join(moved, "sup/default/hab-gc/leases/0000dead.lease"), "core/zlib\n")
 	if n, err := lease.Sweep(root); err != nil || n != 1 {
@@ -168,7 +172,7 @@ func TestHabSymlinkFollowed(t *testing.T) {
 
 // Sweep removes the dead leases, and only those: a live one stays live.
 func TestSweep(t *testing.T) {
-	root := t.TempDir()
+	root := storeRoot(t)
 	holdLease(t, root, "core/redis/7.0.0/20220101000000")
 	dead := filepath.Join(lease.Dir(root), "0000dead.lease")
 	writeFile(t, dead, "# pid 1: gone\ncore/zlib\n")
@@ -184,5 +188,33 @@ func TestSweep(t *testing.T) {
 	}
 	if live, dead, err := lease.Read(root); err != nil || len(live) != 1 || dead != 0 {
 		t.Fatalf("Read after Sweep: %+v %d %v", live, dead, err)
+	}
+}
+
+// No store, no lease: Acquire on an FS root without hab/pkgs (a typo)
+// refuses and creates nothing (issue 20 item 8).
+func TestAcquireNeedsStore(t *testing.T) {
+	for _, name := range []string{"missing", "empty"} {
+		t.Run(name, func(t *testing.T) {
+			w := t.TempDir()
+			root := filepath.Join(w, "fs")
+			if name == "empty" {
+				if err := os.Mkdir(root, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := tree(t, w)
+			l, err := lease.Acquire(root, "test", ids("core/zlib")...)
+			if err == nil {
+				l.Release()
+				t.Fatal("Acquire without a store succeeded")
+			}
+			if !errors.Is(err, pkgstore.ErrNoStore) {
+				t.Errorf("Acquire: %v, want pkgstore.ErrNoStore", err)
+			}
+			if after := tree(t, w); !slices.Equal(before, after) {
+				t.Fatalf("Acquire changed the file system:\nbefore %q\nafter  %q", before, after)
+			}
+		})
 	}
 }

@@ -119,6 +119,9 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		var res *retention.Result
 		if mf := a.openMetricsFile(cmd, c.fsRoot()); mf != nil {
 			defer func() {
+				if refusedUnwritten(err) {
+					return
+				}
 				if plan != nil {
 					rep := plan.Report(res)
 					mf.m.ObservePlan(mf.store, rep)
@@ -148,7 +151,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		// largest kept ones when not enough can be freed.
 		plan, store, err := a.planFor(cmd.Context(), c, true, limits != nil)
 		if err != nil {
-			if pol, perr := c.policy(true); perr == nil && !dry {
+			if pol, perr := c.policy(true); perr == nil && !dry && !refusedUnwritten(err) {
 				a.logRun(c, pol, nil, nil, err) // refused: a damaged store, runtime roots unknown...
 			}
 			return err
@@ -421,6 +424,9 @@ another package target. Everything else is an error. check exits 6 when it finds
 		var problems []pkgstore.Problem
 		if mf := a.openMetricsFile(cmd, c.fsRoot()); mf != nil {
 			defer func() {
+				if refusedUnwritten(err) {
+					return
+				}
 				if problems != nil {
 					mf.m.ObserveProblems(mf.store, problems)
 				}

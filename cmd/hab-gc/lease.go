@@ -52,6 +52,13 @@ hab-gc's directory above it) that is a symlink is never followed: every command 
 			ids = append(ids, id)
 		}
 		command := argv[dash:]
+		// No store, no lease: a typo in --fs-root must not create a
+		// leases directory.
+		store, err := c.open()
+		if err != nil {
+			return err
+		}
+		store.Close()
 		l, err := lease.Acquire(c.fsRoot(), "hab-gc lease -- "+strings.Join(command, " "), ids...)
 		if err != nil {
 			return err

@@ -66,6 +66,15 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	state, _ := cmd.Flags().GetString("state")
 	if state == "" {
 		state = filepath.Join(c.fsRoot(), "hab", "sup", "default", "hab-gc", "schedule-state.json")
+		// The default state file lives beside a store: without one (a
+		// typo in --fs-root), nothing is created there.
+		if st, err := c.open(); err != nil {
+			if !readOnly {
+				return nil, usageError{fmt.Errorf("%w; the state file defaults to FS_ROOT/hab/sup/default/hab-gc/schedule-state.json: name the FS root with --fs-root, or the state file with --state", err)}
+			}
+		} else {
+			st.Close()
+		}
 	}
 	loc, clock, err := zoneAndClock(cmd)
 	if err != nil {
@@ -98,6 +107,22 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 			}
 			return res
 		}}, nil
+}
+
+// allRejected returns the rejection when the definitions hold no job at
+// all and at least one was rejected, reading them without writing the
+// state file.
+func (a *app) allRejected(cmd *cobra.Command, c *config) error {
+	probe, err := a.newScheduler(cmd, c, true, nil)
+	if err != nil {
+		return nil
+	}
+	probe.Logger = slog.New(slog.DiscardHandler)
+	rejected, _ := a.reload(probe)
+	if rejected != nil && len(probe.Jobs())+len(probe.PressureJobs()) == 0 {
+		return rejected
+	}
+	return nil
 }
 
 // reload loads the definitions; rejected is a usage error naming every
@@ -156,6 +181,13 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		s.Only, _ = cmd.Flags().GetString("job")
 		if s.Only != "" && !once {
 			return usageError{fmt.Errorf("--job needs --once")}
+		}
+		if once {
+			// With no definition accepted there is nothing to run:
+			// say so without creating the state file or its lock.
+			if rejected := a.allRejected(cmd, c); rejected != nil {
+				return rejected
+			}
 		}
 		rejected, err := a.reload(s)
 		if err != nil {
