@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -58,10 +59,16 @@ func (s *Scheduler) Serve(ctx context.Context, hup <-chan struct{}) error {
 					events = nil
 					continue
 				}
-				if filepath.Clean(ev.Name) == w.dir {
+				switch name := filepath.Clean(ev.Name); {
+				case name == w.dir:
 					// The directory itself, seen from its parent: renamed,
 					// removed or replaced.
 					w.rewatch()
+				case filepath.Dir(name) != w.dir || !strings.HasSuffix(name, ".toml"):
+					// Not a definition: the parent's other entries, or the
+					// state file and its lock when they are kept here
+					// (each reload writes them).
+					continue
 				}
 				settle.Reset(settleDelay)
 			}
