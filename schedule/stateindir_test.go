@@ -17,8 +17,12 @@ type syncBuffer struct {
 	b  bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) { b.mu.Lock(); defer b.mu.Unlock(); return b.b.Write(p) }
-func (b *syncBuffer) String() string              { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
 
 // TestStateInsideSchedulesDirNoLoop (issue 25 item 8): a state file kept
 // in the schedules directory does not make every reload's write trigger
