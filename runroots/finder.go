@@ -26,7 +26,9 @@ type Finder struct {
 // Each release in use is one root, named after the first process that
 // uses it (and how many others do). Found.Counts holds "processes",
 // "inspected", "denied", "vanished", "failed", "releases_in_use" and
-// "blind" (1 when some process could not be seen whole: Result.Blind);
+// "blind" (1 when some process could not be seen whole: Result.Blind,
+// then also "maps_denied" and, for the causes, "not_root", "no_ptrace" or
+// "hidepid" set to 1);
 // when blind, the write-lease probe adds "lease_probed_files",
 // "lease_busy_releases" and "lease_unprobed_files".
 func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (retention.Found, error) {
@@ -65,7 +67,14 @@ func (r *Result) Found() retention.Found {
 		"vanished": r.Vanished, "failed": r.Failed, "releases_in_use": len(order),
 	}}
 	if r.Blind() {
+		// What was blind, and why.
 		out.Counts["blind"] = 1
+		out.Counts["maps_denied"] = r.MapsDenied
+		for k, v := range map[string]bool{"not_root": r.NotRoot, "no_ptrace": r.NoPtrace, "hidepid": r.hiding()} {
+			if v {
+				out.Counts[k] = 1
+			}
+		}
 	}
 	for _, id := range order {
 		a := byIdent[id]
