@@ -15,7 +15,8 @@ import (
 // fires (SIGHUP) and whenever Dir changes. Dir is watched by its name: a
 // directory renamed or symlinked into its place (a deploy swapping it) is
 // loaded and watched in turn; while it is missing, everything is kept (see
-// Reload).
+// Reload). A definition rejected because its store does not exist is
+// loaded once the store appears (a late mount).
 func (s *Scheduler) Serve(ctx context.Context, hup <-chan struct{}) error {
 	reload := make(chan struct{}, 1)
 	poke := func() {
@@ -35,7 +36,7 @@ func (s *Scheduler) Serve(ctx context.Context, hup <-chan struct{}) error {
 		if w != nil {
 			events = w.w.Events
 		}
-		check := time.NewTicker(5 * time.Second)
+		check := time.NewTicker(checkEvery)
 		defer check.Stop()
 		// Changes are loaded once they settle: an editor's save (rename
 		// away, write) or a deploy writing many files is one reload.
@@ -51,7 +52,9 @@ func (s *Scheduler) Serve(ctx context.Context, hup <-chan struct{}) error {
 			case <-hup:
 				poke()
 			case <-check.C:
-				if w.rewatch() {
+				// A directory replaced unseen, or a store mounted since
+				// the definitions that name it were rejected.
+				if w.rewatch() || s.storeAppeared() {
 					poke()
 				}
 			case ev, ok := <-events:
@@ -76,6 +79,10 @@ func (s *Scheduler) Serve(ctx context.Context, hup <-chan struct{}) error {
 	}()
 	return s.Loop(ctx, reload, time.Minute)
 }
+
+// checkEvery is how often Serve looks whether the directory was replaced
+// and whether a store that was missing has appeared.
+const checkEvery = 2 * time.Second
 
 // settleDelay is how long the schedules directory must be quiet before a
 // change is loaded.
@@ -102,7 +109,7 @@ func (s *Scheduler) watchDir() *dirWatch {
 	}
 	w := &dirWatch{w: fw, dir: filepath.Clean(s.Dir), log: s.log().Warn}
 	if err := fw.Add(filepath.Dir(w.dir)); err != nil {
-		s.log().Warn("not watching the schedules directory's parent: a replaced directory is seen within 5 s", "error", err)
+		s.log().Warn("not watching the schedules directory's parent: a replaced directory is seen within 2 s", "error", err)
 	}
 	w.rewatch()
 	return w

@@ -45,6 +45,9 @@ type DefinitionError struct {
 	Line, Column int
 	Field        string
 	Msg          string
+	// MissingStore is the store (FS_ROOT/hab/pkgs) whose absence
+	// rejected the file: it loads once the store exists (a late mount).
+	MissingStore string
 }
 
 func (e *DefinitionError) Error() string {
@@ -286,8 +289,10 @@ func ParseDefinition(file string, data []byte) (Definition, error) {
 	// The store must exist: its canonical path (which symlinks it goes
 	// through) is part of the job's key, and would change when it appears.
 	if _, err := os.Stat(filepath.Join(d.FSRoot, "hab", "pkgs")); err != nil {
-		return Definition{}, fail("fs_root", "the store %s does not exist (yet?): its jobs do not run, and their state is kept until it does (%v)",
+		e := fail("fs_root", "the store %s does not exist (yet?): its jobs do not run, and their state is kept until it does (%v)",
 			filepath.Join(d.FSRoot, "hab", "pkgs"), err)
+		e.(*DefinitionError).MissingStore = filepath.Join(d.FSRoot, "hab", "pkgs")
+		return Definition{}, e
 	}
 	store, err := CanonicalStore(d.FSRoot)
 	if err != nil {

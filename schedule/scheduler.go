@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -74,6 +75,7 @@ type Scheduler struct {
 	crons    map[string]*Cron
 	view     *State // the state as Reload left it (in memory)
 	machine  string // the identity the jobs' times were drawn with
+	waiting  []string // stores whose absence rejected a definition
 
 	umu        sync.Mutex
 	unrecorded map[string]unrecorded // by job key
@@ -202,13 +204,20 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		}
 	}
 	rejected := map[string]bool{}
+	var waiting []string
 	for _, e := range errs {
 		s.log().Error("schedule definition rejected", "error", e)
 		var de *DefinitionError
 		if errors.As(e, &de) {
 			rejected[de.File] = true
+			if de.MissingStore != "" {
+				waiting = append(waiting, de.MissingStore)
+			}
 		}
 	}
+	s.mu.Lock()
+	s.waiting = waiting
+	s.mu.Unlock()
 	now := s.now()
 	s.umu.Lock()
 	if s.started.IsZero() {
@@ -434,6 +443,20 @@ func (s *Scheduler) since(j Job, now time.Time) time.Time {
 		return d.Add(-time.Nanosecond)
 	}
 	return now
+}
+
+// storeAppeared reports whether a store whose absence rejected a
+// definition at the last Reload exists now.
+func (s *Scheduler) storeAppeared() bool {
+	s.mu.RLock()
+	waiting := s.waiting
+	s.mu.RUnlock()
+	for _, p := range waiting {
+		if _, err := os.Stat(p); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Jobs returns the effective jobs of the last Reload.
