@@ -73,8 +73,8 @@ type Scheduler struct {
 	pressure []Job
 	jobs     []Job
 	crons    map[string]*Cron
-	view     *State // the state as Reload left it (in memory)
-	machine  string // the identity the jobs' times were drawn with
+	view     *State   // the state as Reload left it (in memory)
+	machine  string   // the identity the jobs' times were drawn with
 	waiting  []string // stores whose absence rejected a definition
 
 	umu        sync.Mutex
