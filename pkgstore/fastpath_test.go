@@ -120,7 +120,10 @@ var damages = []struct {
 	{"release-file", func(t *testing.T, s *pkgstoretest.Store, dir string) { s.Remove(dir).File(dir, "x") }},
 	{"release-fifo", func(t *testing.T, s *pkgstoretest.Store, dir string) { s.Remove(dir); mkfifo(t, s.Path(dir)) }},
 	{"release-leftover-sibling", func(t *testing.T, s *pkgstoretest.Store, dir string) {
-		s.File(dir[:strings.LastIndex(dir, "/")]+"/"+pkgstore.InstallTempPrefix+"-x/DEPS", "core/dep/1.0.0/20200101000000\n")
+		// Habitat's nested layout (storetest.Installer): a newer release
+		// unpacked as an FS root into VERSION/.hab-pkg-install-RELEASEXXXXXX.
+		v := dir[:strings.LastIndex(dir, "/")]
+		s.File(v+"/"+pkgstore.InstallTempPrefix+"-20210101000000abcdef/"+v+"/20210101000000/TDEPS", "core/dep/1.0.0/20200101000000\n")
 	}},
 	{"release-debris-sibling", func(t *testing.T, s *pkgstoretest.Store, dir string) {
 		s.Mkdir(dir[:strings.LastIndex(dir, "/")] + "/" + pkgstore.DebrisPrefix + "1")

@@ -89,11 +89,34 @@ type Binlink struct {
 	Dangling bool
 }
 
-// Installing is an install directory and what it depends on.
+// Installing is an install in progress (or the leftover of a killed
+// one) and what it needs: an install directory, or a fresh archive in the
+// artifact cache (see Inventory.Installing and Inventory.Fetched).
 type Installing struct {
-	// Path is relative to the store (ORIGIN/NAME/VERSION/.hab-pkg-install...).
+	// Path is relative to the store (ORIGIN/NAME/VERSION/.hab-pkg-install...)
+	// for an install directory, relative to the FS root
+	// (hab/cache/artifacts/FILE) for an archive.
 	Path string
+	// Release is the release being installed; zero when it cannot be
+	// told.
+	Release Ident
+	// Deps are the releases it needs: the valid lines of its TDEPS and
+	// DEPS.
 	Deps []Ident
+	// Known is true when Deps is all it needs: read from its unpacked
+	// TDEPS (the last metadata file Habitat's build writes), or from its
+	// archive read whole or up to TDEPS. False: its TDEPS could not be
+	// read yet (not unpacked, its archive gone, unreadable or too large),
+	// and Deps is what could be read.
+	Known bool
+	// From says where Deps were read from (a path relative to the FS
+	// root), or why they could not be.
+	From string
+	// Active is true when it changed within the scan's InstallWindow (or
+	// the scan had no Now): an install that may be running.
+	Active bool
+	// Changed is the latest modification or inode change found in it.
+	Changed time.Time
 }
 
 // Opaque is a directory that Habitat lists (or may list) as an installed
@@ -129,6 +152,13 @@ type Inventory struct {
 	// with the dependencies their DEPS and TDEPS name. A release they need
 	// must not be removed.
 	Installing []Installing
+	// Fetched are archives in the artifact cache
+	// (FS_ROOT/hab/cache/artifacts) that came there within the scan's
+	// InstallWindow and whose release is not installed: Habitat decides
+	// from such an archive's TDEPS which installed releases it will use
+	// ("Using") before it makes its install directory, so what they name
+	// must stay.
+	Fetched []Installing
 	// Opaque are the directories Habitat lists (or may list) as installed
 	// releases that hab-gc cannot read as releases; each is blocking
 	// damage. See Opaque.

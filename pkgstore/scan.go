@@ -65,8 +65,16 @@ type Options struct {
 	// Default: DefaultBinlinkDirs().
 	BinlinkDirs []string
 	// Now is the time used to report the age of leftover install
-	// directories; zero leaves ages out.
+	// directories and to tell an install in progress (see
+	// InstallWindow); zero leaves ages out, and every install directory
+	// then counts as active.
 	Now time.Time
+	// InstallWindow: an install directory with anything in it changed
+	// (modified, or its inode changed) within this time before Now, and
+	// an archive that came into the artifact cache within it, count as an
+	// install in progress (Installing.Active). Default
+	// DefaultInstallWindow.
+	InstallWindow time.Duration
 	// Progress, when set, is called from scan goroutines (one call at a
 	// time) with the number of release directories read so far.
 	Progress func(scanned int)
@@ -169,6 +177,9 @@ func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 	if opts.BinlinkDirs == nil {
 		opts.BinlinkDirs = DefaultBinlinkDirs()
 	}
+	if opts.InstallWindow <= 0 {
+		opts.InstallWindow = DefaultInstallWindow
+	}
 	sc := &scanner{store: s, opts: opts, in: newInterner()}
 	sc.phase(0, 0)
 	err := sc.walk(ctx)
@@ -182,6 +193,7 @@ func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 	inv.Installing, inv.Debris, inv.Opaque = sc.installing, sc.debris, sc.opaques
 	slices.SortFunc(inv.Opaque, func(a, b Opaque) int { return strings.Compare(a.Path, b.Path) })
 	slices.SortFunc(inv.Installing, func(a, b Installing) int { return strings.Compare(a.Path, b.Path) })
+	s.readFetched(inv, sc)
 	slices.Sort(inv.Debris)
 	inv.BinlinkDirs = opts.BinlinkDirs
 	s.readMounts(inv, &sc.problems)
@@ -697,42 +709,6 @@ func (sc *scanner) found(i int, found []*Release, n int) {
 // phase reports the scan's progress (see Options.OnPhase).
 func (sc *scanner) phase(done, total int) {
 	ReportPhase(sc.opts.OnPhase, sc.opts.Logger, PhaseEvent{Phase: PhaseScan, Done: done, Total: total})
-}
-
-func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string) {
-	rel := origin + "/" + name + "/" + version + "/" + entry
-	if strings.HasPrefix(entry, DebrisPrefix) {
-		sc.mu.Lock()
-		sc.debris = append(sc.debris, rel)
-		sc.mu.Unlock()
-		sc.problems.add(Problem{Path: storePath(origin, name, version, entry), Kind: ProblemInstallLeftover,
-			Message: "left by an interrupted hab-gc run; the next run finishes it"})
-		return
-	}
-	msg := "install directory: an install in progress, or the leftover of a killed one (Habitat never cleans these up)"
-	var modified time.Time
-	if fi, err := vroot.Lstat(entry); err == nil {
-		modified = fi.ModTime()
-		msg += fmt.Sprintf("; modified %s", fi.ModTime().UTC().Format(time.RFC3339))
-		if !sc.opts.Now.IsZero() {
-			msg += fmt.Sprintf(", %s old", sc.opts.Now.Sub(fi.ModTime()).Round(time.Second))
-		}
-	}
-	sc.problems.add(Problem{Path: storePath(origin, name, version, entry), Kind: ProblemInstallLeftover, Message: msg, Modified: modified})
-	// What the install needs must stay: read its dependency files.
-	inst := Installing{Path: rel}
-	if iroot, err := vroot.OpenRoot(safeio.Dir(entry)); err == nil {
-		inst.Deps = depIdents(iroot, func(file string, err error) {
-			if tl := tooLarge(err); tl != "" {
-				sc.problems.add(Problem{Path: storePath(origin, name, version, entry, file), Kind: ProblemDeps, Blocking: true,
-					Message: tl + ", so what this install needs is unknown"})
-			}
-		})
-		iroot.Close()
-	}
-	sc.mu.Lock()
-	sc.installing = append(sc.installing, inst)
-	sc.mu.Unlock()
 }
 
 // depIdents returns the valid idents the lines of DEPS and TDEPS under r

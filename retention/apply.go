@@ -45,6 +45,9 @@ type ApplyOptions struct {
 	// Logger receives the same events (phases as pkgstore.ReportPhase
 	// logs them). Default: discard.
 	Logger *slog.Logger
+	// Now is the clock its scans tell installs in progress by
+	// (pkgstore.Options.Now). Default: time.Now.
+	Now func() time.Time
 
 	// hook, set only by tests, is called at each stage of a release.
 	hook func(stage string, id pkgstore.Ident, hidden string)
@@ -230,7 +233,10 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	}
 
 	a.phase(PhaseRescan, 0, 0)
-	scanOpts := pkgstore.Options{Target: p.Inventory.Target, BinlinkDirs: p.Inventory.BinlinkDirs}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	scanOpts := pkgstore.Options{Target: p.Inventory.Target, BinlinkDirs: p.Inventory.BinlinkDirs, Now: opts.Now()}
 	fresh, err := store.Scan(ctx, scanOpts)
 	if err != nil {
 		return nil, err
@@ -339,6 +345,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 	var foundAfter []Found
 	if len(hidden) > 0 {
 		a.phase(PhaseRecheck, 0, 0)
+		scanOpts.Now = opts.Now()
 		after, err = store.Scan(ctx, scanOpts)
 		if err == nil {
 			// A process that opened, mapped or executed a hidden release
@@ -877,6 +884,8 @@ type needs struct {
 	inv     *pkgstore.Inventory
 	byIdent map[pkgstore.Ident]string
 	roots   map[pkgstore.Ident][]Reason
+	// waitFor, when set, needs every release: an install is running.
+	waitFor string
 }
 
 func newNeeds(inv *pkgstore.Inventory, found []Found) needs {
@@ -893,9 +902,17 @@ func newNeeds(inv *pkgstore.Inventory, found []Found) needs {
 			}
 		}
 	}
+	for _, list := range [2][]pkgstore.Installing{inv.Installing, inv.Fetched} {
+		for _, in := range list {
+			for _, d := range in.Deps {
+				n.byIdent[d] = "needed by the install in progress at " + installPath(in)
+			}
+		}
+	}
 	for _, in := range inv.Installing {
-		for _, d := range in.Deps {
-			n.byIdent[d] = "needed by the install in progress at " + in.Path
+		if in.Active {
+			n.waitFor = "an install is in progress at " + installPath(in) + ": removals wait for it to end"
+			break
 		}
 	}
 	for _, o := range inv.Opaque {
@@ -920,6 +937,9 @@ func (n needs) check(id pkgstore.Ident) (string, bool) {
 	}
 	if why, ok := n.byIdent[id]; ok {
 		return why, true
+	}
+	if n.waitFor != "" {
+		return n.waitFor, true
 	}
 	for _, s := range n.inv.Services {
 		if n.inv.MayRun(s, id) {

@@ -223,8 +223,11 @@ func TestApplyRevalidates(t *testing.T) {
 		{"removed by someone else", func(b *storetest.Builder) {
 			os.RemoveAll(b.PkgPath(redis2))
 		}, redis2, "no longer installed"},
+		// A killed install (two hours ago, by Apply's clock) of a release
+		// that needs redis2, stopped with its release unpacked and not
+		// renamed into place: what it names stays, the rest goes.
 		{"install in progress needs it", func(b *storetest.Builder) {
-			b.File("hab/pkgs/core/next/1/.hab-pkg-install-20261130000000abc/DEPS", redis2+"\n")
+			killedInstall(t, b.Root, storetest.Archive{Ident: "core/next/1/20261130000000", Deps: []string{redis2}}, storetest.StepUnpacked)
 		}, redis2, "install in progress"},
 	}
 	for _, tt := range tests {
@@ -232,7 +235,9 @@ func TestApplyRevalidates(t *testing.T) {
 			b := base(t)
 			p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
 			tt.change(b)
-			res := applyPlan(t, p, b.Root, fast)
+			opts := fast
+			opts.Now = func() time.Time { return time.Now().Add(2 * time.Hour) }
+			res := applyPlan(t, p, b.Root, opts)
 			o, ok := outcome(res, tt.ident)
 			if !ok || o.Status != retention.StatusKept || !strings.Contains(reasonText(o.Reasons), tt.says) {
 				t.Fatalf("%s: %+v", tt.ident, o)
@@ -320,3 +325,21 @@ func TestApplyOneFailureDoesNotStopTheRest(t *testing.T) {
 		t.Fatalf("debris left: %v", inv.Debris)
 	}
 }
+
+// killedInstall installs a as Habitat does (storetest.Installer) and stops
+// it at step, as a killed `hab pkg install` would: what it wrote stays.
+func killedInstall(t *testing.T, root string, a storetest.Archive, step storetest.Step) {
+	t.Helper()
+	in := storetest.NewInstaller(root, 7).Publish(a)
+	in.At = func(p storetest.Point) error {
+		if p.Top && p.Step == step {
+			return errKilled
+		}
+		return nil
+	}
+	if err := in.Install(a.Ident); !errors.Is(err, errKilled) {
+		t.Fatalf("install %s: %v", a.Ident, err)
+	}
+}
+
+var errKilled = errors.New("killed")

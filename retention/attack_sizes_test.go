@@ -36,7 +36,9 @@ func TestPlanStoreSizesOnlyOfRemovals(t *testing.T) {
 	// The newest two for another target, and a leftover beside them.
 	b.Add(storetest.Release{Ident: "core/fo/2.0/20210101000000", Target: "aarch64-linux", ModTime: old})
 	b.Add(storetest.Release{Ident: "core/fo/2.1/20210101000000", Target: "aarch64-linux", ModTime: old})
-	b.File("hab/pkgs/core/fo/1.5/"+pkgstore.InstallTempPrefix+"-x/DEPS", "")
+	// A killed install's leftover (Habitat's nested layout), empty, two
+	// hours old by the plan's clock: not an install in progress.
+	b.Mkdir("hab/pkgs/core/fo/1.5/" + pkgstore.InstallTempPrefix + "-20200101000005abcdef")
 	// One read the slow way (DEPS a symlink) among the old ones.
 	d := "hab/pkgs/core/fo/1.2/20200101000002/"
 	b.File(d+"D", "").Remove(d+"DEPS").Symlink("D", d+"DEPS")
@@ -51,7 +53,7 @@ func TestPlanStoreSizesOnlyOfRemovals(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: keep, MinAge: retention.NoMinAge, AllowDamaged: true}, now, pkgstore.Options{Target: "x86_64-linux"})
+			p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: keep, MinAge: retention.NoMinAge, AllowDamaged: true}, time.Now().Add(2*time.Hour), pkgstore.Options{Target: "x86_64-linux"})
 			if err != nil {
 				t.Fatal(err)
 			}

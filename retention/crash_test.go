@@ -10,8 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -217,17 +217,35 @@ func TestApplyWithConcurrentInstalls(t *testing.T) {
 // afresh.) OnPhase makes the order exact.
 func TestInstallDuringSettleKeepsItsDependency(t *testing.T) {
 	b, p := depOldRemoved(t)
-	store := filepath.Join(b.Root, "hab", "pkgs")
 	const app = "core/app/1.0/20260101000000"
-	installed := false
-	opts := retention.ApplyOptions{Settle: time.Nanosecond, OnPhase: func(e retention.PhaseEvent) {
-		if e.Phase == retention.PhaseSettle && !installed {
-			installed = true
-			install(t, store, app, []string{depOld}) // resolved before the hide
+	// The install finds depOld installed ("Using") before the hide, and
+	// waits there until the settle pause; then unpacks and renames app.
+	in := storetest.NewInstaller(b.Root, 1).Publish(storetest.Archive{Ident: app, Deps: []string{depOld}})
+	resolved, resume := make(chan struct{}), make(chan struct{})
+	in.At = func(pt storetest.Point) error {
+		if pt.Step == storetest.StepDepsChecked {
+			close(resolved)
+			<-resume
+		}
+		return nil
+	}
+	installed := make(chan error, 1)
+	go func() { installed <- in.Install(app) }()
+	<-resolved
+	settled := false
+	// Apply's clock is two hours on: the archive app came from looks
+	// cached long ago, as it may be (the test cannot age a ctime).
+	opts := retention.ApplyOptions{Settle: time.Nanosecond, Now: func() time.Time { return time.Now().Add(2 * time.Hour) }, OnPhase: func(e retention.PhaseEvent) {
+		if e.Phase == retention.PhaseSettle && !settled {
+			settled = true
+			close(resume)
+			if err := <-installed; err != nil {
+				t.Error(err)
+			}
 		}
 	}}
 	res := applyPlan(t, p, b.Root, opts)
-	if !installed {
+	if !settled {
 		t.Fatal("no settle pause")
 	}
 	if o, _ := outcome(res, depOld); o.Status != retention.StatusKept || !hasReason(o.Reasons, retention.CodeNewDependent, app) {
@@ -257,7 +275,18 @@ func testConcurrentInstalls(t *testing.T, settle time.Duration) {
 		if len(p.Removals()) != libs {
 			t.Fatalf("plan removes %d", len(p.Removals()))
 		}
-		store := filepath.Join(b.Root, "hab", "pkgs")
+		in := storetest.NewInstaller(b.Root, uint64(round))
+		for _, dep := range olds {
+			in.Publish(storetest.Archive{Ident: dep}) // reinstalled when found missing
+		}
+		// Downloading: each install waits a little between finding its
+		// dependency installed ("Using") and unpacking.
+		in.At = func(pt storetest.Point) error {
+			if pt.Top && pt.Step == storetest.StepDepsChecked {
+				time.Sleep(30 * time.Millisecond)
+			}
+			return nil
+		}
 		stop := make(chan struct{})
 		done := make(chan struct{})
 		// recheck is closed when Apply starts its last check; settled
@@ -271,23 +300,29 @@ func testConcurrentInstalls(t *testing.T, settle time.Duration) {
 					close(settled)
 				}
 			}()
-			// Like `hab pkg install` of many apps at once: resolve (find
-			// each app's dependency installed, or install it), download,
-			// then unpack and rename each app into place; over and over,
-			// while Apply runs.
+			// Like many `hab pkg install`s of apps at once (storetest.Installer:
+			// each finds its dependency installed, or installs it first,
+			// then unpacks and renames the app into place), round after
+			// round, while Apply runs.
 			for n := 0; ; n++ {
 				select {
 				case <-stop:
 					return
 				default:
 				}
-				for _, dep := range olds {
-					install(t, store, dep, nil) // a no-op while it is installed
-				}
-				time.Sleep(30 * time.Millisecond) // downloading
+				var wg sync.WaitGroup
 				for i, dep := range olds {
-					install(t, store, fmt.Sprintf("core/app%d/1.0/2026%06d%04d", i, n, round), []string{dep})
+					app := fmt.Sprintf("core/app%d/1.0/2026%06d%04d", i, n, round)
+					in.Publish(storetest.Archive{Ident: app, Deps: []string{dep}})
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						if err := in.Install(app); err != nil {
+							t.Error(err)
+						}
+					}()
 				}
+				wg.Wait()
 				select {
 				case <-recheck:
 					if !acked {
@@ -316,55 +351,5 @@ func testConcurrentInstalls(t *testing.T, settle time.Duration) {
 				t.Fatalf("round %d: %s", round, pr)
 			}
 		}
-	}
-}
-
-// install imitates `hab pkg install` of one release: when it is not
-// installed, unpack into a .hab-pkg-install directory and rename it into
-// place.
-func install(t *testing.T, store, ident string, deps []string) {
-	final := filepath.Join(store, filepath.FromSlash(ident))
-	if _, err := os.Stat(final); err == nil {
-		return
-	}
-	vdir := filepath.Dir(final)
-	var tmp string
-	var err error
-	// hab-gc may remove an empty VERSION directory between Habitat's
-	// mkdir -p and its creating the temporary directory: that install
-	// fails (nothing is lost) and is run again, as an operator would.
-	for try := 0; try < 3; try++ {
-		os.MkdirAll(vdir, 0o755)
-		if tmp, err = os.MkdirTemp(vdir, pkgstore.InstallTempPrefix+"-"+filepath.Base(final)); err == nil {
-			break
-		}
-	}
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	files := map[string]string{"TARGET": "x86_64-linux\n", "IDENT": ident + "\n"}
-	if len(deps) > 0 {
-		files["DEPS"] = strings.Join(deps, "\n") + "\n"
-		files["TDEPS"] = files["DEPS"]
-	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		os.WriteFile(filepath.Join(tmp, n), []byte(files[n]), 0o644)
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		// hab-gc put back the release this install was reinstalling (a
-		// dependent needed it): the release is installed, whole; this
-		// install's copy is redundant. A real `hab pkg install` reports an
-		// error here and succeeds when run again.
-		if _, serr := os.Stat(filepath.Join(final, "TARGET")); serr == nil {
-			os.RemoveAll(tmp)
-			return
-		}
-		t.Errorf("install %s: %v", ident, err)
 	}
 }

@@ -48,15 +48,16 @@ const (
 	CodeHabitat      Code = "habitat-self"   // among the newest releases of Habitat's own packages
 	CodeService      Code = "loaded-service" // a loaded service runs it
 	CodeServiceMaybe Code = "loaded-service-ambiguous"
-	CodeInUse        Code = "in-use"         // a running process uses it (a RootFinder's root)
-	CodeBinlink      Code = "binlink"        // a binlink points into it
-	CodeExcluded     Code = "excluded"       // an exclude (pin) matches it
-	CodeYoung        Code = "too-young"      // installed less than MinAge ago
-	CodeDamaged      Code = "damaged"        // its metadata is damaged (AllowDamaged)
-	CodeIdentProblem Code = "ident-problem"  // IDENT disagrees with the path or is missing
-	CodeUninstall    Code = "uninstall-hook" // last release of a package with an uninstall hook
-	CodeOutsideOnly  Code = "outside-only"   // not within the Only set
-	CodeDependency   Code = "dependency"     // needed by a kept release
+	CodeInUse        Code = "in-use"              // a running process uses it (a RootFinder's root)
+	CodeBinlink      Code = "binlink"             // a binlink points into it
+	CodeExcluded     Code = "excluded"            // an exclude (pin) matches it
+	CodeYoung        Code = "too-young"           // installed less than MinAge ago
+	CodeDamaged      Code = "damaged"             // its metadata is damaged (AllowDamaged)
+	CodeIdentProblem Code = "ident-problem"       // IDENT disagrees with the path or is missing
+	CodeUninstall    Code = "uninstall-hook"      // last release of a package with an uninstall hook
+	CodeOutsideOnly  Code = "outside-only"        // not within the Only set
+	CodeDependency   Code = "dependency"          // needed by a kept release
+	CodeInstalling   Code = "install-in-progress" // an install in progress needs it, or removals wait for one to end
 	// CodeNoDeps: outside a limited purge's packages, needed only by its
 	// removed releases, and kept because NoDeps asks (hab pkg uninstall
 	// --no-deps).
@@ -291,6 +292,7 @@ func (p *Plan) findRoots() {
 			}
 		}
 	}
+	p.installRoots()
 	for _, o := range inv.Opaque {
 		for _, d := range o.Deps {
 			if r := inv.Installed(d); r != nil {
@@ -499,4 +501,53 @@ func ordinal(n int) string {
 		suffix = "rd"
 	}
 	return fmt.Sprintf("%d%s", n, suffix)
+}
+
+// installRoots keeps what installs in progress need (see
+// pkgstore.Installing): every installed release an install directory or a
+// fresh archive in the artifact cache names, and, while any install
+// directory is active, every release. Habitat installs the missing
+// dependencies of a package (each in its own install directory) before it
+// makes the package's own, and the package's archive may have been in the
+// cache for days: what that package found installed ("Using") shows
+// nowhere until its own install directory exists. So no release is removed
+// while an install is running.
+func (p *Plan) installRoots() {
+	inv := p.Inventory
+	for _, list := range [2][]pkgstore.Installing{inv.Installing, inv.Fetched} {
+		for _, in := range list {
+			what := "the install in progress at " + installPath(in)
+			if in.Release.Origin != "" {
+				what = "the install in progress of " + in.Release.String() + " at " + installPath(in)
+			}
+			for _, d := range in.Deps {
+				if r := inv.Installed(d); r != nil {
+					p.addRoot(r.Ref, CodeInstalling, "needed by "+what+" (read from "+in.From+")")
+				}
+			}
+		}
+	}
+	for _, in := range inv.Installing {
+		if !in.Active {
+			continue
+		}
+		why := fmt.Sprintf("removals wait for the install in progress at %s (changed %s) to end: Habitat may be installing it for a package that uses releases it found installed",
+			installPath(in), in.Changed.UTC().Format(time.RFC3339))
+		if !in.Known {
+			why = fmt.Sprintf("removals wait for the install in progress at %s (changed %s) to end: what it needs cannot be read yet (%s)",
+				installPath(in), in.Changed.UTC().Format(time.RFC3339), in.From)
+		}
+		for _, r := range inv.Releases {
+			p.addRoot(r.Ref, CodeInstalling, why)
+		}
+		return // one reason is enough
+	}
+}
+
+// installPath is an Installing's path relative to the FS root.
+func installPath(in pkgstore.Installing) string {
+	if strings.HasPrefix(in.Path, pkgstore.ArtifactCacheDir+"/") {
+		return in.Path
+	}
+	return pkgstore.StoreDir + "/" + in.Path
 }

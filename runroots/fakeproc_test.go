@@ -103,7 +103,7 @@ func TestScanFakeProc(t *testing.T) {
 		{"hidden by hab-gc", fakeProc{comm: "redis-server", root: "/", fds: []string{st + "/core/redis/6.2.6/" + pkgstore.DebrisPrefix + "pending-20210603120000-ABCDEFGHIJ/bin/redis-server"}},
 			"process 10 (redis-server) has bin/redis-server open, under the name hab-gc hid it by"},
 		{"hidden-like name hab-gc never makes", fakeProc{comm: "x", root: "/", fds: []string{st + "/core/redis/6.2.6/" + pkgstore.DebrisPrefix + "pending-20210603120000-short/f"}}, ""},
-		{"Habitat install in progress", fakeProc{comm: "hab", root: "/", fds: []string{st + "/core/redis/7.0.0/" + pkgstore.InstallTempPrefix + "-20220601x/TARGET"}}, ""},
+		{"Habitat install in progress", fakeProc{comm: "hab", root: "/", fds: []string{st + "/core/redis/7.0.0/" + pkgstore.InstallTempPrefix + "-20220601000000abcdef/hab/pkgs/core/redis/7.0.0/20220601000000/TARGET"}}, ""},
 		{"version directory only", fakeProc{comm: "sh", root: "/", cwd: st + "/core/redis/6.2.6"}, ""},
 		{"another store", fakeProc{comm: "sh", root: "/", cwd: "/hab/pkgs/" + redis}, ""},
 		{"path traversal", fakeProc{comm: "sh", root: "/", cwd: st + "/core/../../../etc/x/y/z"}, ""},

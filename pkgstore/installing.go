@@ -1,0 +1,349 @@
+package pkgstore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hab-gc/hab-gc/hart"
+	"github.com/hab-gc/hab-gc/internal/safeio"
+)
+
+// DefaultInstallWindow is Options.InstallWindow's default: an install
+// directory or cached archive changed within the last hour is taken for an
+// install in progress.
+const DefaultInstallWindow = time.Hour
+
+// ArtifactCacheDir is Habitat's artifact cache under the FS root.
+const ArtifactCacheDir = "hab/cache/artifacts"
+
+// maxInstallWalk bounds the entries of an install directory examined for
+// its latest change; past it the install counts as active.
+const maxInstallWalk = 20_000
+
+// tempRandomChars is how many random characters tempfile's TempDir adds
+// after Habitat's prefix (components/core/src/package/list.rs
+// temp_package_directory: prefix ".hab-pkg-install-RELEASE").
+const tempRandomChars = 6
+
+// leftover records an install directory ORIGIN/NAME/VERSION/entry:
+// hab-gc's own debris, or Habitat's install in progress (or the leftover
+// of a killed one). Habitat unpacks the archive as an FS root into it, so
+// the release being installed is at entry/hab/pkgs/ORIGIN/NAME/VERSION/RELEASE,
+// RELEASE being the temp name's middle. Its needs are read from the
+// unpacked TDEPS and DEPS there; while TDEPS is not unpacked yet (an
+// archive's metadata may come after its payload), from the release's
+// archive in the artifact cache; when neither can be read, Known is false.
+func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string) {
+	rel := origin + "/" + name + "/" + version + "/" + entry
+	if strings.HasPrefix(entry, DebrisPrefix) {
+		sc.mu.Lock()
+		sc.debris = append(sc.debris, rel)
+		sc.mu.Unlock()
+		sc.problems.add(Problem{Path: storePath(origin, name, version, entry), Kind: ProblemInstallLeftover,
+			Message: "left by an interrupted hab-gc run; the next run finishes it"})
+		return
+	}
+	inst := Installing{Path: rel}
+	var changed, modified time.Time
+	if fi, err := vroot.Lstat(entry); err == nil {
+		changed, modified = latest(fi), fi.ModTime()
+	}
+	iroot, err := vroot.OpenRoot(safeio.Dir(entry))
+	if err != nil {
+		inst.From = "the install directory cannot be read: " + err.Error()
+	} else {
+		c, complete := latestChange(iroot)
+		if c.After(changed) {
+			changed = c
+		}
+		inst.Active = !complete
+		sc.readInstall(iroot, origin, name, version, entry, &inst)
+		iroot.Close()
+	}
+	inst.Changed = changed
+	if sc.opts.Now.IsZero() || sc.opts.Now.Sub(changed) < sc.opts.InstallWindow {
+		inst.Active = true
+	}
+	msg := "install directory: an install in progress, or the leftover of a killed one (Habitat never cleans these up)"
+	if inst.Release.Origin != "" {
+		msg += "; installing " + inst.Release.String()
+	}
+	if !modified.IsZero() {
+		msg += fmt.Sprintf("; modified %s", modified.UTC().Format(time.RFC3339))
+		if !sc.opts.Now.IsZero() {
+			msg += fmt.Sprintf(", %s old", sc.opts.Now.Sub(modified).Round(time.Second))
+		}
+	}
+	if !inst.Known {
+		msg += "; what it needs cannot be read yet (" + inst.From + ")"
+	}
+	sc.problems.add(Problem{Path: storePath(origin, name, version, entry), Kind: ProblemInstallLeftover, Message: msg, Modified: modified})
+	sc.mu.Lock()
+	sc.installing = append(sc.installing, inst)
+	sc.mu.Unlock()
+}
+
+// readInstall finds the release an install directory installs and what
+// it needs.
+func (sc *scanner) readInstall(iroot *os.Root, origin, name, version, entry string, inst *Installing) {
+	inner := StoreDir + "/" + origin + "/" + name + "/" + version
+	release := ""
+	if mid, ok := strings.CutPrefix(entry, InstallTempPrefix+"-"); ok && len(mid) > tempRandomChars {
+		release = mid[:len(mid)-tempRandomChars]
+	}
+	// The unpacked release directory settles it when the name does not
+	// (a temp name made otherwise): the one directory there.
+	if es, err := readDir(iroot, inner); err == nil && !slices.ContainsFunc(es, func(e fs.DirEntry) bool { return e.Name() == release }) {
+		var dirs []string
+		for _, e := range es {
+			if e.IsDir() {
+				dirs = append(dirs, e.Name())
+			}
+		}
+		if len(dirs) == 1 {
+			release = dirs[0]
+		}
+	}
+	id, err := ParseFullIdent(origin + "/" + name + "/" + version + "/" + release)
+	if err != nil {
+		inst.From = "the release it installs cannot be told from its name " + quoteName(entry)
+		return
+	}
+	inst.Release = id
+	relDir := inner + "/" + release
+	var nested []Ident
+	tdepsThere := false
+	for _, file := range [2]string{"TDEPS", "DEPS"} {
+		body, exists, err := readMetaIn(iroot, relDir, file)
+		if err != nil {
+			if tl := tooLarge(err); tl != "" {
+				sc.problems.add(Problem{Path: storePath(origin, name, version, entry) + "/" + relDir + "/" + file, Kind: ProblemDeps, Blocking: true,
+					Message: tl + ", so what this install needs is unknown"})
+			}
+			continue
+		}
+		if file == "TDEPS" && exists {
+			tdepsThere = true
+		}
+		nested = addIdents(nested, string(body))
+	}
+	if tdepsThere {
+		inst.Deps, inst.Known = nested, true
+		inst.From = StoreDir + "/" + inst.Path + "/" + relDir + "/TDEPS"
+		return
+	}
+	file := strings.ReplaceAll(id.String(), "/", "-") + "-" + sc.opts.Target + ".hart"
+	deps, known, from := readArchiveDeps(sc.store.fsRoot, file, id)
+	inst.Deps, inst.Known, inst.From = addIdentList(nested, deps), known, from
+}
+
+// readMetaIn reads dir/file under r (dir's components are not symlinks
+// outside r: os.Root).
+func readMetaIn(r *os.Root, dir, file string) ([]byte, bool, error) {
+	sub, err := r.OpenRoot(safeio.Dir(dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer sub.Close()
+	return readMeta(sub, file)
+}
+
+func addIdents(ids []Ident, body string) []Ident {
+	for _, l := range strings.Split(body, "\n") {
+		if id, err := ParseFullIdent(strings.TrimSpace(l)); err == nil && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+func addIdentList(ids, more []Ident) []Ident {
+	for _, id := range more {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// latest is the later of a file's modification and inode change times.
+func latest(fi fs.FileInfo) time.Time {
+	t := fi.ModTime()
+	if c := changeTime(fi); c.After(t) {
+		t = c
+	}
+	return t
+}
+
+// latestChange returns the latest change of anything under r (without
+// following symlinks), and false when it gave up (too many entries, or
+// one it could not read).
+func latestChange(r *os.Root) (time.Time, bool) {
+	var t time.Time
+	n := 0
+	complete := true
+	fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			complete = false
+			return nil
+		}
+		if n++; n > maxInstallWalk {
+			complete = false
+			return fs.SkipAll
+		}
+		if fi, err := d.Info(); err == nil {
+			if c := latest(fi); c.After(t) {
+				t = c
+			}
+		}
+		return nil
+	})
+	return t, complete
+}
+
+// openArtifacts opens FS_ROOT/hab/cache/artifacts, refusing a symlink at
+// any of its levels.
+func openArtifacts(fsRoot string) (*os.Root, error) {
+	top, err := os.OpenRoot(fsRoot)
+	if err != nil {
+		return nil, err
+	}
+	defer top.Close()
+	for _, p := range []string{"hab", "hab/cache", ArtifactCacheDir} {
+		fi, err := top.Lstat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("%s is a %s, not a directory", p, fi.Mode().Type())
+		}
+	}
+	return top.OpenRoot(safeio.Dir(ArtifactCacheDir))
+}
+
+// readArchiveDeps reads what the archive file in the artifact cache names
+// in TDEPS and DEPS, when it is want's archive. known is true when TDEPS
+// was read, or the whole archive was and has none; from says where they
+// were read, or why they could not be.
+func readArchiveDeps(fsRoot, file string, want Ident) (deps []Ident, known bool, from string) {
+	from = ArtifactCacheDir + "/" + file
+	cache, err := openArtifacts(fsRoot)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, "its archive is not in the artifact cache: there is none"
+	}
+	if err != nil {
+		return nil, false, "the artifact cache cannot be read: " + err.Error()
+	}
+	defer cache.Close()
+	a, err := readArchive(cache, file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, "its archive " + from + " is not in the artifact cache"
+	}
+	if err != nil {
+		return nil, false, from + ": " + err.Error()
+	}
+	if a.Ident != want.String() {
+		return nil, false, fmt.Sprintf("%s holds %s, not %s", from, a.Ident, want)
+	}
+	deps = addIdentList(parseIdents(a.TDeps), parseIdents(a.Deps))
+	if a.TDeps == nil && !a.Complete {
+		return deps, false, from + ": TDEPS not found within the bounds hab-gc reads"
+	}
+	return deps, true, from
+}
+
+// readArchive reads a regular file of the cache (never through a
+// symlink, never blocking on a FIFO) with hart's default limits.
+func readArchive(cache *os.Root, file string) (*hart.Archive, error) {
+	if strings.ContainsAny(file, "/\x00") || file == "." || file == ".." {
+		return nil, fmt.Errorf("not a file name: %s", quoteName(file))
+	}
+	f, err := cache.OpenFile(file, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("a %s, not a regular file", fi.Mode().Type())
+	}
+	return hart.Read(io.LimitReader(f, fi.Size()), hart.DefaultLimits(), hart.WantDeps)
+}
+
+func parseIdents(lines []string) []Ident {
+	var ids []Ident
+	for _, l := range lines {
+		if id, err := ParseFullIdent(l); err == nil && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// readFetched records the archives that came into the artifact cache
+// within the install window (by their modification or inode change time:
+// Habitat renames a download into place) and whose release of the scan's
+// target is not installed (Inventory.Fetched). Without Options.Now none is
+// read.
+func (s *Store) readFetched(inv *Inventory, sc *scanner) {
+	if sc.opts.Now.IsZero() {
+		return
+	}
+	cache, err := openArtifacts(s.fsRoot)
+	if err != nil {
+		return // no cache: nothing fetched
+	}
+	defer cache.Close()
+	es, err := readDir(cache, ".")
+	if err != nil {
+		sc.problems.add(Problem{Path: ArtifactCacheDir, Kind: ProblemUnreadable,
+			Message: "the artifact cache cannot be read, so archives being installed cannot be seen: " + err.Error()})
+	}
+	for _, e := range es {
+		n := e.Name()
+		if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".hart") || !e.Type().IsRegular() {
+			continue // a download in progress (.tmpXXXXXX): Habitat has not read it yet
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		changed := latest(fi)
+		if sc.opts.Now.Sub(changed) >= sc.opts.InstallWindow {
+			continue
+		}
+		inst := Installing{Path: ArtifactCacheDir + "/" + n, Active: true, Changed: changed, From: ArtifactCacheDir + "/" + n}
+		a, err := readArchive(cache, n)
+		switch {
+		case errors.Is(err, hart.ErrLimit):
+			inst.From += ": " + err.Error()
+		case err != nil:
+			continue // not an archive Habitat could install
+		default:
+			id, perr := ParseFullIdent(a.Ident)
+			if perr != nil || a.Target != sc.opts.Target || inv.Installed(id) != nil {
+				continue
+			}
+			inst.Release = id
+			inst.Deps = addIdentList(parseIdents(a.TDeps), parseIdents(a.Deps))
+			inst.Known = a.TDeps != nil || a.Complete
+			if !inst.Known {
+				inst.From += ": TDEPS not found within the bounds hab-gc reads"
+			}
+		}
+		inv.Fetched = append(inv.Fetched, inst)
+	}
+}
