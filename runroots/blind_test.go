@@ -50,12 +50,13 @@ func runBlindHelper() {
 		return
 	}
 	root, mode, _ := strings.Cut(v, ";")
+	mode, procRoot, _ := strings.Cut(mode, ";")
 	var out blindOutcome
 	s, err := pkgstore.Open(root)
 	if err == nil {
 		defer s.Close()
 		pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge,
-			RootFinders: []retention.RootFinder{runroots.Finder{BestEffort: mode == "best-effort"}}}
+			RootFinders: []retention.RootFinder{runroots.Finder{ProcRoot: procRoot, BestEffort: mode == "best-effort"}}}
 		var plan *retention.Plan
 		plan, err = retention.PlanStore(context.Background(), s, pol, time.Now(), pkgstore.Options{Target: storetest.DefaultTarget})
 		if err == nil {
@@ -100,12 +101,19 @@ func runBlindHelper() {
 // have them (the test's own children do).
 func planWithout(t *testing.T, root, mode string, caps ...string) blindOutcome {
 	t.Helper()
+	drop := "-" + strings.Join(caps, ",-")
+	return planAs(t, root, mode, "--inh-caps="+drop, "--bounding-set="+drop)
+}
+
+// planAs is planWithout with setpriv's arguments given (mode may be
+// followed by ";PROCROOT").
+func planAs(t *testing.T, root, mode string, setprivArgs ...string) blindOutcome {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: the scan must be root without CAP_SYS_PTRACE")
 	}
 	setpriv := testtool.Need(t, "setpriv", "util-linux") // drops CAP_SYS_PTRACE
-	drop := "-" + strings.Join(caps, ",-")
-	cmd := exec.Command(setpriv, "--inh-caps="+drop, "--bounding-set="+drop, "--", os.Args[0])
+	cmd := exec.Command(setpriv, append(setprivArgs, "--", os.Args[0])...)
 	cmd.Env = append(os.Environ(), blindEnv+"="+root+";"+mode)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -319,5 +327,49 @@ func TestBlindScanOnOverlayfs(t *testing.T) {
 	out = planWithout(t, merged, "", "sys_ptrace")
 	if out.Err != "" || out.Action != string(retention.Keep) || !hasReason(out.Reasons, retention.CodeInUse, "lib/libapp.so mapped") {
 		t.Fatalf("blind plan on overlayfs, maps readable: %s %+v err %q; want keep, the mapping seen", out.Action, out.Reasons, out.Err)
+	}
+}
+
+// TestBlindScanHidepid: a proc file system mounted with hidepid=invisible
+// does not list other users' processes to a scan that is not root, which
+// cannot count them. Such a scan is blind: a release a hidden process
+// holds open is kept by the lease probe (the scanning user owns its
+// files), and one of a store it does not own is refused.
+func TestBlindScanHidepid(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: mounting proc, running as another user")
+	}
+	proc := t.TempDir()
+	if err := syscall.Mount("proc", proc, "proc", 0, "hidepid=invisible"); err != nil {
+		t.Skip("cannot mount proc with hidepid:", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(proc, syscall.MNT_DETACH) })
+	nobody := []string{"--reuid=65534", "--regid=65534", "--clear-groups"}
+	for _, own := range []bool{true, false} {
+		b := appStore(t)
+		// The user must reach the store: t.TempDir's directories are 0700.
+		for d := b.Root; d != "/" && d != "."; d = filepath.Dir(d) {
+			if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o005 != 0o005 {
+				if err := os.Chmod(d, fi.Mode().Perm()|0o055); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if own {
+			if err := chownTree(b.PkgPath(oldApp), 65534); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := proctest.Start(t, proctest.Open, b.PkgPath(oldApp)+"/share/data.txt")
+		if _, err := os.Stat(proc + "/" + fmt.Sprint(p.PID())); err != nil {
+			t.Fatalf("root does not see process %d in the hidepid proc: %v", p.PID(), err)
+		}
+		out := planAs(t, b.Root, ";"+proc, nobody...)
+		switch {
+		case own && (out.Err != "" || out.Action != string(retention.Keep) || !hasReason(out.Reasons, retention.CodeInUse, "share/data.txt")):
+			t.Fatalf("hidepid, own store: %s %+v err %q (%s); want keep by lease", out.Action, out.Reasons, out.Err, out.Summary)
+		case !own && (!out.Unknown || !strings.Contains(out.Err, "hidepid=invisible") || !strings.Contains(out.Err, "not root")):
+			t.Fatalf("hidepid, root's store: %s %+v err %q; want refused naming hidepid and not root", out.Action, out.Reasons, out.Err)
+		}
 	}
 }
