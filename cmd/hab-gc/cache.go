@@ -18,8 +18,8 @@ import (
 )
 
 func addCacheFlags(cmd *cobra.Command) {
-	cmd.Flags().Bool("cache", false, "also clean the artifact cache, FS_ROOT/hab/cache/artifacts: a .hart whose release is not installed or removed by this run goes, except the newest --cache-keep-latest of each origin/name (env HAB_GC_CACHE, config cache)")
-	cmd.Flags().String("cache-keep-latest", "", "with --cache: archives of removed or uninstalled releases kept per origin/name, `N` (default 1; env HAB_GC_CACHE_KEEP_LATEST, config cache_keep_latest)")
+	cmd.Flags().Bool("cache", false, "also clean the artifact cache, FS_ROOT/hab/cache/artifacts: a .hart whose release is not installed or removed by this run goes, except the newest --cache-keep-latest of each origin/name")
+	cmd.Flags().String("cache-keep-latest", "", "with --cache: archives of removed or uninstalled releases kept per origin/name, `N` (default 1)")
 }
 
 // cacheRun is the artifact cache's part of a run.

@@ -117,7 +117,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		start := time.Now()
 		var plan *retention.Plan
 		var res *retention.Result
-		if mf := a.openMetricsFile(cmd, c.fsRoot()); mf != nil {
+		if mf := a.openMetricsFile(c, c.fsRoot()); mf != nil {
 			defer func() {
 				if refusedUnwritten(err) {
 					return
@@ -422,7 +422,7 @@ another package target. Everything else is an error. check exits 6 when it finds
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
 		start := time.Now()
 		var problems []pkgstore.Problem
-		if mf := a.openMetricsFile(cmd, c.fsRoot()); mf != nil {
+		if mf := a.openMetricsFile(c, c.fsRoot()); mf != nil {
 			defer func() {
 				if refusedUnwritten(err) {
 					return

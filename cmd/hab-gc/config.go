@@ -62,6 +62,7 @@ func settings() []setting {
 		{"max_free", "max-free", []string{"HAB_GC_MAX_FREE"}},
 		{"cache", "cache", []string{"HAB_GC_CACHE"}},
 		{"cache_keep_latest", "cache-keep-latest", []string{"HAB_GC_CACHE_KEEP_LATEST"}},
+		{"metrics_file", "metrics-file", []string{"HAB_GC_METRICS_FILE"}},
 	}
 }
 
@@ -710,7 +711,7 @@ func addPolicyFlags(fs *pflag.FlagSet) {
 	// "--keep-latest 3" still means 3 (see joinOptionalValues).
 	fs.String("keep-latest", "", "keep the newest `N` releases of each origin/name (--keep-latest N, --keep-latest=N; a bare --keep-latest means 1)")
 	fs.Lookup("keep-latest").NoOptDefVal = "1"
-	fs.String("self-keep-latest", "", "`N` releases to keep of Habitat's own packages (default: --keep-latest, never fewer than 1)")
+	fs.String("self-keep-latest", "", "`N` releases to keep of each of Habitat's own packages (chef/hab, chef/hab-sup, chef/hab-launcher and their core/ predecessors); unset, no chef/hab release is ever removed (as hab pkg uninstall) and chef/hab-sup, chef/hab-launcher keep --keep-latest, at least 1")
 	fs.StringArray("exclude", nil, "never remove releases matching IDENT[@CONSTRAINT], e.g. core/redis, core/redis/6.2.6 or 'core/postgresql@>=11 <12' (repeatable)")
 	fs.StringArray("only", nil, "only remove releases of ORIGIN/NAME (or ORIGIN/NAME/VERSION, keeping the newest --keep-latest of that version) and the dependencies only they needed (repeatable)")
 	fs.StringArray("keep-latest-for", nil, "keep the newest `ORIGIN/NAME=N` releases of that package instead of --keep-latest (repeatable; env HAB_GC_KEEP_LATEST_FOR: core/postgresql=5;core/redis=2)")

@@ -28,9 +28,10 @@ type metricsFile struct {
 	store string
 }
 
-// openMetricsFile returns nil without --metrics-file.
-func (a *app) openMetricsFile(cmd *cobra.Command, fsRoot string) *metricsFile {
-	path, _ := cmd.Flags().GetString("metrics-file")
+// openMetricsFile returns nil without --metrics-file (or its env var,
+// config key).
+func (a *app) openMetricsFile(c *config, fsRoot string) *metricsFile {
+	path := c.raw("metrics_file")
 	if path == "" {
 		return nil
 	}

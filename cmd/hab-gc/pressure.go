@@ -14,8 +14,8 @@ import (
 )
 
 func addPressureFlags(cmd *cobra.Command) {
-	cmd.Flags().String("min-free", "", "disk pressure: only when the store's file system has less than `SIZE` free (2GiB, 500MB, 10%), remove releases the policy allows removing, most superseded first, until --max-free is free; otherwise remove nothing (env HAB_GC_MIN_FREE, config min_free)")
-	cmd.Flags().String("max-free", "", "disk pressure: the free space to reach, `SIZE` (default: --min-free; env HAB_GC_MAX_FREE, config max_free)")
+	cmd.Flags().String("min-free", "", "disk pressure: only when the store's file system has less than `SIZE` free (2GiB, 500MB, 10%), remove releases the policy allows removing, most superseded first, until --max-free is free; otherwise remove nothing")
+	cmd.Flags().String("max-free", "", "disk pressure: the free space to reach, `SIZE` (default: --min-free)")
 }
 
 // pressureRun is a run under disk pressure: the limits, what Limit

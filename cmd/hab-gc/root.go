@@ -154,11 +154,11 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	addRootFlags(root.PersistentFlags())
 	root.PersistentFlags().Bool("json", false, "print JSON instead of tables")
 
-	run, list, why, check := a.runCmd(), a.listCmd(), a.whyCmd(), a.checkCmd()
-	for _, fs := range []*pflag.FlagSet{root.PersistentFlags(), run.Flags(), list.Flags(), why.Flags(), check.Flags()} {
+	run, list, why, check, daemon := a.runCmd(), a.listCmd(), a.whyCmd(), a.checkCmd(), a.daemonCmd()
+	for _, fs := range []*pflag.FlagSet{root.PersistentFlags(), run.Flags(), list.Flags(), why.Flags(), check.Flags(), daemon.Flags()} {
 		annotateSettings(fs)
 	}
-	root.AddCommand(run, list, why, check, a.graphCmd(), a.daemonCmd(), a.scheduleCmd(), a.historyCmd(), a.leaseCmd(), a.versionCmd(), a.docsCmd(root), safetyTopic())
+	root.AddCommand(run, list, why, check, a.graphCmd(), daemon, a.scheduleCmd(), a.historyCmd(), a.leaseCmd(), a.versionCmd(), a.docsCmd(root), safetyTopic())
 	root.AddCommand(topicCmds(root)...)
 	return root
 }
@@ -172,7 +172,11 @@ func annotateSettings(fs *pflag.FlagSet) {
 		if f == nil {
 			continue
 		}
-		if strings.Contains(f.Usage, "env "+s.env[0]) { // the text names it already
+		if own := " (env " + s.env[0] + ")"; strings.HasSuffix(f.Usage, own) { // the text names it already
+			f.Usage = strings.TrimSuffix(f.Usage, own) + fmt.Sprintf(" (env %s; config key %s)", s.env[0], s.key)
+			continue
+		}
+		if strings.Contains(f.Usage, "env "+s.env[0]) {
 			f.Usage += fmt.Sprintf(" (config key %s)", s.key)
 			continue
 		}

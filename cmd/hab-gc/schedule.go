@@ -161,8 +161,8 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		// Metrics: one set for the process, read back from --metrics-file
 		// when there is one; each job's run updates it (and the file).
 		var mf *metricsFile
-		if path, _ := cmd.Flags().GetString("metrics-file"); path != "" || listen != "" {
-			mf = a.openMetricsFile(cmd, c.fsRoot())
+		if path := c.raw("metrics_file"); path != "" || listen != "" {
+			mf = a.openMetricsFile(c, c.fsRoot())
 			if mf == nil {
 				mf = &metricsFile{m: metrics.New()}
 			}
