@@ -74,6 +74,16 @@
 // caller about to delete anything must refuse while Inventory.Blocking is
 // non-empty, unless its user explicitly accepts the risk.
 //
+// Installs in progress are read as Habitat makes them (see Installing):
+// the archive is unpacked as an FS root into
+// ORIGIN/NAME/VERSION/.hab-pkg-install-RELEASE plus 6 random characters,
+// so what the install needs is in that directory's
+// hab/pkgs/ORIGIN/NAME/VERSION/RELEASE/TDEPS once unpacked, and in the
+// release's archive in FS_ROOT/hab/cache/artifacts before. Archives that
+// came into the cache within the install window (Inventory.Fetched) are
+// read too: Habitat decides from their TDEPS which installed releases it
+// will use before it makes the install directory.
+//
 // Dependencies are stored as Refs, compact handles into the inventory's
 // table of interned idents, which keeps a 100,000-release inventory to a
 // few hundred bytes per release.

@@ -38,6 +38,13 @@
 //     mount-point), from the mount table the scan read
 //     (pkgstore.Inventory.Mounts; mount points belong to a mount
 //     namespace, and this is the caller's).
+//   - what installs in progress need (code install-in-progress): every
+//     installed release named by an install directory's TDEPS (or, until
+//     that is unpacked, by its archive's in the artifact cache), or by a
+//     fresh archive in the cache whose release is not installed
+//     (pkgstore.Inventory.Installing, Fetched); and, while any install
+//     directory changed within the scan's install window, every release:
+//     removals wait for the install to end.
 //
 // Then everything reachable from a root through DEPS or TDEPS is kept, with
 // a reason naming the chain ("dependency of core/openssl/..., needed by
