@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -24,6 +25,11 @@ const Dir = "hab/cache/artifacts"
 
 // ErrNoCache is returned by Open when the FS root has no cache directory.
 var ErrNoCache = errors.New("no artifact cache")
+
+// ErrRefused is returned by Open, with ErrNoCache, when a level of the
+// cache directory is a symlink or not a directory: there may be a cache,
+// hab-gc does not read it.
+var ErrRefused = errors.New("left alone, not read")
 
 // Action is what the plan does with a cached file.
 type Action string
@@ -119,7 +125,7 @@ func Open(fsRoot string) (*Cache, error) {
 			return nil, err
 		}
 		if !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, fmt.Errorf("%w: %s is a %s, not a directory: left alone", ErrNoCache, p, fi.Mode().Type())
+			return nil, fmt.Errorf("%w: %s is a %s, not a directory: %w", ErrNoCache, p, safeio.Kind(fi.Mode()), ErrRefused)
 		}
 	}
 	r, err := top.OpenRoot(Dir)
@@ -198,7 +204,7 @@ func (c *Cache) examine(name string, opts Options) File {
 		return leave(CodeNotHart, "cannot be examined: "+err.Error())
 	}
 	if !fi.Mode().IsRegular() {
-		return leave(CodeNotRegular, "a "+fi.Mode().Type().String()+", not a regular file: left alone")
+		return leave(CodeNotRegular, "a "+safeio.Kind(fi.Mode())+", not a regular file: left alone")
 	}
 	f.Size = allocated(fi)
 	if age := opts.Now.Sub(changed(fi)); opts.MinAge > 0 && age < opts.MinAge {

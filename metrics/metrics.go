@@ -232,16 +232,6 @@ func (m *Metrics) RestoreFile(path string) error {
 	return m.Restore(b)
 }
 
-// WriteFile writes the metrics to path for node_exporter's textfile
-// collector, atomically (a temporary file in the same directory, renamed
-// over path).
-func (m *Metrics) WriteFile(path string) error {
-	if err := prometheus.WriteToTextfile(path, m.reg); err != nil {
-		return fmt.Errorf("metrics: writing %s: %w", path, err)
-	}
-	return nil
-}
-
 // storeCollector measures the file system and the artifact cache of each
 // watched store when gathered.
 type storeCollector struct {

@@ -456,16 +456,7 @@ func article(w string) string {
 	return "a " + w
 }
 
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "file"
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
-	default:
-		return "special file (" + m.Type().String() + ")"
-	}
-}
+func fileKind(m fs.FileMode) string { return safeio.Kind(m) }
 
 func (sc *scanner) unreadable(err error, parts ...string) {
 	sc.problems.add(Problem{Path: storePath(parts...), Kind: ProblemUnreadable, Blocking: true,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/depgraph"
 	"github.com/hab-gc/hab-gc/internal/onefs"
+	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -527,7 +528,7 @@ func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
 		return hiddenRelease{}, fmt.Errorf("checking %s: %w", rel, err)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
-		return hiddenRelease{}, &keptError{Reason{CodeChanged, "its directory was replaced by a " + fi.Mode().Type().String() + " since the plan; left alone"}}
+		return hiddenRelease{}, &keptError{Reason{CodeChanged, "its directory was replaced by a " + fileKind(fi.Mode()) + " since the plan; left alone"}}
 	}
 	if dev, ino := pkgstore.FileID(fi); dev != r.Dev || ino != r.Ino {
 		return hiddenRelease{}, &keptError{Reason{CodeChanged, "its directory was replaced since the plan was made"}}
@@ -864,17 +865,7 @@ func parseDebris(name string) (kind, release string, ok bool) {
 	return kind, release, true
 }
 
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
-	case m.IsRegular():
-		return "regular file"
-	case m.IsDir():
-		return "directory"
-	}
-	return "special file (" + m.Type().String() + ")"
-}
+func fileKind(m fs.FileMode) string { return safeio.Kind(m) }
 
 // needs answers whether something in an inventory needs a release that is
 // not (or no longer) installed: an installed release or an install in

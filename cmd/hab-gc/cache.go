@@ -28,6 +28,17 @@ type cacheRun struct {
 	files []artifactcache.File
 	outs  map[string]artifactcache.Outcome
 	note  string // why the cache was not cleaned
+	// readErr says why the cache could not be read (a refused or
+	// unreadable directory, a failed listing): the run then exits 4.
+	readErr string
+}
+
+// readError is why the cache could not be read, or "".
+func (cr *cacheRun) readError() string {
+	if cr == nil {
+		return ""
+	}
+	return cr.readErr
 }
 
 // planCache opens and plans the cache when --cache is set (nil
@@ -46,11 +57,11 @@ func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressu
 		}
 	}
 	cache, err := artifactcache.Open(c.fsRoot())
-	if errors.Is(err, artifactcache.ErrNoCache) {
+	switch {
+	case errors.Is(err, artifactcache.ErrRefused), err != nil && !errors.Is(err, artifactcache.ErrNoCache):
+		return &cacheRun{note: err.Error(), readErr: err.Error()}, nil
+	case err != nil: // none: nothing to clean
 		return &cacheRun{note: err.Error()}, nil
-	}
-	if err != nil {
-		return nil, err
 	}
 	minAge := retention.DefaultMinAge
 	switch {
@@ -72,7 +83,10 @@ func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressu
 	files, err := cache.Plan(ctx, status, artifactcache.Options{KeepLatest: keep, MinAge: minAge, Now: time.Now()})
 	if err != nil {
 		cache.Close()
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return &cacheRun{note: err.Error(), readErr: err.Error()}, nil
 	}
 	return &cacheRun{cache: cache, files: files}, nil
 }

@@ -200,6 +200,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			out.pressureReport = press.report()
 		}
 		out.Cache = cr.report()
+		out.CacheError = cr.readError()
 		if a.wantJSON(cmd) {
 			if werr := writeJSON(a.stdout, out); werr != nil {
 				return werr
@@ -222,6 +223,10 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		}
 		if res != nil && res.Partial() {
 			fmt.Fprintf(a.textErr, "hab-gc: %d removal(s) failed; the others were done\n", res.Failed)
+			return exitCodeError{exitPartial}
+		}
+		if e := cr.readError(); e != "" {
+			fmt.Fprintf(a.textErr, "hab-gc: the artifact cache was not cleaned: %s\n", e)
 			return exitCodeError{exitPartial}
 		}
 		if n := cr.failed(); n > 0 {

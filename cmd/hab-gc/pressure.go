@@ -92,7 +92,10 @@ type pressureReport struct {
 type runReport struct {
 	retention.Report
 	pressureReport
-	Cache []cacheReport `json:"cache,omitempty"`
+	// Cache is present (possibly empty) whenever --cache is set.
+	Cache []cacheReport `json:"cache,omitzero"`
+	// CacheError says why the cache could not be read (exit 4).
+	CacheError string `json:"cache_error,omitempty"`
 }
 
 func (p *pressureRun) report() pressureReport {

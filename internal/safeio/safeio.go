@@ -186,7 +186,8 @@ func Regular(fi fs.FileInfo) error {
 	return fmt.Errorf("%w: it is a %s", ErrNotRegular, Kind(fi.Mode()))
 }
 
-// Kind names a file's type for people.
+// Kind names a file's type for people, in words (never Go's mode string,
+// such as "L---------").
 func Kind(m fs.FileMode) string {
 	switch t := m.Type(); {
 	case t == 0:
@@ -204,7 +205,7 @@ func Kind(m fs.FileMode) string {
 	case t&fs.ModeDevice != 0:
 		return "block device"
 	default:
-		return "special file (" + t.String() + ")"
+		return "file of unknown type"
 	}
 }
 
