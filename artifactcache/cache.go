@@ -45,6 +45,7 @@ const (
 // Reason codes of cache decisions.
 const (
 	CodeReleaseKept   retention.Code = "release-kept"   // keep: the plan keeps its release
+	CodeInstalling    retention.Code = "installing"     // keep: its release is being installed
 	CodeCacheLatest   retention.Code = "cache-latest"   // keep: among the newest KeepLatest archives of its package
 	CodeNotInstalled  retention.Code = "not-installed"  // remove: its release is not installed
 	CodeRemovedInRun  retention.Code = "removed-in-run" // remove: the run removes its release
@@ -63,6 +64,9 @@ const (
 	NotInstalled Status = iota
 	Kept
 	Removed
+	// Installing: an install of the release is in progress (or was
+	// killed half way); Habitat unpacks from the cached archive.
+	Installing
 )
 
 // ReleaseStatus tells the plan's verdict on a release.
@@ -159,7 +163,9 @@ func (c *Cache) Plan(ctx context.Context, status ReleaseStatus, opts Options) ([
 		f := c.examine(e.Name(), opts)
 		if f.Action == "" {
 			st := status(*f.Ident)
-			if st == Kept {
+			if st == Installing {
+				f.Action, f.Reasons = Keep, []retention.Reason{{Code: CodeInstalling, Text: "its release " + f.Ident.String() + " is being installed (an install directory, or a fresh archive, of it is in the store): Habitat unpacks it from this archive"}}
+			} else if st == Kept {
 				f.Action, f.Reasons = Keep, []retention.Reason{{Code: CodeReleaseKept, Text: "its release " + f.Ident.String() + " is kept"}}
 			} else {
 				pkg := f.Ident.Origin + "/" + f.Ident.Name

@@ -70,7 +70,16 @@ func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressu
 	case plan.Policy.MinAge > 0:
 		minAge = plan.Policy.MinAge
 	}
+	installing := map[pkgstore.Ident]bool{}
+	for _, list := range [2][]pkgstore.Installing{plan.Inventory.Installing, plan.Inventory.Fetched} {
+		for _, in := range list {
+			installing[in.Release] = true
+		}
+	}
 	status := func(id pkgstore.Ident) artifactcache.Status {
+		if installing[id] {
+			return artifactcache.Installing
+		}
 		d, ok := plan.Decision(id)
 		switch {
 		case !ok:

@@ -111,3 +111,45 @@ func TestDryRunShowsInstallProtections(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheKeepsArchivesBeingInstalled (issue 20): `run --cache` while
+// Habitat is installing from a cached archive (its install directory made,
+// nothing unpacked yet) keeps that archive, which Habitat opens again to
+// unpack, and what the install needs; the install then succeeds whole.
+func TestCacheKeepsArchivesBeingInstalled(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	const (
+		dep    = "core/dep/1.0/20200101000000"
+		depNew = "core/dep/2.0/20210101000000"
+		app    = "core/app/1.0/20261201000000"
+	)
+	b := storetest.New(t)
+	old := time.Now().Add(-48 * time.Hour)
+	b.Add(storetest.Release{Ident: dep, ModTime: old}, storetest.Release{Ident: depNew, ModTime: old})
+	in := storetest.NewInstaller(b.Root, 5)
+	if err := in.Cache(storetest.Archive{Ident: app, Deps: []string{dep}, Payload: []string{"bin/app"}}, 72*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	in.At = func(p storetest.Point) error {
+		if p.Top && p.Step == storetest.StepTempDir {
+			ran = true
+			var stdout, stderr bytes.Buffer
+			cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none", "--cache", "--cache-keep-latest=0", "--json"}, Stdout: &stdout, Stderr: &stderr}
+			cmd.Run()
+			if !strings.Contains(stdout.String(), `"installing"`) {
+				t.Errorf("the cache's plan does not say the archive is being installed:\n%s\nstderr %s", stdout.String(), stderr.String())
+			}
+		}
+		return nil
+	}
+	if err := in.Install(app); err != nil {
+		t.Fatalf("install: %v", err)
+	}
+	if !ran || !in.Installed(app) || !in.Installed(dep) {
+		t.Fatalf("ran %v, app installed %v, %s installed %v", ran, in.Installed(app), dep, in.Installed(dep))
+	}
+}

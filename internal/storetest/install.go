@@ -307,7 +307,9 @@ func (in *Installer) random(n int) string {
 	return string(b)
 }
 
-// unpack is unpack_artifact.
+// unpack is unpack_artifact. PackageArchive::unpack opens the cached
+// archive again (artifact::get_archive_reader(&self.path)), so one removed
+// from the cache since it was read fails the install.
 func (in *Installer) unpack(a *cachedArchive) error {
 	final := in.releaseDir(a.ident)
 	base := filepath.Dir(final)
@@ -330,6 +332,14 @@ func (in *Installer) unpack(a *cachedArchive) error {
 	if err := step(StepTempDir); err != nil {
 		return err
 	}
+	b, err := os.ReadFile(a.path)
+	if err != nil {
+		return err
+	}
+	if a.entries, err = ReadHart(b); err != nil {
+		return fmt.Errorf("%s: %w", a.path, err)
+	}
+	pt.Total = len(a.entries)
 	var dirs []ArchiveEntry
 	for _, e := range a.entries {
 		if e.IsDir() {
