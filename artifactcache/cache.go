@@ -53,6 +53,7 @@ const (
 	CodeDotFile       retention.Code = "dot-file"       // leave: a download in progress
 	CodeYoung         retention.Code = "too-young"      // leave
 	CodeNotRegular    retention.Code = "not-regular"    // leave
+	CodeForeignTarget retention.Code = "foreign-target" // leave: built for another target than the run's
 	CodeChanged       retention.Code = "changed"        // kept at removal: not the file that was read
 	DefaultKeepLatest                = 1
 )
@@ -81,12 +82,24 @@ type Options struct {
 	MinAge time.Duration
 	// Now is the clock reading for MinAge.
 	Now time.Time
+	// Target is the run's package target (pkgstore.Options.Target): an
+	// archive of another target, or whose TARGET cannot be read, is left
+	// alone (CodeForeignTarget), as the store's releases of other targets
+	// are; its release is never the installed one of the same ident.
+	// Empty: every target is judged.
+	Target string
+	// Protect, when set, says why the run keeps whatever is of an ident
+	// (retention.Plan.Protects: its pins, its --only scope); an archive
+	// it gives reasons for is kept with them. nil protects nothing.
+	Protect func(pkgstore.Ident) []retention.Reason
 }
 
 // File is the decision for one entry of the cache directory.
 type File struct {
-	File    string             `json:"file"`
-	Ident   *pkgstore.Ident    `json:"ident"`
+	File  string          `json:"file"`
+	Ident *pkgstore.Ident `json:"ident"`
+	// Target is the archive's TARGET (empty when not read).
+	Target  string             `json:"target,omitempty"`
 	Action  Action             `json:"action"`
 	Reasons []retention.Reason `json:"reasons"`
 	// Size is the space it occupies (allocated blocks; 0 for a file with
@@ -161,6 +174,18 @@ func (c *Cache) Plan(ctx context.Context, status ReleaseStatus, opts Options) ([
 			return nil, err
 		}
 		f := c.examine(e.Name(), opts)
+		if f.Action == "" && opts.Target != "" && f.Target != opts.Target {
+			text := "built for " + f.Target + ", not this run's target " + opts.Target + ": not the installed release of that ident; left alone"
+			if f.Target == "" {
+				text = "its TARGET could not be read, so it may not be this run's target " + opts.Target + ": left alone"
+			}
+			f.Action, f.Reasons = Leave, []retention.Reason{{Code: CodeForeignTarget, Text: text}}
+		}
+		if f.Action == "" && opts.Protect != nil {
+			if rs := opts.Protect(*f.Ident); len(rs) > 0 {
+				f.Action, f.Reasons = Keep, rs
+			}
+		}
 		if f.Action == "" {
 			st := status(*f.Ident)
 			if st == Installing {
@@ -228,11 +253,11 @@ func (c *Cache) examine(name string, opts Options) File {
 		return leave(CodeNotHart, "changed while being read: left alone")
 	}
 	f.id = idOf(fi)
-	_, id, err := Identify(io.LimitReader(r, fi.Size()))
+	_, id, target, err := identify(io.LimitReader(r, fi.Size()))
 	if err != nil {
 		return leave(CodeNotHart, err.Error()+": left alone")
 	}
-	f.Ident = &id
+	f.Ident, f.Target = &id, target
 	return f
 }
 

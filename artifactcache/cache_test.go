@@ -13,6 +13,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
 )
 
 const header = storetest.HartHeader
@@ -237,4 +238,81 @@ func FuzzIdentify(f *testing.F) {
 			t.Fatalf("identified %q, not a full ident: %v", id, perr)
 		}
 	})
+}
+
+// TestPlanTargetAndProtect (issue 21 item 2): an archive of another target
+// than the run's, or without a readable TARGET, is left alone, never kept
+// as the installed release of its ident; an archive Protect gives reasons
+// for is kept with them (the run's pins and --only scope).
+func TestPlanTargetAndProtect(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, Dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"redis-x86.hart":     storetest.Archive{Ident: "core/redis/6.2.6/20220101000000"}.Bytes(),
+		"redis-aarch64.hart": storetest.Archive{Ident: "core/redis/6.2.6/20220101000000", Target: "aarch64-linux"}.Bytes(),
+		"redis-old.hart":     storetest.Archive{Ident: "core/redis/5.0.1/20210101000000"}.Bytes(),
+		"no-target.hart": storetest.HartEntries(
+			storetest.ArchiveEntry{Name: "hab/pkgs/core/redis/4.0.0/20200101000000/", Mode: 0o755},
+			storetest.ArchiveEntry{Name: "hab/pkgs/core/redis/4.0.0/20200101000000/IDENT", Body: "core/redis/4.0.0/20200101000000\n", Mode: 0o644}),
+		"pinned.hart": storetest.Archive{Ident: "acme/pinned/1.0.0/20200101000000"}.Bytes(),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st := status([]string{"core/redis/6.2.6/20220101000000"})
+	protect := func(id pkgstore.Ident) []retention.Reason {
+		if id.Origin == "acme" {
+			return []retention.Reason{{Code: retention.CodeExcluded, Text: `excluded by "acme/pinned" (flag --exclude)`}}
+		}
+		return nil
+	}
+	tests := []struct {
+		name string
+		opts Options
+		want map[string]string
+	}{
+		{"x86_64-linux run", Options{Target: "x86_64-linux", Protect: protect}, map[string]string{
+			"redis-x86.hart":     "keep release-kept",
+			"redis-aarch64.hart": "leave foreign-target",
+			"redis-old.hart":     "remove not-installed",
+			"no-target.hart":     "leave foreign-target",
+			"pinned.hart":        "keep excluded",
+		}},
+		{"aarch64-linux run", Options{Target: "aarch64-linux"}, map[string]string{
+			"redis-x86.hart":     "leave foreign-target",
+			"redis-aarch64.hart": "keep release-kept",
+			"redis-old.hart":     "leave foreign-target",
+			"no-target.hart":     "leave foreign-target",
+			"pinned.hart":        "leave foreign-target",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files, err := c.Plan(t.Context(), st, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(files) != len(tt.want) {
+				t.Fatalf("files %+v", files)
+			}
+			for _, f := range files {
+				got := string(f.Action)
+				for _, r := range f.Reasons {
+					got += " " + string(r.Code)
+				}
+				if got != tt.want[f.File] {
+					t.Errorf("%s: %q (%+v), want %q", f.File, got, f.Reasons, tt.want[f.File])
+				}
+			}
+		})
+	}
 }

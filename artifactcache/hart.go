@@ -29,6 +29,13 @@ func ParseHeader(r *bufio.Reader) (Header, error) { return hartfile.ParseHeader(
 // pattern accepts. The release is IDENT's, which must agree with the path
 // of its entry. Reads are bounded (hartfile.DefaultLimits).
 func Identify(r io.Reader) (Header, pkgstore.Ident, error) {
+	h, id, _, err := identify(r)
+	return h, id, err
+}
+
+// identify is Identify, with the archive's TARGET ("" when it has none
+// within the bounds).
+func identify(r io.Reader) (Header, pkgstore.Ident, string, error) {
 	a, err := hartfile.Read(r, hartfile.DefaultLimits(), hartfile.WantIdent)
 	if err != nil {
 		var h Header
@@ -38,11 +45,11 @@ func Identify(r io.Reader) (Header, pkgstore.Ident, error) {
 		if !errors.Is(err, ErrNotHart) {
 			err = fmt.Errorf("%w: %w", ErrNotHart, err)
 		}
-		return h, pkgstore.Ident{}, err
+		return h, pkgstore.Ident{}, "", err
 	}
 	id, err := pkgstore.ParseFullIdent(a.Ident)
 	if err != nil {
-		return a.Header, pkgstore.Ident{}, fmt.Errorf("%w: IDENT: %v", ErrNotHart, err)
+		return a.Header, pkgstore.Ident{}, "", fmt.Errorf("%w: IDENT: %v", ErrNotHart, err)
 	}
-	return a.Header, id, nil
+	return a.Header, id, a.Target, nil
 }

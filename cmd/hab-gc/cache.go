@@ -89,7 +89,10 @@ func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressu
 		}
 		return artifactcache.Kept
 	}
-	files, err := cache.Plan(ctx, status, artifactcache.Options{KeepLatest: keep, MinAge: minAge, Now: time.Now()})
+	// The run's pins and --only reach the cache (plan.Protects), and an
+	// archive counts for the store's target only.
+	files, err := cache.Plan(ctx, status, artifactcache.Options{KeepLatest: keep, MinAge: minAge, Now: time.Now(),
+		Target: plan.Inventory.Target, Protect: plan.Protects})
 	if err != nil {
 		cache.Close()
 		if ctx.Err() != nil {
