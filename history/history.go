@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -222,7 +223,14 @@ func Records(now time.Time, run Run, plan *retention.Plan, res *retention.Result
 // Log appends a run's records (Records) to the journal of its FS root:
 // what `hab-gc run` and a scheduled prune both call after Apply.
 func Log(now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) error {
-	return Journal{Dir: Dir(run.FSRoot)}.Append(Records(now, run, plan, res, applyErr))
+	return LogContext(context.Background(), now, run, plan, res, applyErr)
+}
+
+// LogContext is Log bounded by ctx (Journal.AppendContext): a journal
+// another process keeps locked fails with ErrBusy instead of blocking
+// the run.
+func LogContext(ctx context.Context, now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) error {
+	return Journal{Dir: Dir(run.FSRoot)}.AppendContext(ctx, Records(now, run, plan, res, applyErr))
 }
 
 // Filter selects records.

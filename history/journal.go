@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -23,6 +25,17 @@ const (
 	DefaultMaxSize = 8 << 20 // bytes per file before rotation
 	DefaultKeep    = 4       // rotated files kept (history.jsonl.1 ... .4)
 )
+
+// DefaultLockTimeout is how long an append waits for another writer's
+// lock on the journal before giving up (ErrBusy). An append holds it for
+// milliseconds; a lock held longer is someone else's (an operator's
+// flock, a stuck process), and a run must not wait on it.
+const DefaultLockTimeout = 10 * time.Second
+
+// ErrBusy is wrapped by the error of an append that gave up waiting for
+// the journal's lock (LockTimeout, or its context ended): nothing was
+// written.
+var ErrBusy = errors.New("journal is locked by another process")
 
 // readLimit caps what Read reads of one file: far above MaxSize.
 const readLimit = 256 << 20
@@ -42,6 +55,19 @@ type Journal struct {
 	MaxSize int64
 	// Keep is how many rotated files are kept (default DefaultKeep).
 	Keep int
+	// LockTimeout bounds the wait for another writer's lock (default
+	// DefaultLockTimeout; negative: try once).
+	LockTimeout time.Duration
+}
+
+func (j Journal) lockTimeout() time.Duration {
+	switch {
+	case j.LockTimeout == 0:
+		return DefaultLockTimeout
+	case j.LockTimeout < 0:
+		return 0
+	}
+	return j.LockTimeout
 }
 
 func (j Journal) maxSize() int64 {
@@ -66,9 +92,15 @@ func rotated(n int) string {
 	return FileName + "." + strconv.Itoa(n)
 }
 
-// Append writes recs, one JSON line each, with one write on an O_APPEND
-// descriptor, and fsyncs them. It creates the directory when missing.
-func (j Journal) Append(recs []Record) error {
+// Append is AppendContext without a context.
+func (j Journal) Append(recs []Record) error { return j.AppendContext(context.Background(), recs) }
+
+// AppendContext writes recs, one JSON line each, with one write on an
+// O_APPEND descriptor, and fsyncs them. It creates the directory when
+// missing. It never blocks for long: while another process holds the
+// journal's lock it waits at most LockTimeout, and not past the end of
+// ctx (an ended ctx still gets one try), then fails wrapping ErrBusy.
+func (j Journal) AppendContext(ctx context.Context, recs []Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -90,7 +122,7 @@ func (j Journal) Append(recs []Record) error {
 	}
 	defer unix.Close(dfd)
 	for range 10 { // a concurrent rotation makes us reopen
-		done, err := j.appendOnce(dfd, buf.Bytes())
+		done, err := j.appendOnce(ctx, dfd, buf.Bytes())
 		if done || err != nil {
 			return err
 		}
@@ -100,7 +132,7 @@ func (j Journal) Append(recs []Record) error {
 
 // appendOnce opens, locks and checks the journal and appends data; done
 // is false when the file was rotated (by us or another writer) meanwhile.
-func (j Journal) appendOnce(dfd int, data []byte) (done bool, err error) {
+func (j Journal) appendOnce(ctx context.Context, dfd int, data []byte) (done bool, err error) {
 	name := filepath.Join(j.Dir, FileName)
 	fd, err := openat(dfd, FileName, unix.O_RDWR|unix.O_APPEND|unix.O_CREAT|unix.O_NONBLOCK|unix.O_NOCTTY, 0o640)
 	if err != nil {
@@ -117,8 +149,8 @@ func (j Journal) appendOnce(dfd int, data []byte) (done bool, err error) {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 {
 		return false, fmt.Errorf("history: %s: %w (%s, %d links)", name, ErrUnsafe, safeio.Kind(safeio.ModeOf(st.Mode)), st.Nlink)
 	}
-	if err := flock(fd); err != nil {
-		return false, &fs.PathError{Op: "flock", Path: name, Err: err}
+	if err := flock(ctx, fd, j.lockTimeout()); err != nil {
+		return false, fmt.Errorf("history: %s: %w", name, err)
 	}
 	// Under the lock: is the name still this file?
 	var cur unix.Stat_t
@@ -185,11 +217,30 @@ func openat(dfd int, name string, flag int, perm uint32) (int, error) {
 	}
 }
 
-func flock(fd int) error {
+// flock takes fd's exclusive lock, polling without blocking for at most
+// timeout and until ctx ends (one try when either is over at once).
+func flock(ctx context.Context, fd int, timeout time.Duration) error {
+	start := time.Now()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
 	for {
-		err := unix.Flock(fd, unix.LOCK_EX)
-		if err != unix.EINTR {
-			return err
+		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		switch {
+		case err == nil:
+			return nil
+		case err == unix.EINTR:
+			continue
+		case err != unix.EWOULDBLOCK:
+			return fmt.Errorf("flock: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (gave up after %s: %v)", ErrBusy, time.Since(start).Round(time.Millisecond), ctx.Err())
+		case <-deadline.C:
+			return fmt.Errorf("%w (held past the %s wait)", ErrBusy, timeout)
+		case <-tick.C:
 		}
 	}
 }

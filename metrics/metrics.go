@@ -46,6 +46,7 @@ type Metrics struct {
 	lastRun     *prometheus.GaugeVec
 	lastOK      *prometheus.GaugeVec
 	duration    *prometheus.GaugeVec
+	history     *prometheus.CounterVec
 	stores      *storeCollector
 
 	// restorable are the families Restore reads back, by name.
@@ -81,21 +82,24 @@ func New() *Metrics {
 			Help: "1 when the last run of each job type succeeded, 0 when it failed (a prune with a failed removal, a check with errors)."}, []string{"store", "type"}),
 		duration: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hab_gc_last_run_duration_seconds",
 			Help: "How long the last run of each job type took."}, []string{"store", "type"}),
+		history: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hab_gc_history_write_failures_total",
+			Help: "Runs whose records could not be appended to the store's history (a journal locked by another process, a full disk); the run's work stands."}, []string{"store"}),
 		stores: newStoreCollector(),
 	}
 	m.reg.MustRegister(m.releases, m.reclaimable, m.problems, m.freed, m.removed, m.failed, m.runs,
-		m.lastRun, m.lastOK, m.duration, m.stores)
+		m.lastRun, m.lastOK, m.duration, m.history, m.stores)
 	m.restorable = map[string]restorable{
-		"hab_gc_releases":                   {gauge: m.releases},
-		"hab_gc_reclaimable_bytes":          {gauge: m.reclaimable},
-		"hab_gc_problems":                   {gauge: m.problems},
-		"hab_gc_freed_bytes_total":          {counter: m.freed},
-		"hab_gc_removed_releases_total":     {counter: m.removed},
-		"hab_gc_removals_failed_total":      {counter: m.failed},
-		"hab_gc_runs_total":                 {counter: m.runs},
-		"hab_gc_last_run_timestamp_seconds": {gauge: m.lastRun},
-		"hab_gc_last_run_success":           {gauge: m.lastOK},
-		"hab_gc_last_run_duration_seconds":  {gauge: m.duration},
+		"hab_gc_releases":                     {gauge: m.releases},
+		"hab_gc_reclaimable_bytes":            {gauge: m.reclaimable},
+		"hab_gc_problems":                     {gauge: m.problems},
+		"hab_gc_freed_bytes_total":            {counter: m.freed},
+		"hab_gc_removed_releases_total":       {counter: m.removed},
+		"hab_gc_removals_failed_total":        {counter: m.failed},
+		"hab_gc_runs_total":                   {counter: m.runs},
+		"hab_gc_last_run_timestamp_seconds":   {gauge: m.lastRun},
+		"hab_gc_last_run_success":             {gauge: m.lastOK},
+		"hab_gc_last_run_duration_seconds":    {gauge: m.duration},
+		"hab_gc_history_write_failures_total": {counter: m.history},
 	}
 	return m
 }
@@ -168,6 +172,10 @@ func (m *Metrics) ObserveApply(store string, s retention.ReportSummary) {
 	m.removed.WithLabelValues(store).Add(float64(max(s.Removed, 0)))
 	m.failed.WithLabelValues(store).Add(float64(max(s.Failed, 0)))
 }
+
+// ObserveHistoryFailure counts a run whose records could not be written
+// to the store's history.
+func (m *Metrics) ObserveHistoryFailure(store string) { m.history.WithLabelValues(store).Inc() }
 
 // ObserveRun records a run of a job type: when it ended, how long it
 // took, and whether it succeeded.

@@ -946,7 +946,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 		run := history.Run{ID: fmt.Sprintf("%s-%s", j.Key, now.UTC().Format("20060102T150405Z")), Job: string(j.Type),
 			JobKey: j.Key, Owner: j.Owner, FSRoot: store.FSRoot(), Policy: pol}
 		record := func(res RunResult, plan *retention.Plan, ar *retention.Result, err error) RunResult {
-			if herr := history.Log(now, run, plan, ar, err); herr != nil {
+			if herr := history.LogContext(ctx, now, run, plan, ar, err); herr != nil {
 				res.HistoryError = herr.Error()
 			}
 			return res

@@ -56,13 +56,18 @@ func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (
 }
 
 // logRun appends a real run's records to the store's history (package
-// history); a failure to write them is a warning: the run's work stands.
-func (a *app) logRun(c *config, pol retention.Policy, plan *retention.Plan, res *retention.Result, err error) {
+// history); a failure to write them (a journal another process keeps
+// locked past history.DefaultLockTimeout or the run's interruption, a
+// full disk) is a warning: the run's work stands. It reports whether the
+// history was written.
+func (a *app) logRun(ctx context.Context, c *config, pol retention.Policy, plan *retention.Plan, res *retention.Result, err error) bool {
 	run := history.Run{ID: fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()),
 		Job: history.JobRun, FSRoot: c.fsRoot(), Policy: pol}
-	if herr := history.Log(time.Now(), run, plan, res, err); herr != nil {
+	if herr := history.LogContext(ctx, time.Now(), run, plan, res, err); herr != nil {
 		fmt.Fprintf(a.textErr, "hab-gc: warning: the run's history could not be written: %v\n", herr)
+		return false
 	}
+	return true
 }
 
 // refuseUnmatched refuses a real run when an exclude or only given on the
@@ -117,10 +122,19 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		start := time.Now()
 		var plan *retention.Plan
 		var res *retention.Result
+		historyFailed := false
+		logRun := func(pol retention.Policy, plan *retention.Plan, res *retention.Result, err error) {
+			if !a.logRun(cmd.Context(), c, pol, plan, res, err) {
+				historyFailed = true
+			}
+		}
 		if mf := a.openMetricsFile(c, c.fsRoot()); mf != nil {
 			defer func() {
 				if refusedUnwritten(err) {
 					return
+				}
+				if historyFailed {
+					mf.m.ObserveHistoryFailure(mf.store)
 				}
 				if plan != nil {
 					rep := plan.Report(res)
@@ -152,7 +166,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		plan, store, err := a.planFor(cmd.Context(), c, true, limits != nil)
 		if err != nil {
 			if pol, perr := c.policy(true); perr == nil && !dry && !refusedUnwritten(err) {
-				a.logRun(c, pol, nil, nil, err) // refused: a damaged store, runtime roots unknown...
+				logRun(pol, nil, nil, err) // refused: a damaged store, runtime roots unknown...
 			}
 			return err
 		}
@@ -171,7 +185,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		}
 		if !dry && !allowUnmatched {
 			if err := refuseUnmatched(c, plan); err != nil {
-				a.logRun(c, plan.Policy, plan, nil, err)
+				logRun(plan.Policy, plan, nil, err)
 				return err
 			}
 		}
@@ -183,7 +197,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 				Logger:      slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			})
 			bar.done()
-			a.logRun(c, plan.Policy, plan, res, err)
+			logRun(plan.Policy, plan, res, err)
 			if err != nil && res == nil {
 				return err
 			}

@@ -67,6 +67,9 @@ func observeJob(m *metrics.Metrics, j schedule.Job, fsRoot string, start, end ti
 			m.ObserveApply(j.Store, res.Plan.Summary)
 		}
 		m.ObserveRun(j.Store, metrics.TypePrune, start, end, res.Error == "")
+		if res.HistoryError != "" {
+			m.ObserveHistoryFailure(j.Store)
+		}
 	case schedule.Check:
 		m.ObserveProblems(j.Store, res.ProblemList)
 		m.ObserveRun(j.Store, metrics.TypeCheck, start, end, res.Error == "" && res.OK)
