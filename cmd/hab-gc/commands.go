@@ -96,17 +96,19 @@ func refuseUnmatched(c *config, plan *retention.Plan) error {
 
 func (a *app) runCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "run",
+		Use:   "run [IDENT...]",
 		Short: "Plan and remove old releases (--dry-run: plan only)",
 		Long: `Plan which releases to keep and which to remove, then remove them safely (hab-gc safety: the
 safety model). With --dry-run, only print the plan: nothing is changed. Without a policy (--keep-latest, env
-HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes nothing.
+HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes nothing. IDENT arguments (origin/name[/version]) limit removals as --only does: hab-gc run
+--keep-latest 2 core/redis is hab-gc run --keep-latest 2 --only core/redis.
 
 ` + exitCodesHelp,
 		Example: `  hab-gc run --keep-latest=3 --dry-run
   hab-gc run --keep-latest=2 --exclude core/postgresql@'>=11 <12' --json
-  HAB_KEEP_LATEST=1 hab-gc run --only core/redis`,
-		Args: args(cobra.NoArgs),
+  HAB_KEEP_LATEST=1 hab-gc run --only core/redis
+  hab-gc run --keep-latest 2 core/redis`,
+		Args: identArgs("run", "to limit removals to, as --only does"),
 	}
 	cmd.Flags().Bool("dry-run", false, "plan only; change nothing")
 	cmd.Flags().BoolP("verbose", "v", false, "list every kept release too, with its reasons")
@@ -115,7 +117,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 	addPressureFlags(cmd)
 	addCacheFlags(cmd)
 	addMetricsFileFlag(cmd)
-	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
+	cmd.RunE = asOnly(a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
 		dry, _ := cmd.Flags().GetBool("dry-run")
 		// --metrics-file: the plan, and for a real run what it did and
 		// whether it succeeded (a refusal is a failed prune).
@@ -252,18 +254,23 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			return exitCodeError{exitNotEnough}
 		}
 		return nil
-	})
+	}))
 	return cmd
 }
 
 func (a *app) listCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "list",
+		Use:   "list [IDENT...]",
 		Short: "List installed releases by package, newest first, with size and what the policy would do",
-		Args:  args(cobra.NoArgs),
+		Long: `List installed releases by package, newest first, with size and, with a policy, what it would do.
+With IDENT arguments (origin/name[/version[/release]]: core/redis, core/redis/6.2.6), only the releases
+that satisfy one of them are listed; the plan is still the whole store's.`,
+		Example: `  hab-gc list core/redis
+  hab-gc list --keep-latest=2 core/redis core/openssl`,
+		Args: identArgs("list", "to list"),
 	}
 	addPolicyFlags(cmd.Flags())
-	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
+	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, argv []string) error {
 		plan, store, err := a.planFor(cmd.Context(), c, false, true)
 		if err != nil {
 			return err
@@ -271,6 +278,13 @@ func (a *app) listCmd() *cobra.Command {
 		defer store.Close()
 		hasPolicy := c.isSet("keep_latest")
 		rep := plan.Report(nil)
+		if len(argv) > 0 {
+			var unmatched []pkgstore.Ident
+			rep, unmatched = filterReport(rep, parseIdents(argv))
+			for _, id := range unmatched {
+				fmt.Fprintf(a.textErr, "hab-gc: warning: %s matches no installed release\n", id)
+			}
+		}
 		if a.wantJSON(cmd) {
 			return writeJSON(a.stdout, listJSON(hasPolicy, rep))
 		}
