@@ -122,6 +122,11 @@ type ReportSummary struct {
 	BytesFreed int64 `json:"bytes_freed"`
 	// NotAttempted counts removals a stopped run never reached.
 	NotAttempted int `json:"not_attempted"`
+	// KeptTooYoung counts releases kept only because they were installed
+	// less than Policy.MinAge ago (every reason CodeYoung): what a shorter
+	// minimum age would let go. A fresh image or restored backup makes
+	// every release look just installed.
+	KeptTooYoung int `json:"kept_too_young"`
 }
 
 // Report describes the plan and, when res is non-nil, what Apply did.
@@ -166,6 +171,9 @@ func (p *Plan) Report(res *Result) Report {
 		rep.Releases = append(rep.Releases, rr)
 		if d.Action == Keep {
 			rep.Summary.Keep++
+			if onlyYoung(d.Reasons) {
+				rep.Summary.KeptTooYoung++
+			}
 		} else {
 			rep.Summary.Remove++
 		}
@@ -173,4 +181,14 @@ func (p *Plan) Report(res *Result) Report {
 	rep.Summary.Releases = len(p.Decisions)
 	rep.Summary.BytesReclaimable = p.ReclaimableBytes()
 	return rep
+}
+
+// onlyYoung reports whether every reason is CodeYoung.
+func onlyYoung(rs []Reason) bool {
+	for _, r := range rs {
+		if r.Code != CodeYoung {
+			return false
+		}
+	}
+	return len(rs) > 0
 }

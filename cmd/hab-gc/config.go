@@ -190,6 +190,7 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config
 			}
 		}
 	}
+	c.warnZeroMinAge()
 	return c, nil
 }
 
@@ -732,4 +733,19 @@ func addPolicyFlags(fs *pflag.FlagSet) {
 func isSymlink(name string) bool {
 	fi, err := os.Lstat(name)
 	return err == nil && fi.Mode()&fs.ModeSymlink != 0
+}
+
+// warnZeroMinAge warns that a min_age of 0 (0, 0s, 0m...: the habit from
+// before `none` existed) means the default hour, not "no minimum age".
+func (c *config) warnZeroMinAge() {
+	if !c.isSet("min_age") {
+		return
+	}
+	raw := strings.TrimSpace(c.raw("min_age"))
+	d, err := retention.ParseDuration(raw, retention.NoMinAge)
+	if err != nil || d != 0 || strings.EqualFold(raw, "none") {
+		return
+	}
+	c.warnings = append(c.warnings, fmt.Sprintf("min_age %q (from %s) means the default minimum age (%s), not none: releases installed less than %s ago are kept; say none (--min-age=none, HAB_GC_MIN_AGE=none, min_age = \"none\") to turn it off",
+		raw, c.source("min_age"), retention.DefaultMinAge, retention.DefaultMinAge))
 }

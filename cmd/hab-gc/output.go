@@ -92,6 +92,9 @@ func printPlan(w io.Writer, rep retention.Report, verbose bool) {
 		fmt.Fprintf(w, "\n%d releases: %d to keep, %d to remove (%s). Dry run: nothing was changed.\n",
 			s.Releases, s.Keep, s.Remove, humanBytes(s.BytesReclaimable))
 	}
+	if s.KeptTooYoung > 0 {
+		fmt.Fprintf(w, "%d of the kept releases are kept only because they were installed less than the minimum age ago (--min-age, default 1h; a fresh image, a restored backup or a chown makes releases look new): --min-age=none, or a shorter duration, lets them go.\n", s.KeptTooYoung)
+	}
 	if !verbose && s.Keep > 0 {
 		fmt.Fprintln(w, "--verbose lists the kept releases too, with their reasons.")
 	}
