@@ -493,8 +493,13 @@ func (r *reader) process(pid int) procState {
 	} else if r.m.mayHold(b) || r.m.ix != nil && len(r.m.ix.names) > 0 {
 		// Every line: a file mapped through a bind mount of the store
 		// shows under any path.
+		var prev []byte
 		for line := range bytes.Lines(b) {
 			if p, ok := mapsPathBytes(line); ok {
+				if bytes.Equal(p, prev) {
+					continue // the next segment of the same file
+				}
+				prev = p
 				if m := r.matchBytes(p); m.ok || m.cand || root != "" && root != "/" {
 					// By the inode column when by the file: the device
 					// column is the superblock's, which is not stat's on
