@@ -76,7 +76,7 @@ func (s *Store) binlink(inv *Inventory, dir, linkPath, target string) (Binlink, 
 	bl := Binlink{Path: linkPath, Target: target, InStore: true, Dangling: true}
 	parts := strings.SplitN(rest, "/", 5)
 	if len(parts) < 4 {
-		return bl, true
+		return s.partialBinlink(inv, bl, rest), true
 	}
 	id, err := ParseFullIdent(strings.Join(parts[:4], "/"))
 	if err != nil {
@@ -90,6 +90,36 @@ func (s *Store) binlink(inv *Inventory, dir, linkPath, target string) (Binlink, 
 		bl.Dangling = false
 	}
 	return bl, true
+}
+
+// partialBinlink interprets a link to a directory above the releases:
+// /hab/pkgs/ORIGIN, /hab/pkgs/ORIGIN/NAME or /hab/pkgs/ORIGIN/NAME/VERSION.
+// Habitat's own binlinks always name a file inside one release (habitat-sh/habitat
+// components/hab/src/command/pkg/binlink.rs: the target is the path
+// find_command_in_pkg finds in the release), so this one was made by hand,
+// and whoever follows it may reach any release below: when the directory
+// exists the link is not dangling and covers each installed release below.
+func (s *Store) partialBinlink(inv *Inventory, bl Binlink, rest string) Binlink {
+	if rest == "" {
+		return bl
+	}
+	bl.Under = rest
+	if fi, err := s.pkgs.Lstat(rest); err != nil || !fi.IsDir() {
+		return bl
+	}
+	bl.Dangling = false
+	prefix := strings.Split(rest, "/")
+	for _, r := range inv.Releases {
+		p := []string{r.Ident.Origin, r.Ident.Name, r.Ident.Version, r.Ident.Release}
+		match := true
+		for i, x := range prefix {
+			match = match && p[i] == x
+		}
+		if match {
+			bl.Covers = append(bl.Covers, r.Ident)
+		}
+	}
+	return bl
 }
 
 // dangling returns the first symlink on the way from fsRoot to rel (a

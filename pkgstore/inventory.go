@@ -87,6 +87,12 @@ type Binlink struct {
 	// Dangling is true when the link's target does not exist: its release
 	// is not installed, or the file is missing from it.
 	Dangling bool
+	// Under is set when the link points at a directory above the
+	// releases (ORIGIN, ORIGIN/NAME or ORIGIN/NAME/VERSION, relative to
+	// the store), which `hab pkg binlink` never makes; Covers are the
+	// installed releases below it, each reachable through the link.
+	Under  string
+	Covers []Ident
 }
 
 // Installing is an install in progress (or the leftover of a killed

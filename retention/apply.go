@@ -912,6 +912,9 @@ func newNeeds(inv *pkgstore.Inventory, found []Found) needs {
 		}
 	}
 	for _, b := range inv.Binlinks {
+		for _, id := range b.Covers {
+			n.byIdent[id] = coverText(b)
+		}
 		if b.InStore && b.Release.Origin != "" {
 			n.byIdent[b.Release] = "binlink " + b.Path + " points into it"
 		}

@@ -278,6 +278,11 @@ func (p *Plan) findRoots() {
 		}
 	}
 	for _, bl := range inv.Binlinks {
+		for _, id := range bl.Covers {
+			if r := inv.Installed(id); r != nil {
+				p.addRoot(r.Ref, CodeBinlink, coverText(bl))
+			}
+		}
 		if !bl.InStore || bl.Release.Origin == "" {
 			continue
 		}
@@ -550,4 +555,10 @@ func installPath(in pkgstore.Installing) string {
 		return in.Path
 	}
 	return pkgstore.StoreDir + "/" + in.Path
+}
+
+// coverText says why a release below the directory a binlink points at
+// (not a release: see pkgstore.Binlink.Under) is kept.
+func coverText(bl pkgstore.Binlink) string {
+	return fmt.Sprintf("binlink %s points at %s, a directory above the releases (Habitat's own binlinks point into one release), so every release below it is kept", bl.Path, bl.Under)
 }
