@@ -214,7 +214,42 @@ func updateState(path string, f func(*State) bool) error {
 	return nil
 }
 
-// lockState takes the exclusive lock PATH.lock, waiting for it.
+// stateLockTimeout bounds the wait for the state's lock: an update holds
+// it for milliseconds, so one held longer is someone else's (an
+// operator's flock, a stuck process), and the scheduler must not hang on
+// it. Past it, the update fails (ErrStateBusy) and the scheduler goes on
+// with the state in memory, as on a full disk.
+const stateLockTimeout = 10 * time.Second
+
+// ErrStateBusy is wrapped by the error of a state update that gave up
+// waiting for the state's lock (held past stateLockTimeout).
+var ErrStateBusy = errors.New("the schedule state's lock is held by another process")
+
+// flockBounded takes the descriptor's exclusive lock, polling without
+// blocking for at most timeout.
+func flockBounded(rc syscall.RawConn, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		var ferr error
+		if err := rc.Control(func(fd uintptr) {
+			for ferr = unix.Flock(int(fd), unix.LOCK_EX|unix.LOCK_NB); ferr == unix.EINTR; {
+				ferr = unix.Flock(int(fd), unix.LOCK_EX|unix.LOCK_NB)
+			}
+		}); err != nil {
+			return err
+		}
+		if ferr != unix.EWOULDBLOCK {
+			return ferr
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w (held past the %s wait)", ErrStateBusy, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// lockState takes the exclusive lock PATH.lock, waiting for it at most
+// stateLockTimeout.
 func lockState(path string) (unlock func() error, err error) {
 	dir, name := filepath.Dir(path), filepath.Base(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -235,15 +270,7 @@ func lockState(path string) (unlock func() error, err error) {
 	}
 	rc, err := f.SyscallConn()
 	if err == nil {
-		var ferr error
-		err = rc.Control(func(fd uintptr) {
-			for ferr = unix.Flock(int(fd), unix.LOCK_EX); ferr == unix.EINTR; {
-				ferr = unix.Flock(int(fd), unix.LOCK_EX)
-			}
-		})
-		if err == nil {
-			err = ferr
-		}
+		err = flockBounded(rc, stateLockTimeout)
 	}
 	if err != nil {
 		f.Close()
