@@ -108,7 +108,7 @@ func TestRunBlind(t *testing.T) {
 		}
 		drop := append(noPtrace, "lease")
 		code, _, stderr := blindHabGC(t, nil, drop, args(b)...)
-		if code != exitRefused || !strings.Contains(stderr, "could not be inspected fully (no CAP_SYS_PTRACE)") || !strings.Contains(stderr, "best-effort") {
+		if code != exitRefused || !strings.Contains(stderr, "could not be inspected fully (no CAP_SYS_PTRACE)") || !strings.Contains(stderr, "--runtime-roots=best-effort") {
 			t.Fatalf("exit %d, stderr %s; want %d naming the processes and CAP_SYS_PTRACE", code, stderr, exitRefused)
 		}
 		if _, err := os.Stat(b.PkgPath(old) + "/share/data.txt"); err != nil {

@@ -31,7 +31,8 @@ const exitCodesHelp = `Exit codes:
   2  usage error: a bad flag, environment variable or config value; an unknown or unusable store
   3  refused: no retention policy set, the store is damaged, a pin on the command line matches nothing,
      something other than hab-gc's own lock file is at the lock's name, or what is in use cannot be told
-     (/proc unreadable, a configured Supervisor gateway failing)
+     (/proc unreadable; processes /proc does not show fully and releases to remove that a write lease
+     cannot check; a configured Supervisor gateway failing)
   4  partial failure: some removals failed, the others were done
   5  lock timeout: another hab-gc holds the store's lock
   6  check found errors (with --strict, notices too)

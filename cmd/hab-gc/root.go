@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hab-gc/hab-gc/internal/display"
+	"github.com/hab-gc/hab-gc/runroots"
 )
 
 // execute builds a fresh command tree, runs it and returns the exit code.
@@ -36,6 +37,9 @@ func execute(args []string, stdout, stderr io.Writer, lookup func(string) (strin
 	if err != nil {
 		if _, ok := err.(exitCodeError); !ok {
 			fmt.Fprintf(stderr, "hab-gc: %s\n", display.Escape(err.Error()))
+		}
+		if errors.Is(err, runroots.ErrBlind) {
+			fmt.Fprintln(stderr, "hab-gc: to go on with what could be seen and checked: --runtime-roots=best-effort (HAB_GC_RUNTIME_ROOTS, runtime_roots)")
 		}
 		code := exitCode(err)
 		if code == exitError && (cmd == root || strings.HasPrefix(err.Error(), "unknown command")) {
