@@ -55,17 +55,22 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 	if fi, err := vroot.Lstat(entry); err == nil {
 		changed, modified = latest(fi), fi.ModTime()
 	}
+	// Habitat makes it mode 0700 (tempfile's TempDir): a hab-gc that is
+	// not root may not read it, but can still read the archive.
 	iroot, err := vroot.OpenRoot(safeio.Dir(entry))
-	if err != nil {
-		inst.From = "the install directory cannot be read: " + err.Error()
-	} else {
+	if err == nil {
 		c, complete := latestChange(iroot)
 		if c.After(changed) {
 			changed = c
 		}
 		inst.Active = !complete
-		sc.readInstall(iroot, origin, name, version, entry, &inst)
-		iroot.Close()
+		defer iroot.Close()
+	} else {
+		iroot = nil
+	}
+	sc.readInstall(iroot, origin, name, version, entry, &inst)
+	if err != nil && !inst.Known {
+		inst.From = "the install directory cannot be read (" + err.Error() + "); " + inst.From
 	}
 	inst.Changed = changed
 	if sc.opts.Now.IsZero() || sc.opts.Now.Sub(changed) < sc.opts.InstallWindow {
@@ -91,7 +96,7 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 }
 
 // readInstall finds the release an install directory installs and what
-// it needs.
+// it needs; iroot is nil when the directory cannot be read.
 func (sc *scanner) readInstall(iroot *os.Root, origin, name, version, entry string, inst *Installing) {
 	inner := StoreDir + "/" + origin + "/" + name + "/" + version
 	release := ""
@@ -100,7 +105,9 @@ func (sc *scanner) readInstall(iroot *os.Root, origin, name, version, entry stri
 	}
 	// The unpacked release directory settles it when the name does not
 	// (a temp name made otherwise): the one directory there.
-	if es, err := readDir(iroot, inner); err == nil && !slices.ContainsFunc(es, func(e fs.DirEntry) bool { return e.Name() == release }) {
+	if iroot == nil {
+		// Not readable: only the name tells.
+	} else if es, err := readDir(iroot, inner); err == nil && !slices.ContainsFunc(es, func(e fs.DirEntry) bool { return e.Name() == release }) {
 		var dirs []string
 		for _, e := range es {
 			if e.IsDir() {
@@ -121,6 +128,9 @@ func (sc *scanner) readInstall(iroot *os.Root, origin, name, version, entry stri
 	var nested []Ident
 	tdepsThere := false
 	for _, file := range [2]string{"TDEPS", "DEPS"} {
+		if iroot == nil {
+			break
+		}
 		body, exists, err := readMetaIn(iroot, relDir, file)
 		if err != nil {
 			if tl := tooLarge(err); tl != "" {

@@ -3,9 +3,12 @@ package retention_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -322,5 +325,83 @@ func TestRunsRaceInstalls(t *testing.T) {
 		if t.Failed() {
 			t.Fatalf("round %d (cached %v, lib %v, meta last %v): %d runs, %d install steps", round, cached, withLib, metaLast, runs, steps.Load())
 		}
+	}
+}
+
+// TestInstallDirUnreadableAsNonRoot: Habitat makes its install directory
+// mode 0700 (tempfile's TempDir), so a hab-gc that is not root cannot look
+// into an install root runs; the release it installs is told by the
+// directory's name and what it needs read from its archive in the cache.
+// As root, the check runs in a copy of this test binary as nobody, while
+// the install is held with its release unpacked and not renamed.
+func TestInstallDirUnreadableAsNonRoot(t *testing.T) {
+	const env = "HAB_GC_TEST_INSTALL_DIR_ROOT"
+	if root := os.Getenv(env); root != "" {
+		if os.Geteuid() == 0 {
+			t.Fatal("child still runs as root")
+		}
+		// Two hours on: the install directory and the archive look old,
+		// so only what is read can keep depOld.
+		keep, why := planKeeps(t, root, 2*time.Hour, depOld)
+		if !keep || !hasReason(why, retention.CodeInstalling, "hab/cache/artifacts/") {
+			t.Fatalf("dry run as nobody: keep %v, %v", keep, why)
+		}
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to install as Habitat does and check as nobody")
+	}
+	dir := t.TempDir()
+	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Skipf("cannot open %s to an unprivileged user: %v", d, err)
+		}
+	}
+	b := storetest.At(t, dir)
+	oldPkg(b, depOld)
+	oldPkg(b, depNew)
+	in := storetest.NewInstaller(b.Root, 9)
+	if err := in.Cache(storetest.Archive{Ident: appIdent, Deps: []string{depOld}, Payload: []string{"bin/app"}}, 72*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Skipf("no test binary to run unprivileged: %v", err)
+	}
+	bin := filepath.Join(dir, "retention.test")
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	checked := false
+	in.At = func(p storetest.Point) error {
+		if !p.Top || p.Step != storetest.StepUnpacked {
+			return nil
+		}
+		checked = true
+		if fi, err := os.Stat(p.Path); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Fatalf("install directory %v, %v; want mode 0700", fi, err)
+		}
+		cmd := exec.Command(bin, "-test.run=^TestInstallDirUnreadableAsNonRoot$", "-test.v")
+		cmd.Env = append(os.Environ(), env+"="+dir)
+		cmd.Dir = dir
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("as nobody: %v\n%s", err, out)
+		}
+		if !strings.Contains(string(out), "--- PASS: TestInstallDirUnreadableAsNonRoot") {
+			t.Fatalf("child did not run the check:\n%s", out)
+		}
+		return nil
+	}
+	if err := in.Install(appIdent); err != nil {
+		t.Fatal(err)
+	}
+	if !checked {
+		t.Fatal("never paused")
 	}
 }
