@@ -18,15 +18,25 @@ type Claim struct {
 	Host  string    `json:"host"`
 	PID   int       `json:"pid"`
 	Since time.Time `json:"since"`
+	// Scheduler names the Scheduler (in that process) that claimed it.
+	Scheduler string `json:"scheduler,omitempty"`
+}
+
+// claim is js's claim (nil for a nil js).
+func (js *JobState) claim() *Claim {
+	if js == nil {
+		return nil
+	}
+	return js.Claim
 }
 
 // claimTTL is how long a claim of another machine (whose process cannot
 // be looked at) holds: longer than any check.
 const claimTTL = 24 * time.Hour
 
-func newClaim(due, now time.Time) *Claim {
+func newClaim(due, now time.Time, scheduler string) *Claim {
 	host, _ := os.Hostname()
-	return &Claim{Due: due, Host: host, PID: os.Getpid(), Since: now}
+	return &Claim{Due: due, Host: host, PID: os.Getpid(), Since: now, Scheduler: scheduler}
 }
 
 // alive reports whether the claim's scheduler may still be running it: a

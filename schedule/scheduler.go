@@ -82,6 +82,18 @@ type Scheduler struct {
 	started    time.Time             // the first Reload
 	catchUp    map[string]time.Time  // missed runs waiting: when they run
 
+	cmu   sync.Mutex
+	wake  map[string]time.Time  // by job key: its next due time (NextWake)
+	after map[string]cachedNext // by job key: its next due time after its anchor (RunDue)
+
+	committer committer // batches the runs' writes of the state
+
+	wmu     sync.Mutex
+	sem     chan struct{}   // one per store running jobs
+	busy    map[string]bool // stores whose worker runs
+	kick    chan struct{}
+	workers sync.WaitGroup
+
 	rmu        sync.Mutex
 	registered map[string]Definition // by name (Register)
 
@@ -338,6 +350,9 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 	s.mu.Lock()
 	s.jobs, s.crons, s.view, s.pressure, s.machine = jobs, crons, view, pjobs, machine
 	s.mu.Unlock()
+	s.cmu.Lock()
+	s.wake, s.after = nil, nil
+	s.cmu.Unlock()
 	return errs, nil
 }
 
@@ -562,6 +577,15 @@ func (o Outcome) Failed() bool {
 // store's lock: the state is read again under the lock, so a due time
 // that another scheduler already ran is not run twice.
 func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
+	return s.runDue(ctx, true)
+}
+
+// runDue finds the due jobs and runs them, each store's in a worker of
+// its own (at most storeWorkers stores at once): a long prune of one
+// store never delays another store's jobs. With wait, it returns once
+// every run is done, with their outcomes; without (Loop), a store whose
+// worker is still busy keeps its due jobs for a later tick.
+func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 	var outs []Outcome
 	all, crons := s.snapshot()
 	var jobs []Job
@@ -570,8 +594,24 @@ func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
 			jobs = append(jobs, j)
 		}
 	}
-	// The state is read once a tick: each run reads it again under the
-	// store's lock before it starts.
+	// What this scheduler knows (its Reload, its runs, what it read)
+	// says which jobs may be due; the state file is read only when one
+	// may be (once a tick), and each run reads it again under the
+	// store's lock before it starts. An idle tick reads nothing.
+	now := s.now()
+	var maybe []Job
+	for _, j := range jobs {
+		m, ok := s.memJob(j.Key)
+		if !ok || anchor(&m).After(now) || !now.Before(s.nextDue(j.Key, crons[j.Key], anchor(&m))) {
+			maybe = append(maybe, j)
+		}
+	}
+	if len(maybe) == 0 {
+		return s.RunPressure(ctx)
+	}
+	byStore := map[string][]pendingRun{}
+	var stores []string
+	jobs = maybe
 	st, err := LoadState(s.StatePath)
 	if err != nil {
 		s.log().Error("reading state", "error", err)
@@ -585,6 +625,8 @@ func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
 		js := st.Jobs[j.Key]
 		if m, ok := s.memJob(j.Key); ok && m.LastDue != nil && (js == nil || js.LastDue == nil || js.LastDue.Before(*m.LastDue)) {
 			js = &m // a run this scheduler made that the file does not show (not writable)
+		} else if ok && js != nil && js.LastDue != nil && (m.LastDue == nil || m.LastDue.Before(*js.LastDue)) {
+			s.remember(j.Key, *js) // another scheduler's run
 		}
 		if js == nil {
 			s.log().Error("job not run: the state file does not hold it and this daemon has no record of it; it is added at the next reload", "job", j.Key)
@@ -605,17 +647,109 @@ func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
 		if s.holdCatchUp(j, d, now) {
 			continue
 		}
-		slot := s.slot(j.Key)
-		select {
-		case slot <- struct{}{}: // no triggered run of this job under way
-		case <-ctx.Done():
-			return outs
+		if byStore[j.Store] == nil {
+			stores = append(stores, j.Store)
 		}
-		outs = append(outs, s.runOne(ctx, j, d))
-		<-slot
+		byStore[j.Store] = append(byStore[j.Store], pendingRun{j, d})
 	}
+	if len(stores) > 0 {
+		outs = append(outs, s.claimAll(byStore)...)
+	}
+	outs = append(outs, s.dispatch(ctx, byStore, stores, wait)...)
 	// After the scheduled prunes, which may have freed enough.
 	return append(outs, s.RunPressure(ctx)...)
+}
+
+// storeWorkers bounds how many stores run jobs at once.
+const storeWorkers = 8
+
+type pendingRun struct {
+	j   Job
+	due time.Time
+}
+
+// dispatch runs each store's due jobs, in order, in a worker of the
+// store's own; a store whose worker is busy (a run of an earlier tick) is
+// left for later.
+func (s *Scheduler) dispatch(ctx context.Context, byStore map[string][]pendingRun, stores []string, wait bool) []Outcome {
+	var mu sync.Mutex
+	var outs []Outcome
+	var wg sync.WaitGroup
+	s.wmu.Lock()
+	if s.sem == nil {
+		s.sem = make(chan struct{}, storeWorkers)
+	}
+	if s.busy == nil {
+		s.busy = map[string]bool{}
+	}
+	sem := s.sem
+	var started []string
+	for _, st := range stores {
+		if !s.busy[st] {
+			s.busy[st] = true
+			started = append(started, st)
+		}
+	}
+	s.wmu.Unlock()
+	for _, st := range started {
+		wg.Add(1)
+		s.workers.Add(1)
+		go func(store string, runs []pendingRun) {
+			defer s.workers.Done()
+			defer wg.Done()
+			defer func() {
+				s.wmu.Lock()
+				delete(s.busy, store)
+				s.wmu.Unlock()
+				select { // the loop looks again: this store may have more due
+				case s.kicked() <- struct{}{}:
+				default:
+				}
+			}()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			for _, r := range runs {
+				slot := s.slot(r.j.Key)
+				select {
+				case slot <- struct{}{}: // no triggered run of this job under way
+				case <-ctx.Done():
+					return
+				}
+				o := s.runOne(ctx, r.j, r.due)
+				<-slot
+				mu.Lock()
+				outs = append(outs, o)
+				mu.Unlock()
+			}
+		}(st, byStore[st])
+	}
+	if !wait {
+		return nil
+	}
+	wg.Wait()
+	slices.SortStableFunc(outs, func(a, b Outcome) int { return strings.Compare(a.Job.Key, b.Job.Key) })
+	return outs
+}
+
+// storeBusy reports whether a worker runs jobs of the store now.
+func (s *Scheduler) storeBusy(store string) bool {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.busy[store]
+}
+
+// kicked is the channel a finished worker wakes Loop with.
+func (s *Scheduler) kicked() chan struct{} {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.kick == nil {
+		s.kick = make(chan struct{}, 1)
+	}
+	return s.kick
 }
 
 // runFunc is Run, or DefaultRun when unset.
@@ -653,6 +787,9 @@ func (s *Scheduler) RunPressure(ctx context.Context) []Outcome {
 		}
 		if s.Only != "" && j.Key != s.Only {
 			continue
+		}
+		if s.storeBusy(j.Store) {
+			continue // a scheduled run has the store; looked at again after it
 		}
 		if under, err := s.underPressure(j); err != nil {
 			s.log().Error("reading free space", "job", j.Key, "store", j.Store, "error", err)
@@ -789,24 +926,10 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 	// another scheduler sharing the state file from checking the same due
 	// time while it runs.
 	skip := ""
-	claimErr := updateState(s.StatePath, func(st *State) bool {
-		js := st.Jobs[j.Key]
-		if js == nil {
-			if m, ok := s.memJob(j.Key); ok {
-				js = &m // restored
-				st.Jobs[j.Key] = js
-			}
-		}
-		switch {
-		case js == nil || (js.LastDue != nil && !js.LastDue.Before(due)):
-			skip = SkippedAlreadyRan
-			return false
-		case j.Type == Check && js.Claim != nil && !js.Claim.Due.Before(due) && js.Claim.alive(s.now()):
-			skip = skippedRunning + " (" + js.Claim.String() + ")"
-			return false
-		}
-		js.Claim = newClaim(due, s.now())
-		return true
+	claimErr := s.commit(func(st *State) bool {
+		var changed bool
+		skip, changed = s.claimIn(st, j, due)
+		return changed
 	})
 	if claimErr != nil {
 		// The state cannot be written (nor the claim): decide from what
@@ -845,7 +968,7 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 		js.Claim = nil
 		recorded = *js
 	}
-	err = updateState(s.StatePath, func(st *State) bool {
+	err = s.commit(func(st *State) bool {
 		js := st.Jobs[j.Key]
 		if js == nil {
 			m, ok := s.memJob(j.Key)
@@ -890,6 +1013,64 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 	}
 	return out
 }
+
+// claimIn claims a due time of a job in the state (see Claim), or says
+// why it must not run: it ran, or another scheduler runs it (a check; a
+// prune holds the store's lock exclusive, so a claim it finds is stale).
+// changed: the state must be saved.
+func (s *Scheduler) claimIn(st *State, j Job, due time.Time) (skip string, changed bool) {
+	js := st.Jobs[j.Key]
+	if js == nil {
+		if m, ok := s.memJob(j.Key); ok {
+			js = &m // restored
+			st.Jobs[j.Key] = js
+		}
+	}
+	now := s.now()
+	c := js.claim()
+	switch {
+	case js == nil || (js.LastDue != nil && !js.LastDue.Before(due)):
+		return SkippedAlreadyRan, false
+	case c != nil && c.Scheduler == s.token() && c.Due.Equal(due):
+		return "", false // claimed already (for the whole tick)
+	case j.Type == Check && c != nil && !c.Due.Before(due) && c.alive(now):
+		return skippedRunning + " (" + c.String() + ")", false
+	}
+	js.Claim = newClaim(due, now, s.token())
+	return "", true
+}
+
+// claimAll claims the due times of a tick's runs in one write of the
+// state, and returns the outcomes of those that must not run; the others
+// start without writing the state again.
+func (s *Scheduler) claimAll(byStore map[string][]pendingRun) []Outcome {
+	var outs []Outcome
+	err := updateState(s.StatePath, func(st *State) bool {
+		outs = nil
+		changed := false
+		for store, runs := range byStore {
+			keep := runs[:0:0]
+			for _, r := range runs {
+				skip, ch := s.claimIn(st, r.j, r.due)
+				changed = changed || ch
+				if skip != "" {
+					outs = append(outs, Outcome{Job: r.j, Due: r.due, Skipped: skip})
+					continue
+				}
+				keep = append(keep, r)
+			}
+			byStore[store] = keep
+		}
+		return changed
+	})
+	if err != nil {
+		s.log().Debug("claiming the tick's runs", "error", err) // each run tries again
+	}
+	return outs
+}
+
+// token names this Scheduler in its claims.
+func (s *Scheduler) token() string { return fmt.Sprintf("%d-%p", os.Getpid(), s) }
 
 // Setup returns the retention policy and scan options a job uses on one
 // FS root. The CLI builds them exactly as `hab-gc run --fs-root ROOT` with
@@ -1048,20 +1229,58 @@ func (s *Scheduler) NextWake(now time.Time) time.Time {
 		next = time.Time{}
 	}
 	jobs, crons := s.snapshot()
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	if s.wake == nil {
+		s.wake = map[string]time.Time{}
+	}
 	for _, j := range jobs {
-		if n := crons[j.Key].Next(now); !n.IsZero() && (next.IsZero() || n.Before(next)) {
+		n, ok := s.wake[j.Key]
+		if !ok || !n.After(now) || n.Sub(now) > 400*24*time.Hour { // a cached next beyond a year: the clock went back
+			n = crons[j.Key].Next(now)
+			s.wake[j.Key] = n
+		}
+		if !n.IsZero() && (next.IsZero() || n.Before(next)) {
 			next = n
 		}
 	}
 	return next
 }
 
+// nextDue is the first due time of a job's schedule after anchor,
+// remembered for the anchor (a tick needs it for every job).
+func (s *Scheduler) nextDue(key string, c *Cron, anchor time.Time) time.Time {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	if n, ok := s.after[key]; ok && n.anchor.Equal(anchor) && n.cron == c {
+		return n.next
+	}
+	if s.after == nil {
+		s.after = map[string]cachedNext{}
+	}
+	n := cachedNext{anchor: anchor, cron: c, next: c.Next(anchor)}
+	if n.next.IsZero() {
+		n.next = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC) // never
+	}
+	s.after[key] = n
+	return n.next
+}
+
+// cachedNext is a job's first due time after an anchor, for one Cron.
+type cachedNext struct {
+	anchor time.Time
+	cron   *Cron
+	next   time.Time
+}
+
 // Loop runs due jobs until ctx ends, sleeping until the next due time (at
 // most maxSleep) and reloading the definitions whenever reload fires. A
 // job running when ctx ends stops safely (see retention.Apply).
 func (s *Scheduler) Loop(ctx context.Context, reload <-chan struct{}, maxSleep time.Duration) error {
+	defer s.workers.Wait() // a run under way stops safely first
+	kick := s.kicked()
 	for {
-		s.RunDue(ctx)
+		s.runDue(ctx, false)
 		now := s.now()
 		wait := maxSleep
 		if n := s.NextWake(now); !n.IsZero() && n.Sub(now) < wait {
@@ -1079,6 +1298,8 @@ func (s *Scheduler) Loop(ctx context.Context, reload <-chan struct{}, maxSleep t
 			} else {
 				s.log().Info("reloaded schedule definitions", "jobs", len(s.Jobs()))
 			}
+		case <-kick:
+			t.Stop()
 		case <-t.C:
 		}
 	}
