@@ -47,6 +47,10 @@ func settings() []setting {
 		{"services_only", "services-only", []string{"HAB_GC_SERVICES_ONLY"}},
 		{"no_deps", "no-deps", []string{"HAB_GC_NO_DEPS"}},
 		{"keep_latest_for", "keep-latest-for", []string{"HAB_GC_KEEP_LATEST_FOR"}},
+		{"watch_all", "all", []string{"HAB_GC_WATCH_ALL"}},
+		{"watch_delay", "delay", []string{"HAB_GC_WATCH_DELAY"}},
+		{"on_unload", "on-unload", []string{"HAB_GC_ON_UNLOAD"}},
+		{"unload_grace", "unload-grace", []string{"HAB_GC_UNLOAD_GRACE"}},
 		{"min_age", "min-age", []string{"HAB_GC_MIN_AGE"}},
 		{"ignore_uninstall_hooks", "ignore-uninstall-hooks", []string{"HAB_GC_IGNORE_UNINSTALL_HOOKS"}},
 		{"allow_damaged", "allow-damaged", []string{"HAB_GC_ALLOW_DAMAGED"}},
@@ -715,9 +719,9 @@ func addPolicyFlags(fs *pflag.FlagSet) {
 	fs.String("self-keep-latest", "", "`N` releases to keep of each of Habitat's own packages (chef/hab, chef/hab-sup, chef/hab-launcher and their core/ predecessors); unset, no chef/hab release is ever removed (as hab pkg uninstall) and chef/hab-sup, chef/hab-launcher keep --keep-latest, at least 1")
 	fs.StringArray("exclude", nil, "never remove releases matching IDENT[@CONSTRAINT], e.g. core/redis, core/redis/6.2.6 or 'core/postgresql@>=11 <12' (repeatable)")
 	fs.StringArray("only", nil, "only remove releases of ORIGIN/NAME (or ORIGIN/NAME/VERSION, keeping the newest --keep-latest of that version) and the dependencies only they needed (repeatable)")
-	fs.StringArray("keep-latest-for", nil, "keep the newest `ORIGIN/NAME=N` releases of that package instead of --keep-latest (repeatable; env HAB_GC_KEEP_LATEST_FOR: core/postgresql=5;core/redis=2)")
-	fs.Bool("services-only", false, "only remove releases of loaded services' packages (their spec idents: a spec pinned to core/redis/6.2.5 keeps the newest --keep-latest of 6.2.5 and leaves other versions alone) and the dependencies only they needed (env HAB_GC_SERVICES_ONLY)")
-	fs.Bool("no-deps", false, "keep the dependencies that a limited purge (--only, --services-only) frees, as hab pkg uninstall --no-deps; a loaded service's version-pinned spec keeps the newest --keep-latest of that version (env HAB_GC_NO_DEPS)")
+	fs.StringArray("keep-latest-for", nil, "per-package count `ORIGIN/NAME=N`: keep the newest N releases of that package instead of --keep-latest (repeatable; env HAB_GC_KEEP_LATEST_FOR: core/postgresql=5;core/redis=2)")
+	fs.Bool("services-only", false, "only remove releases of loaded services' packages (their spec idents: a spec pinned to core/redis/6.2.5 keeps the newest --keep-latest of 6.2.5 and leaves other versions alone) and the dependencies only they needed")
+	fs.Bool("no-deps", false, "keep the dependencies that a limited purge (--only, --services-only) frees, as hab pkg uninstall --no-deps; a loaded service's version-pinned spec keeps the newest --keep-latest of that version")
 	fs.String("min-age", "", "keep releases installed less than this long ago (default 1h, also 0; none turns it off)")
 	fs.Bool("ignore-uninstall-hooks", false, "allow removing the last release of a package that ships an uninstall hook (hab-gc never runs hooks)")
 	fs.Bool("allow-damaged", false, "plan despite a damaged store: damaged releases and all they name are kept")

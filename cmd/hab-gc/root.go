@@ -158,11 +158,11 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	addRootFlags(root.PersistentFlags())
 	root.PersistentFlags().Bool("json", false, "print JSON instead of tables")
 
-	run, list, why, check, daemon := a.runCmd(), a.listCmd(), a.whyCmd(), a.checkCmd(), a.daemonCmd()
-	for _, fs := range []*pflag.FlagSet{root.PersistentFlags(), run.Flags(), list.Flags(), why.Flags(), check.Flags(), daemon.Flags()} {
+	run, list, why, check, daemon, watchC := a.runCmd(), a.listCmd(), a.whyCmd(), a.checkCmd(), a.daemonCmd(), a.watchCmd()
+	for _, fs := range []*pflag.FlagSet{root.PersistentFlags(), run.Flags(), list.Flags(), why.Flags(), check.Flags(), daemon.Flags(), watchC.Flags()} {
 		annotateSettings(fs)
 	}
-	root.AddCommand(run, list, why, check, a.graphCmd(), daemon, a.scheduleCmd(), a.historyCmd(), a.leaseCmd(), a.versionCmd(), a.docsCmd(root), safetyTopic())
+	root.AddCommand(run, list, why, check, watchC, a.graphCmd(), daemon, a.scheduleCmd(), a.historyCmd(), a.leaseCmd(), a.versionCmd(), a.docsCmd(root), safetyTopic())
 	root.AddCommand(topicCmds(root)...)
 	return root
 }

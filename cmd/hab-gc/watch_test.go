@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hab-gc/hab-gc/history"
+	"github.com/hab-gc/hab-gc/internal/storetest"
+)
+
+// syncBuf is a process's stderr, read while it runs.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// waitFor polls until cond holds or 20s pass.
+func waitFor(t *testing.T, what string, cond func() bool, stderr *syncBuf) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 20s; stderr:\n%s", what, stderr)
+		}
+	}
+}
+
+// TestWatchCommand: `hab-gc watch` (this test binary run as hab-gc) purges
+// a loaded service's oldest release after a new one is installed as
+// Habitat installs it, writes the purge to the history and the metrics
+// file, and stops on SIGTERM with exit 0.
+func TestWatchCommand(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	b := storetest.New(t)
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, id := range []string{"core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000", "core/nginx/1/20200101000000", "core/nginx/1/20200201000000"} {
+		b.Add(storetest.Release{Ident: id, ModTime: old})
+	}
+	b.Spec("redis", "core/redis")
+	prom := t.TempDir() + "/hab_gc.prom"
+	stderr := &syncBuf{}
+	cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "watch", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none",
+		"--runtime-roots=false", "--delay=200ms", "--metrics-file", prom}, Stderr: stderr}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	waitFor(t, "watching", func() bool { return strings.Contains(stderr.String(), "watching the store") }, stderr)
+	in := storetest.NewInstaller(b.Root, 3)
+	in.Publish(storetest.Archive{Ident: "core/redis/7.0.1/20260101000000"}, storetest.Archive{Ident: "core/nginx/2/20260101000000"})
+	for _, id := range []string{"core/redis/7.0.1/20260101000000", "core/nginx/2/20260101000000"} {
+		if err := in.Install(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "purged", func() bool { return strings.Contains(stderr.String(), "msg=purged") }, stderr)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("watch exited with %v; stderr:\n%s", err, stderr)
+	}
+	for id, want := range map[string]bool{
+		"core/redis/6.2.5/20200101000000": false, "core/redis/6.2.6/20200201000000": false, "core/redis/7.0.1/20260101000000": true,
+		"core/nginx/1/20200101000000": true, "core/nginx/1/20200201000000": true, "core/nginx/2/20260101000000": true,
+	} {
+		if _, err := os.Stat(b.PkgPath(id)); (err == nil) != want {
+			t.Errorf("%s installed: %v, want %v", id, err == nil, want)
+		}
+	}
+	if n := strings.Count(stderr.String(), "msg=purged"); n != 1 {
+		t.Errorf("%d purges, want 1 (core/redis only); stderr:\n%s", n, stderr)
+	}
+	recs, _, err := history.Journal{Dir: history.Dir(b.Root)}.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed := 0
+	for _, r := range recs {
+		if r.Job == "watch" && r.Outcome == "removed" {
+			removed++
+		}
+	}
+	if removed != 2 {
+		t.Errorf("history has %d watch removals, want 2: %+v", removed, recs)
+	}
+	data, err := os.ReadFile(prom)
+	if err != nil || !strings.Contains(string(data), `type="watch"`) {
+		t.Errorf("metrics file %v:\n%s", err, data)
+	}
+}

@@ -1,0 +1,70 @@
+// Package watch purges a Habitat package store as the Supervisor's
+// `hab sup run --keep-latest-packages N` does, but safely: right after a
+// new release of a package is installed, the package's oldest releases
+// beyond the policy's count go, with the dependencies nothing kept needs.
+//
+// # What it watches
+//
+// Run watches FS_ROOT/hab/pkgs and the Supervisor's specs directory
+// (FS_ROOT/hab/sup/default/specs) with inotify (fsnotify). One watch is
+// set per origin, name and version directory, as each appears: Habitat
+// renames a release into its version directory, so a watch on the name
+// directory alone would not see a new release of an installed version.
+// Release directories are not watched. While nothing changes, Run
+// sleeps in the kernel: no timer, no polling.
+//
+// # When it purges
+//
+// A package is purged Delay (default 30s) after the last change to it,
+// so that the many events of one install, or a burst of installs, make
+// one purge per package; and only once no install of its closure is in
+// progress. Habitat (components/common/src/command/package/install.rs)
+// unpacks each release into a `.hab-pkg-install-*` temp directory in its
+// version directory and renames it into place, dependencies first, the
+// package last; while such a directory (younger than InstallWindow, else a
+// killed install's leftover) is in the package's version directories or
+// those of the packages its releases' TDEPS name, the purge waits another
+// Delay.
+//
+// A purge is the equivalent of `hab-gc run --only ORIGIN/NAME` with the
+// policy Run was given: the plan is the store-wide plan (keep-latest,
+// KeepLatestFor, pins, min-age, runtime roots, the Supervisor's gateway,
+// leases, binlinks, every loaded service...) limited to the package and
+// to the dependencies only its removed releases needed; Apply re-checks it
+// under the store's exclusive lock, so purges of one store, and the
+// daemon's scheduled jobs, run one at a time. Each purge is logged
+// (slog), written to the store's history (package history, job "watch")
+// and counted in the metrics (type "watch"), like any run.
+//
+// # Which packages
+//
+// As the Supervisor's own purge: the packages of loaded services (their
+// spec files; a spec that appears is purged too, as the Supervisor purges
+// after loading a service) and the Supervisor's own, chef/hab-sup and
+// chef/hab-launcher (counted by SelfKeepLatest). With All, any package
+// that gets a new release. Policy.ServicesOnly narrows a service's purge
+// to its spec's ident (a spec pinned to core/redis/6.2.5 purges 6.2.5's
+// old releases only, as the Supervisor's uninstall_all_but_latest(spec.ident,
+// N) does), and Policy.NoDeps keeps the dependencies a purge frees.
+//
+// # On unload
+//
+// With OnUnload, a spec file that is removed and has not come back after
+// UnloadGrace (default 10m: Chef Automate unloads and reloads services,
+// and must not lose anything) takes its package's releases with it: none
+// is kept by count, every other protection holds (another spec of the
+// package, min-age, pins, processes, binlinks...).
+//
+// # When inotify cannot be used
+//
+// When the kernel's limits are reached (fs.inotify.max_user_watches,
+// max_user_instances) Run logs a warning saying so and falls back to
+// listing the store's directories every Delay, purging what it finds new.
+// An inotify queue overflow leads to one such rescan.
+//
+// # Clock
+//
+// Options.Now is the clock (the plan's now, the history's times, and the
+// deadlines); Delay, UnloadGrace and InstallWindow are settable, so tests
+// run in milliseconds against real inotify and real installs.
+package watch

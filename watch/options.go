@@ -1,0 +1,151 @@
+package watch
+
+import (
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/hab-gc/hab-gc/metrics"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// DefaultDelay is how long a package's directories must stay quiet after
+// a change before it is purged (Options.Delay 0).
+const DefaultDelay = 30 * time.Second
+
+// DefaultUnloadGrace is how long an unloaded service's spec must stay
+// gone before its releases go (Options.UnloadGrace 0): Automate-style
+// unload/reload cycles must not lose anything.
+const DefaultUnloadGrace = 10 * time.Minute
+
+// DefaultInstallWindow is how young a `.hab-pkg-install-*` directory must
+// be to count as an install in progress (Options.InstallWindow 0); an
+// older one is a killed install's leftover, which Habitat never removes.
+const DefaultInstallWindow = time.Hour
+
+// Job is the history's job name of a watch purge (history.Run.Job) and
+// its metrics type (metrics' type label).
+const Job = "watch"
+
+// Trigger says why a package was purged.
+type Trigger string
+
+const (
+	// TriggerUpdate: a new release of the package was renamed into place.
+	TriggerUpdate Trigger = "update"
+	// TriggerLoad: a spec file loading the package appeared (the
+	// Supervisor purges after it loads a service, too).
+	TriggerLoad Trigger = "load"
+	// TriggerUnload: the package's spec file was removed and stayed gone
+	// for the unload grace (Options.OnUnload).
+	TriggerUnload Trigger = "unload"
+)
+
+// ErrNoStore is returned by Run without Options.Store.
+var ErrNoStore = errors.New("watch: no store")
+
+// Options configure Run. The zero value of each field is its default.
+type Options struct {
+	// Store is the store to watch (required); its FS root's specs
+	// directory is watched too.
+	Store *pkgstore.Store
+	// Policy is the policy of every purge, as `hab-gc run` would be
+	// given it (keep-latest, pins, min-age, root finders...). A purge
+	// replaces Policy.Only with the package it is about (still limited
+	// to Policy.Only's entries for that package when Only is set).
+	Policy retention.Policy
+	// Scan are the scan options of every purge's plan (target, binlink
+	// directories); Now is set from the clock.
+	Scan pkgstore.Options
+	// All purges any package that gets a new release; by default only
+	// the packages of loaded services (spec files) and the Supervisor's
+	// own (chef/hab-sup, chef/hab-launcher, and core/ predecessors).
+	All bool
+	// Delay is how long a package must see no change before its purge
+	// (default DefaultDelay); it is also the rescan period when inotify
+	// cannot be used.
+	Delay time.Duration
+	// OnUnload purges a package whose spec file was removed and has not
+	// come back after UnloadGrace (default DefaultUnloadGrace): none of
+	// its releases is kept by count, every other protection holds.
+	OnUnload    bool
+	UnloadGrace time.Duration
+	// InstallWindow: a `.hab-pkg-install-*` directory (not hab-gc's own)
+	// younger than this, in the package's directories or those of its
+	// dependencies, is an install in progress, and the purge waits
+	// another Delay (default DefaultInstallWindow).
+	InstallWindow time.Duration
+	// LockTimeout is each purge's ApplyOptions.LockTimeout. A purge that
+	// cannot take the lock is tried again after Delay.
+	LockTimeout time.Duration
+	// Now is the clock (default time.Now). It must advance with real
+	// time (an offset clock is fine): delays are measured with it.
+	Now func() time.Time
+	// Logger receives one record per purge, and the watcher's notices
+	// (default: discarded).
+	Logger *slog.Logger
+	// Metrics, when set, counts every purge as a run of type Job (and
+	// its plan and removals) under the store's label.
+	Metrics *metrics.Metrics
+	// NoHistory leaves the store's history (package history) alone;
+	// by default every purge is written there, as every run is.
+	NoHistory bool
+	// OnStart, when set, is called once the watches are set, before Run
+	// waits for changes: a release installed from then on is seen.
+	OnStart func()
+	// OnPurge, when set, is called after each purge (the CLI writes its
+	// metrics file there; tests wait on it).
+	OnPurge func(Purge)
+	// MaxWatches, when above 0, caps the inotify watches as if the
+	// kernel's limit (fs.inotify.max_user_watches) were that: reaching it
+	// falls back to rescans, as reaching the kernel's does.
+	MaxWatches int
+}
+
+// Purge is what one purge did.
+type Purge struct {
+	Package    pkgstore.Ident
+	Trigger    Trigger
+	Start, End time.Time
+	// Plan and Result are the purge's plan and Apply's result (nil when
+	// not made).
+	Plan   *retention.Plan
+	Result *retention.Result
+	Err    error
+}
+
+func (o Options) delay() time.Duration {
+	if o.Delay <= 0 {
+		return DefaultDelay
+	}
+	return o.Delay
+}
+
+func (o Options) grace() time.Duration {
+	if o.UnloadGrace <= 0 {
+		return DefaultUnloadGrace
+	}
+	return o.UnloadGrace
+}
+
+func (o Options) installWindow() time.Duration {
+	if o.InstallWindow <= 0 {
+		return DefaultInstallWindow
+	}
+	return o.InstallWindow
+}
+
+func (o Options) now() time.Time {
+	if o.Now == nil {
+		return time.Now()
+	}
+	return o.Now()
+}
+
+func (o Options) log() *slog.Logger {
+	if o.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Logger
+}

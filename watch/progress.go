@@ -1,0 +1,86 @@
+package watch
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// installing reports an install in progress that pkg's purge must wait
+// for: a `.hab-pkg-install-*` directory (Habitat's temp directory, not
+// hab-gc's hidden removals) younger than the install window in a version
+// directory of pkg or of a package its releases' TDEPS name. Habitat
+// unpacks each release there and renames it into place
+// (components/core/src/package/list.rs temp_package_directory;
+// components/common/src/command/package/install.rs), dependencies first.
+// An older one is a killed install's leftover, which never finishes.
+func (w *watcher) installing(pkg pkgstore.Ident) (string, bool) {
+	now := w.o.now()
+	pkgs := []pkgstore.Ident{pkg}
+	seen := map[pkgstore.Ident]bool{pkg: true}
+	dir := filepath.Join(w.store, pkg.Origin, pkg.Name)
+	versions, _ := os.ReadDir(dir)
+	for _, v := range versions {
+		if !v.IsDir() || strings.HasPrefix(v.Name(), ".") {
+			continue
+		}
+		rels, _ := os.ReadDir(filepath.Join(dir, v.Name()))
+		for _, r := range rels {
+			if !r.IsDir() || strings.HasPrefix(r.Name(), ".") {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(dir, v.Name(), r.Name(), "TDEPS"))
+			if err != nil {
+				continue
+			}
+			for _, line := range strings.Fields(string(data)) {
+				id, err := pkgstore.ParseIdent(line)
+				if err != nil || seen[id.Package()] {
+					continue
+				}
+				seen[id.Package()] = true
+				pkgs = append(pkgs, id.Package())
+			}
+		}
+	}
+	for _, p := range pkgs {
+		pd := filepath.Join(w.store, p.Origin, p.Name)
+		versions, _ := os.ReadDir(pd)
+		for _, v := range versions {
+			if !v.IsDir() {
+				continue
+			}
+			entries, _ := os.ReadDir(filepath.Join(pd, v.Name()))
+			for _, e := range entries {
+				n := e.Name()
+				if !strings.HasPrefix(n, installPrefix) || strings.HasPrefix(n, hiddenPrefix) {
+					continue
+				}
+				path := filepath.Join(pd, v.Name(), n)
+				if t, ok := changed(path); ok && now.Sub(t) < w.o.installWindow() {
+					rel, _ := filepath.Rel(w.store, path)
+					return rel, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// changed is the later of path's mtime and ctime (not followed).
+func changed(path string) (time.Time, bool) {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil {
+		return time.Time{}, false
+	}
+	m := time.Unix(st.Mtim.Sec, st.Mtim.Nsec)
+	c := time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+	if c.After(m) {
+		return c, true
+	}
+	return m, true
+}
