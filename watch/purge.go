@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -11,6 +12,9 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
+
+// errInstalling: the purge waits for an install in progress elsewhere.
+var errInstalling = errors.New("an install is in progress")
 
 // policyFor is the policy of pkg's purge: Options.Policy limited to pkg
 // (`run --only ORIGIN/NAME`). On unload, none of pkg is kept by count,
@@ -41,6 +45,17 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 	scan := w.o.Scan
 	scan.Now = p.Start
 	p.Plan, p.Err = retention.PlanStore(ctx, w.o.Store, pol, p.Start, scan)
+	if p.Err == nil {
+		// Elsewhere in the store an install is running: the plan keeps
+		// everything until it ends (retention's install roots), so wait.
+		for _, in := range p.Plan.Inventory.Installing {
+			if in.Active {
+				log.Info("an install is in progress; the purge waits", "install", in.Path)
+				p.Err = errInstalling
+				return p
+			}
+		}
+	}
 	if p.Err == nil {
 		p.Result, p.Err = p.Plan.Apply(ctx, w.o.Store, retention.ApplyOptions{LockTimeout: w.o.LockTimeout, Logger: log})
 	}

@@ -428,7 +428,7 @@ func (w *watcher) runDue(ctx context.Context) {
 		}
 		t := w.pending[pkg].trigger
 		delete(w.pending, pkg)
-		if p := w.purge(ctx, pkg, t); errors.Is(p.Err, pkgstore.ErrLocked) {
+		if p := w.purge(ctx, pkg, t); errors.Is(p.Err, pkgstore.ErrLocked) || errors.Is(p.Err, errInstalling) {
 			w.pending[pkg] = &pending{due: w.o.now().Add(w.o.delay()), trigger: t}
 		}
 	}
@@ -444,7 +444,7 @@ func (w *watcher) runDue(ctx context.Context) {
 			w.o.log().Warn("not purging Habitat's own package on unload", "package", pkg.String())
 			continue
 		}
-		if p := w.purge(ctx, pkg, TriggerUnload); errors.Is(p.Err, pkgstore.ErrLocked) {
+		if p := w.purge(ctx, pkg, TriggerUnload); errors.Is(p.Err, pkgstore.ErrLocked) || errors.Is(p.Err, errInstalling) {
 			w.unloaded[pkg] = w.o.now().Add(w.o.delay() - w.o.grace())
 		}
 	}

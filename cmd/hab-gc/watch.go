@@ -69,7 +69,7 @@ its releases (none kept by count; every other protection holds). Runs until SIGI
 			return err
 		}
 		defer o.Store.Close()
-		if mf := a.openMetricsFile(cmd, c.fsRoot()); mf != nil {
+		if mf := a.openMetricsFile(c, c.fsRoot()); mf != nil {
 			o.Metrics = mf.m
 			o.OnPurge = func(watch.Purge) { mf.write(a) }
 		}
