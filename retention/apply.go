@@ -150,7 +150,10 @@ const (
 //
 //  1. It refuses a store other than the plan's (ErrOtherStore), and takes
 //     the store's exclusive lock (Store.Lock).
-//  2. It finishes what an interrupted run left (hidden directories).
+//  2. It finishes what an interrupted run left (hidden directories): a
+//     hidden release something needs is put back with every hidden
+//     release it needs (its closure over DEPS and TDEPS), the rest is
+//     deleted (see Result.Leftovers).
 //  3. It scans the store again, asks the policy's RootFinders again what
 //     is in use, and recomputes the plan with the same policy: only
 //     releases that both plans remove, whose directory is
@@ -170,7 +173,10 @@ const (
 //  5. After Settle, it scans again, install directories in progress
 //     included, asks the RootFinders once more, and restores every hidden
 //     release that something new needs (a new dependent, a spec, a
-//     binlink, a process that uses it, even under its hidden name).
+//     binlink, a process that uses it, even under its hidden name),
+//     together with every hidden release it needs, transitively (kept
+//     with CodeDependency), all decided before anything is deleted: a
+//     release put back never lacks a dependency this run hid.
 //  6. It examines each of the others (measuring it when the plan did
 //     not): one with a mount point inside is put back whole, with reason
 //     CodeMountPoint. It renames the rest once more (so an interrupted run

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -202,4 +204,36 @@ func TestLeftoversPutBackTogether(t *testing.T) {
 			wholeStore(t, b.Root, chainApp, chainMid, chainLib)
 		})
 	}
+}
+
+// Issue 20 item 2: a release put back whole because a mount point
+// appeared inside it after it was hidden brings back what it needs too.
+func TestMountPutBackBringsItsDependencies(t *testing.T) {
+	b := chainStore(t)
+	p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
+	mounted := false
+	opts := fast
+	retention.SetHook(&opts, func(stage string, id pkgstore.Ident, hidden string) {
+		if stage == "hidden" && id.String() == chainApp {
+			mounted = true
+			mountAt(t, b.Path("hab/pkgs/"+hidden+"/config"), func() error {
+				return unix.Mount("hab-gc-test", b.Path("hab/pkgs/"+hidden+"/config"), "tmpfs", 0, "size=1m")
+			})
+			t.Cleanup(func() { unix.Unmount(b.PkgPath(chainApp)+"/config", unix.MNT_DETACH) })
+		}
+	})
+	res := applyPlan(t, p, b.Root, opts)
+	if !mounted {
+		t.Fatal("the hook never ran")
+	}
+	if o, _ := outcome(res, chainApp); o.Status != retention.StatusKept || !hasReason(o.Reasons, codeMount, chainApp+"/config") {
+		t.Errorf("%s: %+v, want kept (%s)", chainApp, o, codeMount)
+	}
+	for _, id := range []string{chainMid, chainLib} {
+		if o, _ := outcome(res, id); o.Status != retention.StatusKept || !hasReason(o.Reasons, retention.CodeDependency, "") {
+			t.Errorf("%s: %+v, want kept (%s)", id, o, retention.CodeDependency)
+		}
+	}
+	checkPrecious(t, b.PkgPath(chainApp)+"/config")
+	wholeStore(t, b.Root, chainApp, chainMid, chainLib)
 }
