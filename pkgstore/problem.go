@@ -56,6 +56,10 @@ const (
 	ProblemSpecUnmatched ProblemKind = "spec-unmatched"
 	// A binlink whose target does not exist (verification only).
 	ProblemDanglingBinlink ProblemKind = "dangling-binlink"
+	// No release of the target scanned for is installed, but releases of
+	// other targets are: the target is likely not the one Habitat runs as
+	// (an x86_64-linux-kernel2 host), and a run would do nothing. Blocking.
+	ProblemTargetNotInstalled ProblemKind = "target-not-installed"
 )
 
 // Problem is one thing found wrong in a store. Problems are data: a scan of

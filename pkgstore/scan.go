@@ -199,6 +199,9 @@ func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 	s.readMounts(inv, &sc.problems)
 	s.readSpecs(inv, &sc.problems)
 	s.readBinlinks(inv, opts.BinlinkDirs, &sc.problems)
+	if len(inv.Releases) == 0 && len(sc.problems.foreign) > 0 {
+		sc.problems.add(targetNotInstalled(opts.Target, sc.problems.foreign))
+	}
 	inv.Problems = sortProblems(sc.problems.list)
 	return inv, nil
 }
@@ -235,6 +238,17 @@ func Scan(ctx context.Context, fsRoot string, opts Options) (*Inventory, error) 
 type problems struct {
 	mu   sync.Mutex
 	list []Problem
+	// foreign counts the releases of other targets, by target.
+	foreign map[string]int
+}
+
+func (p *problems) addForeign(target string) {
+	p.mu.Lock()
+	if p.foreign == nil {
+		p.foreign = map[string]int{}
+	}
+	p.foreign[target]++
+	p.mu.Unlock()
 }
 
 func (p *problems) add(pr Problem) {
@@ -995,6 +1009,7 @@ func (sc *scanner) readTarget(rroot *os.Root, path string) (listed bool, unsure 
 	case !ValidTarget(string(target)):
 		return skip(ProblemTarget, fmt.Sprintf("%s is not a package target; Habitat does not list this release, nor does hab-gc", quotePrefix(string(target))))
 	case string(target) != sc.opts.Target:
+		sc.problems.addForeign(string(target))
 		return skip(ProblemForeignTarget, fmt.Sprintf("release is for %s, not %s; not installed for this target, left alone", target, sc.opts.Target))
 	}
 	return true, ""

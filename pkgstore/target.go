@@ -3,6 +3,7 @@ package pkgstore
 import (
 	"fmt"
 	"runtime"
+	"sort"
 	"strings"
 )
 
@@ -42,4 +43,22 @@ func checkTarget(t string) error {
 		return fmt.Errorf("unknown package target %q (known: %s)", t, strings.Join(KnownTargets(), ", "))
 	}
 	return nil
+}
+
+// targetNotInstalled is the problem of a store where no release of target
+// is installed but releases of other targets are (foreign: count by
+// target).
+func targetNotInstalled(target string, foreign map[string]int) Problem {
+	ts := make([]string, 0, len(foreign))
+	for t := range foreign {
+		ts = append(ts, t)
+	}
+	sort.Strings(ts)
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = fmt.Sprintf("%d of %s", foreign[t], t)
+	}
+	return Problem{Path: StoreDir, Kind: ProblemTargetNotInstalled, Blocking: true,
+		Message: fmt.Sprintf("no release of target %s is installed, but releases of other targets are (%s): %s is likely not the target Habitat runs as here, and nothing would be done; set the target to scan for (--target, HAB_GC_TARGET)",
+			target, strings.Join(parts, ", "), target)}
 }

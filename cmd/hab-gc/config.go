@@ -455,9 +455,20 @@ func (c *config) pruneSetup(requireKeep bool) (retention.Policy, pkgstore.Option
 }
 
 // scanOptions returns the scan options: target and binlink directories
-// (HAB_BINLINK_DIR added when set).
+// (HAB_BINLINK_DIR added when set). Without a target setting, the target
+// is the one Habitat runs as, read from its own installed release
+// (pkgstore.InferTarget).
 func (c *config) scanOptions() (pkgstore.Options, error) {
 	o := pkgstore.Options{Target: pkgstore.DefaultTarget(), BinlinkDirs: pkgstore.DefaultBinlinkDirs()}
+	if c.raw("target") == "" {
+		t, _, err := pkgstore.InferTarget(c.fsRoot())
+		switch {
+		case errors.Is(err, pkgstore.ErrTargetAmbiguous):
+			return o, usageError{fmt.Errorf("which target Habitat runs as is unknown: %v; set it with --target (HAB_GC_TARGET, config key target)", err)}
+		case err == nil:
+			o.Target = t
+		} // the store unreadable: the scan says so
+	}
 	if t := c.raw("target"); t != "" {
 		if !pkgstore.ValidTarget(t) {
 			return o, c.bad("target", fmt.Sprintf("not a Habitat package target (one of %s)", strings.Join(pkgstore.KnownTargets(), ", ")))
