@@ -15,8 +15,11 @@ import (
 // from this caller (HidePID, when not root or without CAP_SYS_PTRACE). A
 // process that exited while being read (Vanished) does not count: it uses
 // nothing any more.
+//
+// A scan in a child PID namespace (a container) is blind too: processes
+// outside it, which may share the store, are not listed at all.
 func (r *Result) Blind() bool {
-	return r.Denied > 0 || r.Failed > 0 || r.hiding()
+	return r.Denied > 0 || r.Failed > 0 || r.hiding() || r.ChildPIDNamespace
 }
 
 // hiding reports whether hidepid may keep processes out of the listing.
@@ -35,6 +38,9 @@ func (r *Result) whyBlind() string {
 	}
 	if r.hiding() {
 		why = append(why, "/proc mounted with hidepid="+r.HidePID)
+	}
+	if r.ChildPIDNamespace {
+		why = append(why, "in a child PID namespace: processes outside it are not listed")
 	}
 	if r.Failed > 0 {
 		why = append(why, r.FailedExample)
@@ -127,4 +133,18 @@ func octal(s string) (byte, bool) {
 		v = v*8 + int(c-'0')
 	}
 	return byte(v), v < 256
+}
+
+// initPIDNamespace is the inode of the initial PID namespace
+// (PROC_PID_INIT_INO): every other one has another.
+const initPIDNamespace = 0xEFFFFFFC
+
+// inChildPIDNamespace reports whether this process is in a PID namespace
+// other than the initial one.
+func inChildPIDNamespace() bool {
+	var st unix.Stat_t
+	if err := unix.Stat(DefaultProcRoot+"/self/ns/pid", &st); err != nil {
+		return false
+	}
+	return st.Ino != initPIDNamespace
 }

@@ -373,3 +373,37 @@ func TestBlindScanHidepid(t *testing.T) {
 		}
 	}
 }
+
+// TestBlindScanInChildPIDNamespace: a scan in a PID namespace of its own
+// (a container sharing the host's store) lists only its own processes; a
+// process outside holding a release open is invisible to it. Such a scan
+// is blind, and the lease probe keeps the release.
+func TestBlindScanInChildPIDNamespace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: a new PID namespace")
+	}
+	unshare := testtool.Need(t, "unshare", "util-linux")
+	b := appStore(t)
+	p := proctest.Start(t, proctest.Open, b.PkgPath(oldApp)+"/share/data.txt")
+	cmd := exec.Command(unshare, "--pid", "--fork", "--mount-proc", "--", os.Args[0])
+	cmd.Env = append(os.Environ(), blindEnv+"="+b.Root+";")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Skipf("cannot run in a new PID namespace: %v: %s", err, stderr.String())
+	}
+	var out blindOutcome
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("planner said %q: %v", raw, err)
+	}
+	if out.Counts["processes"] > 5 {
+		t.Fatalf("counts %v: the planner did not run in a PID namespace of its own", out.Counts)
+	}
+	if out.Err != "" || out.Action != string(retention.Keep) || !hasReason(out.Reasons, retention.CodeInUse, "share/data.txt") {
+		t.Fatalf("process %d outside the planner's PID namespace holds %s open; plan (%s): %s %+v err %q; want keep by lease", p.PID(), oldApp, out.Summary, out.Action, out.Reasons, out.Err)
+	}
+	if out.Counts["child_pid_namespace"] != 1 {
+		t.Fatalf("counts %v: want child_pid_namespace", out.Counts)
+	}
+}

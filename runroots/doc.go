@@ -54,7 +54,8 @@
 // the fd, exe, cwd and root links of processes holding capabilities it
 // lacks (Linux 6.18: maps and environ stay readable with CAP_SYS_ADMIN or
 // CAP_PERFMON); a caller that is not root cannot read other users'
-// processes; hidepid hides them. Such a scan is blind (Result.Blind), and
+// processes; hidepid hides them; a scan in a child PID namespace does not
+// list the processes outside it. Such a scan is blind (Result.Blind), and
 // Finder then checks every release about to be removed with write leases
 // (Found.Probe): fcntl F_SETLEASE F_WRLCK fails with EAGAIN while any other
 // open file description of a file exists, in any namespace, which a
@@ -75,8 +76,7 @@
 // Processes that cannot be read are counted, never guessed: Result.Denied
 // (permission: a caller that is not root cannot read other users' fd,
 // maps and environ), Result.Vanished (exited while being read) and
-// Result.Failed (anything else). Not visible at all: processes in another
-// PID namespace that this proc root does not list, processes on another
+// Result.Failed (anything else). Not visible at all: processes on another
 // machine sharing the store (NFS), and a program that will open a file by
 // name later without holding anything of its release now.
 //

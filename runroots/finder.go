@@ -28,7 +28,7 @@ type Finder struct {
 // "inspected", "denied", "vanished", "failed", "releases_in_use" and
 // "blind" (1 when some process could not be seen whole: Result.Blind,
 // then also "maps_denied" and, for the causes, "not_root", "no_ptrace" or
-// "hidepid" set to 1);
+// "hidepid" or "child_pid_namespace" set to 1);
 // when blind, the write-lease probe adds "lease_probed_files",
 // "lease_busy_releases" and "lease_unprobed_files".
 func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (retention.Found, error) {
@@ -70,7 +70,7 @@ func (r *Result) Found() retention.Found {
 		// What was blind, and why.
 		out.Counts["blind"] = 1
 		out.Counts["maps_denied"] = r.MapsDenied
-		for k, v := range map[string]bool{"not_root": r.NotRoot, "no_ptrace": r.NoPtrace, "hidepid": r.hiding()} {
+		for k, v := range map[string]bool{"not_root": r.NotRoot, "no_ptrace": r.NoPtrace, "hidepid": r.hiding(), "child_pid_namespace": r.ChildPIDNamespace} {
 			if v {
 				out.Counts[k] = 1
 			}
@@ -109,6 +109,9 @@ func (r *Result) Summary() string {
 	}
 	if r.Failed > 0 {
 		not = append(not, fmt.Sprintf("%d could not be read (%s)", r.Failed, r.FailedExample))
+	}
+	if r.ChildPIDNamespace {
+		not = append(not, "in a child PID namespace: processes outside it are not listed")
 	}
 	if r.NotRoot {
 		not = append(not, "not run as root: other users' processes may be hidden (hidepid) or unreadable")

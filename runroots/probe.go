@@ -62,8 +62,8 @@ func (lp leaseProbe) probe(ctx context.Context, dirs []retention.ProbeDir) (rete
 	out.Counts = map[string]int{"lease_probed_files": st.files, "lease_busy_releases": st.busy, "lease_unprobed_files": st.unprobed}
 	out.Summary = lp.scan.Summary() + "; " + st.summary(len(dirs))
 	if st.unprobed > 0 && !lp.bestEffort {
-		return out, fmt.Errorf("runtime roots: %d of %d processes could not be inspected fully (%s) and a write lease cannot check %d file(s) of %d release(s) to remove instead (%s): %w; grant CAP_SYS_PTRACE, or accept what cannot be seen with best-effort runtime roots",
-			lp.scan.notSeen(), lp.scan.Processes, lp.scan.whyBlind(), st.unprobed, st.releasesUnprobed, st.example, ErrBlind)
+		return out, fmt.Errorf("runtime roots: %s and a write lease cannot check %d file(s) of %d release(s) to remove instead (%s): %w; %s",
+			lp.scan.blindText(), st.unprobed, st.releasesUnprobed, st.example, ErrBlind, lp.scan.remedy())
 	}
 	return out, nil
 }
@@ -75,8 +75,30 @@ func (lp leaseProbe) mapsUnseen() bool {
 	return r.MapsDenied > 0 || r.Failed > 0 || r.hiding()
 }
 
-// notSeen is how many processes the scan could not read whole.
-func (r *Result) notSeen() int { return r.Denied + r.Failed }
+// blindText says what the scan could not see, e.g. "118 of 119 processes
+// could not be inspected fully (no CAP_SYS_PTRACE)".
+func (r *Result) blindText() string {
+	if n := r.Denied + r.Failed; n > 0 {
+		return fmt.Sprintf("%d of %d processes could not be inspected fully (%s)", n, r.Processes, r.whyBlind())
+	}
+	return fmt.Sprintf("processes may be missing from the %d listed (%s)", r.Processes, r.whyBlind())
+}
+
+// remedy says how to see what the scan could not.
+func (r *Result) remedy() string {
+	var how []string
+	switch {
+	case r.NotRoot:
+		how = append(how, "run as root")
+	case r.NoPtrace:
+		how = append(how, "grant CAP_SYS_PTRACE")
+	}
+	if r.ChildPIDNamespace {
+		how = append(how, "run in the host's PID namespace")
+	}
+	how = append(how, "accept what cannot be seen with best-effort runtime roots")
+	return strings.Join(how, ", or ")
+}
 
 func busyText(file string) string {
 	return fmt.Sprintf("a process has %s open, mapped or executing (a write lease on it is refused; /proc does not show every process fully)", printable(file))

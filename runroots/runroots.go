@@ -140,6 +140,10 @@ type Result struct {
 	// MapsDenied counts the Denied processes whose maps could not be read
 	// either (their mappings are then unknown).
 	MapsDenied int
+	// ChildPIDNamespace is set when the scan ran in a PID namespace other
+	// than the initial one (a container): processes outside it are not
+	// listed.
+	ChildPIDNamespace bool
 }
 
 // Scan reads every process under procRoot (DefaultProcRoot when empty) and
@@ -188,6 +192,7 @@ func scan(ctx context.Context, procRoot, fsRoot string, ix *identity) (*Result, 
 	}
 	res := &Result{Processes: len(pids), NotRoot: os.Geteuid() != 0, HidePID: hidePID(procRoot)}
 	res.NoPtrace = !res.NotRoot && !hasCap(unix.CAP_SYS_PTRACE)
+	res.ChildPIDNamespace = inChildPIDNamespace()
 	workers := min(runtime.GOMAXPROCS(0), max(len(pids), 1))
 	next := make(chan int)
 	var mu sync.Mutex
