@@ -47,6 +47,7 @@ type Metrics struct {
 	lastOK      *prometheus.GaugeVec
 	duration    *prometheus.GaugeVec
 	history     *prometheus.CounterVec
+	notRun      *prometheus.CounterVec
 	stores      *storeCollector
 
 	// restorable are the families Restore reads back, by name.
@@ -82,12 +83,14 @@ func New() *Metrics {
 			Help: "1 when the last run of each job type succeeded, 0 when it failed (a prune with a failed removal, a check with errors)."}, []string{"store", "type"}),
 		duration: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hab_gc_last_run_duration_seconds",
 			Help: "How long the last run of each job type took."}, []string{"store", "type"}),
+		notRun: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hab_gc_scheduled_jobs_not_run_total",
+			Help: "Due scheduled jobs hab-gc could not run (store locked past the timeout, unusable store or state); each stays due and is retried."}, []string{"store", "job"}),
 		history: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hab_gc_history_write_failures_total",
 			Help: "Runs whose records could not be appended to the store's history (a journal locked by another process, a full disk); the run's work stands."}, []string{"store"}),
 		stores: newStoreCollector(),
 	}
 	m.reg.MustRegister(m.releases, m.reclaimable, m.problems, m.freed, m.removed, m.failed, m.runs,
-		m.lastRun, m.lastOK, m.duration, m.history, m.stores)
+		m.lastRun, m.lastOK, m.duration, m.history, m.notRun, m.stores)
 	m.restorable = map[string]restorable{
 		"hab_gc_releases":                     {gauge: m.releases},
 		"hab_gc_reclaimable_bytes":            {gauge: m.reclaimable},
@@ -100,6 +103,7 @@ func New() *Metrics {
 		"hab_gc_last_run_success":             {gauge: m.lastOK},
 		"hab_gc_last_run_duration_seconds":    {gauge: m.duration},
 		"hab_gc_history_write_failures_total": {counter: m.history},
+		"hab_gc_scheduled_jobs_not_run_total": {counter: m.notRun},
 	}
 	return m
 }
@@ -176,6 +180,9 @@ func (m *Metrics) ObserveApply(store string, s retention.ReportSummary) {
 // ObserveHistoryFailure counts a run whose records could not be written
 // to the store's history.
 func (m *Metrics) ObserveHistoryFailure(store string) { m.history.WithLabelValues(store).Inc() }
+
+// ObserveNotRun counts a due scheduled job of a type that could not run.
+func (m *Metrics) ObserveNotRun(store, typ string) { m.notRun.WithLabelValues(store, typ).Inc() }
 
 // ObserveRun records a run of a job type: when it ended, how long it
 // took, and whether it succeeded.

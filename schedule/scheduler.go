@@ -47,6 +47,9 @@ type Scheduler struct {
 	Run RunFunc
 	// Logger receives every run and problem (default: discard).
 	Logger *slog.Logger
+	// NotRun, when set, is called for each due job that could not run
+	// (logged at ERROR; it stays due and is retried): for metrics.
+	NotRun func(j Job, why string)
 	// Only, when set, restricts RunDue to the job with this key.
 	Only string
 	// Machine is this machine's identity, part of every randomized time
@@ -822,6 +825,9 @@ func (s *Scheduler) runPressure(ctx context.Context, j Job) Outcome {
 	if err != nil {
 		out.Skipped = err.Error()
 		log.Error("pressure prune not run; retried at the next check", "error", err)
+		if s.NotRun != nil {
+			s.NotRun(j, out.Skipped)
+		}
 		return out
 	}
 	defer store.Close()
@@ -829,6 +835,9 @@ func (s *Scheduler) runPressure(ctx context.Context, j Job) Outcome {
 	if err != nil {
 		out.Skipped = err.Error()
 		log.Error("pressure prune not run; retried at the next check", "error", err)
+		if s.NotRun != nil {
+			s.NotRun(j, out.Skipped)
+		}
 		return out
 	}
 	defer unlock()
@@ -882,6 +891,9 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 	fail := func(why string) Outcome {
 		out.Skipped = why
 		log.Error("job not run; it stays due and is retried", "error", why)
+		if s.NotRun != nil {
+			s.NotRun(j, why)
+		}
 		updateState(s.StatePath, func(st *State) bool {
 			if js := st.Jobs[j.Key]; js != nil {
 				js.LastError = fmt.Sprintf("%s: %s", s.now().UTC().Format(time.RFC3339), why)

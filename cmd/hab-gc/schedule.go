@@ -94,7 +94,16 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 		return nil, usageError{fmt.Errorf("invalid --catch-up-spread %v: must be 0 or more", spread)}
 	}
 	setup := a.jobSetup(cmd)
-	return &schedule.Scheduler{Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, ForceMachine: explicit, CatchUpSpread: spread,
+	var notRun func(schedule.Job, string)
+	if m != nil {
+		notRun = func(j schedule.Job, _ string) {
+			m.m.ObserveNotRun(j.Store, string(j.Type))
+			if m.path != "" {
+				m.write(a)
+			}
+		}
+	}
+	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, ForceMachine: explicit, CatchUpSpread: spread,
 		Logger: slog.New(slog.NewTextHandler(a.stderr, nil)),
 		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.RunResult {
 			start := time.Now()
