@@ -7,6 +7,7 @@ package proctest
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -153,7 +154,16 @@ func Start(t testing.TB, how How, file string) *Proc {
 			t.Fatal(err)
 		}
 	}
-	if err := cmd.Start(); err != nil {
+	err := cmd.Start()
+	// A file just written (CopySleep) may still be open for writing in a
+	// child another test forked and has not yet exec'd (Go issue 22315):
+	// exec then fails with ETXTBSY until that child execs.
+	for i := 0; how == Exec && errors.Is(err, syscall.ETXTBSY) && i < 100; i++ {
+		time.Sleep(10 * time.Millisecond)
+		cmd = exec.Command(file, "600")
+		err = cmd.Start()
+	}
+	if err != nil {
 		t.Fatalf("starting a process that uses %s (%s): %v", file, how, err)
 	}
 	p := &Proc{Cmd: cmd}
