@@ -105,6 +105,13 @@ type Scheduler struct {
 	pending map[string]*flight       // by job key: the next triggered run
 }
 
+// setBack is how far a job's last due time may lie ahead of the clock
+// and be a clock set back a little (an NTP step, a VM restored): the due
+// times up to it ran, and are not run again; the job waits for the clock.
+// Further ahead, it ran while the clock was wrong, and is re-anchored at
+// now (recoverClock).
+const setBack = 24 * time.Hour
+
 // goneGrace is how long a schedule whose definition went (and the jobs
 // only it asked for) is kept in the state: an editor's save renames the
 // file away and writes it again, and a deploy may replace files.
@@ -605,7 +612,7 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 	var maybe []Job
 	for _, j := range jobs {
 		m, ok := s.memJob(j.Key)
-		if !ok || anchor(&m).After(now) || !now.Before(s.nextDue(j.Key, crons[j.Key], anchor(&m))) {
+		if a := anchor(&m); !ok || a.After(now.Add(setBack)) || !a.After(now) && !now.Before(s.nextDue(j.Key, crons[j.Key], a)) {
 			maybe = append(maybe, j)
 		}
 	}
@@ -636,9 +643,11 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 			continue
 		}
 		now := s.now()
-		if a := anchor(js); a.After(now) {
+		if a := anchor(js); a.After(now.Add(setBack)) {
 			s.recoverClock(j, a, now)
 			continue
+		} else if a.After(now) {
+			continue // the clock was set back a little: those due times ran
 		}
 		d, ok := due(crons[j.Key], js, now)
 		if !ok {
