@@ -94,19 +94,24 @@ func parseWindow(s string, weekly bool) (Window, error) {
 	if len(items) == 0 {
 		return w, fmt.Errorf("empty window")
 	}
+	seenTime, seenDays := false, false
 	for _, it := range items {
 		a, b, ok := strings.Cut(it, "-")
 		if !ok {
 			return w, fmt.Errorf("%q is not a range (FROM-TO)", it)
 		}
 		if strings.Contains(a, ":") || strings.Contains(b, ":") {
-			if w.HasTime {
+			if seenTime {
 				return w, fmt.Errorf("two time windows")
 			}
+			seenTime = true
 			from, err1 := clock(a, false)
 			to, err2 := clock(b, true)
 			if err := errors.Join(err1, err2); err != nil {
 				return w, err
+			}
+			if from == 0 && to == 1440 {
+				continue // the whole day: no window
 			}
 			if from == to%1440 {
 				return w, fmt.Errorf("the time window %s is empty", it)
@@ -117,15 +122,24 @@ func parseWindow(s string, weekly bool) (Window, error) {
 		if !weekly {
 			return w, fmt.Errorf("a weekday range needs @weekly-random")
 		}
-		if w.HasDays || w.HasTime {
+		if seenDays || seenTime {
 			return w, fmt.Errorf("the weekday range comes first, once")
 		}
+		seenDays = true
 		first, err1 := weekday(a)
 		last, err2 := weekday(b)
 		if err := errors.Join(err1, err2); err != nil {
 			return w, err
 		}
+		// 7 is Sunday; at a range's end after Sunday (0-7) it is the
+		// week's last day, so 0-7 is the whole week, not Sunday alone.
+		if first == 0 && b == "7" {
+			continue
+		}
 		w.HasDays, w.FirstDay, w.LastDay = true, first, last
+		if w.days() == 7 {
+			w.HasDays = false // the whole week: no window
+		}
 	}
 	return w, nil
 }
@@ -181,6 +195,11 @@ func ParseSpec(s string) (Spec, error) {
 		w, err := parseWindow(inner, base == "@weekly-random")
 		if err != nil {
 			return Spec{}, fmt.Errorf("%w %q: %v", ErrBadSpec, s, err)
+		}
+		if !w.HasTime && !w.HasDays {
+			// A window of the whole day and week is no window: one job
+			// with the spec written without it.
+			return Spec{Raw: s, Canonical: base, Random: true}, nil
 		}
 		return Spec{Raw: s, Canonical: base + "(" + w.String() + ")", Random: true, Window: w}, nil
 	}
