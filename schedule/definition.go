@@ -167,6 +167,9 @@ type Definition struct {
 	// Pressure is the [pressure] table: prune when free space on the
 	// store's file system falls below MinFree (nil: none).
 	Pressure *PressureDef
+	// Watch is the [watch] table: the daemon watches the store and purges
+	// after installs (nil: none).
+	Watch *WatchDef
 }
 
 // PressureDef is a definition's [pressure] table: when the store's file
@@ -186,6 +189,8 @@ type fileFormat struct {
 	// Pressure is a prune's keys without schedule, plus min_free and
 	// max_free.
 	Pressure *pressureFormat `toml:"pressure"`
+	// Watch is the [watch] table (see WatchDef).
+	Watch *watchFormat `toml:"watch"`
 }
 
 type pressureFormat struct {
@@ -302,8 +307,13 @@ func ParseDefinition(file string, data []byte) (Definition, error) {
 	if d.Root, err = canonicalPath(d.FSRoot); err != nil {
 		return Definition{}, fail("fs_root", "%v", err)
 	}
-	if f.Check == nil && f.Prune == nil && f.Pressure == nil {
-		return Definition{}, fail("check/prune", "no job: add a [check], [prune] or [pressure] table")
+	if f.Check == nil && f.Prune == nil && f.Pressure == nil && f.Watch == nil {
+		return Definition{}, fail("check/prune", "no job: add a [check], [prune], [pressure] or [watch] table")
+	}
+	if f.Watch != nil {
+		if d.Watch, err = parseWatch(fail, f.Watch); err != nil {
+			return Definition{}, err
+		}
 	}
 	if f.Pressure != nil {
 		pf := f.Pressure

@@ -269,7 +269,10 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 			}
 		}
 		s.Logger.Info("hab-gc daemon started", "jobs", len(s.Jobs()), "schedules", s.Dir, "state", s.StatePath)
+		wait := a.startWatches(ctx, cmd, s, mf)
 		err = s.Serve(ctx, reload)
+		cancel()
+		wait()
 		s.Logger.Info("hab-gc daemon stopped")
 		return err
 	})
@@ -303,6 +306,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		watches, _ := s.Watches()
 		if a.wantJSON(cmd) {
 			type jobJSON struct {
 				Key      string              `json:"key"`
@@ -319,9 +323,18 @@ func (a *app) scheduleCmd() *cobra.Command {
 				LastErr  string              `json:"last_error,omitempty"`
 				Timezone string              `json:"timezone"`
 			}
+			type watchJSON struct {
+				Name   string `json:"name"`
+				Store  string `json:"store"`
+				Policy string `json:"policy"`
+			}
 			out := struct {
-				Jobs []jobJSON `json:"jobs"`
-			}{Jobs: []jobJSON{}}
+				Jobs    []jobJSON   `json:"jobs"`
+				Watches []watchJSON `json:"watches"`
+			}{Jobs: []jobJSON{}, Watches: []watchJSON{}}
+			for _, d := range watches {
+				out.Watches = append(out.Watches, watchJSON{d.Name, d.Store, d.Watch.String()})
+			}
 			for _, st := range sts {
 				j := jobJSON{Key: st.Key, Type: st.Type, Store: st.Store, Spec: st.Spec.Raw, Cron: st.Cron, Owner: st.Owner,
 					Members: st.Members, Next: st.Next.Format(time.RFC3339), Runs: st.State.Runs, LastErr: st.State.LastError,
@@ -357,6 +370,16 @@ func (a *app) scheduleCmd() *cobra.Command {
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		if len(watches) > 0 {
+			fmt.Fprintln(a.text, "\nWatched by the daemon (purge after each install; hab-gc watch):")
+			fmt.Fprintln(tw, "SCHEDULE\tSTORE\tPOLICY")
+			for _, d := range watches {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Name, d.Store, d.Watch.String())
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
 		}
 		return rejected
 	})

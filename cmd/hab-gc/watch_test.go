@@ -98,3 +98,58 @@ func TestWatchCommand(t *testing.T) {
 		t.Errorf("metrics file %v:\n%s", err, data)
 	}
 }
+
+// TestDaemonWatches: a schedule definition's [watch] table makes
+// `hab-gc daemon` watch its store beside its jobs: a new release of a
+// loaded service is purged with the table's policy (keep_latest_for
+// included); a package no spec loads is left alone.
+func TestDaemonWatches(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	b := storetest.New(t)
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, id := range []string{"core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000", "core/redis/6.2.7/20200301000000",
+		"core/nginx/1/20200101000000", "core/nginx/1/20200201000000"} {
+		b.Add(storetest.Release{Ident: id, ModTime: old})
+	}
+	b.Spec("redis", "core/redis")
+	dir := t.TempDir()
+	def := "fs_root = \"" + b.Root + "\"\n[check]\nschedule = \"@weekly\"\n[watch]\nkeep_latest = 1\nmin_age = \"none\"\ndelay = \"200ms\"\nkeep_latest_for = { \"core/redis\" = 2 }\n"
+	if err := os.WriteFile(dir+"/sup.toml", []byte(def), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr := &syncBuf{}
+	cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "daemon", "--schedules", dir, "--state", dir + "/state.json"},
+		Stderr: stderr, Env: append(os.Environ(), "HAB_GC_RUNTIME_ROOTS=false")}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	waitFor(t, "watching", func() bool { return strings.Contains(stderr.String(), "watching the store") }, stderr)
+	in := storetest.NewInstaller(b.Root, 4)
+	in.Publish(storetest.Archive{Ident: "core/redis/7.0.1/20260101000000"}, storetest.Archive{Ident: "core/nginx/2/20260101000000"})
+	for _, id := range []string{"core/nginx/2/20260101000000", "core/redis/7.0.1/20260101000000"} {
+		if err := in.Install(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "purged", func() bool { return strings.Contains(stderr.String(), "msg=purged") }, stderr)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("daemon exited with %v; stderr:\n%s", err, stderr)
+	}
+	for id, want := range map[string]bool{
+		"core/redis/6.2.5/20200101000000": false, "core/redis/6.2.6/20200201000000": false,
+		"core/redis/6.2.7/20200301000000": true, "core/redis/7.0.1/20260101000000": true,
+		"core/nginx/1/20200101000000": true, "core/nginx/1/20200201000000": true,
+	} {
+		if _, err := os.Stat(b.PkgPath(id)); (err == nil) != want {
+			t.Errorf("%s installed: %v, want %v", id, err == nil, want)
+		}
+	}
+	if !strings.Contains(stderr.String(), "watch=sup") || !strings.Contains(stderr.String(), "keep-latest-for=core/redis=2") {
+		t.Errorf("the purge's log does not name the schedule and its policy:\n%s", stderr)
+	}
+}
