@@ -77,6 +77,10 @@ Description=%s
 [Service]
 Type=oneshot
 %sExecStart=%s
+# A run that could not start (its store locked past the lock timeout) exits
+# non-zero and stays due: try again in a few minutes, not at the next firing.
+Restart=on-failure
+RestartSec=5min
 `, UnitMarker, desc, env.String(), strings.Join(words, " "))
 	return []Unit{{base + ".timer", timer}, {base + ".service", service}}, nil
 }
