@@ -27,23 +27,33 @@ func leaseRoots(inv *pkgstore.Inventory) (f Found, found bool, err error) {
 	for _, h := range live {
 		text := fmt.Sprintf("leased by %s (lease %s): an install may be about to use it", h.Holder, h.File)
 		for _, id := range h.Idents {
-			if id.FullyQualified() {
-				f.Roots = append(f.Roots, Root{Ident: id, Code: CodeLeased, Text: text})
-				continue
-			}
-			for _, r := range inv.Releases {
-				if r.Ident.Satisfies(id) {
-					f.Roots = append(f.Roots, Root{Ident: r.Ident, Code: CodeLeased, Text: text})
-				}
-			}
-			for _, d := range inv.Debris {
-				if hid, ok := pendingIdent(d); ok && hid.Satisfies(id) {
-					f.Roots = append(f.Roots, Root{Ident: hid, Code: CodeLeased, Text: text})
-				}
+			for _, m := range matchingReleases(inv, id) {
+				f.Roots = append(f.Roots, Root{Ident: m, Code: CodeLeased, Text: text})
 			}
 		}
 	}
 	return f, len(live)+dead > 0, nil
+}
+
+// matchingReleases is id when it is fully qualified, else every installed
+// release satisfying it and every one Apply has hidden meanwhile (so that
+// the final check puts it back).
+func matchingReleases(inv *pkgstore.Inventory, id pkgstore.Ident) []pkgstore.Ident {
+	if id.FullyQualified() {
+		return []pkgstore.Ident{id}
+	}
+	var out []pkgstore.Ident
+	for _, r := range inv.Releases {
+		if r.Ident.Satisfies(id) {
+			out = append(out, r.Ident)
+		}
+	}
+	for _, d := range inv.Debris {
+		if hid, ok := pendingIdent(d); ok && hid.Satisfies(id) {
+			out = append(out, hid)
+		}
+	}
+	return out
 }
 
 // sweepLeases removes the dead leases of the store's FS root: only Apply,

@@ -19,9 +19,12 @@ var ErrRootsUnknown = errors.New("cannot tell which releases are in use: refusin
 // Root is a release kept for a reason that the store's files do not show:
 // a process using it, a Supervisor running it, a lease on it.
 type Root struct {
-	// Ident is the fully qualified release. A release that is not
+	// Ident is the release, fully qualified; a release that is not
 	// installed (for example one Apply has just hidden) may be named: Apply
-	// then puts it back.
+	// then puts it back. A partial ident (ORIGIN/NAME or
+	// ORIGIN/NAME/VERSION) keeps every installed or hidden release
+	// satisfying it, as a lease's does. One without an origin and a name
+	// fails the plan and Apply with ErrRootsUnknown.
 	Ident pkgstore.Ident `json:"ident"`
 	Code  Code           `json:"code"`
 	Text  string         `json:"text"`
@@ -150,6 +153,9 @@ func (p Policy) FindRoots(ctx context.Context, inv *pkgstore.Inventory) ([]Found
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrRootsUnknown, err)
 		}
+		if found, err = expandRoots(inv, found); err != nil {
+			return nil, err
+		}
 		out = append(out, found)
 	}
 	leased, any, err := leaseRoots(inv)
@@ -160,6 +166,27 @@ func (p Policy) FindRoots(ctx context.Context, inv *pkgstore.Inventory) ([]Found
 		out = append(out, leased)
 	}
 	return out, nil
+}
+
+// expandRoots replaces each partial ident among found's roots by the
+// releases it matches (matchingReleases); a root without an origin and a
+// name is an error wrapping ErrRootsUnknown, as it protects nothing the
+// finder meant.
+func expandRoots(inv *pkgstore.Inventory, found Found) (Found, error) {
+	if !slices.ContainsFunc(found.Roots, func(r Root) bool { return !r.Ident.FullyQualified() }) {
+		return found, nil
+	}
+	roots := make([]Root, 0, len(found.Roots))
+	for _, r := range found.Roots {
+		if r.Ident.Origin == "" || r.Ident.Name == "" {
+			return Found{}, fmt.Errorf("%w: %s reported a root %q that names no package (%s)", ErrRootsUnknown, found.Source, r.Ident, r.Text)
+		}
+		for _, id := range matchingReleases(inv, r.Ident) {
+			roots = append(roots, Root{Ident: id, Code: r.Code, Text: r.Text})
+		}
+	}
+	found.Roots = roots
+	return found, nil
 }
 
 // rootsByIdent indexes found roots by release, first reason first.

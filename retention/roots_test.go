@@ -142,3 +142,40 @@ func TestApplyConsultsRootFinders(t *testing.T) {
 		})
 	}
 }
+
+// TestPartialRootIdents: a RootFinder that names a release by a partial
+// ident (ORIGIN/NAME/VERSION or ORIGIN/NAME) keeps every installed release
+// satisfying it, as a lease with that ident does; one naming no package
+// at all fails the plan with ErrRootsUnknown (issue 23 item 5).
+func TestPartialRootIdents(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		roots []retention.Root
+		kept  []string
+	}{
+		{"version", []retention.Root{inUse("core/app/1")}, []string{"core/app/1/1", "core/lib/1/1"}},
+		{"package", []retention.Root{inUse("core/lib")}, []string{"core/lib/1/1", "core/lib/2/2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := rootsStore(t)
+			f := &finderSeq{answers: [][]retention.Root{tc.roots}}
+			p, err := planStore(t, b.Root, retention.Policy{KeepLatest: 1, RootFinders: []retention.RootFinder{f}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range tc.kept {
+				if d := decision(t, p, k); d.Action != retention.Keep {
+					t.Errorf("%s: %+v, want kept", k, d)
+				}
+			}
+		})
+	}
+	t.Run("no package", func(t *testing.T) {
+		b := rootsStore(t)
+		f := &finderSeq{answers: [][]retention.Root{{{Ident: pkgstore.Ident{Origin: "core"}, Code: retention.CodeInUse, Text: "?"}}}}
+		_, err := planStore(t, b.Root, retention.Policy{KeepLatest: 1, RootFinders: []retention.RootFinder{f}})
+		if !errors.Is(err, retention.ErrRootsUnknown) {
+			t.Fatalf("err = %v, want ErrRootsUnknown", err)
+		}
+	})
+}
