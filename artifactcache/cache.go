@@ -189,7 +189,7 @@ func (c *Cache) Plan(ctx context.Context, status ReleaseStatus, opts Options) ([
 		if f.Action == "" {
 			st := status(*f.Ident)
 			if st == Installing {
-				f.Action, f.Reasons = Keep, []retention.Reason{{Code: CodeInstalling, Text: "its release " + f.Ident.String() + " is being installed (an install directory, or a fresh archive, of it is in the store): Habitat unpacks it from this archive"}}
+				f.Action, f.Reasons = Keep, []retention.Reason{{Code: CodeInstalling, Text: "its release " + f.Ident.String() + " is being installed (an install directory of it is in the store): Habitat unpacks it from this archive"}}
 			} else if st == Kept {
 				f.Action, f.Reasons = Keep, []retention.Reason{{Code: CodeReleaseKept, Text: "its release " + f.Ident.String() + " is kept"}}
 			} else {

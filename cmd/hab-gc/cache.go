@@ -70,9 +70,13 @@ func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressu
 	case plan.Policy.MinAge > 0:
 		minAge = plan.Policy.MinAge
 	}
+	// An archive whose release has an install directory is being
+	// unpacked, or is about to be: Habitat opens it again to unpack. (A
+	// fresh archive with no install directory yet is the cache's MinAge's
+	// to keep.)
 	installing := map[pkgstore.Ident]bool{}
-	for _, list := range [2][]pkgstore.Installing{plan.Inventory.Installing, plan.Inventory.Fetched} {
-		for _, in := range list {
+	for _, in := range plan.Inventory.Installing {
+		if in.Release.Origin != "" {
 			installing[in.Release] = true
 		}
 	}
