@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -61,8 +62,13 @@ func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (
 // full disk) is a warning: the run's work stands. It reports whether the
 // history was written.
 func (a *app) logRun(ctx context.Context, c *config, pol retention.Policy, plan *retention.Plan, res *retention.Result, err error) bool {
+	// The FS root as an absolute path: the journal is read from anywhere.
+	fsRoot, aerr := filepath.Abs(c.fsRoot())
+	if aerr != nil {
+		fsRoot = c.fsRoot()
+	}
 	run := history.Run{ID: fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()),
-		Job: history.JobRun, FSRoot: c.fsRoot(), Policy: pol}
+		Job: history.JobRun, FSRoot: fsRoot, Policy: pol}
 	if herr := history.LogContext(ctx, time.Now(), run, plan, res, err); herr != nil {
 		fmt.Fprintf(a.textErr, "hab-gc: warning: the run's history could not be written: %v\n", herr)
 		return false
@@ -130,7 +136,11 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 				historyFailed = true
 			}
 		}
-		if mf := a.openMetricsFile(c, c.fsRoot()); mf != nil {
+		mf, err := a.openMetricsFile(c, c.fsRoot())
+		if err != nil {
+			return err
+		}
+		if mf != nil {
 			defer func() {
 				if refusedUnwritten(err) {
 					return
@@ -148,7 +158,9 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 				if !dry {
 					mf.m.ObserveRun(mf.store, metrics.TypePrune, start, time.Now(), err == nil)
 				}
-				mf.write(a)
+				if werr := mf.write(); werr != nil && err == nil {
+					err = werr // the work stands; the metrics file says nothing of it
+				}
 			}()
 		}
 		timeout, err := c.lockTimeout()
@@ -380,6 +392,12 @@ release that satisfies it is explained. Takes the same policy flags as run.`,
 		if err != nil {
 			return usageError{err}
 		}
+		if !c.isSet("keep_latest") {
+			return refusedError{fmt.Errorf(`why explains what a policy does with a release: set one, as for run:
+  hab-gc why --keep-latest=3 %s
+  HAB_KEEP_LATEST=3 hab-gc why %s
+  keep_latest = 3      (in FS_ROOT/hab/etc/hab-gc.toml, or the file given by --config)`, argv[0], argv[0])}
+		}
 		plan, store, err := a.planFor(cmd.Context(), c, true, false)
 		if err != nil {
 			return err
@@ -455,7 +473,11 @@ another package target. Everything else is an error. check exits 6 when it finds
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
 		start := time.Now()
 		var problems []pkgstore.Problem
-		if mf := a.openMetricsFile(c, c.fsRoot()); mf != nil {
+		mf, err := a.openMetricsFile(c, c.fsRoot())
+		if err != nil {
+			return err
+		}
+		if mf != nil {
 			defer func() {
 				if refusedUnwritten(err) {
 					return
@@ -464,7 +486,9 @@ another package target. Everything else is an error. check exits 6 when it finds
 					mf.m.ObserveProblems(mf.store, problems)
 				}
 				mf.m.ObserveRun(mf.store, metrics.TypeCheck, start, time.Now(), err == nil)
-				mf.write(a)
+				if werr := mf.write(); werr != nil && err == nil {
+					err = werr // the work stands; the metrics file says nothing of it
+				}
 			}()
 		}
 		timeout, err := c.lockTimeout()

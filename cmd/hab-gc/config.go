@@ -190,7 +190,7 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config
 		}
 		for _, k := range c.v.AllKeys() {
 			if !c.known(strings.SplitN(k, ".", 2)[0]) {
-				return nil, usageError{fmt.Errorf("config file %s: unknown key %q", file, k)}
+				return nil, usageError{fmt.Errorf("config file %s: unknown key %q%s", file, k, didYouMean(k))}
 			}
 		}
 	}
@@ -207,13 +207,82 @@ func pathless(err error) error {
 	return err
 }
 
+// bareWord recognises a line KEY = WORD, WORD unquoted letters, in the
+// line a decode error points at.
+func bareWord(de *toml.DecodeError) (key, word string, ok bool) {
+	_, ctx, _ := strings.Cut(de.String(), "|")
+	line, _, _ := strings.Cut(strings.TrimSpace(ctx), "\n")
+	k, v, found := strings.Cut(line, "=")
+	k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+	if !found || k == "" || v == "" || strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-") != "" {
+		return "", "", false
+	}
+	switch v {
+	case "true", "false", "inf", "nan":
+		return "", "", false
+	}
+	return k, v, true
+}
+
+// didYouMean suggests the known key nearest to a misspelt one.
+func didYouMean(key string) string {
+	best, dist := "", 3
+	for _, s := range settings() {
+		if d := editDistance(key, s.key); d < dist {
+			best, dist = s.key, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s?)", best)
+}
+
+// editDistance is Levenshtein's distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// noWildcard refuses a glob in a pin or an only entry: Habitat's idents
+// have no wildcards, and core/* would otherwise be a package named "*"
+// that matches nothing.
+func noWildcard(item string) error {
+	id, _, _ := strings.Cut(item, "@")
+	if strings.ContainsAny(id, "*?[]") {
+		return fmt.Errorf("%q: idents take no wildcards; a package is origin/name (core/redis), all its releases included; a version, origin/name/version", item)
+	}
+	return nil
+}
+
 // configFileError names the config file and, for bad TOML, the line and
-// column (FILE:LINE:COLUMN: message, as compilers do).
+// column (FILE:LINE:COLUMN: message, as compilers do). A bare word where
+// a value belongs (min_age = none) says how to quote it, instead of
+// go-toml's guess at a keyword ("nan").
 func configFileError(file string, err error) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, col := de.Position()
-		return fmt.Errorf("config file %s:%d:%d: %s", file, row, col, strings.TrimPrefix(de.Error(), "toml: "))
+		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		if key, word, ok := bareWord(de); ok {
+			msg = fmt.Sprintf("%s = %s: a word must be quoted in TOML: %s = %q", key, word, key, word)
+		}
+		return fmt.Errorf("config file %s:%d:%d: %s", file, row, col, msg)
 	}
 	return fmt.Errorf("config file %s: %w", file, err)
 }
@@ -390,6 +459,9 @@ func (c *config) pins() ([]retention.Exclude, error) {
 				continue
 			}
 			seen[[2]string{item, src.source}] = true
+			if err := noWildcard(item); err != nil {
+				return nil, usageError{fmt.Errorf("invalid exclude (from %s): %v", src.source, err)}
+			}
 			ex, err := retention.ParseExclude(item)
 			if err != nil {
 				return nil, usageError{fmt.Errorf("invalid exclude (from %s): %v", src.source, err)}
@@ -537,6 +609,9 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 		return p, err
 	}
 	for _, o := range c.list("only") {
+		if err := noWildcard(o); err != nil {
+			return p, usageError{fmt.Errorf("invalid only (from %s): %v", c.source("only"), err)}
+		}
 		id, err := pkgstore.ParseIdent(o)
 		if err != nil || id.Release != "" {
 			return p, usageError{fmt.Errorf("invalid only %q (from %s): must be ORIGIN/NAME or ORIGIN/NAME/VERSION", o, c.source("only"))}

@@ -13,7 +13,7 @@ import (
 // variable, no config key): what one invocation does, not how a machine
 // is configured. Any other flag must be a setting.
 var commandLineOnly = map[string]bool{
-	"help": true, "json": true, "config": true, // --config: env HAB_GC_CONFIG, checked below
+	"help": true, "version": true, "json": true, "config": true, // --config: env HAB_GC_CONFIG, checked below
 	"dry-run": true, "verbose": true,
 	"schedules": true, "state": true, "now": true, "timezone": true, "catch-up-spread": true,
 	"once": true, "job": true, "log-format": true, "metrics-listen": true,

@@ -58,6 +58,13 @@ hab-gc's directory above it) that is a symlink is never followed: every command 
 		if err != nil {
 			return err
 		}
+		// A lease on what nothing installed satisfies is often a typo,
+		// which would protect nothing: warn, as --exclude does.
+		for _, id := range ids {
+			if fi, err := store.Root().Lstat(id.String()); err != nil || !fi.IsDir() {
+				fmt.Fprintf(a.textErr, "hab-gc: warning: lease %s matches no installed release (a typo would protect nothing)\n", id)
+			}
+		}
 		store.Close()
 		l, err := lease.Acquire(c.fsRoot(), "hab-gc lease -- "+strings.Join(command, " "), ids...)
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,28 +31,34 @@ type metricsFile struct {
 }
 
 // openMetricsFile returns nil without --metrics-file (or its env var,
-// config key).
-func (a *app) openMetricsFile(c *config, fsRoot string) *metricsFile {
+// config key). A file that cannot be written there (its directory
+// missing, not a directory, not writable) is a usage error naming it,
+// before any work is done.
+func (a *app) openMetricsFile(c *config, fsRoot string) (*metricsFile, error) {
 	path := c.raw("metrics_file")
 	if path == "" {
-		return nil
+		return nil, nil
 	}
+	probe, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".probe*")
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--metrics-file %s cannot be written (from %s): %v", path, c.source("metrics_file"), pathless(err))}
+	}
+	probe.Close()
+	os.Remove(probe.Name())
 	mf := &metricsFile{path: path, m: metrics.New(), store: metrics.StorePath(fsRoot)}
 	if err := mf.m.RestoreFile(path); err != nil {
 		fmt.Fprintf(a.stderr, "hab-gc: warning: counters start again from 0: %v\n", err)
 	}
 	mf.m.Watch(mf.store, fsRoot)
-	return mf
+	return mf, nil
 }
 
-// write writes the file; a failure is a warning (the run's work stands).
-func (mf *metricsFile) write(a *app) {
+// write writes the file.
+func (mf *metricsFile) write() error {
 	if mf == nil {
-		return
+		return nil
 	}
-	if err := mf.m.WriteFile(mf.path); err != nil {
-		fmt.Fprintf(a.stderr, "hab-gc: warning: %v\n", err)
-	}
+	return mf.m.WriteFile(mf.path)
 }
 
 // observeJob records a scheduled job's run.

@@ -155,6 +155,9 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{plainFlagError(err)} })
 	root.SetGlobalNormalizationFunc(habitatSpellings)
+	// --version without cobra's -v: -v is --verbose wherever it is
+	// accepted (run -v).
+	root.Flags().Bool("version", false, "print hab-gc's version (as hab-gc version)")
 	addRootFlags(root.PersistentFlags())
 	root.PersistentFlags().Bool("json", false, "print JSON instead of tables")
 

@@ -111,7 +111,9 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 			if m != nil {
 				observeJob(m.m, j, store.FSRoot(), start, time.Now(), res)
 				if m.path != "" {
-					m.write(a)
+					if err := m.write(); err != nil {
+						fmt.Fprintf(a.stderr, "hab-gc: warning: %v\n", err)
+					}
 				}
 			}
 			return res
@@ -171,7 +173,10 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		// when there is one; each job's run updates it (and the file).
 		var mf *metricsFile
 		if path := c.raw("metrics_file"); path != "" || listen != "" {
-			mf = a.openMetricsFile(c, c.fsRoot())
+			var err error
+			if mf, err = a.openMetricsFile(c, c.fsRoot()); err != nil {
+				return err
+			}
 			if mf == nil {
 				mf = &metricsFile{m: metrics.New()}
 			}
