@@ -32,6 +32,9 @@ const (
 	RunOK      = "ok"      // every planned removal was done or kept at revalidation
 	RunPartial = "partial" // some removals failed; the others were done
 	RunFailed  = "failed"  // the run stopped with an error
+	// RunInterrupted: the run was stopped (its context cancelled: SIGINT,
+	// SIGTERM); Apply put back what it had hidden and not yet deleted.
+	RunInterrupted = "interrupted"
 )
 
 // Job names what ran.
@@ -136,7 +139,7 @@ type Record struct {
 	// Ident is the release (release records).
 	Ident string `json:"ident,omitempty"`
 	// Outcome is removed or failed (release records), RunOK, RunPartial
-	// or RunFailed (run records).
+	// RunFailed or RunInterrupted (run records).
 	Outcome string `json:"outcome"`
 	// Reasons say why the plan removed the release (release records).
 	Reasons []retention.Reason `json:"reasons,omitempty"`
@@ -214,7 +217,10 @@ func Records(now time.Time, run Run, plan *retention.Plan, res *retention.Result
 			total.Outcome = RunPartial
 		}
 	}
-	if applyErr != nil {
+	switch {
+	case errors.Is(applyErr, context.Canceled):
+		total.Outcome, total.Error = RunInterrupted, applyErr.Error()
+	case applyErr != nil:
 		total.Outcome, total.Error = RunFailed, applyErr.Error()
 	}
 	return append(out, total)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
@@ -81,6 +82,15 @@ func TestInterruptedRunRestores(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(b.Root, "hab/pkgs/*/*/*", pkgstore.DebrisPrefix+"*")); len(m) > 0 {
 		t.Errorf("left hidden: %v", m)
+	}
+	// The journal says interrupted, as the exit status does (issue 24
+	// item 5), not "run failed ... context canceled".
+	recs, _, err := history.Journal{Dir: history.Dir(b.Root)}.Read()
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("history: %v %v", recs, err)
+	}
+	if last := recs[len(recs)-1]; last.Kind != history.KindRun || last.Outcome != history.RunInterrupted {
+		t.Errorf("the run is journalled as %s (%s), want %s", last.Outcome, last.Error, history.RunInterrupted)
 	}
 }
 
