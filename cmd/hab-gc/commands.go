@@ -667,6 +667,7 @@ func (a *app) docsCmd(root *cobra.Command) *cobra.Command {
 		}
 		switch format {
 		case "man":
+			manExitCodes(root)
 			hdr := &doc.GenManHeader{Title: "HAB-GC", Section: "1"}
 			if err := doc.GenManTree(root, hdr, argv[0]); err != nil {
 				return err

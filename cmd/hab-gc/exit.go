@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -86,3 +90,31 @@ func exitCode(err error) int {
 // file system as it was (issue 20 item 8). A refusal on a real store
 // (damaged, an unmatched pin, in-use unknown) is still journalled.
 func refusedUnwritten(err error) bool { return exitCode(err) == exitUsage }
+
+// exitCodesMarkdown is exitCodesHelp as a markdown list, one item per
+// code with its continuation lines joined, for the man pages: man fills
+// each item's text within the item instead of re-wrapping help lines.
+func exitCodesMarkdown() string {
+	lines := strings.Split(exitCodesHelp, "\n")
+	var b strings.Builder
+	b.WriteString(lines[0] + "\n")
+	for _, l := range lines[1:] {
+		code, text, _ := strings.Cut(strings.TrimSpace(l), "  ")
+		if len(code) == 1 && code[0] >= '0' && code[0] <= '9' {
+			fmt.Fprintf(&b, "\n* %s: %s", code, strings.TrimSpace(text))
+			continue
+		}
+		b.WriteString(" " + strings.TrimSpace(l))
+	}
+	return b.String() + "\n"
+}
+
+// manExitCodes rewrites the exit-code list of every command's long help
+// as exitCodesMarkdown, for man pages only (--help keeps the aligned
+// list).
+func manExitCodes(c *cobra.Command) {
+	c.Long = strings.ReplaceAll(c.Long, exitCodesHelp, exitCodesMarkdown())
+	for _, sub := range c.Commands() {
+		manExitCodes(sub)
+	}
+}
