@@ -136,7 +136,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 				historyFailed = true
 			}
 		}
-		mf, err := a.openMetricsFile(c, c.fsRoot())
+		mf, err := a.openMetricsFile(c, c.fsRoot(), false)
 		if err != nil {
 			return err
 		}
@@ -473,7 +473,7 @@ another package target. Everything else is an error. check exits 6 when it finds
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
 		start := time.Now()
 		var problems []pkgstore.Problem
-		mf, err := a.openMetricsFile(c, c.fsRoot())
+		mf, err := a.openMetricsFile(c, c.fsRoot(), false)
 		if err != nil {
 			return err
 		}

@@ -33,18 +33,24 @@ type metricsFile struct {
 // openMetricsFile returns nil without --metrics-file (or its env var,
 // config key). A file that cannot be written there (its directory
 // missing, not a directory, not writable) is a usage error naming it,
-// before any work is done.
-func (a *app) openMetricsFile(c *config, fsRoot string) (*metricsFile, error) {
+// before any work is done; for the daemon (optional) it is a warning:
+// its jobs run, and each write is tried again.
+func (a *app) openMetricsFile(c *config, fsRoot string, optional bool) (*metricsFile, error) {
 	path := c.raw("metrics_file")
 	if path == "" {
 		return nil, nil
 	}
 	probe, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".probe*")
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--metrics-file %s cannot be written (from %s): %v", path, c.source("metrics_file"), pathless(err))}
+		err = fmt.Errorf("--metrics-file %s cannot be written (from %s): %v", path, c.source("metrics_file"), pathless(err))
+		if !optional {
+			return nil, usageError{err}
+		}
+		fmt.Fprintf(a.textErr, "hab-gc: warning: %v\n", err)
+	} else {
+		probe.Close()
+		os.Remove(probe.Name())
 	}
-	probe.Close()
-	os.Remove(probe.Name())
 	mf := &metricsFile{path: path, m: metrics.New(), store: metrics.StorePath(fsRoot)}
 	if err := mf.m.RestoreFile(path); err != nil {
 		fmt.Fprintf(a.stderr, "hab-gc: warning: counters start again from 0: %v\n", err)

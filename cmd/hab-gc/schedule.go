@@ -174,7 +174,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		var mf *metricsFile
 		if path := c.raw("metrics_file"); path != "" || listen != "" {
 			var err error
-			if mf, err = a.openMetricsFile(c, c.fsRoot()); err != nil {
+			if mf, err = a.openMetricsFile(c, c.fsRoot(), true); err != nil {
 				return err
 			}
 			if mf == nil {
