@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -69,9 +70,17 @@ its releases (none kept by count; every other protection holds). Runs until SIGI
 			return err
 		}
 		defer o.Store.Close()
-		if mf := a.openMetricsFile(c, c.fsRoot()); mf != nil {
+		mf, err := a.openMetricsFile(c, c.fsRoot(), true)
+		if err != nil {
+			return err
+		}
+		if mf != nil {
 			o.Metrics = mf.m
-			o.OnPurge = func(watch.Purge) { mf.write(a) }
+			o.OnPurge = func(watch.Purge) {
+				if err := mf.write(); err != nil {
+					fmt.Fprintf(a.stderr, "hab-gc: warning: %v\n", err)
+				}
+			}
 		}
 		return watch.Run(cmd.Context(), o)
 	})
