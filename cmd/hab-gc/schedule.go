@@ -99,7 +99,9 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 		notRun = func(j schedule.Job, _ string) {
 			m.m.ObserveNotRun(j.Store, string(j.Type))
 			if m.path != "" {
-				m.write(a)
+				if err := m.write(); err != nil {
+					fmt.Fprintf(a.stderr, "hab-gc: warning: %v\n", err)
+				}
 			}
 		}
 	}
