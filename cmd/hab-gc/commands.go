@@ -158,7 +158,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 				if !dry {
 					mf.m.ObserveRun(mf.store, metrics.TypePrune, start, time.Now(), err == nil)
 				}
-				if werr := mf.write(); werr != nil && err == nil {
+				if werr := mf.writeErr(); werr != nil && err == nil {
 					err = werr // the work stands; the metrics file says nothing of it
 				}
 			}()
@@ -486,7 +486,7 @@ another package target. Everything else is an error. check exits 6 when it finds
 					mf.m.ObserveProblems(mf.store, problems)
 				}
 				mf.m.ObserveRun(mf.store, metrics.TypeCheck, start, time.Now(), err == nil)
-				if werr := mf.write(); werr != nil && err == nil {
+				if werr := mf.writeErr(); werr != nil && err == nil {
 					err = werr // the work stands; the metrics file says nothing of it
 				}
 			}()

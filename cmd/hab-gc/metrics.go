@@ -59,8 +59,17 @@ func (a *app) openMetricsFile(c *config, fsRoot string, optional bool) (*metrics
 	return mf, nil
 }
 
-// write writes the file.
-func (mf *metricsFile) write() error {
+// write writes the file; a failure is a warning (the daemon, watch: the
+// work stands and the next write tries again).
+func (mf *metricsFile) write(a *app) {
+	if err := mf.writeErr(); err != nil {
+		fmt.Fprintf(a.stderr, "hab-gc: warning: %v\n", err)
+	}
+}
+
+// writeErr writes the file and returns the failure (run, check: an
+// error naming the file).
+func (mf *metricsFile) writeErr() error {
 	if mf == nil {
 		return nil
 	}

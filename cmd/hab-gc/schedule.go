@@ -99,9 +99,7 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 		notRun = func(j schedule.Job, _ string) {
 			m.m.ObserveNotRun(j.Store, string(j.Type))
 			if m.path != "" {
-				if err := m.write(); err != nil {
-					fmt.Fprintf(a.stderr, "hab-gc: warning: %v\n", err)
-				}
+				m.write(a)
 			}
 		}
 	}
@@ -113,9 +111,7 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 			if m != nil {
 				observeJob(m.m, j, store.FSRoot(), start, time.Now(), res)
 				if m.path != "" {
-					if err := m.write(); err != nil {
-						fmt.Fprintf(a.stderr, "hab-gc: warning: %v\n", err)
-					}
+					m.write(a)
 				}
 			}
 			return res

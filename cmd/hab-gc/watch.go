@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -77,9 +76,7 @@ its releases (none kept by count; every other protection holds). Runs until SIGI
 		if mf != nil {
 			o.Metrics = mf.m
 			o.OnPurge = func(watch.Purge) {
-				if err := mf.write(); err != nil {
-					fmt.Fprintf(a.stderr, "hab-gc: warning: %v\n", err)
-				}
+				mf.write(a)
 			}
 		}
 		return watch.Run(cmd.Context(), o)
