@@ -134,7 +134,7 @@ func catchUpDelay(machine, key string, bound time.Duration) time.Duration {
 // holdCatchUp reports whether a run due at due waits (it was missed
 // before the Scheduler started and its delay has not passed), and
 // remembers when it runs, for NextWake.
-func (s *Scheduler) holdCatchUp(j Job, due, now time.Time) bool {
+func (s *Scheduler) holdCatchUp(j Job, js *JobState, due, now time.Time) bool {
 	s.umu.Lock()
 	defer s.umu.Unlock()
 	if s.CatchUpSpread <= 0 || s.started.IsZero() || !due.Before(s.started.Add(-missedGrace)) {
@@ -145,6 +145,25 @@ func (s *Scheduler) holdCatchUp(j Job, due, now time.Time) bool {
 	machine := s.machine
 	s.mu.RUnlock()
 	at := s.started.Add(catchUpDelay(machine, j.Key, s.CatchUpSpread))
+	if c := js.CatchUp; c != nil && c.Due.Equal(due) && c.At.Before(at) && !c.At.Before(due) {
+		at = c.At // set by an earlier start: a restart does not put it off
+	} else if !s.ReadOnly && now.Before(at) {
+		cu := &CatchUp{Due: due, At: at}
+		js.CatchUp = cu
+		s.remember(j.Key, *js)
+		s.umu.Unlock()
+		err := s.commit(func(st *State) bool {
+			if p := st.Jobs[j.Key]; p != nil {
+				p.CatchUp = cu
+				return true
+			}
+			return false
+		})
+		s.umu.Lock()
+		if err != nil {
+			s.log().Error("recording when a missed run catches up", "job", j.Key, "error", err)
+		}
+	}
 	if !now.Before(at) {
 		delete(s.catchUp, j.Key)
 		return false
@@ -656,7 +675,7 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 		if u, ok := s.lastUnrecorded(j.Key); ok && !u.due.Before(d) {
 			continue // ran already in this process; its record failed
 		}
-		if s.holdCatchUp(j, d, now) {
+		if s.holdCatchUp(j, js, d, now) {
 			continue
 		}
 		if byStore[j.Store] == nil {
@@ -986,7 +1005,7 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 		js.LastRun = &RunRecord{Due: due, Start: start, End: end, Result: res}
 		js.Runs++
 		js.LastError = ""
-		js.Claim = nil
+		js.Claim, js.CatchUp = nil, nil
 		recorded = *js
 	}
 	err = s.commit(func(st *State) bool {

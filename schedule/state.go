@@ -67,6 +67,16 @@ type JobState struct {
 	LastError string `json:"last_error,omitempty"`
 	// Claim is the run under way (see Claim).
 	Claim *Claim `json:"claim,omitempty"`
+	// CatchUp is when a run missed while hab-gc was down runs (its
+	// catch-up delay after the start that found it): kept, so that
+	// restarts do not put it off again.
+	CatchUp *CatchUp `json:"catch_up,omitempty"`
+}
+
+// CatchUp is a missed due time and when its run is to start.
+type CatchUp struct {
+	Due time.Time `json:"due"`
+	At  time.Time `json:"at"`
 }
 
 // RunRecord is one run.
