@@ -1,7 +1,8 @@
+//go:build unix
+
 package lease
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -137,6 +138,3 @@ func (d *leaseDir) names() ([]string, error) {
 }
 
 func (d *leaseDir) sync() { d.f.Sync() }
-
-// isNotExist reports a missing directory.
-func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -14,8 +14,6 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
@@ -80,7 +78,7 @@ func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
 	tmp, name := ".new-"+id, id+Suffix
 	f, err := dir.open(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err == nil {
-		if err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err == nil {
+		if err = flockNB(f, true); err == nil {
 			if _, err = f.Write(body.Bytes()); err == nil {
 				if err = f.Sync(); err == nil {
 					err = dir.rename(tmp, name)
@@ -185,7 +183,7 @@ func scan(fsRoot string, sweep bool) (live []Held, dead int, err error) {
 // With sweep, a dead one is removed while this process holds a shared
 // lock on it (a dead lease never comes back to life).
 func readOne(dir *leaseDir, name string, sweep bool) (Held, bool, error) {
-	f, err := dir.open(name, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	f, err := dir.open(name, os.O_RDONLY|oNonBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Held{}, false, nil // released meanwhile
 	}
@@ -200,7 +198,7 @@ func readOne(dir *leaseDir, name string, sweep bool) (Held, bool, error) {
 	if err := safeio.Regular(fi); err != nil {
 		return Held{}, false, err
 	}
-	err = unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+	err = flockNB(f, false)
 	if err == nil {
 		// Nobody holds it: its holder is gone. Remove it if it is still
 		// this file.
@@ -209,7 +207,7 @@ func readOne(dir *leaseDir, name string, sweep bool) (Held, bool, error) {
 		}
 		return Held{}, false, nil
 	}
-	if !errors.Is(err, unix.EWOULDBLOCK) {
+	if !errors.Is(err, errWouldBlock) {
 		return Held{}, false, err
 	}
 	body, err := io.ReadAll(io.LimitReader(f, maxSize+1))
@@ -256,3 +254,6 @@ func Parse(body []byte) (Held, error) {
 // ErrSymlink is wrapped by the error of Read and Acquire when the lease
 // directory, or a directory above it under the FS root, is a symlink.
 var ErrSymlink = errors.New("lease directory is reached through a symlink, which hab-gc does not follow")
+
+// isNotExist reports a missing directory.
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -278,7 +278,7 @@ func readArchive(cache *os.Root, file string) (*hart.Archive, error) {
 	if strings.ContainsAny(file, "/\x00") || file == "." || file == ".." {
 		return nil, fmt.Errorf("not a file name: %s", quoteName(file))
 	}
-	f, err := cache.OpenFile(file, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := cache.OpenFile(file, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

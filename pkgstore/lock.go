@@ -16,8 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
@@ -97,7 +95,7 @@ func (s *Store) Lock(ctx context.Context, timeout time.Duration) (unlock func() 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.flock(ctx, f, unix.LOCK_EX, timeout); err != nil {
+	if err := s.flock(ctx, f, lockExclusive, timeout); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -191,7 +189,7 @@ func (s *Store) RLock(ctx context.Context, timeout time.Duration) (unlock func()
 	if err != nil {
 		return nil, err
 	}
-	if err := s.flock(ctx, f, unix.LOCK_SH, timeout); err != nil {
+	if err := s.flock(ctx, f, lockShared, timeout); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -237,21 +235,12 @@ func (s *Store) flock(ctx context.Context, f *os.File, how int, timeout time.Dur
 		return fmt.Errorf("locking %s: %w", path, err)
 	}
 	try := func() (bool, error) {
+		var ok bool
 		var ferr error
-		if err := rc.Control(func(fd uintptr) {
-			for {
-				ferr = unix.Flock(int(fd), how|unix.LOCK_NB)
-				if ferr != unix.EINTR {
-					return
-				}
-			}
-		}); err != nil {
+		if err := rc.Control(func(fd uintptr) { ok, ferr = tryFlock(fd, how) }); err != nil {
 			return false, err
 		}
-		if ferr == unix.EWOULDBLOCK {
-			return false, nil
-		}
-		return ferr == nil, ferr
+		return ok, ferr
 	}
 	start := time.Now()
 	tick := time.NewTicker(50 * time.Millisecond)
@@ -318,37 +307,6 @@ func (s *Store) lockedError(f *os.File, waited time.Duration) error {
 		e.Unknown = "no holder in the kernel's lock table"
 	}
 	return e
-}
-
-// flockHolders returns the pids that hold a flock on the file fi
-// describes, from /proc/locks (Linux).
-func flockHolders(fi fs.FileInfo) ([]int, error) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return nil, errors.New("no inode number on this platform")
-	}
-	f, err := os.Open("/proc/locks")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	exact, byIno, err := parseLocks(f, uint64(unix.Major(uint64(st.Dev))), uint64(unix.Minor(uint64(st.Dev))), st.Ino)
-	if err != nil {
-		return nil, err
-	}
-	if exact != nil {
-		return exact, nil
-	}
-	// Some file systems (btrfs, overlayfs) report another device number in
-	// stat than in the lock table. An inode number alone may be another
-	// file's: keep only the pids that have this very file open.
-	var verified []int
-	for _, pid := range byIno {
-		if hasOpen(pid, fi) {
-			verified = append(verified, pid)
-		}
-	}
-	return verified, nil
 }
 
 // parseLocks reads /proc/locks and returns the pids holding a flock on

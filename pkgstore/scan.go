@@ -117,6 +117,9 @@ type Store struct {
 // machine). It fails, wrapping ErrNoStore, when fsRoot or fsRoot/hab/pkgs
 // is missing, not a directory or unreadable.
 func Open(fsRoot string) (*Store, error) {
+	if err := supported(); err != nil {
+		return nil, err
+	}
 	if fsRoot == "" {
 		fsRoot = "/"
 	}
@@ -539,7 +542,7 @@ func (w *worker) list(d safeio.DirFD) ([]safeio.DirEntry, error) {
 // which says what it found.
 func (sc *scanner) scanName(w *worker, j nameJob) {
 	origin, name, odd := j.origin, j.name, j.odd
-	nf, err := sc.store.pkgs.OpenFile(safeio.Dir(origin+"/"+name), os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	nf, err := sc.store.pkgs.OpenFile(safeio.Dir(origin+"/"+name), os.O_RDONLY|oDirectory|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		sc.unreadable(err, origin, name)
 		return

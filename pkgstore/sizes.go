@@ -58,7 +58,7 @@ func (s *Store) MeasureSizes(ctx context.Context, rels []*Release, workers int) 
 // measurePackage measures releases of one origin/name.
 func (s *Store) measurePackage(ctx context.Context, rels []*Release, buf []byte) {
 	id := rels[0].Ident
-	nf, err := s.pkgs.OpenFile(safeio.Dir(id.Origin+"/"+id.Name), os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	nf, err := s.pkgs.OpenFile(safeio.Dir(id.Origin+"/"+id.Name), os.O_RDONLY|oDirectory|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		for _, r := range rels {
 			r.Size = -1

@@ -5,7 +5,6 @@ package pkgstore
 import (
 	"io/fs"
 	"syscall"
-	"time"
 )
 
 // FileID returns the device and inode of a file, or zeros where the
@@ -15,15 +14,6 @@ func FileID(fi fs.FileInfo) (dev, ino uint64) {
 		return uint64(st.Dev), uint64(st.Ino)
 	}
 	return 0, 0
-}
-
-// changeTime returns a file's inode change time (ctime), which rename(2)
-// sets and no archive extraction can set back.
-func changeTime(fi fs.FileInfo) time.Time {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
-	}
-	return time.Time{}
 }
 
 // DiskUsage returns the bytes a file occupies on disk.

@@ -3,10 +3,8 @@ package safeio
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // ErrUnsafe is wrapped by the error of OpenPrivate when what sits at the
@@ -23,33 +21,6 @@ func (e *UnsafeError) Error() string { return fmt.Sprintf("%v %s: %s", ErrUnsafe
 
 func (e *UnsafeError) Is(target error) bool { return target == ErrUnsafe }
 
-// Private says why the file fi describes (fstat of an open descriptor) may
-// not serve as a private file that hab-gc locks or writes: "" when it may.
-// It must be a regular file with exactly one link (not a hard link to a
-// file elsewhere), whose owner ownerOK accepts.
-func Private(fi fs.FileInfo, ownerOK func(uid int) bool) string {
-	st, _ := fi.Sys().(*syscall.Stat_t)
-	switch {
-	case !fi.Mode().IsRegular():
-		return fmt.Sprintf("it is a %s, not a regular file; remove it", Kind(fi.Mode()))
-	case st == nil:
-		return "its owner and links cannot be checked on this platform"
-	case st.Nlink != 1:
-		return fmt.Sprintf("it has %d links (a hard link to another file?); remove it", st.Nlink)
-	case !ownerOK(int(st.Uid)):
-		return fmt.Sprintf("it is owned by uid %d, not by this user (uid %d); remove it or run as its owner", st.Uid, os.Geteuid())
-	}
-	return ""
-}
-
-// Owner returns the uid that owns the file fi describes, or -1.
-func Owner(fi fs.FileInfo) int {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return int(st.Uid)
-	}
-	return -1
-}
-
 // IsEUID accepts the effective user only.
 func IsEUID(uid int) bool { return uid == os.Geteuid() }
 
@@ -64,8 +35,8 @@ func OpenPrivate(root *os.Root, name string, flag int, ownerOK func(uid int) boo
 	if fi, err := root.Lstat(name); err == nil && !fi.Mode().IsRegular() {
 		return nil, &UnsafeError{Path: path, Why: fmt.Sprintf("it is a %s, not a regular file; remove it", Kind(fi.Mode()))}
 	}
-	f, err := OpenAt(root, name, flag|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0o600)
-	if errors.Is(err, syscall.ELOOP) {
+	f, err := OpenAt(root, name, flag|nonBlocking, 0o600)
+	if isLoop(err) {
 		return nil, &UnsafeError{Path: path, Why: "it is a symlink; remove it"}
 	}
 	if err != nil {

@@ -6,11 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"strings"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // Limit is the read cap for metadata, specs and configuration: far above
@@ -47,63 +43,6 @@ const (
 	NoFollow    Follow = false
 	FollowLinks Follow = true
 )
-
-// readFlags opens for reading without blocking on a FIFO or a device and
-// without making a terminal the controlling one.
-const readFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
-
-// OpenAt opens name inside root with flag and perm (O_CLOEXEC always;
-// O_NONBLOCK is the caller's choice), never following a symlink at its
-// last component: a symlink there fails with ELOOP. Earlier components are
-// resolved by root, which keeps them inside it.
-func OpenAt(root *os.Root, name string, flag int, perm os.FileMode) (*os.File, error) {
-	dir, base := path.Split(name)
-	if dir == "" {
-		dir = "."
-	}
-	if base == "" || base == "." || base == ".." || strings.ContainsRune(base, 0) {
-		return nil, &fs.PathError{Op: "openat", Path: name, Err: syscall.EINVAL}
-	}
-	d, err := root.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	rc, err := d.SyscallConn()
-	if err != nil {
-		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
-	}
-	fd := -1
-	var oerr error
-	if err := rc.Control(func(dfd uintptr) {
-		for {
-			fd, oerr = unix.Openat(int(dfd), base, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
-			if oerr != unix.EINTR {
-				return
-			}
-		}
-	}); err != nil {
-		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
-	}
-	if oerr != nil {
-		return nil, &fs.PathError{Op: "openat", Path: name, Err: oerr}
-	}
-	return os.NewFile(uintptr(fd), path.Join(root.Name(), name)), nil
-}
-
-// ReadFile reads the regular file at path, at most limit bytes.
-func ReadFile(path string, limit int64, follow Follow) ([]byte, error) {
-	flag := readFlags
-	if !follow {
-		flag |= syscall.O_NOFOLLOW
-	}
-	f, err := os.OpenFile(path, flag, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return read(f, path, limit)
-}
 
 // ReadFileAt reads the regular file name inside root, at most limit
 // bytes. With FollowLinks, a symlink is followed as root allows (never
@@ -207,28 +146,6 @@ func Kind(m fs.FileMode) string {
 	default:
 		return "file of unknown type"
 	}
-}
-
-// ModeOf gives the fs.FileMode type bits of a stat mode (fs.ModeIrregular
-// for a type it does not know).
-func ModeOf(m uint32) fs.FileMode {
-	switch m & unix.S_IFMT {
-	case unix.S_IFREG:
-		return 0
-	case unix.S_IFDIR:
-		return fs.ModeDir
-	case unix.S_IFLNK:
-		return fs.ModeSymlink
-	case unix.S_IFIFO:
-		return fs.ModeNamedPipe
-	case unix.S_IFSOCK:
-		return fs.ModeSocket
-	case unix.S_IFCHR:
-		return fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFBLK:
-		return fs.ModeDevice
-	}
-	return fs.ModeIrregular
 }
 
 // Dir returns name with a trailing slash. Opening that fails at once with
