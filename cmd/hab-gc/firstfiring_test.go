@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,5 +80,33 @@ func TestDaemonOnceReadOnlyState(t *testing.T) {
 	code, _, errs := hab(t, nil, "daemon", "--once", "--catch-up-spread", "0", "--schedules", dir, "--state", filepath.Join(ro, "state.json"), "--now", "2026-06-01T00:18:00Z")
 	if code == 1 || !strings.Contains(errs, "job ran") || !strings.Contains(errs, "not recorded") && !strings.Contains(errs, "recording the run") {
 		t.Fatalf("daemon --once on a read-only state: exit %d\n%s", code, errs)
+	}
+}
+
+// TestPressureOnlyListedAndExported (issue 25 item 12): a definition with
+// only a [pressure] table shows in schedule list (text and JSON) and gets
+// units from schedule export, whose timer looks every minute.
+func TestPressureOnlyListedAndExported(t *testing.T) {
+	root := storetest.New(t).Root
+	dir := schedDir(t, map[string]string{"p": fmt.Sprintf("fs_root = %q\n[pressure]\nmin_free = \"1GiB\"\nkeep_latest = 1\n", root)})
+	state := filepath.Join(t.TempDir(), "state.json")
+	code, out, errs := hab(t, nil, "schedule", "list", "--schedules", dir, "--state", state)
+	if code != 0 || !strings.Contains(out, "pressure") || !strings.Contains(out, "p-") {
+		t.Fatalf("list: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = hab(t, nil, "schedule", "list", "--schedules", dir, "--state", state, "--json")
+	if code != 0 || !strings.Contains(out, `"type": "pressure"`) {
+		t.Fatalf("list --json: exit %d\n%s%s", code, out, errs)
+	}
+	units := t.TempDir()
+	if code, _, errs := hab(t, nil, "schedule", "export", "--schedules", dir, "--state", state, "--out", units, "--exe", "/usr/bin/hab-gc"); code != 0 {
+		t.Fatalf("export: %d %s", code, errs)
+	}
+	timers, _ := filepath.Glob(filepath.Join(units, "hab-gc-pressure-p-*.timer"))
+	if len(timers) != 1 {
+		t.Fatalf("pressure timers: %v", timers)
+	}
+	if cal := unitValue(t, timers[0], "OnCalendar"); cal != "*-*-* *:*:00 UTC" {
+		t.Fatalf("OnCalendar=%s", cal)
 	}
 }

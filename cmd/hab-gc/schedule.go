@@ -348,6 +348,10 @@ func (a *app) scheduleCmd() *cobra.Command {
 				}
 				out.Jobs = append(out.Jobs, j)
 			}
+			for _, p := range s.PressureJobs() {
+				out.Jobs = append(out.Jobs, jobJSON{Key: p.Key, Type: p.Type, Store: p.Store, Spec: pressureSpec(p), Owner: p.Owner,
+					Members: p.Members, Next: "", Timezone: s.Location.String()})
+			}
 			if err := writeJSON(a.stdout, out); err != nil {
 				return err
 			}
@@ -370,6 +374,10 @@ func (a *app) scheduleCmd() *cobra.Command {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", st.Key, st.Type, st.Store, st.Spec.Raw, st.Cron, st.Owner,
 				strings.Join(st.Members, ","), st.Next.Format(time.RFC3339), last, st.State.Runs)
+		}
+		for _, p := range s.PressureJobs() {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Key, p.Type, p.Store, pressureSpec(p), "-", p.Owner,
+				strings.Join(p.Members, ","), "when free space is low (looked at every minute)", "see hab-gc history", "-")
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -514,7 +522,12 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 		if err != nil {
 			return err
 		}
-		written, err := writeUnits(out, s.Jobs(), inv, s.Location)
+		jobs := s.Jobs()
+		for _, p := range s.PressureJobs() {
+			p.Cron = "* * * * *" // the daemon looks at the free space every minute
+			jobs = append(jobs, p)
+		}
+		written, err := writeUnits(out, jobs, inv, s.Location)
 		for _, w := range written {
 			fmt.Fprintln(a.text, w)
 		}
@@ -704,6 +717,14 @@ func (a *app) explicitMachineID() (string, bool) {
 	v, ok := a.lookup("HAB_GC_MACHINE_ID")
 	v = strings.TrimSpace(v)
 	return v, ok && v != ""
+}
+
+// pressureSpec says when a pressure job runs, for schedule list.
+func pressureSpec(j schedule.Job) string {
+	if j.Limits == nil {
+		return "pressure"
+	}
+	return fmt.Sprintf("min_free %s, max_free %s", j.Limits.MinFree, j.Limits.MaxFree)
 }
 
 // ran counts the outcomes of jobs that ran.
