@@ -98,13 +98,21 @@ func keyPos(data []byte, field string) (line, col int) {
 }
 
 // Params are a prune job's parameters. They are part of what makes two
-// schedules the same job.
+// schedules the same job. They mean what retention.Policy's fields do:
+// the zero value is refused.
 type Params struct {
-	KeepLatest int           `json:"keep_latest"`
-	Exclude    []string      `json:"exclude"`
-	MinAge     time.Duration `json:"min_age"`
-	HasMinAge  bool          `json:"has_min_age"`
+	// KeepLatest is 1 or more, or retention.KeepNone to keep no release
+	// by count (keep_latest = 0 in a file). 0 is unset, and refused
+	// (retention.ErrEmptyPolicy).
+	KeepLatest int
+	Exclude    []string
+	// MinAge is 0 for the default (hab-gc's min_age setting, else
+	// retention.DefaultMinAge), retention.NoMinAge for none.
+	MinAge time.Duration
 }
+
+// Count is KeepLatest as a file or flag writes it: 0 for KeepNone.
+func (p Params) Count() int { return max(p.KeepLatest, 0) }
 
 // normaliseExcludes trims each exclude, sorts them and drops repeats, so
 // that lists that differ only in that way are one job.
@@ -119,25 +127,29 @@ func normaliseExcludes(ex []string) []string {
 
 // Canonical encodes the parameters deterministically (excludes trimmed,
 // sorted, without repeats).
+//
+// The encoding is the one job keys have always hashed (keep_latest as a
+// file writes it; has_min_age for a min age that is set), so that a
+// schedule keeps its key and its state.
 func (p Params) Canonical() string {
-	q := p
-	q.Exclude = normaliseExcludes(p.Exclude)
-	b, _ := json.Marshal(q)
+	b, _ := json.Marshal(struct {
+		KeepLatest int           `json:"keep_latest"`
+		Exclude    []string      `json:"exclude"`
+		MinAge     time.Duration `json:"min_age"`
+		HasMinAge  bool          `json:"has_min_age"`
+	}{p.Count(), normaliseExcludes(p.Exclude), p.MinAge, p.MinAge != 0})
 	return string(b)
 }
 
 // Policy returns the retention policy of a prune job.
 func (p Params) Policy() (retention.Policy, error) {
-	pol := retention.Policy{KeepLatest: retention.KeepCount(p.KeepLatest)}
+	pol := retention.Policy{KeepLatest: p.KeepLatest, MinAge: p.MinAge}
 	for _, e := range p.Exclude {
 		ex, err := retention.ParseExclude(e)
 		if err != nil {
 			return pol, err
 		}
 		pol.Excludes = append(pol.Excludes, ex)
-	}
-	if p.HasMinAge {
-		pol.MinAge = p.MinAge // the library's meaning: 0 the default, NoMinAge none
 	}
 	return pol, pol.Validate()
 }
@@ -369,13 +381,13 @@ func pruneParams(fail func(field, format string, args ...any) error, table strin
 	if *keep < 0 {
 		return Params{}, fail(table+".keep_latest", "%d is negative", *keep)
 	}
-	p := Params{KeepLatest: *keep, Exclude: normaliseExcludes(exclude)}
+	p := Params{KeepLatest: retention.KeepCount(*keep), Exclude: normaliseExcludes(exclude)}
 	if minAge != nil {
 		dur, err := retention.ParseDuration(*minAge, retention.NoMinAge)
 		if err != nil {
 			return Params{}, fail(table+".min_age", "%v", err)
 		}
-		p.MinAge, p.HasMinAge = dur, true
+		p.MinAge = dur
 	}
 	if _, err := p.Policy(); err != nil {
 		return Params{}, fail(table+".exclude", "%v", err)

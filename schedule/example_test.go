@@ -29,7 +29,7 @@ func ExampleScheduler_Trigger() {
 		panic(s.Err())
 	}
 	daily, _ := schedule.ParseSpec("@daily-random")
-	prune := schedule.JobDef{Type: schedule.Prune, Spec: daily, Params: schedule.Params{KeepLatest: 1, MinAge: retention.NoMinAge, HasMinAge: true}}
+	prune := schedule.JobDef{Type: schedule.Prune, Spec: daily, Params: schedule.Params{KeepLatest: 1, MinAge: retention.NoMinAge}}
 	redis, err := schedule.NewDefinition("redis", s.Root, time.Time{}, prune)
 	if err != nil {
 		panic(err)

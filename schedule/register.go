@@ -45,12 +45,9 @@ func NewDefinition(name, fsRoot string, created time.Time, jobs ...JobDef) (Defi
 		case Check:
 			d.Jobs[i].Params = Params{}
 		case Prune:
-			if j.Params.KeepLatest < 0 {
-				return bad("prune keep_latest %d is negative", j.Params.KeepLatest)
-			}
 			d.Jobs[i].Params.Exclude = normaliseExcludes(j.Params.Exclude)
 			if _, err := j.Params.Policy(); err != nil {
-				return bad("prune: %v", err)
+				return Definition{}, fmt.Errorf("%w: schedule %q: prune: %w", ErrDefinition, name, err)
 			}
 		default:
 			return bad("unknown job type %q", j.Type)

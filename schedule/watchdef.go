@@ -93,14 +93,14 @@ func (w WatchDef) Policy() (retention.Policy, error) {
 
 // String describes the watch in one line, as flags would say it.
 func (w WatchDef) String() string {
-	parts := []string{fmt.Sprintf("keep_latest=%d", w.Params.KeepLatest)}
+	parts := []string{fmt.Sprintf("keep_latest=%d", w.Params.Count())}
 	for _, c := range w.KeepLatestFor {
 		parts = append(parts, "keep_latest_for="+c)
 	}
 	for _, e := range w.Params.Exclude {
 		parts = append(parts, fmt.Sprintf("exclude=%q", e))
 	}
-	if w.Params.HasMinAge {
+	if w.Params.MinAge != 0 {
 		parts = append(parts, "min_age="+retention.FormatDuration(w.Params.MinAge, retention.NoMinAge))
 	}
 	if w.All {

@@ -28,14 +28,14 @@ func (a *app) watchConfig(daemon *cobra.Command, fsRoot string, wd schedule.Watc
 			}
 		}
 	}
-	vals := [][2]string{{"fs-root", fsRoot}, {"keep-latest", strconv.Itoa(wd.Params.KeepLatest)}}
+	vals := [][2]string{{"fs-root", fsRoot}, {"keep-latest", strconv.Itoa(wd.Params.Count())}}
 	for _, e := range wd.Params.Exclude {
 		vals = append(vals, [2]string{"exclude", e})
 	}
 	for _, k := range wd.KeepLatestFor {
 		vals = append(vals, [2]string{"keep-latest-for", k})
 	}
-	if wd.Params.HasMinAge {
+	if wd.Params.MinAge != 0 {
 		vals = append(vals, [2]string{"min-age", retention.FormatDuration(wd.Params.MinAge, retention.NoMinAge)})
 	}
 	for _, v := range vals {

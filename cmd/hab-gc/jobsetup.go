@@ -33,10 +33,10 @@ func (a *app) jobConfig(daemon *cobra.Command, fsRoot string, j schedule.Job) (*
 		return nil, err
 	}
 	if j.Type == schedule.Prune || j.Type == schedule.Pressure {
-		if err := set("keep-latest", strconv.Itoa(j.Params.KeepLatest)); err != nil {
+		if err := set("keep-latest", strconv.Itoa(j.Params.Count())); err != nil {
 			return nil, err
 		}
-		if j.Params.HasMinAge {
+		if j.Params.MinAge != 0 {
 			if err := set("min-age", retention.FormatDuration(j.Params.MinAge, retention.NoMinAge)); err != nil {
 				return nil, err
 			}

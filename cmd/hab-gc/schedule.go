@@ -456,14 +456,15 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 		case schedule.Check:
 		case schedule.Prune:
 			var p schedule.Params
-			p.KeepLatest, _ = cmd.Flags().GetInt("keep-latest")
+			n, _ := cmd.Flags().GetInt("keep-latest")
+			p.KeepLatest = retention.KeepCount(n)
 			p.Exclude, _ = cmd.Flags().GetStringArray("exclude")
 			if m, _ := cmd.Flags().GetString("min-age"); m != "" {
 				d, err := retention.ParseDuration(m, retention.NoMinAge)
 				if err != nil {
 					return usageError{fmt.Errorf("invalid --min-age %q", m)}
 				}
-				p.MinAge, p.HasMinAge = d, true
+				p.MinAge = d
 			}
 			params = p.Canonical()
 		default:
