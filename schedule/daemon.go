@@ -143,3 +143,20 @@ func (w *dirWatch) rewatch() bool {
 }
 
 func (w *dirWatch) close() { w.w.Close() }
+
+// RunOnce runs what is due now and, when a missed run waits its catch-up
+// delay (CatchUpSpread), waits for it and runs it too, until ctx ends:
+// `daemon --once`, for systemd timers and cron.
+func (s *Scheduler) RunOnce(ctx context.Context) []Outcome {
+	outs := s.RunDue(ctx)
+	for at := s.PendingCatchUp(); !at.IsZero() && ctx.Err() == nil; at = s.PendingCatchUp() {
+		t := time.NewTimer(max(at.Sub(s.now()), 0))
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+		outs = append(outs, s.RunDue(ctx)...)
+	}
+	return outs
+}

@@ -213,17 +213,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		}
 		if once {
 			failed := 0
-			outs := s.RunDue(cmd.Context())
-			// A missed run waits its catch-up delay (--catch-up-spread).
-			for at := s.PendingCatchUp(); !at.IsZero() && cmd.Context().Err() == nil; at = s.PendingCatchUp() {
-				t := time.NewTimer(max(at.Sub(s.Clock()), 0))
-				select {
-				case <-cmd.Context().Done():
-				case <-t.C:
-				}
-				t.Stop()
-				outs = append(outs, s.RunDue(cmd.Context())...)
-			}
+			outs := s.RunOnce(cmd.Context()) // a missed run waits its catch-up delay (--catch-up-spread)
 			if ctx := cmd.Context(); ctx.Err() != nil {
 				// A job stopped by the signal stays due (a prune put back
 				// what it had hidden; see retention.Apply): not a failure.
