@@ -324,8 +324,9 @@ func (s *Store) readFetched(inv *Inventory, sc *scanner) {
 	}
 	for _, e := range es {
 		n := e.Name()
-		if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".hart") || !e.Type().IsRegular() {
-			continue // a download in progress (.tmpXXXXXX): Habitat has not read it yet
+		download := isDownloadTemp(n)
+		if !download && (strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".hart")) || !e.Type().IsRegular() {
+			continue
 		}
 		fi, err := e.Info()
 		if err != nil {
@@ -333,6 +334,14 @@ func (s *Store) readFetched(inv *Inventory, sc *scanner) {
 		}
 		changed := latest(fi)
 		if sc.opts.Now.Sub(changed) >= sc.opts.InstallWindow {
+			continue
+		}
+		if download {
+			// Habitat has not read it yet, but an install is running:
+			// what the package being installed found "Using" shows
+			// nowhere until its own install directory exists.
+			inv.Fetched = append(inv.Fetched, Installing{Path: ArtifactCacheDir + "/" + n, Active: true, Changed: changed, Download: true,
+				From: ArtifactCacheDir + "/" + n + ": a download in progress"})
 			continue
 		}
 		inst := Installing{Path: ArtifactCacheDir + "/" + n, Active: true, Changed: changed, From: ArtifactCacheDir + "/" + n}
@@ -356,4 +365,12 @@ func (s *Store) readFetched(inv *Inventory, sc *scanner) {
 		}
 		inv.Fetched = append(inv.Fetched, inst)
 	}
+}
+
+// isDownloadTemp reports whether name is Habitat's download temp file in
+// the artifact cache: AtomicWriter (components/core/src/fs.rs) makes a
+// tempfile::NamedTempFile there, ".tmp" and 6 random characters.
+func isDownloadTemp(name string) bool {
+	r, ok := strings.CutPrefix(name, ".tmp")
+	return ok && len(r) == tempRandomChars && !strings.ContainsAny(r, "./")
 }

@@ -123,6 +123,12 @@ type Installing struct {
 	Active bool
 	// Changed is the latest modification or inode change found in it.
 	Changed time.Time
+	// Download is true for a download in progress in the artifact cache
+	// (Habitat's ".tmpXXXXXX", an Inventory.Fetched entry with no
+	// Release): Habitat downloads every missing dependency of a package
+	// before it unpacks any, and that package may have found others
+	// installed ("Using") from an archive cached long ago.
+	Download bool
 }
 
 // Opaque is a directory that Habitat lists (or may list) as an installed

@@ -912,6 +912,11 @@ func newNeeds(inv *pkgstore.Inventory, found []Found) needs {
 			break
 		}
 	}
+	for _, in := range inv.Fetched {
+		if in.Download && n.waitFor == "" {
+			n.waitFor = "a download is in progress at " + installPath(in) + ": removals wait for the install to end"
+		}
+	}
 	for _, o := range inv.Opaque {
 		for _, d := range o.Deps {
 			n.byIdent[d] = "named by " + o.Path + ", which Habitat lists as installed but hab-gc cannot read as a release"

@@ -3,6 +3,7 @@ package retention
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -532,12 +533,16 @@ func (p *Plan) installRoots() {
 			}
 		}
 	}
-	for _, in := range inv.Installing {
-		if !in.Active {
+	for _, in := range slices.Concat(inv.Installing, inv.Fetched) {
+		if !in.Active || (!in.Download && strings.HasPrefix(in.Path, pkgstore.ArtifactCacheDir+"/")) {
 			continue
 		}
 		why := fmt.Sprintf("removals wait for the install in progress at %s (changed %s) to end: Habitat may be installing it for a package that uses releases it found installed",
 			installPath(in), in.Changed.UTC().Format(time.RFC3339))
+		if in.Download {
+			why = fmt.Sprintf("removals wait for the download in progress at %s (changed %s) to end: Habitat downloads a package's missing dependencies before it unpacks any, and the package may use releases it found installed",
+				installPath(in), in.Changed.UTC().Format(time.RFC3339))
+		}
 		if !in.Known {
 			why = fmt.Sprintf("removals wait for the install in progress at %s (changed %s) to end: what it needs cannot be read yet (%s)",
 				installPath(in), in.Changed.UTC().Format(time.RFC3339), in.From)
