@@ -29,9 +29,12 @@ func ExampleGraph() {
 	g := depgraph.New(inv)
 	nginx := inv.Installed(pkgstore.MustParseIdent("core/nginx/1.21.0/20220201000000")).Ref
 	glibc := inv.Installed(pkgstore.MustParseIdent("core/glibc/2.35/20220101000000")).Ref
+	var needs []string
 	for _, r := range g.Closure(nginx) {
-		fmt.Println("nginx needs", inv.Ident(r))
+		needs = append(needs, inv.Ident(r).String())
 	}
+	sort.Strings(needs) // a closure is a set
+	fmt.Println("nginx needs", needs)
 	var users []string
 	for _, r := range g.ReverseClosure(glibc) {
 		users = append(users, inv.Ident(r).String())
@@ -39,7 +42,6 @@ func ExampleGraph() {
 	sort.Strings(users)
 	fmt.Println("glibc is needed by", users)
 	// Output:
-	// nginx needs core/glibc/2.35/20220101000000
-	// nginx needs core/openssl/3.0.0/20220101000000
+	// nginx needs [core/glibc/2.35/20220101000000 core/openssl/3.0.0/20220101000000]
 	// glibc is needed by [core/nginx/1.21.0/20220201000000 core/openssl/3.0.0/20220101000000]
 }
