@@ -11,11 +11,17 @@ import (
 var ErrNoJob = errors.New("no such job")
 
 // flight is a triggered run: every Trigger that asks before it starts
-// waits for it and gets its Outcome.
+// waits for it and gets its Outcome. Its context is its own: it ends only
+// when every Trigger waiting for it has given up (waiters, under the
+// Scheduler's fmu), so that one caller's cancel never drops another's
+// request.
 type flight struct {
-	done chan struct{}
-	out  Outcome
-	err  error
+	done    chan struct{}
+	ctx     context.Context
+	cancel  context.CancelFunc
+	waiters int
+	out     Outcome
+	err     error
 }
 
 // slot serialises the runs of one job in this process (RunDue's and
@@ -42,7 +48,9 @@ func (s *Scheduler) slot(key string) chan struct{} {
 // (it is recorded as any run is), so a scheduled run that was due is not
 // made again: a Supervisor's purge after an update never races the timed
 // one, and does not double it. A run needs the store's lock, as RunDue's
-// does. ctx ending stops the wait (a run already started sees it too).
+// does. ctx ending stops this caller's wait only: the run goes on while another
+// Trigger waits for it, and ends (sees its context cancelled) when none
+// does. A run that finished is reported as run, whenever ctx ended.
 func (s *Scheduler) Trigger(ctx context.Context, key string) (Outcome, error) {
 	var job *Job
 	for _, j := range s.Jobs() {
@@ -60,30 +68,58 @@ func (s *Scheduler) Trigger(ctx context.Context, key string) (Outcome, error) {
 	}
 	f, joined := s.pending[key]
 	if !joined {
-		f = &flight{done: make(chan struct{})}
+		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		f = &flight{done: make(chan struct{}), ctx: fctx, cancel: cancel}
 		s.pending[key] = f
 	}
+	f.waiters++
 	s.fmu.Unlock()
 	if !joined {
-		s.fly(ctx, *job, f)
+		go s.fly(f.ctx, *job, f)
 	}
 	select {
 	case <-f.done:
 		return f.out, f.err
 	case <-ctx.Done():
-		return Outcome{}, ctx.Err()
 	}
+	s.fmu.Lock()
+	defer s.fmu.Unlock()
+	select {
+	case <-f.done: // finished meanwhile: its outcome is the truth
+		return f.out, f.err
+	default:
+	}
+	if f.waiters--; f.waiters > 0 {
+		return Outcome{}, ctx.Err() // the run goes on for the others
+	}
+	// The last one waiting: the run is cancelled, and what it did (it may
+	// have removed releases before it saw that) is reported.
+	f.cancel()
+	s.fmu.Unlock()
+	<-f.done
+	s.fmu.Lock()
+	if f.out.Ran {
+		return f.out, f.err
+	}
+	return Outcome{}, ctx.Err()
 }
 
 // fly runs a pending flight once the job's slot is free.
 func (s *Scheduler) fly(ctx context.Context, j Job, f *flight) {
-	defer close(f.done)
+	defer f.cancel()
+	defer func() {
+		s.fmu.Lock()
+		close(f.done)
+		s.fmu.Unlock()
+	}()
 	slot := s.slot(j.Key)
 	select {
 	case slot <- struct{}{}:
 	case <-ctx.Done():
 		s.fmu.Lock()
-		delete(s.pending, j.Key)
+		if s.pending[j.Key] == f {
+			delete(s.pending, j.Key)
+		}
 		s.fmu.Unlock()
 		f.err = ctx.Err()
 		return
@@ -92,7 +128,9 @@ func (s *Scheduler) fly(ctx context.Context, j Job, f *flight) {
 	// From here on, a new Trigger makes a new flight: this one may have
 	// begun before what it wants to see.
 	s.fmu.Lock()
-	delete(s.pending, j.Key)
+	if s.pending[j.Key] == f {
+		delete(s.pending, j.Key)
+	}
 	s.fmu.Unlock()
 	now := s.now()
 	due := now
