@@ -47,6 +47,7 @@ func TestTriggerKeepsFinishedOutcome(t *testing.T) {
 		e.clock.Add(time.Minute) // each trigger a run of its own
 		ctx, cancel = context.WithCancel(context.Background())
 		o, err := s.Trigger(ctx, key)
+		cancel()
 		if err != nil || !o.Ran || o.Result.Removed != 2 {
 			t.Fatalf("trigger %d: Ran=%v Removed=%d err=%v, want the run's outcome", i, o.Ran, o.Result.Removed, err)
 		}
