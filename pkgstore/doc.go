@@ -82,7 +82,9 @@
 // release's archive in FS_ROOT/hab/cache/artifacts before. Archives that
 // came into the cache within the install window (Inventory.Fetched) are
 // read too: Habitat decides from their TDEPS which installed releases it
-// will use before it makes the install directory.
+// will use before it makes the install directory. So are downloads in
+// progress there (".tmpXXXXXX", Installing.Download): Habitat downloads
+// every missing dependency before it unpacks any.
 //
 // Dependencies are stored as Refs, compact handles into the inventory's
 // table of interned idents, which keeps a 100,000-release inventory to a

@@ -43,8 +43,9 @@
 //     that is unpacked, by its archive's in the artifact cache), or by a
 //     fresh archive in the cache whose release is not installed
 //     (pkgstore.Inventory.Installing, Fetched); and, while any install
-//     directory changed within the scan's install window, every release:
-//     removals wait for the install to end.
+//     directory or download in the artifact cache (Habitat's .tmpXXXXXX,
+//     Installing.Download) changed within the scan's install window, every
+//     release: removals wait for the install to end.
 //
 // Then everything reachable from a root through DEPS or TDEPS is kept, with
 // a reason naming the chain ("dependency of core/openssl/..., needed by
