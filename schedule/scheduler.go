@@ -236,6 +236,9 @@ func (s *Scheduler) log() *slog.Logger {
 // or removed. err is set only when the state cannot be read or written.
 // With ReadOnly, the state file is read but never written.
 func (s *Scheduler) Reload() (problems []error, err error) {
+	if s.StatePath == "" {
+		return nil, ErrNoStatePath
+	}
 	defs, errs := s.definitions()
 	for _, e := range errs {
 		if errors.Is(e, ErrNoDir) {

@@ -20,6 +20,11 @@ import (
 // ErrState is wrapped by errors about a state file that is refused.
 var ErrState = errors.New("unusable schedule state")
 
+// ErrNoStatePath is returned by a Scheduler without a StatePath (the zero
+// Scheduler): where the runs are recorded must be said, and nothing is
+// written without it.
+var ErrNoStatePath = errors.New("the scheduler has no state path (Scheduler.StatePath): nowhere to record runs")
+
 // State is what the scheduler persists between runs.
 type State struct {
 	Version int `json:"version"`
@@ -132,6 +137,9 @@ const stateVersion = 1
 // has a version other than 1 is refused (ErrState), as the lock file rules
 // do: the scheduler never reads or replaces what the name points to.
 func LoadState(path string) (*State, error) {
+	if path == "" {
+		return nil, ErrNoStatePath
+	}
 	b, err := safeio.ReadFile(path, maxStateSize, safeio.NoFollow)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -209,6 +217,9 @@ func (st *State) Save(path string) error {
 // must be a regular file with one link owned by the effective user;
 // anything else at its name is refused (ErrState) and never written.
 func updateState(path string, f func(*State) bool) error {
+	if path == "" {
+		return ErrNoStatePath
+	}
 	unlock, err := lockState(path)
 	if err != nil {
 		return err

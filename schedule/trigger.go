@@ -52,6 +52,9 @@ func (s *Scheduler) slot(key string) chan struct{} {
 // Trigger waits for it, and ends (sees its context cancelled) when none
 // does. A run that finished is reported as run, whenever ctx ended.
 func (s *Scheduler) Trigger(ctx context.Context, key string) (Outcome, error) {
+	if s.StatePath == "" {
+		return Outcome{}, ErrNoStatePath
+	}
 	var job *Job
 	for _, j := range s.Jobs() {
 		if j.Key == key {
