@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
@@ -25,10 +26,13 @@ func holdLockElsewhere(t *testing.T, fsRoot string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Its own process group: the cleanup ends flock(1) and the sleep it
+	// runs, which would otherwise outlive the test.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
 	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "held\n" {
 		t.Fatalf("flock(1) did not take the lock: %q %v", line, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -23,10 +24,13 @@ func TestStateLockHeldByAnotherProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Its own process group: the cleanup ends flock(1) and the sleep it
+	// runs, which would otherwise outlive the test.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
 	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "held\n" {
 		t.Fatalf("flock(1) did not take the lock: %q %v", line, err)
 	}

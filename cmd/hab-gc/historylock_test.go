@@ -33,10 +33,13 @@ func holdHistoryLock(t *testing.T, fsRoot string) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("flock", "-o", file, "sleep", "600")
+	// Its own process group: the cleanup ends flock(1) and the sleep it
+	// runs, which would otherwise outlive the test.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		f, err := os.Open(file)
 		if err != nil {
