@@ -226,6 +226,10 @@ func Records(now time.Time, run Run, plan *retention.Plan, res *retention.Result
 	return append(out, total)
 }
 
+// ErrNoRunID is returned by Log for a Run without an ID: its records
+// could not be told from another run's.
+var ErrNoRunID = errors.New("history: the run has no ID")
+
 // Log appends a run's records (Records) to the journal of its FS root:
 // what `hab-gc run` and a scheduled prune both call after Apply.
 func Log(now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) error {
@@ -236,6 +240,9 @@ func Log(now time.Time, run Run, plan *retention.Plan, res *retention.Result, ap
 // another process keeps locked fails with ErrBusy instead of blocking
 // the run.
 func LogContext(ctx context.Context, now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) error {
+	if run.ID == "" {
+		return ErrNoRunID
+	}
 	return Journal{Dir: Dir(run.FSRoot)}.AppendContext(ctx, Records(now, run, plan, res, applyErr))
 }
 

@@ -39,6 +39,7 @@ type Lease struct {
 	f    *os.File
 	dir  *leaseDir
 	name string
+	path string
 	// Idents are what the lease protects.
 	Idents []pkgstore.Ident
 }
@@ -95,11 +96,11 @@ func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
 		return nil, fmt.Errorf("lease: %w", err)
 	}
 	dir.sync()
-	return &Lease{f: f, dir: dir, name: name, Idents: slices.Clone(idents)}, nil
+	return &Lease{f: f, dir: dir, name: name, path: filepath.Join(Dir(fsRoot), name), Idents: slices.Clone(idents)}, nil
 }
 
-// Path is the lease file's path under the lease directory.
-func (l *Lease) Path() string { return l.name }
+// Path is the lease file's path, in Dir(fsRoot).
+func (l *Lease) Path() string { return l.path }
 
 // Release ends the lease: its file is removed, then its lock dropped.
 // Releasing twice does nothing.

@@ -160,6 +160,16 @@ func (s *Store) FSRoot() string { return s.fsRoot }
 // Path returns the absolute path of the package store (FSROOT/hab/pkgs).
 func (s *Store) Path() string { return filepath.Join(s.fsRoot, StoreDir) }
 
+// Usable returns nil for a Store Open made, else (nil, the zero Store, a
+// closed one's fields never set) an error wrapping ErrNoStore: what
+// takes a *Store refuses one it cannot use instead of panicking.
+func (s *Store) Usable() error {
+	if s == nil || s.pkgs == nil {
+		return fmt.Errorf("%w: no store given (open one with pkgstore.Open)", ErrNoStore)
+	}
+	return nil
+}
+
 // Root returns the os.Root opened at the package store. It stays owned by
 // the Store.
 func (s *Store) Root() *os.Root { return s.pkgs }

@@ -215,6 +215,9 @@ const (
 // plus one rename per hidden release (waiting for the lock, the scans and
 // the settle pause all stop at once).
 func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptions) (*Result, error) {
+	if err := store.Usable(); err != nil {
+		return nil, err
+	}
 	if err := p.checkStore(store); err != nil {
 		return nil, err
 	}

@@ -22,6 +22,9 @@ import (
 // scan.OnPhase and scan.Logger see the scan (PhaseScan) and then the
 // planning (PhasePlan), as ApplyOptions' see Apply's phases.
 func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, scan pkgstore.Options) (*Plan, error) {
+	if err := store.Usable(); err != nil {
+		return nil, err
+	}
 	if err := pol.Validate(); err != nil {
 		return nil, err
 	}
