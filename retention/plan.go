@@ -63,10 +63,7 @@ const (
 	// removed releases, and kept because NoDeps asks (hab pkg uninstall
 	// --no-deps).
 	CodeNoDeps Code = "no-deps"
-	// CodeNotSemver is no longer given: a version a constraint cannot judge
-	// is now kept (CodeExcluded). Kept for callers that name it.
-	CodeNotSemver Code = "constraint-not-semver"
-	CodeOld       Code = "superseded" // older than the newest N, and nothing kept needs it
+	CodeOld    Code = "superseded" // older than the newest N, and nothing kept needs it
 	// CodeFreed: outside the Only packages, needed only by their removed
 	// releases (whose last dependents they were), and by nothing kept.
 	CodeFreed Code = "freed-by-only"
@@ -409,11 +406,6 @@ func (p *Plan) Removals() []Decision { return p.filter(Remove) }
 
 // Keeps returns the decisions to keep, in plan order.
 func (p *Plan) Keeps() []Decision { return p.filter(Keep) }
-
-// Kept is the old name of Keeps.
-//
-// Deprecated: use Keeps (Result.Kept counts releases kept at revalidation).
-func (p *Plan) Kept() []Decision { return p.Keeps() }
 
 func (p *Plan) filter(a Action) []Decision {
 	var out []Decision

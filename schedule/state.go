@@ -92,11 +92,6 @@ type RunRecord struct {
 	Result RunResult `json:"result"`
 }
 
-// Result is the old name of RunResult.
-//
-// Deprecated: use RunResult (retention.Result is what Apply did).
-type Result = RunResult
-
 // RunResult is what a job's run found or did.
 type RunResult struct {
 	OK         bool   `json:"ok"`
