@@ -78,6 +78,14 @@ type Policy struct {
 	// only their removed releases needed. Every protection still holds. An
 	// entry with a version also keeps the newest KeepLatest releases of that
 	// version, as `hab pkg uninstall --keep-latest N core/redis/6.2` does.
+	// A dependency only the removed releases needed is freed (CodeFreed)
+	// only when it is not among the newest KeepLatest of its own package:
+	// unlike `hab pkg uninstall`, which removes it whatever its rank, a
+	// package with one release (a tool installed by hand that an app also
+	// needed) is never freed this way. For example, with KeepLatest 1 and
+	// Only core/app, removing core/app/1/1 frees core/lib/1/1 when
+	// core/lib/2/2 is installed, and keeps it when it is core/lib's only
+	// release.
 	// Default: all packages.
 	Only []pkgstore.Ident
 	// ServicesOnly limits removals to the releases that satisfy a loaded
