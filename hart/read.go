@@ -34,6 +34,12 @@ type Limits struct {
 
 // DefaultLimits are 64 MiB decompressed, 100,000 entries, 4 MiB a
 // metadata file.
+
+// typeRegA is the old tar flag for a regular file ('\x00', tar.TypeRegA,
+// deprecated): old archivers write it, and such an archive's files are
+// regular files.
+const typeRegA = '\x00'
+
 func DefaultLimits() Limits { return Limits{Unpacked: 64 << 20, Entries: 100_000, Meta: 4 << 20} }
 
 // maxHeaderLine bounds each header line (a signature is about 90 bytes of
@@ -175,7 +181,7 @@ func Read(r io.Reader, lim Limits, want Want) (*Archive, error) {
 			return nil, fmt.Errorf("%w: metadata of two releases, %s and %s", ErrNotHart, rel, dir)
 		}
 		rel = dir
-		if hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA {
+		if hdr.Typeflag != tar.TypeReg && hdr.Typeflag != typeRegA {
 			return nil, fmt.Errorf("%w: %s is not a regular file", ErrNotHart, hdr.Name)
 		}
 		if hdr.Size > lim.Meta {

@@ -15,7 +15,7 @@ import (
 // ErrTargetAmbiguous is returned by InferTarget when Habitat's own releases
 // name several targets, none of them this machine's: which one Habitat
 // runs as cannot be told.
-var ErrTargetAmbiguous = errors.New("Habitat's own releases name several targets")
+var ErrTargetAmbiguous = errors.New("the releases of Habitat's own packages name several targets")
 
 // habitatSelf are the packages whose TARGET says which target Habitat
 // itself runs as, in the order they are asked: the hab CLI, the

@@ -85,7 +85,7 @@ func TestServicesErrors(t *testing.T) {
 				http.Error(w, "no", http.StatusUnauthorized)
 			}
 		}, supervisor.TokenEnv},
-		{"server error", "", supervisor.Client{}, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "x", 503) }, "503"},
+		{"server error", "", supervisor.Client{}, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "x", http.StatusServiceUnavailable) }, "503"},
 		{"html", "", supervisor.Client{}, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>hello</html>")) }, "not a JSON list"},
 		{"object", "", supervisor.Client{}, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"services": []}`)) }, "not a JSON list"},
 		{"null", "", supervisor.Client{}, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`null`)) }, "null"},

@@ -106,8 +106,8 @@ type Outer struct {
 	*Embedded
 	*Deep      `json:"deep_ptr,omitempty"`
 	Named      Inner            `json:"named"`
-	Dash       int              `json:"-,"`
-	BadTag     int              `json:"a\"b"`
+	Dash       int              `json:"-,"`   //lint:ignore SA5008 a field named "-", as encoding/json reads this tag
+	BadTag     int              `json:"a\"b"` //lint:ignore SA5008 a malformed tag on purpose: encoding/json ignores its name
 	NoTag      []valMarshaler   `json:",omitempty"`
 	Ptrs       []ptrMarshaler   `json:"ptrs"`
 	Texts      []ptrText        `json:"texts"`
