@@ -260,6 +260,11 @@ func (s *Store) flock(ctx context.Context, f *os.File, how int, timeout time.Dur
 		}
 		select {
 		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				// Out of time while another holds it: locked, as a timeout
+				// says (an interruption stays context.Canceled).
+				return fmt.Errorf("%w (%w)", s.lockedError(f, time.Since(start)), ctx.Err())
+			}
 			return ctx.Err()
 		case <-deadline.C:
 			return s.lockedError(f, time.Since(start))
