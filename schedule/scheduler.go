@@ -941,7 +941,7 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 	defer store.Close()
 	wait := retention.LockWait(s.LockTimeout)
 	if wait > 0 {
-		log.Info("waiting for the store's lock", "timeout", wait.String())
+		log.Debug("waiting for the store's lock", "timeout", wait.String())
 	}
 	// A prune takes the store's lock exclusive. A check takes it shared,
 	// as `hab-gc check` does: it runs beside other checks, and where the
