@@ -3,6 +3,7 @@ package retention
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -47,7 +48,7 @@ func (p *Plan) checkStore(store *pkgstore.Store) error {
 	}
 	if p.Inventory.Store.IsZero() || id != p.Inventory.Store {
 		return fmt.Errorf("%w: planned for the store at %s (%s), asked to apply to %s (%s)",
-			ErrOtherStore, p.Inventory.FSRoot, p.Inventory.Store, store.Path(), id)
+			ErrOtherStore, filepath.Join(p.Inventory.FSRoot, pkgstore.StoreDir), p.Inventory.Store, store.Path(), id)
 	}
 	return nil
 }
