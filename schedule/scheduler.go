@@ -135,6 +135,13 @@ func catchUpDelay(machine, key string, bound time.Duration) time.Duration {
 // before the Scheduler started and its delay has not passed), and
 // remembers when it runs, for NextWake.
 func (s *Scheduler) holdCatchUp(j Job, js *JobState, due, now time.Time) bool {
+	if j.Key == s.Only && js.LastDue == nil && js.Runs == 0 {
+		// The first firing of an exported timer (see since): the timer
+		// chose when, and a new job was not missed while hab-gc was
+		// down. Waiting here would hold the timer's oneshot service
+		// for up to CatchUpSpread.
+		return false
+	}
 	s.umu.Lock()
 	defer s.umu.Unlock()
 	if s.CatchUpSpread <= 0 || s.started.IsZero() || !due.Before(s.started.Add(-missedGrace)) {

@@ -110,3 +110,42 @@ func TestPressureOnlyListedAndExported(t *testing.T) {
 		t.Fatalf("OnCalendar=%s", cal)
 	}
 }
+
+// TestExportedTimerFirstStartLateRunsAtOnce: the first start of an
+// exported job's service long after a due time (Persistent=true at boot,
+// a manual systemctl start) runs that due time at once: it used to wait
+// the catch-up delay (up to --catch-up-spread, 10m), holding the oneshot
+// service, for a job that was new, not missed while hab-gc was down.
+func TestExportedTimerFirstStartLateRunsAtOnce(t *testing.T) {
+	root := storetest.New(t).Root
+	dir := schedDir(t, map[string]string{"a": pruneDef(root, "0 3 * * *")})
+	out := t.TempDir()
+	for _, machine := range []string{"m1", "m2", "m3", "m4", "m5"} { // delays spread over 10m
+		t.Run(machine, func(t *testing.T) {
+			state := filepath.Join(t.TempDir(), "state.json")
+			env := map[string]string{"HAB_GC_MACHINE_ID": machine}
+			if code, _, errs := hab(t, env, "schedule", "export", "--schedules", dir, "--state", state, "--out", out, "--exe", "/usr/bin/hab-gc", "--now", "2026-06-01T00:00:00Z"); code != 0 {
+				t.Fatalf("export: %d %s", code, errs)
+			}
+			services, _ := filepath.Glob(filepath.Join(out, "*.service"))
+			words := systemdWords(t, unitValue(t, services[0], "ExecStart"))
+			type result struct {
+				code int
+				errs string
+			}
+			done := make(chan result, 1)
+			go func() {
+				code, _, errs := hab(t, env, append(words[1:], "--now", "2026-06-01T09:00:00Z")...) // 6h after 03:00
+				done <- result{code, errs}
+			}()
+			select {
+			case r := <-done:
+				if r.code != 0 || !strings.Contains(r.errs, "job ran") {
+					t.Fatalf("exit %d, want the missed first due time run:\n%s", r.code, r.errs)
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatal("the first start waited over a minute (the catch-up delay) instead of running")
+			}
+		})
+	}
+}
