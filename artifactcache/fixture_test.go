@@ -7,35 +7,17 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
 // habitatFixture reads one of Habitat's own fixtures from
-// ../shared/habitat-fixtures beside the repository (found by walking up
-// from the package directory to go.mod), skipping when it is absent.
+// ../shared/habitat-fixtures beside the repository, skipping when absent.
 func habitatFixture(t *testing.T, name string) []byte {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the package directory")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "habitat-fixtures", name)
-	b, err := os.ReadFile(p)
-	if os.IsNotExist(err) {
-		t.Skipf("Habitat's fixture %s is absent (see ../shared/habitat-fixtures/README.md); the generated archives cover the same shape", p)
-	}
-	if err != nil {
-		t.Fatal(err)
+	b := testtool.HabitatFixture(t, name)
+	if b == nil {
+		t.Skipf("Habitat's fixture %s is absent (see ../shared/habitat-fixtures/README.md); the generated archives cover the same shape", name)
 	}
 	return b
 }

@@ -8,40 +8,16 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/supervisor"
 )
-
-// habitatFixtures is ../shared/habitat-fixtures beside the repository (the
-// directory holding go.mod), or "" when absent.
-func habitatFixtures(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	d := filepath.Join(dir, "..", "shared", "habitat-fixtures")
-	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-		return ""
-	}
-	return d
-}
 
 // What a real Supervisor's gateway serves at /services: Habitat's own
 // fixtures (components/sup/tests/fixtures/http-gateway/), served by a real
 // server and read by the client.
 func TestServicesHabitatFixtures(t *testing.T) {
-	dir := habitatFixtures(t)
+	dir := testtool.HabitatFixturesDir(t)
 	if dir == "" {
 		t.Skip("../shared/habitat-fixtures is absent (a clone without it); TestServicesSupervisorShape covers the same shape")
 	}

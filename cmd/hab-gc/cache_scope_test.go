@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // possumsFixture is Habitat's own test archive
@@ -19,15 +20,10 @@ import (
 // directories first, TARGET x86_64-linux).
 func possumsFixture(t *testing.T) []byte {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "..", "shared", "habitat-fixtures", "unhappyhumans-possums-8.1.4-20160427165340-x86_64-linux.hart"))
-	if err == nil {
+	if b := testtool.HabitatFixture(t, "unhappyhumans-possums-8.1.4-20160427165340-x86_64-linux.hart"); b != nil {
 		return b
 	}
-	t.Logf("Habitat's fixture is absent (%v): a generated archive of the same shape stands in", err)
+	t.Logf("Habitat's fixtures (../shared/habitat-fixtures) are absent: a generated archive of the same shape stands in")
 	return storetest.Archive{Ident: "happyhumans/possums/8.1.4/20160427165340", Parents: true, Target: "x86_64-linux"}.Bytes()
 }
 
