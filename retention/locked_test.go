@@ -1,12 +1,9 @@
 package retention_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
@@ -19,23 +16,7 @@ import (
 // store's exclusive lock until the test ends.
 func holdLockElsewhere(t *testing.T, fsRoot string) {
 	t.Helper()
-	testtool.Need(t, "flock", "util-linux") // holds the lock from another process
-	lock := filepath.Join(fsRoot, pkgstore.StoreDir, pkgstore.LockFile)
-	cmd := exec.Command("flock", "--exclusive", lock, "sh", "-c", "echo held; exec sleep 600")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Its own process group: the cleanup ends flock(1) and the sleep it
-	// runs, which would otherwise outlive the test.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "held\n" {
-		t.Fatalf("flock(1) did not take the lock: %q %v", line, err)
-	}
+	testtool.HoldFlock(t, filepath.Join(fsRoot, pkgstore.StoreDir, pkgstore.LockFile))
 }
 
 // Issue 23 item 6: ApplyOptions.Locked is checked, not trusted. With the

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -27,9 +28,7 @@ func TestExportedServiceRetries(t *testing.T) {
 			t.Errorf("the service lacks %q:\n%s", strings.TrimSpace(want), service)
 		}
 	}
-	if _, err := exec.LookPath("systemd-analyze"); err != nil {
-		return
-	}
+	testtool.Need(t, "systemd-analyze", "systemd")
 	dir := t.TempDir()
 	for _, u := range units {
 		os.WriteFile(filepath.Join(dir, u.Name), []byte(u.Content), 0o644)

@@ -15,15 +15,14 @@ import (
 
 	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // holdHistoryLock has another process (util-linux flock(1)) hold an
 // exclusive flock on the store's history.jsonl until the test ends.
 func holdHistoryLock(t *testing.T, fsRoot string) {
 	t.Helper()
-	if _, err := exec.LookPath("flock"); err != nil {
-		t.Skip("needs util-linux flock(1) to hold the history's lock from another process")
-	}
+	flock := testtool.Need(t, "flock", "util-linux")
 	dir := history.Dir(fsRoot)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -32,7 +31,7 @@ func holdHistoryLock(t *testing.T, fsRoot string) {
 	if err := os.WriteFile(file, nil, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("flock", "-o", file, "sleep", "600")
+	cmd := exec.Command(flock, "-o", file, "sleep", "600")
 	// Its own process group: the cleanup ends flock(1) and the sleep it
 	// runs, which would otherwise outlive the test.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
