@@ -4,13 +4,12 @@
 package benchstore
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
@@ -48,10 +47,14 @@ func Get(tb testing.TB, n int) string {
 		tb.Fatal(err)
 	}
 	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+	unlock, err := lockFile(lock)
+	if errors.Is(err, errors.ErrUnsupported) {
+		tb.Skip(err)
+	}
+	if err != nil {
 		tb.Fatal(err)
 	}
-	defer unix.Flock(int(lock.Fd()), unix.LOCK_UN)
+	defer unlock()
 	if _, err := os.Stat(marker); err == nil {
 		return dir // another process generated it while we waited
 	}
@@ -83,23 +86,4 @@ func Get(tb testing.TB, n int) string {
 func Generate(root string, n int) error {
 	_, err := storetest.Generate(root, storetest.GenConfig{Packages: n / 10, ReleasesPerPackage: 10, Seed: 42})
 	return err
-}
-
-// checkRoom says why a store of n releases cannot be generated under dir,
-// or nil when its file system has room for it.
-func checkRoom(dir string, n int) error {
-	var st unix.Statfs_t
-	if err := unix.Statfs(dir, &st); err != nil {
-		return fmt.Errorf("benchstore: cannot check the free space under %s: %w", dir, err)
-	}
-	needBytes := uint64(n)*bytesPerRelease + reserve
-	needInodes := uint64(n) * inodesPerRelease
-	freeBytes := st.Bavail * uint64(st.Bsize)
-	// A file system without inode counts (Files == 0, as btrfs) has no
-	// fixed limit.
-	if freeBytes < needBytes || (st.Files > 0 && st.Ffree < needInodes) {
-		return fmt.Errorf("benchstore: a store of %d releases needs about %d MiB and %d inodes free under %s; it has %d MiB and %d inodes free: skipped (set TMPDIR to a larger file system)",
-			n, needBytes>>20, needInodes, dir, freeBytes>>20, st.Ffree)
-	}
-	return nil
 }

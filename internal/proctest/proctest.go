@@ -52,7 +52,7 @@ func RunHelper() {
 		fmt.Println("error: cannot map an empty or unreadable file", err)
 		os.Exit(1)
 	}
-	mem, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_PRIVATE)
+	mem, err := mapFile(f, int(fi.Size()))
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
