@@ -17,10 +17,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -284,12 +284,12 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	c.mu.Unlock()
 	for store, root := range roots {
-		var st unix.Statfs_t
-		if err := unix.Statfs(filepath.Join(root, "hab", "pkgs"), &st); err != nil {
-			continue // no store (yet): nothing to measure
+		sp, err := pressure.Statfs(filepath.Join(root, "hab", "pkgs"))()
+		if err != nil {
+			continue // no store (yet), or no statfs here: nothing to measure
 		}
-		ch <- prometheus.MustNewConstMetric(c.free, prometheus.GaugeValue, float64(st.Bavail)*float64(st.Bsize), store)
-		ch <- prometheus.MustNewConstMetric(c.size, prometheus.GaugeValue, float64(st.Blocks)*float64(st.Bsize), store)
+		ch <- prometheus.MustNewConstMetric(c.free, prometheus.GaugeValue, float64(sp.Avail), store)
+		ch <- prometheus.MustNewConstMetric(c.size, prometheus.GaugeValue, float64(sp.Total), store)
 		if files, bytes, ok := cache(root); ok {
 			ch <- prometheus.MustNewConstMetric(c.cacheFiles, prometheus.GaugeValue, float64(files), store)
 			ch <- prometheus.MustNewConstMetric(c.cacheBytes, prometheus.GaugeValue, float64(bytes), store)

@@ -3,7 +3,6 @@ package metrics
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -179,33 +177,6 @@ func TestRestoreBad(t *testing.T) {
 	}
 	if err := m.RestoreFile(filepath.Join(dir, "missing.prom")); err != nil {
 		t.Errorf("a missing file: %v", err)
-	}
-}
-
-func TestCache(t *testing.T) {
-	root := t.TempDir()
-	art := filepath.Join(root, "hab", "cache", "artifacts")
-	os.MkdirAll(art, 0o755)
-	os.MkdirAll(filepath.Join(root, "hab", "pkgs"), 0o755)
-	os.WriteFile(filepath.Join(art, "core-a-1-2-x86_64-linux.hart"), make([]byte, 100), 0o644)
-	os.WriteFile(filepath.Join(art, "core-b-1-2-x86_64-linux.hart"), make([]byte, 50), 0o644)
-	os.WriteFile(filepath.Join(art, "notes.txt"), make([]byte, 1000), 0o644)
-	os.Symlink("/etc/passwd", filepath.Join(art, "link.hart"))
-	os.Mkdir(filepath.Join(art, "dir.hart"), 0o755)
-	unix.Mkfifo(filepath.Join(art, "fifo.hart"), 0o600)
-	m := New()
-	store := StorePath(root)
-	m.Watch(store, root)
-	want := `
-# HELP hab_gc_cache_bytes Bytes of the package archives in FS_ROOT/hab/cache/artifacts.
-# TYPE hab_gc_cache_bytes gauge
-hab_gc_cache_bytes{store="` + store + `"} 150
-# HELP hab_gc_cache_files Package archives (*.hart) in FS_ROOT/hab/cache/artifacts (hab-gc removes them only with run --cache).
-# TYPE hab_gc_cache_files gauge
-hab_gc_cache_files{store="` + store + `"} 2
-`
-	if err := testutil.GatherAndCompare(m.Gatherer(), strings.NewReader(want), "hab_gc_cache_files", "hab_gc_cache_bytes"); err != nil {
-		t.Fatal(err)
 	}
 }
 
