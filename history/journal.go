@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
@@ -116,133 +114,7 @@ func (j Journal) AppendContext(ctx context.Context, recs []Record) error {
 	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	dfd, err := unix.Open(j.Dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return &fs.PathError{Op: "open", Path: j.Dir, Err: err}
-	}
-	defer unix.Close(dfd)
-	for range 10 { // a concurrent rotation makes us reopen
-		done, err := j.appendOnce(ctx, dfd, buf.Bytes())
-		if done || err != nil {
-			return err
-		}
-	}
-	return fmt.Errorf("history: %s kept being rotated under us", filepath.Join(j.Dir, FileName))
-}
-
-// appendOnce opens, locks and checks the journal and appends data; done
-// is false when the file was rotated (by us or another writer) meanwhile.
-func (j Journal) appendOnce(ctx context.Context, dfd int, data []byte) (done bool, err error) {
-	name := filepath.Join(j.Dir, FileName)
-	fd, err := openat(dfd, FileName, unix.O_RDWR|unix.O_APPEND|unix.O_CREAT|unix.O_NONBLOCK|unix.O_NOCTTY, 0o640)
-	if err != nil {
-		if errors.Is(err, unix.ELOOP) {
-			return false, fmt.Errorf("history: %s: %w (a symlink)", name, ErrUnsafe)
-		}
-		return false, &fs.PathError{Op: "open", Path: name, Err: err}
-	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return false, &fs.PathError{Op: "fstat", Path: name, Err: err}
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 {
-		return false, fmt.Errorf("history: %s: %w (%s, %d links)", name, ErrUnsafe, safeio.Kind(safeio.ModeOf(st.Mode)), st.Nlink)
-	}
-	if err := flock(ctx, fd, j.lockTimeout()); err != nil {
-		return false, fmt.Errorf("history: %s: %w", name, err)
-	}
-	// Under the lock: is the name still this file?
-	var cur unix.Stat_t
-	if err := unix.Fstatat(dfd, FileName, &cur, unix.AT_SYMLINK_NOFOLLOW); err != nil || cur.Dev != st.Dev || cur.Ino != st.Ino {
-		return false, nil
-	}
-	if err := unix.Fstat(fd, &st); err != nil {
-		return false, &fs.PathError{Op: "fstat", Path: name, Err: err}
-	}
-	if st.Size > 0 && st.Size+int64(len(data)) > j.maxSize() {
-		return false, j.rotate(dfd)
-	}
-	if st.Size > 0 {
-		// A crash may have cut the last line: end it, so that it stays
-		// one bad line and the new records stay whole.
-		last := make([]byte, 1)
-		if n, err := unix.Pread(fd, last, st.Size-1); err == nil && n == 1 && last[0] != '\n' {
-			data = append([]byte{'\n'}, data...)
-		}
-	}
-	for len(data) > 0 {
-		n, err := unix.Write(fd, data)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return false, &fs.PathError{Op: "write", Path: name, Err: err}
-		}
-		data = data[n:]
-	}
-	if err := unix.Fsync(fd); err != nil {
-		return false, &fs.PathError{Op: "fsync", Path: name, Err: err}
-	}
-	if st.Size == 0 {
-		unix.Fsync(dfd) // a new file: make its name durable too
-	}
-	return true, nil
-}
-
-// rotate shifts the rotated files up by one, dropping the oldest, and
-// moves the journal to .1. The caller holds the journal's lock.
-func (j Journal) rotate(dfd int) error {
-	k := j.keep()
-	if err := unix.Unlinkat(dfd, rotated(k), 0); err != nil && err != unix.ENOENT {
-		return &fs.PathError{Op: "unlink", Path: filepath.Join(j.Dir, rotated(k)), Err: err}
-	}
-	for n := k - 1; n >= 0; n-- {
-		if err := unix.Renameat(dfd, rotated(n), dfd, rotated(n+1)); err != nil && err != unix.ENOENT {
-			return &fs.PathError{Op: "rename", Path: filepath.Join(j.Dir, rotated(n)), Err: err}
-		}
-	}
-	if err := unix.Fsync(dfd); err != nil {
-		return &fs.PathError{Op: "fsync", Path: j.Dir, Err: err}
-	}
-	return nil
-}
-
-func openat(dfd int, name string, flag int, perm uint32) (int, error) {
-	for {
-		fd, err := unix.Openat(dfd, name, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
-		if err != unix.EINTR {
-			return fd, err
-		}
-	}
-}
-
-// flock takes fd's exclusive lock, polling without blocking for at most
-// timeout and until ctx ends (one try when either is over at once).
-func flock(ctx context.Context, fd int, timeout time.Duration) error {
-	start := time.Now()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
-		switch {
-		case err == nil:
-			return nil
-		case err == unix.EINTR:
-			continue
-		case err != unix.EWOULDBLOCK:
-			return fmt.Errorf("flock: %w", err)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (gave up after %s: %v)", ErrBusy, time.Since(start).Round(time.Millisecond), ctx.Err())
-		case <-deadline.C:
-			return fmt.Errorf("%w (held past the %s wait)", ErrBusy, timeout)
-		case <-tick.C:
-		}
-	}
+	return j.appendData(ctx, buf.Bytes())
 }
 
 // Notice is a line or file Read skipped.

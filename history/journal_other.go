@@ -1,0 +1,17 @@
+//go:build !unix
+
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+)
+
+// appendData is only implemented on Unix (openat with O_NOFOLLOW, fstat's
+// link count, flock): elsewhere an append fails with an error wrapping
+// errors.ErrUnsupported and writes nothing. Read works everywhere.
+func (j Journal) appendData(ctx context.Context, data []byte) error {
+	return fmt.Errorf("history: append to %s: %w", filepath.Join(j.Dir, FileName), errors.ErrUnsupported)
+}
