@@ -12,7 +12,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
@@ -126,8 +125,12 @@ type Cache struct {
 }
 
 // Open opens FS_ROOT/hab/cache/artifacts, refusing a symlink at any of
-// its three levels. It returns ErrNoCache when there is none.
+// its three levels. It returns ErrNoCache when there is none, and an
+// error wrapping errors.ErrUnsupported off Unix.
 func Open(fsRoot string) (*Cache, error) {
+	if err := supported(); err != nil {
+		return nil, err
+	}
 	top, err := os.OpenRoot(fsRoot)
 	if err != nil {
 		return nil, err
@@ -244,7 +247,7 @@ func (c *Cache) examine(name string, opts Options) File {
 	if !strings.HasSuffix(name, ".hart") {
 		return leave(CodeNotHart, "not named *.hart (a download in progress, or not Habitat's): left alone")
 	}
-	r, err := c.root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	r, err := c.root.OpenFile(name, os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if err != nil {
 		return leave(CodeNotHart, "cannot be read: "+err.Error())
 	}
@@ -264,7 +267,7 @@ func (c *Cache) examine(name string, opts Options) File {
 // allocated is the space a file occupies that removing it frees: its
 // allocated blocks, or 0 when other hard links keep it.
 func allocated(fi fs.FileInfo) int64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+	if links(fi) > 1 {
 		return 0
 	}
 	return pkgstore.DiskUsage(fi)
