@@ -208,7 +208,7 @@ func Records(now time.Time, run Run, plan *retention.Plan, res *retention.Result
 				continue
 			}
 			r := base
-			r.Kind, r.Ident, r.Outcome, r.Error, r.BytesFreed = KindRelease, o.Ident.String(), string(o.Status), o.Error, o.Bytes
+			r.Kind, r.Ident, r.Outcome, r.Error, r.BytesFreed = KindRelease, o.Ident.String(), string(o.Status), o.ErrorText(), o.Bytes
 			r.Reasons = why[o.Ident]
 			out = append(out, r)
 		}

@@ -61,6 +61,10 @@ const (
 	StatusRemoved Status = "removed"
 	StatusKept    Status = "kept"
 	StatusFailed  Status = "failed"
+	// StatusGone: the release was no longer installed when Apply reached
+	// it (uninstalled by someone else since the plan; reason CodeGone).
+	// Apply neither kept nor removed it.
+	StatusGone Status = "gone"
 	// StatusNotAttempted: Apply stopped (its context was cancelled) before
 	// it reached the release, which is untouched.
 	StatusNotAttempted Status = "not-attempted"
@@ -70,13 +74,30 @@ const (
 type Outcome struct {
 	Ident   pkgstore.Ident
 	Status  Status
-	Reasons []Reason // why it was kept at revalidation
-	Error   string   // why it failed
+	Reasons []Reason // why it was kept at revalidation, or is gone
 	Bytes   int64    // bytes freed (removed releases)
-	// Err is Error as an error (a *ReleaseError, for errors.Is and
-	// errors.As), and for a release kept because it changed since the
-	// plan, one wrapping ErrChangedSincePlan; nil otherwise.
+	// Err is the outcome's one error, a *ReleaseError (what Apply was
+	// doing, and the cause, for errors.Is and errors.As): why a
+	// StatusFailed release failed, or, for a release kept because it
+	// changed since the plan, one wrapping ErrChangedSincePlan. nil
+	// otherwise. There is no separate error string: ErrorText is the text
+	// reports and the history record.
 	Err error `json:"-"`
+}
+
+// ErrorText is why a failed release failed, as Report and the history
+// record it (ReportOutcome.Error): the text of Err without the ident,
+// which the record already names. It is empty unless Status is
+// StatusFailed (a release kept because it changed says so in Reasons).
+func (o Outcome) ErrorText() string {
+	if o.Status != StatusFailed || o.Err == nil {
+		return ""
+	}
+	var re *ReleaseError
+	if errors.As(o.Err, &re) && re.Ident == o.Ident {
+		return re.Err.Error()
+	}
+	return o.Err.Error()
 }
 
 // Phase names a step of PlanStore and Apply, in order (pkgstore.Phase:
@@ -112,9 +133,10 @@ type Event struct {
 // Result is what Apply did.
 type Result struct {
 	Outcomes []Outcome
-	// Removed, Kept and Fail count Outcomes by status; Fail also counts
-	// Leftovers that could not be deleted.
-	Removed, Kept, Failed int
+	// Removed, Kept, Failed and Gone count Outcomes by status (Kept: kept
+	// at revalidation; a release already gone is not kept, it is Gone);
+	// Failed also counts Leftovers that could not be deleted.
+	Removed, Kept, Failed, Gone int
 	// NotAttempted counts releases Apply never reached (it was stopped).
 	NotAttempted int
 	BytesFreed   int64
@@ -129,7 +151,7 @@ type Leftover struct {
 	Path string `json:"path"`
 	// Status is StatusRemoved (deleted), StatusKept (put back as the
 	// release it held, which something needs), StatusFailed (it could not
-	// be deleted; counted in Result.Fail) or StatusNotAttempted (not a
+	// be deleted; counted in Result.Failed) or StatusNotAttempted (not a
 	// directory hab-gc made: left alone).
 	Status Status `json:"status"`
 	// Text says why, or what went wrong.
@@ -304,7 +326,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptio
 		fd, ok := freshPlan.Decision(id)
 		switch {
 		case !ok:
-			a.done(Outcome{Ident: id, Status: StatusKept, Reasons: []Reason{{CodeGone, "no longer installed"}}})
+			a.done(Outcome{Ident: id, Status: StatusGone, Reasons: []Reason{{CodeGone, "no longer installed"}}})
 			continue
 		case fd.Action == Keep:
 			a.done(Outcome{Ident: id, Status: StatusKept, Reasons: fd.Reasons})
@@ -480,6 +502,8 @@ func (a *applier) done(o Outcome) {
 		a.res.BytesFreed += max(o.Bytes, 0)
 	case StatusKept:
 		a.res.Kept++
+	case StatusGone:
+		a.res.Gone++
 	case StatusFailed:
 		a.res.Failed++
 	case StatusNotAttempted:
@@ -489,10 +513,10 @@ func (a *applier) done(o Outcome) {
 	a.n++
 	attrs := []any{"ident", o.Ident.String(), "status", string(o.Status)}
 	switch {
-	case o.Error != "":
-		attrs = append(attrs, "error", o.Error)
+	case o.ErrorText() != "":
+		attrs = append(attrs, "error", o.ErrorText())
 		a.log.Warn("release not removed", attrs...)
-	case o.Status == StatusKept || o.Status == StatusNotAttempted:
+	case o.Status == StatusKept || o.Status == StatusNotAttempted || o.Status == StatusGone:
 		var why []string
 		for _, r := range o.Reasons {
 			why = append(why, r.Text)
@@ -511,10 +535,14 @@ func (a *applier) done(o Outcome) {
 func (a *applier) failOrKeep(id pkgstore.Ident, err error) {
 	var kept *keptError
 	if errors.As(err, &kept) {
-		a.done(Outcome{Ident: id, Status: StatusKept, Reasons: []Reason{kept.reason}})
+		st := StatusKept
+		if kept.reason.Code == CodeGone {
+			st = StatusGone
+		}
+		a.done(Outcome{Ident: id, Status: st, Reasons: []Reason{kept.reason}})
 		return
 	}
-	a.done(Outcome{Ident: id, Status: StatusFailed, Error: err.Error(), Err: &ReleaseError{Ident: id, Op: "hide", Err: err}})
+	a.done(Outcome{Ident: id, Status: StatusFailed, Err: &ReleaseError{Ident: id, Op: "hide", Err: err}})
 }
 
 type keptError struct{ reason Reason }
@@ -646,8 +674,8 @@ func (a *applier) restore(h hiddenRelease, why Reason) {
 		return
 	}
 	if err := a.root.Rename(h.name, rel); err != nil {
-		a.done(Outcome{Ident: h.rel.Ident, Status: StatusFailed, Error: fmt.Sprintf("needed again (%s) but could not be restored from %s: %v", why.Text, h.name, err),
-			Err: &ReleaseError{Ident: h.rel.Ident, Op: "restore", Err: err}})
+		a.done(Outcome{Ident: h.rel.Ident, Status: StatusFailed,
+			Err: &ReleaseError{Ident: h.rel.Ident, Op: "restore", Err: fmt.Errorf("needed again (%s) but could not be restored from %s: %w", why.Text, h.name, err)}})
 		return
 	}
 	a.syncDir(path.Dir(rel))
@@ -665,8 +693,8 @@ func (a *applier) remove(h hiddenRelease) (why Reason, restored bool) {
 		a.restore(h, why)
 		return why, true
 	case err != nil:
-		a.done(Outcome{Ident: h.rel.Ident, Status: StatusFailed, Error: fmt.Sprintf("hidden from Habitat, but not all of it could be deleted (the next run retries): %v", err),
-			Err: &ReleaseError{Ident: h.rel.Ident, Op: "delete", Err: err}})
+		a.done(Outcome{Ident: h.rel.Ident, Status: StatusFailed,
+			Err: &ReleaseError{Ident: h.rel.Ident, Op: "delete", Err: fmt.Errorf("hidden from Habitat, but not all of it could be deleted (the next run retries): %w", err)}})
 	default:
 		if h.size >= 0 {
 			bytes = h.size

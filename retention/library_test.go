@@ -183,4 +183,23 @@ func TestOutcomeErrors(t *testing.T) {
 	if o, _ := outcome(res, redis3); o.Status != retention.StatusRemoved || o.Err != nil {
 		t.Errorf("%s: %+v", redis3, o)
 	}
+	// Issue 23 item 8: Err is the outcome's one error; what the report
+	// (and the history) records is its text, without the ident the
+	// record names, and only for a failure.
+	for _, rr := range p.Report(res).Releases {
+		o, ok := outcome(res, rr.Ident)
+		if !ok {
+			continue
+		}
+		want := ""
+		if o.Status == retention.StatusFailed {
+			want = re.Err.Error()
+		}
+		if rr.Outcome.Error != want || o.ErrorText() != want {
+			t.Errorf("%s: report error %q, ErrorText %q, want %q", rr.Ident, rr.Outcome.Error, o.ErrorText(), want)
+		}
+	}
+	if re == nil || strings.HasPrefix(re.Err.Error(), redis1+": hide:") || !strings.HasPrefix(re.Error(), redis1+": hide: ") {
+		t.Errorf("ReleaseError %v", re)
+	}
 }

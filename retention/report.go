@@ -125,6 +125,9 @@ type ReportSummary struct {
 	BytesFreed int64 `json:"bytes_freed"`
 	// NotAttempted counts removals a stopped run never reached.
 	NotAttempted int `json:"not_attempted"`
+	// Gone counts removals that were no longer installed when the run
+	// reached them (StatusGone): neither kept nor removed by it.
+	Gone int `json:"already_gone"`
 	// KeptTooYoung counts releases kept only because they were installed
 	// less than Policy.MinAge ago (every reason CodeYoung): what a shorter
 	// minimum age would let go. A fresh image or restored backup makes
@@ -160,7 +163,7 @@ func (p *Plan) Report(res *Result) Report {
 		}
 		rep.Summary.Removed, rep.Summary.KeptAtRun, rep.Summary.Failed, rep.Summary.BytesFreed = res.Removed, res.Kept, res.Failed, res.BytesFreed
 		rep.Leftovers = res.Leftovers
-		rep.Summary.NotAttempted = res.NotAttempted
+		rep.Summary.NotAttempted, rep.Summary.Gone = res.NotAttempted, res.Gone
 	}
 	for _, d := range p.Decisions {
 		rr := ReportRelease{Ident: d.Release.Ident.String(), Action: d.Action, Reasons: d.Reasons}
@@ -169,7 +172,7 @@ func (p *Plan) Report(res *Result) Report {
 			rr.Size = &s
 		}
 		if o, ok := outcomes[d.Release.Ident]; ok {
-			rr.Outcome = &ReportOutcome{Status: o.Status, Reasons: o.Reasons, Error: o.Error, BytesFreed: o.Bytes}
+			rr.Outcome = &ReportOutcome{Status: o.Status, Reasons: o.Reasons, Error: o.ErrorText(), BytesFreed: o.Bytes}
 		}
 		rep.Releases = append(rep.Releases, rr)
 		if d.Action == Keep {

@@ -21,7 +21,7 @@ func TestConcurrentUninstall(t *testing.T) {
 	})
 	res := applyPlan(t, p, b.Root, opts)
 	o, _ := outcome(res, redis2)
-	if o.Status != retention.StatusKept || !hasReason(o.Reasons, retention.CodeGone, "") || res.Partial() {
+	if o.Status != retention.StatusGone || !hasReason(o.Reasons, retention.CodeGone, "") || res.Partial() {
 		t.Fatalf("outcome %+v, partial %v", o, res.Partial())
 	}
 }

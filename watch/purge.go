@@ -81,7 +81,7 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 		log.Error("purge failed", "error", p.Err, "policy", pol.String())
 	default:
 		r := p.Result
-		log.Info("purged", "removed", r.Removed, "kept_at_revalidation", r.Kept, "failed", r.Failed,
+		log.Info("purged", "removed", r.Removed, "kept_at_revalidation", r.Kept, "already_gone", r.Gone, "failed", r.Failed,
 			"bytes_freed", r.BytesFreed, "planned", len(p.Plan.Removals()), "policy", pol.String(),
 			"duration", p.End.Sub(p.Start).String())
 	}

@@ -86,6 +86,9 @@ func printPlan(w io.Writer, rep retention.Report, verbose bool) {
 		if s.NotAttempted > 0 {
 			notAttempted = fmt.Sprintf(", %d not attempted (interrupted)", s.NotAttempted)
 		}
+		if s.Gone > 0 {
+			notAttempted += fmt.Sprintf(", %d already gone", s.Gone)
+		}
 		fmt.Fprintf(w, "\n%d releases: %d kept, %d removed, %d kept at revalidation, %d failed%s; %s freed.\n",
 			s.Releases, s.Keep, s.Removed, s.KeptAtRun, s.Failed, notAttempted, humanBytes(s.BytesFreed))
 	} else {
@@ -182,6 +185,8 @@ func printPackages(w io.Writer, rep retention.Report, verbose bool) {
 			pc.bytes += r.Outcome.BytesFreed
 		case r.Outcome != nil && r.Outcome.Status == retention.StatusFailed:
 			pc.failed++
+		case r.Outcome != nil && r.Outcome.Status == retention.StatusGone:
+			// uninstalled by someone else since the plan: not there, not removed by this run
 		default: // kept at revalidation, or never reached: still there
 			pc.keep++
 		}
