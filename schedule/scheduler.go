@@ -91,11 +91,12 @@ type Scheduler struct {
 
 	committer committer // batches the runs' writes of the state
 
-	wmu     sync.Mutex
-	sem     chan struct{}   // one per store running jobs
-	busy    map[string]bool // stores whose worker runs
-	kick    chan struct{}
-	workers sync.WaitGroup
+	wmu      sync.Mutex
+	sem      chan struct{}   // one per store running jobs
+	busy     map[string]bool // stores whose worker runs
+	deferred map[string]bool // busy stores whose due runs wait for the worker
+	kick     chan struct{}
+	workers  sync.WaitGroup
 
 	rmu        sync.Mutex
 	registered map[string]Definition // by name (Register)
@@ -645,16 +646,16 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 			maybe = append(maybe, j)
 		}
 	}
-	if len(maybe) == 0 {
-		return s.RunPressure(ctx)
-	}
 	byStore := map[string][]pendingRun{}
 	var stores []string
+	if len(maybe) == 0 {
+		return s.dispatch(ctx, byStore, s.addPressure(byStore, stores), wait)
+	}
 	jobs = maybe
 	st, err := LoadState(s.StatePath)
 	if err != nil {
 		s.log().Error("reading state", "error", err)
-		return append(outs, s.RunPressure(ctx)...)
+		return s.dispatch(ctx, byStore, s.addPressure(byStore, stores), wait)
 	}
 	s.restore(st, jobs)
 	for _, j := range jobs {
@@ -691,27 +692,64 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 		if byStore[j.Store] == nil {
 			stores = append(stores, j.Store)
 		}
-		byStore[j.Store] = append(byStore[j.Store], pendingRun{j, d})
+		byStore[j.Store] = append(byStore[j.Store], pendingRun{j: j, due: d})
 	}
 	if len(stores) > 0 {
 		outs = append(outs, s.claimAll(byStore)...)
 	}
-	outs = append(outs, s.dispatch(ctx, byStore, stores, wait)...)
-	// After the scheduled prunes, which may have freed enough.
-	return append(outs, s.RunPressure(ctx)...)
+	// Each store's pressure job runs in its worker too, after the store's
+	// scheduled runs (a prune may have freed enough).
+	stores = s.addPressure(byStore, stores)
+	return append(outs, s.dispatch(ctx, byStore, stores, wait)...)
 }
 
 // storeWorkers bounds how many stores run jobs at once.
 const storeWorkers = 8
 
+// pendingRun is a due run of a scheduled job, or a store's pressure job
+// (pressure), which runs only if the store's free space is below its
+// min_free when the worker comes to it (checked: the tick found it so).
 type pendingRun struct {
-	j   Job
-	due time.Time
+	j                 Job
+	due               time.Time
+	pressure, checked bool
+}
+
+// addPressure adds to each store's runs its pressure job, unless the
+// store's worker is busy (a scheduled prune, or a pressure prune still
+// under way: the next tick looks again). A store with no scheduled run
+// this tick gets a worker only when it is below min_free now; after
+// scheduled runs, the worker reads the free space again. It returns
+// stores with the stores added.
+func (s *Scheduler) addPressure(byStore map[string][]pendingRun, stores []string) []string {
+	for _, j := range s.PressureJobs() {
+		if s.Only != "" && j.Key != s.Only {
+			continue
+		}
+		if s.storeBusy(j.Store) {
+			continue
+		}
+		r := pendingRun{j: j, pressure: true}
+		if !slices.Contains(stores, j.Store) {
+			under, err := s.underPressure(j)
+			if err != nil {
+				s.log().Error("reading free space", "job", j.Key, "store", j.Store, "error", err)
+				continue
+			} else if !under {
+				continue
+			}
+			r.checked = true
+			stores = append(stores, j.Store)
+		}
+		byStore[j.Store] = append(byStore[j.Store], r)
+	}
+	return stores
 }
 
 // dispatch runs each store's due jobs, in order, in a worker of the
 // store's own; a store whose worker is busy (a run of an earlier tick) is
-// left for later.
+// left for later: the worker wakes Loop when it is done. One store's runs
+// (scheduled and pressure) never overlap; other stores' are not delayed.
 func (s *Scheduler) dispatch(ctx context.Context, byStore map[string][]pendingRun, stores []string, wait bool) []Outcome {
 	var mu sync.Mutex
 	var outs []Outcome
@@ -724,11 +762,16 @@ func (s *Scheduler) dispatch(ctx context.Context, byStore map[string][]pendingRu
 		s.busy = map[string]bool{}
 	}
 	sem := s.sem
+	if s.deferred == nil {
+		s.deferred = map[string]bool{}
+	}
 	var started []string
 	for _, st := range stores {
 		if !s.busy[st] {
 			s.busy[st] = true
 			started = append(started, st)
+		} else if slices.ContainsFunc(byStore[st], func(r pendingRun) bool { return !r.pressure }) {
+			s.deferred[st] = true
 		}
 	}
 	s.wmu.Unlock()
@@ -741,10 +784,18 @@ func (s *Scheduler) dispatch(ctx context.Context, byStore map[string][]pendingRu
 			defer func() {
 				s.wmu.Lock()
 				delete(s.busy, store)
+				// The loop looks again when this store may have more
+				// due: scheduled runs ran or were left for later. Not
+				// after a pressure prune alone: one that could not free
+				// enough is tried again at the next tick, not at once.
+				again := s.deferred[store] || slices.ContainsFunc(runs, func(r pendingRun) bool { return !r.pressure })
+				delete(s.deferred, store)
 				s.wmu.Unlock()
-				select { // the loop looks again: this store may have more due
-				case s.kicked() <- struct{}{}:
-				default:
+				if again {
+					select {
+					case s.kicked() <- struct{}{}:
+					default:
+					}
 				}
 			}()
 			select {
@@ -760,7 +811,22 @@ func (s *Scheduler) dispatch(ctx context.Context, byStore map[string][]pendingRu
 				case <-ctx.Done():
 					return
 				}
-				o := s.runOne(ctx, r.j, r.due)
+				var o Outcome
+				if r.pressure {
+					if !r.checked {
+						if under, err := s.underPressure(r.j); err != nil {
+							s.log().Error("reading free space", "job", r.j.Key, "store", r.j.Store, "error", err)
+							<-slot
+							continue
+						} else if !under {
+							<-slot
+							continue
+						}
+					}
+					o = s.runPressure(ctx, r.j)
+				} else {
+					o = s.runOne(ctx, r.j, r.due)
+				}
 				<-slot
 				mu.Lock()
 				outs = append(outs, o)
@@ -772,7 +838,16 @@ func (s *Scheduler) dispatch(ctx context.Context, byStore map[string][]pendingRu
 		return nil
 	}
 	wg.Wait()
-	slices.SortStableFunc(outs, func(a, b Outcome) int { return strings.Compare(a.Job.Key, b.Job.Key) })
+	// Pressure prunes after the scheduled runs, as each store ran them.
+	slices.SortStableFunc(outs, func(a, b Outcome) int {
+		if pa, pb := a.Job.Type == Pressure, b.Job.Type == Pressure; pa != pb {
+			if pa {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a.Job.Key, b.Job.Key)
+	})
 	return outs
 }
 
@@ -815,32 +890,18 @@ func (s *Scheduler) PressureJobs() []Job {
 }
 
 // RunPressure runs each pressure job whose store's file system has less
-// free space than its min_free, under the store's exclusive lock (so
-// never beside a scheduled prune of the store, nor twice at once), after
-// reading the free space again under the lock: a prune that has just
-// freed enough leaves nothing to do. RunDue calls it after the scheduled
-// jobs; the daemon's loop wakes at least every minute.
+// free space than its min_free, and waits for them. Each runs in its
+// store's worker (as RunDue's runs: other stores are not delayed), under
+// the store's exclusive lock (so never beside a scheduled prune of the
+// store, nor twice at once), after reading the free space again under
+// the lock: a prune that has just freed enough leaves nothing to do. A
+// store whose worker is busy is skipped (looked at again after it).
+// RunDue and the daemon's loop check the pressure jobs at every tick,
+// each after its store's scheduled runs; the loop wakes at least every
+// minute.
 func (s *Scheduler) RunPressure(ctx context.Context) []Outcome {
-	var outs []Outcome
-	for _, j := range s.PressureJobs() {
-		if ctx.Err() != nil {
-			break
-		}
-		if s.Only != "" && j.Key != s.Only {
-			continue
-		}
-		if s.storeBusy(j.Store) {
-			continue // a scheduled run has the store; looked at again after it
-		}
-		if under, err := s.underPressure(j); err != nil {
-			s.log().Error("reading free space", "job", j.Key, "store", j.Store, "error", err)
-			continue
-		} else if !under {
-			continue
-		}
-		outs = append(outs, s.runPressure(ctx, j))
-	}
-	return outs
+	byStore := map[string][]pendingRun{}
+	return s.dispatch(ctx, byStore, s.addPressure(byStore, nil), true)
 }
 
 func (s *Scheduler) underPressure(j Job) (bool, error) {
