@@ -1,14 +1,6 @@
 package runroots
 
-import (
-	"bufio"
-	"bytes"
-	"os"
-	"path/filepath"
-	"strings"
-
-	"golang.org/x/sys/unix"
-)
+import "strings"
 
 // Blind reports whether the scan may have missed a use: some process could
 // not be read whole (Denied, Failed), or the proc root hides processes
@@ -49,102 +41,4 @@ func (r *Result) whyBlind() string {
 		why = append(why, "permission denied")
 	}
 	return strings.Join(why, "; ")
-}
-
-// hasCap reports whether the calling thread has capability c in its
-// effective set.
-func hasCap(c uint) bool {
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capget(&hdr, &data[0]); err != nil {
-		return false
-	}
-	return data[c/32].Effective&(1<<(c%32)) != 0
-}
-
-// hidePID returns the hidepid option of the proc file system mounted at
-// procRoot ("" when it is not one, or hides nothing), from this process's
-// mountinfo.
-func hidePID(procRoot string) string {
-	abs, err := filepath.Abs(procRoot)
-	if err != nil {
-		return ""
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	b, err := os.ReadFile(filepath.Join(DefaultProcRoot, "self", "mountinfo"))
-	if err != nil {
-		return ""
-	}
-	found := ""
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		// ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - FSTYPE SOURCE SUPEROPTIONS
-		pre, post, ok := strings.Cut(sc.Text(), " - ")
-		f, g := strings.Fields(pre), strings.Fields(post)
-		if !ok || len(f) < 5 || len(g) < 3 || g[0] != "proc" || unescapeMount(f[4]) != abs {
-			continue
-		}
-		hide := ""
-		for _, o := range strings.Split(g[2], ",") {
-			if v, ok := strings.CutPrefix(o, "hidepid="); ok {
-				hide = v
-			}
-		}
-		switch hide {
-		case "", "0", "off":
-			hide = ""
-		}
-		found = hide // the last mount at that point is the one seen
-	}
-	return found
-}
-
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space...).
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if v, ok := octal(s[i+1 : i+4]); ok {
-				b.WriteByte(v)
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func octal(s string) (byte, bool) {
-	if len(s) != 3 {
-		return 0, false
-	}
-	var v int
-	for _, c := range s {
-		if c < '0' || c > '7' {
-			return 0, false
-		}
-		v = v*8 + int(c-'0')
-	}
-	return byte(v), v < 256
-}
-
-// initPIDNamespace is the inode of the initial PID namespace
-// (PROC_PID_INIT_INO): every other one has another.
-const initPIDNamespace = 0xEFFFFFFC
-
-// inChildPIDNamespace reports whether this process is in a PID namespace
-// other than the initial one.
-func inChildPIDNamespace() bool {
-	var st unix.Stat_t
-	if err := unix.Stat(DefaultProcRoot+"/self/ns/pid", &st); err != nil {
-		return false
-	}
-	return st.Ino != initPIDNamespace
 }

@@ -1,25 +1,18 @@
 package runroots
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hab-gc/hab-gc/pkgstore"
-	"github.com/hab-gc/hab-gc/retention"
 )
 
 // ErrBlind is wrapped by the error of a Finder that could not inspect
 // every process and cannot check the releases about to be removed another
 // way (and is not BestEffort).
 var ErrBlind = errors.New("refusing to prune blind")
-
-// overlayMagic is overlayfs's statfs type (OVERLAYFS_SUPER_MAGIC).
-const overlayMagic = 0x794c7630
 
 // leaseProbe checks release directories with write leases: the kernel
 // refuses an exclusive write lease on a file (fcntl F_SETLEASE F_WRLCK,
@@ -38,34 +31,6 @@ type leaseProbe struct {
 type probeStats struct {
 	files, busy, unprobed, releasesUnprobed int
 	example                                 string // why a file could not be checked
-}
-
-func (lp leaseProbe) probe(ctx context.Context, dirs []retention.ProbeDir) (retention.Probed, error) {
-	var st probeStats
-	var out retention.Probed
-	sfd, err := unix.Open(lp.store, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		st.unprobed, st.releasesUnprobed, st.example = len(dirs), len(dirs), "store: "+err.Error()
-	} else {
-		defer unix.Close(sfd)
-		for _, d := range dirs {
-			if err := ctx.Err(); err != nil {
-				return out, err
-			}
-			file, busy := lp.release(sfd, d.Path, &st)
-			if busy {
-				st.busy++
-				out.Roots = append(out.Roots, retention.Root{Ident: d.Ident, Code: retention.CodeInUse, Text: busyText(file)})
-			}
-		}
-	}
-	out.Counts = map[string]int{"lease_probed_files": st.files, "lease_busy_releases": st.busy, "lease_unprobed_files": st.unprobed}
-	out.Summary = lp.scan.Summary() + "; " + st.summary(len(dirs))
-	if st.unprobed > 0 && !lp.bestEffort {
-		return out, fmt.Errorf("runtime roots: %s and a write lease cannot check %d file(s) of %d release(s) to remove instead (%s): %w; %s",
-			lp.scan.blindText(), st.unprobed, st.releasesUnprobed, st.example, ErrBlind, lp.scan.remedy())
-	}
-	return out, nil
 }
 
 // mapsUnseen reports whether the scan may have missed a mapping: a
@@ -112,178 +77,12 @@ func (st probeStats) summary(releases int) string {
 	return s
 }
 
-// release probes one release directory (rel, relative to the store). It
-// returns the first file found in use.
-func (lp leaseProbe) release(sfd int, rel string, st *probeStats) (string, bool) {
-	dfd := sfd
-	for _, c := range strings.Split(rel, "/") {
-		fd, err := unix.Openat(dfd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if dfd != sfd {
-			unix.Close(dfd)
-		}
-		if errors.Is(err, unix.ENOENT) {
-			return "", false // gone: nothing to protect
-		}
-		if err != nil {
-			st.cannot(rel, err)
-			return "", false
-		}
-		dfd = fd
-	}
-	defer unix.Close(dfd)
-	var root unix.Stat_t
-	var sfs unix.Statfs_t
-	if err := unix.Fstat(dfd, &root); err != nil {
-		st.cannot(rel, err)
-		return "", false
-	}
-	before := st.unprobed
-	w := walker{st: st, dev: root.Dev, base: rel}
-	file, busy := w.dir(dfd, "")
-	if !busy && lp.mapsUnseen() && unix.Fstatfs(dfd, &sfs) == nil && sfs.Type == overlayMagic {
-		// On overlayfs a mapping holds the lower file, not the overlay's:
-		// a file mapped and then closed is not seen (where the scan could
-		// not read some process's maps itself).
-		st.unprobed += w.files
-		if st.example == "" {
-			st.example = "the store is on overlayfs, where a lease does not see a file mapped without an open descriptor"
-		}
-	}
-	if st.unprobed > before {
-		st.releasesUnprobed++
-	}
-	return file, busy
-}
-
 // cannot records a directory that could not be examined at all.
 func (st *probeStats) cannot(rel string, err error) {
 	st.unprobed++
 	if st.example == "" {
 		st.example = rel + ": " + err.Error()
 	}
-}
-
-type walker struct {
-	st    *probeStats
-	base  string // the release, relative to the store
-	dev   uint64
-	files int // files of this release checked
-	dents []byte
-}
-
-// dir probes the regular files under the directory dfd (at rel inside the
-// release), not following symlinks, not crossing mounts (Apply keeps a
-// release with a mount point inside whole anyway).
-func (w *walker) dir(dfd int, rel string) (string, bool) {
-	if w.dents == nil {
-		w.dents = make([]byte, 8<<10)
-	}
-	var subs []string
-	for {
-		n, err := unix.Getdents(dfd, w.dents)
-		if err != nil {
-			w.st.cannot(join(w.base, rel), err)
-			return "", false
-		}
-		if n <= 0 {
-			break
-		}
-		buf := w.dents[:n]
-		for len(buf) > 0 {
-			reclen := int(buf[16]) | int(buf[17])<<8
-			typ := buf[18]
-			name := buf[19:reclen]
-			if i := indexNUL(name); i >= 0 {
-				name = name[:i]
-			}
-			buf = buf[reclen:]
-			nm := string(name)
-			if nm == "." || nm == ".." {
-				continue
-			}
-			if typ == unix.DT_UNKNOWN {
-				var s unix.Stat_t
-				if err := unix.Fstatat(dfd, nm, &s, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-					continue
-				}
-				switch s.Mode & unix.S_IFMT {
-				case unix.S_IFDIR:
-					typ = unix.DT_DIR
-				case unix.S_IFREG:
-					typ = unix.DT_REG
-				}
-			}
-			switch typ {
-			case unix.DT_DIR:
-				subs = append(subs, nm)
-			case unix.DT_REG:
-				if w.file(dfd, nm, join(rel, nm)) {
-					return join(rel, nm), true
-				}
-			}
-		}
-	}
-	for _, nm := range subs {
-		fd, err := unix.Openat(dfd, nm, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ELOOP) && !errors.Is(err, unix.ENOTDIR) {
-				w.st.cannot(join(w.base, join(rel, nm)), err)
-			}
-			continue
-		}
-		var s unix.Stat_t
-		if unix.Fstat(fd, &s) != nil || s.Dev != w.dev {
-			unix.Close(fd)
-			continue
-		}
-		file, busy := w.dir(fd, join(rel, nm))
-		unix.Close(fd)
-		if busy {
-			return file, true
-		}
-	}
-	return "", false
-}
-
-// file probes one regular file; it reports whether something else has it
-// open (or mapped, or executing).
-func (w *walker) file(dfd int, name, rel string) bool {
-	flags := unix.O_RDONLY | unix.O_NONBLOCK | unix.O_NOFOLLOW | unix.O_NOCTTY | unix.O_CLOEXEC
-	fd, err := unix.Openat(dfd, name, flags|unix.O_NOATIME, 0)
-	if errors.Is(err, unix.EPERM) {
-		fd, err = unix.Openat(dfd, name, flags, 0) // O_NOATIME needs the owner or CAP_FOWNER
-	}
-	switch {
-	case errors.Is(err, unix.EWOULDBLOCK):
-		return true // someone holds a lease on it (O_NONBLOCK: not waited for)
-	case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ELOOP):
-		return false // gone, or now a symlink
-	case err != nil:
-		w.st.cannot(join(w.base, rel), err)
-		return false
-	}
-	defer unix.Close(fd)
-	var s unix.Stat_t
-	if unix.Fstat(fd, &s) != nil || s.Mode&unix.S_IFMT != unix.S_IFREG {
-		return false
-	}
-	w.st.files++
-	w.files++
-	_, err = unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_WRLCK)
-	switch {
-	case err == nil:
-		unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_UNLCK)
-		return false
-	case errors.Is(err, unix.EAGAIN):
-		return true
-	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
-		w.st.files--
-		w.st.cannot(join(w.base, rel), fmt.Errorf("not its owner and no CAP_LEASE"))
-	default:
-		w.st.files--
-		w.st.cannot(join(w.base, rel), fmt.Errorf("no lease: %w", err))
-	}
-	return false
 }
 
 func join(dir, name string) string {
