@@ -525,11 +525,21 @@ type Status struct {
 	Job
 	State JobState
 	Next  time.Time
+	// InState reports whether the state file holds the job. When it does
+	// not (the file was deleted or replaced, or no daemon has loaded the
+	// job's definition yet), State is what this Scheduler's Reload made
+	// of it in memory, and Next holds only if a daemon knows the job: a
+	// running daemon that loaded it restores it from its memory when it
+	// falls due (RunDue), and an exported timer's first firing runs it;
+	// otherwise it starts when a daemon next starts or reloads, at its
+	// first due time after that.
+	InState bool
 }
 
 // Status returns every job's state as persisted (or, for a job the state
-// file does not hold yet, as Reload left it in memory), and when it runs
-// next. A run this process could not record shows in LastError.
+// file does not hold, as Reload left it in memory: InState is false),
+// and when it runs next. A run this process could not record shows in
+// LastError.
 func (s *Scheduler) Status() ([]Status, error) {
 	st, err := LoadState(s.StatePath)
 	if err != nil {
@@ -542,9 +552,9 @@ func (s *Scheduler) Status() ([]Status, error) {
 	s.mu.RUnlock()
 	var out []Status
 	for _, j := range jobs {
-		js := JobState{}
+		js, in := JobState{}, false
 		if p := st.Jobs[j.Key]; p != nil {
-			js = *p
+			js, in = *p, true
 		} else if view != nil && view.Jobs[j.Key] != nil {
 			js = *view.Jobs[j.Key]
 		}
@@ -560,7 +570,7 @@ func (s *Scheduler) Status() ([]Status, error) {
 		if d, ok := due(c, &js, now); ok {
 			next = d // overdue: runs at the next tick
 		}
-		out = append(out, Status{Job: j, State: js, Next: next})
+		out = append(out, Status{Job: j, State: js, Next: next, InState: in})
 	}
 	return out, nil
 }

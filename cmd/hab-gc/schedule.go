@@ -315,6 +315,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 				Result   *schedule.RunResult `json:"last_result"`
 				LastErr  string              `json:"last_error,omitempty"`
 				Timezone string              `json:"timezone"`
+				InState  *bool               `json:"in_state,omitempty"` // scheduled jobs only
 			}
 			type watchJSON struct {
 				Name   string `json:"name"`
@@ -331,7 +332,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 			for _, st := range sts {
 				j := jobJSON{Key: st.Key, Type: st.Type, Store: st.Store, Spec: st.Spec.Raw, Cron: st.Cron, Owner: st.Owner,
 					Members: st.Members, Next: st.Next.Format(time.RFC3339), Runs: st.State.Runs, LastErr: st.State.LastError,
-					Timezone: s.Location.String()}
+					Timezone: s.Location.String(), InState: &st.InState}
 				if st.State.LastRun != nil {
 					lr := st.State.LastRun.Start.Format(time.RFC3339)
 					j.LastRun, j.Result = &lr, &st.State.LastRun.Result
@@ -348,6 +349,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 			return rejected
 		}
 		tw := tabwriter.NewWriter(a.text, 0, 4, 2, ' ', 0)
+		absent := false
 		fmt.Fprintln(tw, "KEY\tTYPE\tSTORE\tSPEC\tCRON\tOWNER\tMEMBERS\tNEXT\tLAST RUN\tRUNS")
 		for _, st := range sts {
 			last := "never"
@@ -362,8 +364,13 @@ func (a *app) scheduleCmd() *cobra.Command {
 			if st.State.LastError != "" {
 				last += " (error: " + st.State.LastError + ")"
 			}
+			next := st.Next.Format(time.RFC3339)
+			if !st.InState {
+				next += " " + notInState
+				absent = true
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", st.Key, st.Type, st.Store, st.Spec.Raw, st.Cron, st.Owner,
-				strings.Join(st.Members, ","), st.Next.Format(time.RFC3339), last, st.State.Runs)
+				strings.Join(st.Members, ","), next, last, st.State.Runs)
 		}
 		for _, p := range s.PressureJobs() {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Key, p.Type, p.Store, pressureSpec(p), "-", p.Owner,
@@ -371,6 +378,9 @@ func (a *app) scheduleCmd() *cobra.Command {
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		if absent {
+			fmt.Fprintln(a.text, "\n"+notInState+": "+notInStateNote)
 		}
 		if len(watches) > 0 {
 			fmt.Fprintln(a.text, "\nWatched by the daemon (purge after each install; hab-gc watch):")
@@ -728,3 +738,13 @@ func ran(outs []schedule.Outcome) int {
 	}
 	return n
 }
+
+// notInState marks, in schedule list, the NEXT time of a job the state
+// file does not hold (schedule.Status.InState), explained once under the
+// table by notInStateNote.
+const (
+	notInState     = "(not in state)"
+	notInStateNote = "the state file does not hold this job (deleted or replaced, or no daemon has loaded its definition yet).\n" +
+		"A running daemon that loaded it restores it from its memory and runs it at NEXT, and so does the first firing of its\n" +
+		"exported timer; otherwise it starts when a daemon next starts or reloads, at its first due time after that."
+)
