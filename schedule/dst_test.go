@@ -101,3 +101,39 @@ func wholeIntervals(c *schedule.Cron, spec string, loc *time.Location) string {
 	}
 	return ""
 }
+
+// TestHourlyAcrossDaylightSaving pins what docs/scheduling.md says of
+// @hourly-random (a minute of every hour, never drawn again; issue 25
+// item 6): when clocks go forward its runs stay an hour apart in elapsed
+// time (the skipped wall hour is no hour at all); when they go back, the
+// repeated hour runs once, at its first occurrence, so two runs are two
+// hours apart.
+func TestHourlyAcrossDaylightSaving(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no tzdata:", err)
+	}
+	c, err := schedule.NewCron("17 * * * *", berlin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		from  time.Time
+		wantG []time.Duration // gaps between the next runs
+	}{
+		{"forward", time.Date(2027, 3, 27, 23, 17, 0, 0, time.UTC), []time.Duration{time.Hour, time.Hour, time.Hour}},
+		{"back", time.Date(2027, 10, 30, 23, 17, 0, 0, time.UTC), []time.Duration{time.Hour, 2 * time.Hour, time.Hour}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			at := tt.from
+			for i, want := range tt.wantG {
+				n := c.Next(at)
+				if n.Sub(at) != want {
+					t.Fatalf("run %d at %s (%s), %s after the one before; want %s", i+1, n.UTC().Format(time.RFC3339), n.In(berlin).Format("15:04 MST"), n.Sub(at), want)
+				}
+				at = n
+			}
+		})
+	}
+}
