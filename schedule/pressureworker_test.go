@@ -72,7 +72,13 @@ func TestPressurePruneDelaysNoOtherStore(t *testing.T) {
 	}
 	s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
 		n := name(j)
-		events <- n + " start"
+		send := func(ev string) {
+			select {
+			case events <- ev:
+			case <-ctx.Done(): // the test is over
+			}
+		}
+		send(n + " start")
 		if n == "A pressure" {
 			select {
 			case <-release:
@@ -82,7 +88,7 @@ func TestPressurePruneDelaysNoOtherStore(t *testing.T) {
 		if j.Type == schedule.Pressure {
 			setFree(j.FSRoot, 2<<30) // it freed enough
 		}
-		events <- n + " end"
+		send(n + " end")
 		return schedule.RunResult{OK: true}
 	}
 	e.reload(s)
