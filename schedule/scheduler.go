@@ -956,7 +956,7 @@ func (s *Scheduler) runPressure(ctx context.Context, j Job) Outcome {
 		return out
 	}
 	start := s.now()
-	res := s.runFunc()(ctx, j, store, start)
+	res := s.runFunc()(ctx, j, store, start).withErrText()
 	out.Ran, out.Result = true, res
 	attrs := []any{"ok", res.OK, "removed", res.Removed, "bytes_freed", res.BytesFreed, "free_before", res.FreeBefore, "free_after", res.FreeAfter, "seconds", s.now().Sub(start).Seconds()}
 	if res.Error != "" {
@@ -1073,7 +1073,7 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 		return out
 	}
 	start := s.now()
-	res := s.runFunc()(withLogger(ctx, log), j, store, start)
+	res := s.runFunc()(withLogger(ctx, log), j, store, start).withErrText()
 	if notice != "" {
 		res.Notice = notice
 	}
@@ -1232,14 +1232,14 @@ func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time
 func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup) RunResult {
 	pol, opts, err := setup(store.FSRoot(), j)
 	if err != nil {
-		return RunResult{Error: err.Error()}
+		return failedRun(err)
 	}
 	opts.Now = now
 	switch j.Type {
 	case Check:
 		rep, err := store.Verify(ctx, opts)
 		if err != nil {
-			return RunResult{Error: err.Error()}
+			return failedRun(err)
 		}
 		return RunResult{OK: rep.OK(), Problems: len(rep.Problems), ProblemList: rep.Problems}
 	case Prune, Pressure:
@@ -1261,7 +1261,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 			pins, err := keptAt(ctx, root, j, now, setup)
 			if err != nil {
 				err = fmt.Errorf("FS root %s shares the store, and its plan could not be made, so nothing is removed: %w", root, err)
-				return record(RunResult{Error: err.Error()}, nil, nil, err)
+				return record(failedRun(err), nil, nil, err)
 			}
 			pol.Excludes = append(pol.Excludes, pins...)
 		}
@@ -1270,7 +1270,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 		}
 		plan, err := retention.PlanStore(ctx, store, pol, now, opts)
 		if err != nil {
-			res := RunResult{Error: err.Error()}
+			res := failedRun(err)
 			var de *retention.DamagedError
 			if errors.As(err, &de) {
 				res.Problems, res.ProblemList = len(de.Problems), de.Problems
@@ -1289,7 +1289,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 				}
 			}
 			if err != nil {
-				return record(RunResult{Error: err.Error()}, plan, nil, err)
+				return record(failedRun(err), plan, nil, err)
 			}
 		}
 		ar, err := plan.Apply(ctx, store, retention.ApplyOptions{Locked: true, Logger: loggerFrom(ctx)})
@@ -1305,15 +1305,16 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 			res.Removed, res.BytesFreed = ar.Removed, ar.BytesFreed
 			res.OK = !ar.Partial()
 			if ar.Partial() {
-				res.Error = fmt.Sprintf("%d removal(s) failed", ar.Failed)
+				res.Err = partialError(ar)
+				res.Error = res.Err.Error()
 			}
 		}
 		if err != nil {
-			res.OK, res.Error = false, err.Error()
+			res.OK, res.Err, res.Error = false, err, err.Error()
 		}
 		return res
 	}
-	return RunResult{Error: "unknown job type " + string(j.Type)}
+	return failedRun(errors.New("unknown job type " + string(j.Type)))
 }
 
 // keptAt plans the job at another FS root sharing the store and returns

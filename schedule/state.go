@@ -98,7 +98,16 @@ type RunResult struct {
 	Problems   int    `json:"problems"` // how many; ProblemList lists them
 	Removed    int    `json:"removed"`
 	BytesFreed int64  `json:"bytes_freed"`
-	Error      string `json:"error,omitempty"`
+	// Error is the text of the run's error (empty: it did not fail), as
+	// the state file records it, and Err the error itself, for errors.Is
+	// and errors.As: retention.ErrDamaged, pkgstore.ErrLocked,
+	// ErrRemovalsFailed (with each release's *retention.ReleaseError)...
+	// An error cannot be written to the state file and read back, so Err
+	// exists only in the process that ran the job: a result read back
+	// from the state file (LoadState) has Error and a nil Err. A RunFunc
+	// may set Err alone; the Scheduler fills Error from it.
+	Error string `json:"error,omitempty"`
+	Err   error  `json:"-"`
 	// HistoryError says why a prune's records could not be appended to
 	// the history journal (see package history).
 	HistoryError string `json:"history_error,omitempty"`

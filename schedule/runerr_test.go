@@ -1,0 +1,106 @@
+package schedule_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/retention"
+	"github.com/hab-gc/hab-gc/schedule"
+)
+
+// Issue 23 item 8: a run's error is an error the caller tests with
+// errors.Is and errors.As (RunResult.Err), not only a string; Error is its
+// text, which the state file records (a result read back has no Err).
+func TestRunResultErr(t *testing.T) {
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name  string
+		store func(t *testing.T, b *storetest.Builder)
+		check func(t *testing.T, err error)
+		text  string
+	}{
+		{name: "damaged store", store: func(t *testing.T, b *storetest.Builder) {
+			b.File("hab/pkgs/core/a/3/3/DEPS", "core\n")
+		}, check: func(t *testing.T, err error) {
+			var de *retention.DamagedError
+			if !errors.Is(err, retention.ErrDamaged) || !errors.As(err, &de) || len(de.Problems) == 0 {
+				t.Errorf("Err %v: not ErrDamaged with its problems", err)
+			}
+		}},
+		{name: "removals failed", store: func(t *testing.T, b *storetest.Builder) {
+			// core/a/1/1 cannot be hidden: its VERSION directory is immutable.
+			ver := filepath.Dir(b.PkgPath("core/a/1/1"))
+			if out, err := exec.Command("chattr", "+i", ver).CombinedOutput(); err != nil {
+				t.Skipf("chattr +i (needs root and a file system that has it): %v %s", err, out)
+			}
+			t.Cleanup(func() { exec.Command("chattr", "-i", ver).Run() })
+		}, check: func(t *testing.T, err error) {
+			var re *retention.ReleaseError
+			if !errors.Is(err, schedule.ErrRemovalsFailed) || !errors.Is(err, fs.ErrPermission) || !errors.As(err, &re) || re.Ident.String() != "core/a/1/1" {
+				t.Errorf("Err %v: not ErrRemovalsFailed wrapping core/a/1/1's permission error", err)
+			}
+		}, text: "1 removal(s) failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			b := storetest.New(t)
+			for _, id := range []string{"core/a/1/1", "core/a/2/2", "core/a/3/3"} {
+				b.Add(storetest.Release{Ident: id, ModTime: old})
+			}
+			tt.store(t, b)
+			e.write("p", fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@hourly-random\"\nkeep_latest = 1\nmin_age = \"none\"\n", b.Root))
+			s := e.scheduler()
+			s.Run = nil // the real prune
+			e.reload(s)
+			o, err := s.Trigger(context.Background(), s.Jobs()[0].Key)
+			if err != nil || !o.Ran {
+				t.Fatalf("trigger: %+v, %v", o, err)
+			}
+			res := o.Result
+			if res.Err == nil || res.Error != res.Err.Error() || !o.Failed() {
+				t.Fatalf("result: Err %v, Error %q, Failed %v", res.Err, res.Error, o.Failed())
+			}
+			if tt.text != "" && res.Error != tt.text {
+				t.Errorf("Error %q, want %q", res.Error, tt.text)
+			}
+			tt.check(t, res.Err)
+			st, err := schedule.LoadState(e.state)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := st.Jobs[o.Job.Key].LastRun
+			if last == nil || last.Result.Error != res.Error || last.Result.Err != nil {
+				t.Errorf("recorded %+v, want the error's text only", last)
+			}
+		})
+	}
+}
+
+// A RunFunc that returns only Err fails the run, and the state records
+// its text.
+func TestRunFuncErrRecorded(t *testing.T) {
+	boom := errors.New("boom")
+	s, key, e := triggerEnv(t, func(ctx context.Context) schedule.RunResult {
+		return schedule.RunResult{Err: fmt.Errorf("pruning: %w", boom)}
+	})
+	o, err := s.Trigger(context.Background(), key)
+	if err != nil || !o.Ran || !o.Failed() || !errors.Is(o.Result.Err, boom) || o.Result.Error != "pruning: boom" {
+		t.Fatalf("outcome %+v, %v", o, err)
+	}
+	st, err := schedule.LoadState(e.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := st.Jobs[key].LastRun; last == nil || last.Result.Error != "pruning: boom" {
+		t.Errorf("recorded %+v", last)
+	}
+}
+
