@@ -52,7 +52,7 @@
 // enters a symlink: a symlinked origin, name, version or release directory
 // is reported, not followed. Below each origin/name directory (opened
 // through the os.Root), the common release is read through open directory
-// descriptors, one name at a time with O_NOFOLLOW (safeio.DirFD): about
+// descriptors, one name at a time with O_NOFOLLOW (openat, fstatat): about
 // 23 system calls a release, half what os.ReadFile of the same four files
 // costs. A release where anything is unusual (a symlink, an unreadable or
 // odd file, an ident problem) is read again through an os.Root, the path

@@ -227,8 +227,10 @@ func (s *Store) HasUninstallHook(id Ident) bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
-// Size returns the bytes on disk of a release directory (see treeSize),
-// or -1 when it cannot be opened.
+// Size returns the bytes on disk of a release directory: the space
+// allocated to everything in it on its own file system, hard links once,
+// never following a symlink nor entering a mount point (what cannot be
+// read is left out); -1 when it cannot be opened.
 func (s *Store) Size(id Ident) int64 {
 	r, err := s.pkgs.OpenRoot(safeio.Dir(id.String()))
 	if err != nil {

@@ -75,7 +75,8 @@
 // that is a symlink, not a regular file or of an unknown version is
 // refused (ErrState), and so is anything but a regular file with one link
 // owned by the effective user at the lock file's name, STATE.lock (the
-// store lock's rules, safeio.OpenPrivate). A job whose last due time is up to a day in the
+// rules of pkgstore.Store's lock file: opened without following a symlink
+// or blocking, created mode 0600). A job whose last due time is up to a day in the
 // future (the clock was set back a little) waits for the clock, so no due
 // time runs twice; one further ahead is re-anchored at now. A state file that cannot be
 // written (a full or read-only file system) does not stop Reload: the

@@ -103,4 +103,3 @@ func TestRunFuncErrRecorded(t *testing.T) {
 		t.Errorf("recorded %+v", last)
 	}
 }
-

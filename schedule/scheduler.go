@@ -72,6 +72,19 @@ type Scheduler struct {
 	// statfs): pressure jobs run when it is below their min_free.
 	Free func(store string) (pressure.Space, error)
 
+	// Settle is the pause of every prune's Apply between hiding releases
+	// and its last check for new dependents (retention.ApplyOptions.Settle):
+	// 0 is retention.DefaultSettle, retention.NoSettle none.
+	Settle time.Duration
+	// OnPhase, when set, is told of each phase of every prune and
+	// pressure prune this Scheduler runs, with its job: the scan and the
+	// planning (pkgstore.Options.OnPhase), then Apply's
+	// (retention.ApplyOptions.OnPhase). It is called from the goroutine
+	// running the job, so a slow OnPhase slows the run. Settle and OnPhase
+	// reach RunJob through its context: a RunFunc that calls RunJob (or
+	// DefaultRun) with the context it is given keeps them.
+	OnPhase func(Job, retention.PhaseEvent)
+
 	mu       sync.RWMutex // guards jobs, crons, pressure and view, replaced by Reload
 	pressure []Job
 	jobs     []Job
@@ -956,7 +969,7 @@ func (s *Scheduler) runPressure(ctx context.Context, j Job) Outcome {
 		return out
 	}
 	start := s.now()
-	res := s.runFunc()(ctx, j, store, start).withErrText()
+	res := s.runFunc()(s.withApply(ctx, j), j, store, start).withErrText()
 	out.Ran, out.Result = true, res
 	attrs := []any{"ok", res.OK, "removed", res.Removed, "bytes_freed", res.BytesFreed, "free_before", res.FreeBefore, "free_after", res.FreeAfter, "seconds", s.now().Sub(start).Seconds()}
 	if res.Error != "" {
@@ -1073,7 +1086,7 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 		return out
 	}
 	start := s.now()
-	res := s.runFunc()(withLogger(ctx, log), j, store, start).withErrText()
+	res := s.runFunc()(s.withApply(withLogger(ctx, log), j), j, store, start).withErrText()
 	if notice != "" {
 		res.Notice = notice
 	}
@@ -1268,6 +1281,10 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 		if opts.Logger == nil {
 			opts.Logger = loggerFrom(ctx) // the scan and planning phases, as Apply's
 		}
+		applyEnv := applyFrom(ctx)
+		if opts.OnPhase == nil {
+			opts.OnPhase = applyEnv.onPhase
+		}
 		plan, err := retention.PlanStore(ctx, store, pol, now, opts)
 		if err != nil {
 			res := failedRun(err)
@@ -1292,7 +1309,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 				return record(failedRun(err), plan, nil, err)
 			}
 		}
-		ar, err := plan.Apply(ctx, store, retention.ApplyOptions{Locked: true, Logger: loggerFrom(ctx)})
+		ar, err := plan.Apply(ctx, store, retention.ApplyOptions{Locked: true, Logger: loggerFrom(ctx), Settle: applyEnv.settle, OnPhase: applyEnv.onPhase})
 		if free != nil {
 			if sp, ferr := free(); ferr == nil {
 				res.FreeAfter = sp.Avail

@@ -94,10 +94,10 @@ type RunRecord struct {
 
 // RunResult is what a job's run found or did.
 type RunResult struct {
-	OK         bool   `json:"ok"`
-	Problems   int    `json:"problems"` // how many; ProblemList lists them
-	Removed    int    `json:"removed"`
-	BytesFreed int64  `json:"bytes_freed"`
+	OK         bool  `json:"ok"`
+	Problems   int   `json:"problems"` // how many; ProblemList lists them
+	Removed    int   `json:"removed"`
+	BytesFreed int64 `json:"bytes_freed"`
 	// Error is the text of the run's error (empty: it did not fail), as
 	// the state file records it, and Err the error itself, for errors.Is
 	// and errors.As: retention.ErrDamaged, pkgstore.ErrLocked,
@@ -216,7 +216,7 @@ func (st *State) Save(path string) error {
 // exclusive lock on PATH.lock, and saves it when f returns true. Two
 // schedulers sharing a state file never lose each other's updates.
 //
-// The lock file follows the store lock's rules (safeio.OpenPrivate): it is
+// The lock file follows the rules of the store's lock file: it is
 // opened without following a symlink or blocking, created mode 0600, and
 // must be a regular file with one link owned by the effective user;
 // anything else at its name is refused (ErrState) and never written.
