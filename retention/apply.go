@@ -236,8 +236,15 @@ const (
 // cancels ctx gets Apply back after at most the deletion of one release
 // plus one rename per hidden release (waiting for the lock, the scans and
 // the settle pause all stop at once).
-func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, opts ApplyOptions) (*Result, error) {
+//
+// The options are optional: at most one ApplyOptions, none for the
+// defaults (see PlanStore for why call sites read this way).
+func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, options ...ApplyOptions) (*Result, error) {
 	if err := store.Usable(); err != nil {
+		return nil, err
+	}
+	opts, err := oneOption(options)
+	if err != nil {
 		return nil, err
 	}
 	if err := p.checkStore(store); err != nil {

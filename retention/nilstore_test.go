@@ -17,12 +17,12 @@ func TestNilStoreRefused(t *testing.T) {
 		store *pkgstore.Store
 	}{{"nil", nil}, {"zero", &pkgstore.Store{}}} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := retention.PlanStore(context.Background(), tc.store, retention.Policy{KeepLatest: 1}, now, pkgstore.Options{})
+			_, err := retention.PlanStore(context.Background(), tc.store, retention.Policy{KeepLatest: 1}, now)
 			if !errors.Is(err, pkgstore.ErrNoStore) {
 				t.Errorf("PlanStore: err = %v, want ErrNoStore", err)
 			}
 			var p retention.Plan
-			if _, err := p.Apply(context.Background(), tc.store, retention.ApplyOptions{}); !errors.Is(err, pkgstore.ErrNoStore) {
+			if _, err := p.Apply(context.Background(), tc.store); !errors.Is(err, pkgstore.ErrNoStore) {
 				t.Errorf("Apply: err = %v, want ErrNoStore", err)
 			}
 		})

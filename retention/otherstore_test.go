@@ -26,7 +26,7 @@ func TestOtherStoreMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	_, err = p.Apply(context.Background(), s, retention.ApplyOptions{})
+	_, err = p.Apply(context.Background(), s)
 	if !errors.Is(err, retention.ErrOtherStore) {
 		t.Fatalf("err = %v, want ErrOtherStore", err)
 	}

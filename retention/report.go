@@ -19,13 +19,41 @@ import (
 // plan. A policy that sets nothing is refused before any scan
 // (ErrEmptyPolicy).
 //
-// scan.OnPhase and scan.Logger see the scan (PhaseScan) and then the
-// planning (PhasePlan), as ApplyOptions' see Apply's phases.
-func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, scan pkgstore.Options) (*Plan, error) {
+// The scan options are optional: at most one pkgstore.Options, none for
+// the defaults (the machine's target, every release measured only when
+// it is to be removed). scan.OnPhase and scan.Logger see the scan
+// (PhaseScan) and then the planning (PhasePlan), as ApplyOptions' see
+// Apply's phases.
+//
+// # Call sites
+//
+// The common case is two calls, with the clock explicit and every option
+// left out:
+//
+//	plan, err := retention.PlanStore(ctx, store, policy, time.Now())
+//	res, err := plan.Apply(ctx, store)
+//
+// Options are trailing and optional (scan ...pkgstore.Options, opts
+// ...ApplyOptions: at most one, the zero value when absent), so a caller
+// names only what it changes and no call site writes an empty struct.
+// The clock stays an argument, never a default: it is the plan's
+// (Plan.Now), MinAge is measured with it and Apply revalidates with it,
+// and a scheduler or test passes its own. The store is given to Apply
+// again, rather than kept in the Plan, because a plan is data (Compute
+// makes one from an Inventory alone; it can be reported and applied
+// later) while Apply acts on an open store under its lock, and refuses
+// any store but the plan's (ErrOtherStore). There is no one-call
+// plan-and-apply: a purge that cannot show its plan first (to log it, or
+// stop on a warning) would be the easy, and worse, path.
+func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, opts ...pkgstore.Options) (*Plan, error) {
 	if err := store.Usable(); err != nil {
 		return nil, err
 	}
 	if err := pol.Validate(); err != nil {
+		return nil, err
+	}
+	scan, err := oneOption(opts)
+	if err != nil {
 		return nil, err
 	}
 	if scan.Now.IsZero() {
