@@ -183,6 +183,10 @@ type Inventory struct {
 	Mounts []string
 	// BinlinkDirs are the binlink directories that were read.
 	BinlinkDirs []string
+	// InstallWindow is the scan's Options.InstallWindow (the default
+	// filled in): how recent a change made an install count as in
+	// progress. A re-scan of the same store uses it again.
+	InstallWindow time.Duration
 	// Problems are every damaged, odd or unreadable thing the scan found,
 	// sorted by path. See Problem.Blocking.
 	Problems []Problem

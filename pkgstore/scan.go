@@ -208,7 +208,7 @@ func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 	slices.SortFunc(inv.Installing, func(a, b Installing) int { return strings.Compare(a.Path, b.Path) })
 	s.readFetched(inv, sc)
 	slices.Sort(inv.Debris)
-	inv.BinlinkDirs = opts.BinlinkDirs
+	inv.BinlinkDirs, inv.InstallWindow = opts.BinlinkDirs, opts.InstallWindow
 	s.readMounts(inv, &sc.problems)
 	s.readSpecs(inv, &sc.problems)
 	s.readBinlinks(inv, opts.BinlinkDirs, &sc.problems)

@@ -275,7 +275,9 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	scanOpts := pkgstore.Options{Target: p.Inventory.Target, BinlinkDirs: p.Inventory.BinlinkDirs, Now: opts.Now()}
+	// The plan's scan settings, so that the re-scan judges as the plan did.
+	scanOpts := pkgstore.Options{Target: p.Inventory.Target, BinlinkDirs: p.Inventory.BinlinkDirs,
+		InstallWindow: p.Inventory.InstallWindow, Now: opts.Now()}
 	fresh, err := store.Scan(ctx, scanOpts)
 	if err != nil {
 		return nil, err

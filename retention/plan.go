@@ -101,6 +101,11 @@ type Plan struct {
 	// Pins are the policy's excludes, each with its source and how many
 	// installed releases it matches. Policy order.
 	Pins []Pin
+	// InstallWait, when not empty, says why every removal waits: an
+	// install in progress (see pkgstore.Installing) whose needs the store
+	// does not show yet. A later run, once it has ended, removes what
+	// this one kept.
+	InstallWait string
 
 	byRef  map[pkgstore.Ref]int
 	reach  *depgraph.Reach
@@ -504,12 +509,14 @@ func ordinal(n int) string {
 // installRoots keeps what installs in progress need (see
 // pkgstore.Installing): every installed release an install directory or a
 // fresh archive in the artifact cache names, and, while any install
-// directory is active, every release. Habitat installs the missing
-// dependencies of a package (each in its own install directory) before it
-// makes the package's own, and the package's archive may have been in the
-// cache for days: what that package found installed ("Using") shows
-// nowhere until its own install directory exists. So no release is removed
-// while an install is running.
+// directory is active, a download is in progress or an archive whose
+// release is not installed came into the cache within the install window,
+// every release. Habitat fetches and verifies all the missing
+// dependencies of a package, then installs each in its own install
+// directory before it makes the package's own, and the package's archive
+// may have been in the cache for days: what that package found installed
+// ("Using") shows nowhere until its own install directory exists. So no
+// release is removed while an install is running.
 func (p *Plan) installRoots() {
 	inv := p.Inventory
 	for _, list := range [2][]pkgstore.Installing{inv.Installing, inv.Fetched} {
@@ -526,7 +533,7 @@ func (p *Plan) installRoots() {
 		}
 	}
 	for _, in := range slices.Concat(inv.Installing, inv.Fetched) {
-		if !in.Active || (!in.Download && strings.HasPrefix(in.Path, pkgstore.ArtifactCacheDir+"/")) {
+		if !in.Active {
 			continue
 		}
 		why := fmt.Sprintf("removals wait for the install in progress at %s (changed %s) to end: Habitat may be installing it for a package that uses releases it found installed",
@@ -534,11 +541,15 @@ func (p *Plan) installRoots() {
 		if in.Download {
 			why = fmt.Sprintf("removals wait for the download in progress at %s (changed %s) to end: Habitat downloads a package's missing dependencies before it unpacks any, and the package may use releases it found installed",
 				installPath(in), in.Changed.UTC().Format(time.RFC3339))
+		} else if strings.HasPrefix(in.Path, pkgstore.ArtifactCacheDir+"/") {
+			why = fmt.Sprintf("removals wait for the install of %s, whose archive came into the cache at %s (changed %s): Habitat verifies a fetched archive before it unpacks it, and the package it may be installing it for uses releases it found installed, which no archive names",
+				in.Release, installPath(in), in.Changed.UTC().Format(time.RFC3339))
 		}
 		if !in.Known {
 			why = fmt.Sprintf("removals wait for the install in progress at %s (changed %s) to end: what it needs cannot be read yet (%s)",
 				installPath(in), in.Changed.UTC().Format(time.RFC3339), in.From)
 		}
+		p.InstallWait = why
 		for _, r := range inv.Releases {
 			p.addRoot(r.Ref, CodeInstalling, why)
 		}

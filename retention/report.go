@@ -161,6 +161,9 @@ type ReportSummary struct {
 	// minimum age would let go. A fresh image or restored backup makes
 	// every release look just installed.
 	KeptTooYoung int `json:"kept_too_young"`
+	// InstallWait is Plan.InstallWait: why every removal waits for an
+	// install in progress (empty when none does).
+	InstallWait string `json:"install_wait,omitempty"`
 }
 
 // Report describes the plan and, when res is non-nil, what Apply did.
@@ -213,6 +216,7 @@ func (p *Plan) Report(res *Result) Report {
 		}
 	}
 	rep.Summary.Releases = len(p.Decisions)
+	rep.Summary.InstallWait = p.InstallWait
 	rep.Summary.BytesReclaimable = p.ReclaimableBytes()
 	return rep
 }

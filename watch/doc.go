@@ -24,8 +24,9 @@
 // package last; while such a directory (younger than InstallWindow, else a
 // killed install's leftover) is in the package's version directories or
 // those of the packages its releases' TDEPS name, the purge waits another
-// Delay; so it does while the plan sees an active install anywhere in the
-// store (retention keeps every release then).
+// Delay; so it does while the plan waits for an install anywhere
+// (retention.Plan.InstallWait: an install directory, a download or a
+// freshly fetched archive; retention keeps every release then).
 //
 // A purge is the equivalent of `hab-gc run --only ORIGIN/NAME` with the
 // policy Run was given: the plan is the store-wide plan (keep-latest,

@@ -74,7 +74,11 @@ type Options struct {
 	// InstallWindow: a `.hab-pkg-install-*` directory (not hab-gc's own)
 	// younger than this, in the package's directories or those of its
 	// dependencies, is an install in progress, and the purge waits
-	// another Delay (default DefaultInstallWindow).
+	// another Delay (default DefaultInstallWindow). It is also the
+	// plan's pkgstore.Options.InstallWindow when Scan leaves that 0: while
+	// the plan waits for an install anywhere (retention.Plan.InstallWait:
+	// an install directory, a download, a fetched archive), so does the
+	// purge.
 	InstallWindow time.Duration
 	// LockTimeout is each purge's ApplyOptions.LockTimeout. A purge that
 	// cannot take the lock is tried again after Delay.

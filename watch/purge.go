@@ -44,20 +44,20 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 	log := w.o.log().With("package", pkg.String(), "trigger", string(t))
 	scan := w.o.Scan
 	scan.Now = p.Start
+	if scan.InstallWindow <= 0 {
+		scan.InstallWindow = w.o.installWindow()
+	}
 	p.Plan, p.Err = retention.PlanStore(ctx, w.o.Store, pol, p.Start, scan)
-	if p.Err == nil {
-		// Elsewhere in the store an install is running: the plan keeps
+	if p.Err == nil && p.Plan.InstallWait != "" {
+		// Elsewhere an install is running (an install directory, a
+		// download, a fetched archive not installed yet): the plan keeps
 		// everything until it ends (retention's install roots), so wait.
-		for _, in := range p.Plan.Inventory.Installing {
-			if in.Active {
-				log.Info("an install is in progress; the purge waits", "install", in.Path)
-				p.Err = errInstalling
-				return p
-			}
-		}
+		log.Info("an install is in progress; the purge waits", "why", p.Plan.InstallWait)
+		p.Err = errInstalling
+		return p
 	}
 	if p.Err == nil {
-		p.Result, p.Err = p.Plan.Apply(ctx, w.o.Store, retention.ApplyOptions{LockTimeout: w.o.LockTimeout, Logger: log})
+		p.Result, p.Err = p.Plan.Apply(ctx, w.o.Store, retention.ApplyOptions{LockTimeout: w.o.LockTimeout, Logger: log, Now: w.o.now})
 	}
 	p.End = w.o.now()
 	if !w.o.NoHistory {

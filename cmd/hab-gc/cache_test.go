@@ -37,7 +37,11 @@ func TestRunCache(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	code := execute([]string{"run", "--keep-latest=1", "--min-age=none", "--runtime-roots=false", "--fs-root", b.Root, "--cache", "--json"},
+	// The archives are as old as the cache's usually are (a test cannot
+	// age their change times): with the default install window, the fresh
+	// archives of releases that are not installed would make every
+	// removal wait (TestRunWaitsForFetchedArchive).
+	code := execute([]string{"run", "--keep-latest=1", "--min-age=none", "--runtime-roots=false", "--fs-root", b.Root, "--cache", "--json", "--install-window=1ns"},
 		&out, &errb, func(string) (string, bool) { return "", false })
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())

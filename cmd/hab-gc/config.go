@@ -52,6 +52,7 @@ func settings() []setting {
 		{"on_unload", "on-unload", []string{"HAB_GC_ON_UNLOAD"}},
 		{"unload_grace", "unload-grace", []string{"HAB_GC_UNLOAD_GRACE"}},
 		{"min_age", "min-age", []string{"HAB_GC_MIN_AGE"}},
+		{"install_window", "install-window", []string{"HAB_GC_INSTALL_WINDOW"}},
 		{"ignore_uninstall_hooks", "ignore-uninstall-hooks", []string{"HAB_GC_IGNORE_UNINSTALL_HOOKS"}},
 		{"allow_damaged", "allow-damaged", []string{"HAB_GC_ALLOW_DAMAGED"}},
 		{"allow_unmatched", "allow-unmatched", []string{"HAB_GC_ALLOW_UNMATCHED"}},
@@ -550,6 +551,15 @@ func (c *config) scanOptions() (pkgstore.Options, error) {
 	if d, ok := c.lookup("HAB_BINLINK_DIR"); ok && d != "" {
 		o.BinlinkDirs = append(o.BinlinkDirs, d)
 	}
+	// How long an install directory or a fetched archive counts as an
+	// install in progress; it cannot be turned off.
+	if c.isSet("install_window") {
+		w, err := retention.ParseDuration(c.raw("install_window"), -1)
+		if err != nil || w < 0 {
+			return o, c.bad("install_window", "must be a duration such as 10m or 2h (0: the default, 1h); installs in progress cannot go unprotected, so there is no none")
+		}
+		o.InstallWindow = w // 0: pkgstore's default
+	}
 	return o, nil
 }
 
@@ -809,6 +819,7 @@ func addPolicyFlags(fs *pflag.FlagSet) {
 	fs.Bool("services-only", false, "only remove releases of loaded services' packages (their spec idents: a spec pinned to core/redis/6.2.5 keeps the newest --keep-latest of 6.2.5 and leaves other versions alone) and the dependencies only they needed")
 	fs.Bool("no-deps", false, "keep the dependencies that a limited purge (--only, --services-only) frees, as hab pkg uninstall --no-deps; a loaded service's version-pinned spec keeps the newest --keep-latest of that version")
 	fs.String("min-age", "", "keep releases installed less than this long ago (default 1h, also 0; none turns it off)")
+	fs.String("install-window", "", "an install directory, download or fetched archive changed less than this long ago is an install in progress, and removals wait for it (default 1h, also 0; it cannot be turned off)")
 	fs.Bool("ignore-uninstall-hooks", false, "allow removing the last release of a package that ships an uninstall hook (hab-gc never runs hooks)")
 	fs.Bool("allow-damaged", false, "plan despite a damaged store: damaged releases and all they name are kept")
 	fs.String("runtime-roots", "true", "keep every release a running process uses (executes, maps, holds open, works in, names in its environment or command line), read from /proc; where /proc does not show every process fully, the releases to remove are checked with write leases, and the run is refused if they cannot be: best-effort goes on then, false turns it off (env HAB_GC_RUNTIME_ROOTS)")

@@ -98,6 +98,9 @@ func printPlan(w io.Writer, rep retention.Report, verbose bool) {
 	if s.KeptTooYoung > 0 {
 		fmt.Fprintf(w, "%d of the kept releases are kept only because they were installed less than the minimum age ago (--min-age, default 1h; a fresh image, a restored backup or a chown makes releases look new): --min-age=none, or a shorter duration, lets them go.\n", s.KeptTooYoung)
 	}
+	if s.InstallWait != "" {
+		fmt.Fprintf(w, "Every release is kept this time: %s. The next run after it ends removes them (--install-window, default 1h, is how long a stalled install holds removals).\n", s.InstallWait)
+	}
 	if !verbose && s.Keep > 0 {
 		fmt.Fprintln(w, "--verbose lists the kept releases too, with their reasons.")
 	}

@@ -50,6 +50,7 @@ its releases (none kept by count; every other protection holds). Runs until SIGI
 		if o.Policy, o.Scan, err = c.pruneSetup(true); err != nil {
 			return err
 		}
+		o.InstallWindow = o.Scan.InstallWindow
 		if o.LockTimeout, err = c.lockTimeout(); err != nil {
 			return err
 		}
