@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
@@ -69,18 +67,4 @@ func (w *watcher) installing(pkg pkgstore.Ident) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// changed is the later of path's mtime and ctime (not followed).
-func changed(path string) (time.Time, bool) {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(path, &st); err != nil {
-		return time.Time{}, false
-	}
-	m := time.Unix(st.Mtim.Sec, st.Mtim.Nsec)
-	c := time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
-	if c.After(m) {
-		return c, true
-	}
-	return m, true
 }

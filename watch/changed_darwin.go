@@ -1,0 +1,20 @@
+package watch
+
+import (
+	"syscall"
+	"time"
+)
+
+// changed is the later of path's mtime and ctime (not followed).
+func changed(path string) (time.Time, bool) {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil {
+		return time.Time{}, false
+	}
+	m := time.Unix(st.Mtimespec.Sec, st.Mtimespec.Nsec)
+	c := time.Unix(st.Ctimespec.Sec, st.Ctimespec.Nsec)
+	if c.After(m) {
+		return c, true
+	}
+	return m, true
+}
