@@ -1,3 +1,5 @@
+//go:build unix
+
 package schedule_test
 
 import (

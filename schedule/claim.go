@@ -1,12 +1,9 @@
 package schedule
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Claim is a due time a scheduler took, under the state's lock, before
@@ -49,8 +46,7 @@ func (c *Claim) alive(now time.Time) bool {
 	if host, _ := os.Hostname(); host != c.Host {
 		return true
 	}
-	err := unix.Kill(c.PID, 0)
-	return err == nil || errors.Is(err, unix.EPERM)
+	return processExists(c.PID)
 }
 
 func (c *Claim) String() string {

@@ -10,8 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -249,29 +247,6 @@ const stateLockTimeout = 10 * time.Second
 // ErrStateBusy is wrapped by the error of a state update that gave up
 // waiting for the state's lock (held past stateLockTimeout).
 var ErrStateBusy = errors.New("the schedule state's lock is held by another process")
-
-// flockBounded takes the descriptor's exclusive lock, polling without
-// blocking for at most timeout.
-func flockBounded(rc syscall.RawConn, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		var ferr error
-		if err := rc.Control(func(fd uintptr) {
-			for ferr = unix.Flock(int(fd), unix.LOCK_EX|unix.LOCK_NB); ferr == unix.EINTR; {
-				ferr = unix.Flock(int(fd), unix.LOCK_EX|unix.LOCK_NB)
-			}
-		}); err != nil {
-			return err
-		}
-		if ferr != unix.EWOULDBLOCK {
-			return ferr
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%w (held past the %s wait)", ErrStateBusy, timeout)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 // lockState takes the exclusive lock PATH.lock, waiting for it at most
 // stateLockTimeout.
