@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/metrics"
@@ -543,7 +542,7 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 // present, must be writable.
 func stateWritable(path string) error {
 	if _, err := os.Lstat(path); err == nil {
-		if err := unix.Access(path, unix.W_OK); err != nil {
+		if err := writable(path); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
@@ -557,7 +556,7 @@ func stateWritable(path string) error {
 		}
 		dir = filepath.Dir(dir)
 	}
-	if err := unix.Access(dir, unix.W_OK); err != nil {
+	if err := writable(dir); err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
 	return nil

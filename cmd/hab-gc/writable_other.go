@@ -1,0 +1,9 @@
+//go:build !unix
+
+package main
+
+import "errors"
+
+// writable is only implemented on Unix (access(2)): elsewhere it fails
+// with errors.ErrUnsupported.
+func writable(path string) error { return errors.ErrUnsupported }
