@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/hab-gc/hab-gc/lease"
@@ -25,7 +24,7 @@ func TestMain(m *testing.M) {
 	if file := os.Getenv(flockEnv); file != "" {
 		f, err := os.Open(file)
 		if err == nil {
-			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+			err = lockExclusive(f)
 		}
 		if err != nil {
 			os.Stdout.WriteString(err.Error() + "\n")

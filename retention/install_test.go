@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -388,7 +387,7 @@ func TestInstallDirUnreadableAsNonRoot(t *testing.T) {
 		cmd := exec.Command(bin, "-test.run=^TestInstallDirUnreadableAsNonRoot$", "-test.v")
 		cmd.Env = append(os.Environ(), env+"="+dir)
 		cmd.Dir = dir
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		asNobody(t, cmd)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("as nobody: %v\n%s", err, out)

@@ -2,14 +2,11 @@ package retention_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/internal/testtool"
@@ -42,9 +39,9 @@ func holdLease(t *testing.T, fsRoot, content string) *exec.Cmd {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+		held := lockedElsewhere(t, f)
 		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
+		if held {
 			return cmd
 		}
 		if time.Now().After(deadline) {

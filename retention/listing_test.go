@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"unicode/utf8"
 
@@ -201,7 +200,7 @@ func TestUnreadableTargetAsNonRoot(t *testing.T) {
 	cmd := exec.Command(bin, "-test.run=^TestUnreadableTargetAsNonRoot$", "-test.v")
 	cmd.Env = append(os.Environ(), env+"="+dir)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	asNobody(t, cmd)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("as nobody: %v\n%s", err, out)

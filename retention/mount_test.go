@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -22,18 +20,15 @@ var mountKinds = []struct {
 	mount func(t *testing.T, b *storetest.Builder, dir string)
 }{
 	{"tmpfs", func(t *testing.T, _ *storetest.Builder, dir string) {
-		mountAt(t, dir, func() error { return unix.Mount("hab-gc-test", dir, "tmpfs", 0, "size=1m") })
+		mountAt(t, dir, func() error { return mountTmpfs(dir) })
 	}},
 	{"bind mount of the same file system", func(t *testing.T, b *storetest.Builder, dir string) {
 		src := b.Path("elsewhere/" + filepath.Base(dir) + itoa(len(t.Name())))
 		if err := os.MkdirAll(src, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		mountAt(t, dir, func() error { return unix.Mount(src, dir, "", unix.MS_BIND, "") })
-		var a, c unix.Stat_t
-		unix.Stat(src, &a)
-		unix.Stat(dir, &c)
-		if a.Dev != c.Dev {
+		mountAt(t, dir, func() error { return bindMount(src, dir) })
+		if !sameDevice(src, dir) {
 			t.Fatal("a bind mount should keep st_dev")
 		}
 	}},
@@ -49,7 +44,7 @@ func mountAt(t *testing.T, dir string, do func() error) {
 	if err := do(); err != nil {
 		t.Skipf("cannot mount here (needs root and CAP_SYS_ADMIN): %v", err)
 	}
-	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
+	t.Cleanup(func() { unmount(dir) })
 	if err := os.WriteFile(filepath.Join(dir, "precious"), []byte("keep me"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +121,7 @@ func TestMountAtDeletion(t *testing.T) {
 				if stage == "hidden" && id.String() == redis2 {
 					mounted = b.Path("hab/pkgs/" + hidden + "/config")
 					mk.mount(t, b, mounted)
-					t.Cleanup(func() { unix.Unmount(b.PkgPath(redis2)+"/config", unix.MNT_DETACH) })
+					t.Cleanup(func() { unmount(b.PkgPath(redis2) + "/config") })
 				}
 			})
 			res := applyPlan(t, p, b.Root, opts)

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -217,9 +215,9 @@ func TestMountPutBackBringsItsDependencies(t *testing.T) {
 		if stage == "hidden" && id.String() == chainApp {
 			mounted = true
 			mountAt(t, b.Path("hab/pkgs/"+hidden+"/config"), func() error {
-				return unix.Mount("hab-gc-test", b.Path("hab/pkgs/"+hidden+"/config"), "tmpfs", 0, "size=1m")
+				return mountTmpfs(b.Path("hab/pkgs/" + hidden + "/config"))
 			})
-			t.Cleanup(func() { unix.Unmount(b.PkgPath(chainApp)+"/config", unix.MNT_DETACH) })
+			t.Cleanup(func() { unmount(b.PkgPath(chainApp) + "/config") })
 		}
 	})
 	res := applyPlan(t, p, b.Root, opts)

@@ -1,0 +1,11 @@
+//go:build !unix
+
+package lease_test
+
+import (
+	"errors"
+	"os"
+)
+
+// lockExclusive needs flock(2): Unix only.
+func lockExclusive(f *os.File) error { return errors.ErrUnsupported }
