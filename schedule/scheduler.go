@@ -292,9 +292,20 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 	var jobs, pjobs []Job
 	var view *State
 	var machine string
+	// What the last Reload and the runs since left in memory: a job or
+	// schedule the file lost (deleted or replaced since) is taken from it,
+	// not made new, so no due time is lost and ownership does not move.
+	s.mu.RLock()
+	mem := s.view
+	s.mu.RUnlock()
 	update := func(st *State) bool {
 		for _, d := range defs {
 			ss, ok := st.Schedules[d.Name]
+			if !ok && mem != nil {
+				s.mu.RLock() // runs update mem's jobs (remember)
+				ss, ok = mem.Schedules[d.Name]
+				s.mu.RUnlock()
+			}
 			if !ok {
 				ss = ScheduleState{FirstSeen: now}
 			}
@@ -320,6 +331,15 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		for _, j := range jobs {
 			live[j.Key] = true
 			js := st.Jobs[j.Key]
+			if js == nil && mem != nil {
+				s.mu.RLock()
+				if p := mem.Jobs[j.Key]; p != nil {
+					m := *p
+					js = &m
+					st.Jobs[j.Key] = js
+				}
+				s.mu.RUnlock()
+			}
 			if js == nil {
 				js = &JobState{Since: s.since(j, now)}
 				st.Jobs[j.Key] = js

@@ -86,3 +86,45 @@ func TestStateSharedByTwoDirectories(t *testing.T) {
 		t.Fatalf("a's first-seen time moved: %v", first)
 	}
 }
+
+// TestReloadAfterStateLossKeepsMemory (issue 25 item 2): a reload after
+// the state file was deleted (a definition edited, SIGHUP) takes the
+// state of the jobs and schedules the file lost from the scheduler's
+// memory, not as new: a due time that passed before the reload (its
+// store's worker was busy) still runs, the job's runs are kept, and the
+// schedule keeps its first-seen time (its ownership).
+func TestReloadAfterStateLossKeepsMemory(t *testing.T) {
+	e := newEnv(t)
+	e.write("a", prune(e.store(), "17 * * * *"))
+	s := e.scheduler()
+	e.reload(s)
+	j := onlyJob(t, s)
+	e.clock.Add(20 * time.Minute) // 00:20: the 00:17 run is due
+	s.RunDue(context.Background())
+	if e.count(j.Key) != 1 {
+		t.Fatalf("runs = %d, want 1", e.count(j.Key))
+	}
+	before, err := schedule.LoadState(e.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(e.state); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(time.Hour) // 01:20: 01:17 is due, and no tick ran it yet
+	e.reload(s)
+	s.RunDue(context.Background())
+	if e.count(j.Key) != 2 {
+		t.Fatalf("the 01:17 run due before the reload: %d runs in total, want 2", e.count(j.Key))
+	}
+	st, err := schedule.LoadState(e.state)
+	if err != nil || st.Jobs[j.Key] == nil {
+		t.Fatalf("the job is not in the state: %v %+v", err, st)
+	}
+	if st.Jobs[j.Key].Runs != 2 || !st.Jobs[j.Key].Since.Equal(before.Jobs[j.Key].Since) {
+		t.Errorf("job state %+v, want 2 runs since %s", st.Jobs[j.Key], before.Jobs[j.Key].Since)
+	}
+	if got, want := st.Schedules["a"].FirstSeen, before.Schedules["a"].FirstSeen; !got.Equal(want) {
+		t.Errorf("the schedule's first-seen time is %s, was %s", got, want)
+	}
+}
