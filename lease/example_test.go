@@ -3,6 +3,7 @@ package lease_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"os"
 	"time"
 
@@ -12,43 +13,47 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// An installer about to install core/redis/7.0.0, which needs
-// core/openssl/1.1.1k, leases openssl before it checks that it is
+// An installer about to install core/redis/7.0.0, whose TDEPS name
+// core/openssl/1.1.1k/20210101000000, leases it before it checks that it is
 // installed, and releases the lease once redis is in place: meanwhile
-// no hab-gc (CLI, daemon or library) removes it.
+// no hab-gc (CLI, daemon or library) removes it. A lease also ends with
+// the process that holds it.
 func Example() {
-	dir, _ := os.MkdirTemp("", "lease")
-	defer os.RemoveAll(dir)
-	s, _ := pkgstoretest.New(dir)
-	s.Pkg("core/openssl/1.1.1k/20210101000000").Pkg("core/openssl/3.0.0/20220101000000")
+	fsRoot, _ := os.MkdirTemp("", "lease")
+	defer os.RemoveAll(fsRoot)
+	s, _ := pkgstoretest.New(fsRoot)
+	s.Add(pkgstoretest.Release{Ident: "core/openssl/1.1.1k/20210101000000", Target: pkgstore.DefaultTarget()})
+	s.Add(pkgstoretest.Release{Ident: "core/openssl/3.0.0/20220101000000", Target: pkgstore.DefaultTarget()})
 	if s.Err() != nil {
 		panic(s.Err())
 	}
-	plan := func() retention.Decision {
-		store, err := pkgstore.Open(dir)
+	// decision is what a dry run with keep_latest 1 decides for id.
+	decision := func(id pkgstore.Ident) string {
+		store, err := pkgstore.Open(fsRoot)
 		if err != nil {
 			panic(err)
 		}
 		defer store.Close()
-		p, err := retention.PlanStore(context.Background(), store, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(), pkgstore.Options{Target: "x86_64-linux"})
+		p, err := retention.PlanStore(context.Background(), store, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now())
 		if err != nil {
 			panic(err)
 		}
-		d, _ := p.Decision(pkgstore.MustParseIdent("core/openssl/1.1.1k/20210101000000"))
-		return d
+		d, _ := p.Decision(id)
+		return fmt.Sprint(d.Action, " ", d.Reasons[0].Code)
 	}
 
-	l, err := lease.Acquire(dir, "install of core/redis/7.0.0", pkgstore.MustParseIdent("core/openssl/1.1.1k"))
+	openssl := pkgstore.MustParseIdent("core/openssl/1.1.1k/20210101000000") // from the new release's TDEPS
+	l, err := lease.Acquire(fsRoot, "install of core/redis/7.0.0", openssl)
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
-	d := plan()
-	fmt.Println("during the install:", d.Action, d.Reasons[0].Code)
-	// ... install core/redis/7.0.0 ...
-	l.Release()
-	d = plan()
-	fmt.Println("after it:", d.Action)
+	// ... check that openssl is installed, install core/redis/7.0.0 ...
+	fmt.Println("during the install:", decision(openssl))
+	if err := l.Release(); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("after it:", decision(openssl))
 	// Output:
 	// during the install: keep leased
-	// after it: remove
+	// after it: remove superseded
 }

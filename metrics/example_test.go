@@ -1,13 +1,18 @@
 package metrics_test
 
 import (
+	"context"
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/metrics"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pkgstore/pkgstoretest"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -35,4 +40,64 @@ func ExampleMetrics() {
 	// hab_gc_removed_releases_total{store="/hab/pkgs"} 3
 	// hab_gc_runs_total{result="failed",store="/hab/pkgs",type="prune"} 0
 	// hab_gc_runs_total{result="ok",store="/hab/pkgs",type="prune"} 1
+}
+
+// A program that prunes with the library records the run as hab-gc does:
+// in the store's history (the journal `hab-gc history` reads) and in
+// metrics, written for node_exporter's textfile collector. Then it reads
+// the history back.
+func Example_historyAndMetrics() {
+	ctx := context.Background()
+	fsRoot, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(fsRoot)
+	s, _ := pkgstoretest.New(fsRoot)
+	for _, id := range []string{"core/redis/7.0.0/20220101000000", "core/redis/7.0.1/20220201000000"} {
+		s.Add(pkgstoretest.Release{Ident: id, Target: pkgstore.DefaultTarget()})
+	}
+	if err := s.Err(); err != nil {
+		panic(err)
+	}
+	store, err := pkgstore.Open(fsRoot)
+	if err != nil {
+		panic(err)
+	}
+	defer store.Close()
+	promFile := filepath.Join(fsRoot, "hab_gc.prom")
+
+	policy, start := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now()
+	plan, err := retention.PlanStore(ctx, store, policy, start)
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := plan.Apply(ctx, store)
+	run := history.Run{ID: "purge-" + start.UTC().Format("20060102T150405Z"), Job: history.JobRun, FSRoot: fsRoot, Policy: policy}
+	if herr := history.Log(start, run, plan, res, err); herr != nil {
+		log.Print("history: ", herr) // the run happened all the same
+	}
+	m, label := metrics.New(), metrics.StorePath(fsRoot)
+	m.ObservePlan(label, plan.Report(res))
+	m.ObserveApply(label, plan.Report(res).Summary)
+	m.ObserveRun(label, metrics.TypePrune, start, time.Now(), err == nil && !res.Partial())
+	if err := m.WriteFile(promFile); err != nil {
+		log.Fatal(err)
+	}
+
+	recs, _, err := history.Journal{Dir: history.Dir(fsRoot)}.Read()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range recs {
+		fmt.Println(r.Kind, r.Outcome, r.Ident, r.BytesFreed > 0)
+	}
+	b, _ := os.ReadFile(promFile)
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "hab_gc_removed_releases_total") || strings.HasPrefix(l, "hab_gc_last_run_success") {
+			fmt.Println(strings.Replace(l, label, "STORE", 1))
+		}
+	}
+	// Output:
+	// release removed core/redis/7.0.0/20220101000000 true
+	// run ok  true
+	// hab_gc_last_run_success{store="STORE",type="prune"} 1
+	// hab_gc_removed_releases_total{store="STORE"} 1
 }

@@ -89,7 +89,9 @@ func (e *LockedError) Unwrap() error { return ErrLocked }
 // when freeing space matters most.
 //
 // While the lock is held, HoldsLock reports it (ApplyOptions.Locked is
-// checked with it).
+// checked with it). Each Lock opens the lock file anew, so two goroutines
+// sharing a Store exclude each other as two processes do (HoldsLock then
+// reports the lock whichever of them holds it).
 func (s *Store) Lock(ctx context.Context, timeout time.Duration) (unlock func() error, err error) {
 	f, err := s.openLock(os.O_RDWR|os.O_CREATE, true)
 	if err != nil {

@@ -3,10 +3,12 @@ package schedule_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pkgstore/pkgstoretest"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
@@ -58,4 +60,45 @@ func ExampleScheduler_Trigger() {
 	// jobs: 1 members: [nginx redis]
 	// triggered: ran true removed 2
 	// then due: 0
+}
+
+// A Supervisor registers a daily prune of its store from code, runs the
+// scheduler's loop as its daemon would, triggers a prune after an update
+// and waits for it, then cancels: the loop returns once any run under way
+// has stopped safely (Apply puts back what it hid and deletes nothing
+// more).
+func Example_triggerAndCancel() {
+	dir, _ := os.MkdirTemp("", "sched")
+	defer os.RemoveAll(dir)
+	s, _ := pkgstoretest.New(filepath.Join(dir, "fs"))
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	for _, id := range []string{"core/redis/6.2.5/20210101000000", "core/redis/7.0.0/20220101000000"} {
+		s.Add(pkgstoretest.Release{Ident: id, ModTime: old, Target: pkgstore.DefaultTarget()})
+	}
+	if s.Err() != nil {
+		panic(s.Err())
+	}
+	fsRoot, statePath := s.Root, filepath.Join(dir, "state.json")
+
+	daily, _ := schedule.ParseSpec("@daily-random")
+	prune := schedule.JobDef{Type: schedule.Prune, Spec: daily, Params: schedule.Params{KeepLatest: 1, MinAge: retention.NoMinAge}}
+	def, err := schedule.NewDefinition("redis", fsRoot, time.Time{}, prune)
+	if err != nil {
+		log.Fatal(err)
+	}
+	sch := &schedule.Scheduler{StatePath: statePath}
+	if err := sch.Register(def); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := sch.Reload(); err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- sch.Loop(ctx, nil, time.Hour) }() // the daemon: each job when due
+	out, err := sch.Trigger(ctx, sch.Jobs()[0].Key)          // after an update: prune now, and wait
+	cancel() // the loop returns once a run under way has stopped safely
+	fmt.Println("ran", out.Ran, "removed", out.Result.Removed, "error", err, "loop", <-stopped)
+	// Output:
+	// ran true removed 1 error <nil> loop <nil>
 }
