@@ -97,7 +97,7 @@ func Example_triggerAndCancel() {
 	stopped := make(chan error, 1)
 	go func() { stopped <- sch.Loop(ctx, nil, time.Hour) }() // the daemon: each job when due
 	out, err := sch.Trigger(ctx, sch.Jobs()[0].Key)          // after an update: prune now, and wait
-	cancel() // the loop returns once a run under way has stopped safely
+	cancel()
 	fmt.Println("ran", out.Ran, "removed", out.Result.Removed, "error", err, "loop", <-stopped)
 	// Output:
 	// ran true removed 1 error <nil> loop <nil>
