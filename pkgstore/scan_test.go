@@ -1,3 +1,5 @@
+//go:build unix
+
 package pkgstore_test
 
 import (
@@ -14,23 +16,6 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
-
-func scan(t *testing.T, root string) *pkgstore.Inventory {
-	t.Helper()
-	inv, err := pkgstore.Scan(context.Background(), root, pkgstore.Options{Target: "x86_64-linux", Sizes: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return inv
-}
-
-func idents(rs []*pkgstore.Release) []string {
-	var out []string
-	for _, r := range rs {
-		out = append(out, r.Ident.String())
-	}
-	return out
-}
 
 func TestScanHealthyStore(t *testing.T) {
 	b := storetest.New(t)
