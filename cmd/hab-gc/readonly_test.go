@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -12,8 +14,6 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
-
-func noEnv(string) (string, bool) { return "", false }
 
 // check works on a read-only store: with the lock file there it takes the
 // lock shared; without it (it cannot be created) it checks unlocked and
