@@ -414,7 +414,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 	}
 	crons := map[string]*Cron{}
 	for _, j := range jobs {
-		c, err := NewCron(j.Cron, s.Location)
+		c, err := NewCron(j.Cron, j.Spec.Zone(s.Location))
 		if err != nil {
 			return errs, err
 		}
@@ -523,7 +523,7 @@ func (s *Scheduler) since(j Job, now time.Time) time.Time {
 	if s.Only == "" || j.Key != s.Only {
 		return now
 	}
-	c, err := NewCron(j.Cron, s.Location)
+	c, err := NewCron(j.Cron, j.Spec.Zone(s.Location))
 	if err != nil {
 		return now
 	}

@@ -48,6 +48,19 @@ type Spec struct {
 	Window Window
 }
 
+// Zone is the time zone the spec's cron expression is read in, given the
+// scheduler's (nil: UTC): loc, except for @hourly-random, read in UTC. It
+// draws only a minute and means "once an hour": read on a wall clock with
+// daylight saving, the hour repeated when clocks go back would run once
+// (two runs two hours apart, an interval lost); in UTC every elapsed hour
+// has its run. The daemon, `schedule next` and exported timers all use it.
+func (s Spec) Zone(loc *time.Location) *time.Location {
+	if loc == nil || s.Random && s.Canonical == "@hourly-random" {
+		return time.UTC
+	}
+	return loc
+}
+
 // Window limits a randomized time: @daily-random(01:00-05:00),
 // @weekly-random(mon-fri), @weekly-random(fri-mon 22:00-02:00).
 type Window struct {

@@ -37,7 +37,7 @@ func UnitBase(j Job) string { return fmt.Sprintf("hab-gc-%s-%s", j.Type, j.Key) 
 // Values are quoted and escaped as systemd reads them (%% for %, $$ for $,
 // double quotes around blanks).
 func SystemdUnits(j Job, inv Invocation, loc *time.Location) ([]Unit, error) {
-	cal, err := OnCalendar(j.Cron, loc)
+	cal, err := OnCalendar(j.Cron, j.Spec.Zone(loc))
 	if err != nil {
 		return nil, fmt.Errorf("job %s (%s): %w", j.Key, j.Spec.Raw, err)
 	}

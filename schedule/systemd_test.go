@@ -101,3 +101,49 @@ func TestDaemonAgreesWithSystemd(t *testing.T) {
 		})
 	}
 }
+
+// TestHourlyRandomTimerEveryHour (issue 25 item 6): the exported timer of
+// an @hourly-random job in Europe/Berlin fires once in every elapsed hour
+// across both changes (its OnCalendar is read in UTC, Spec.Zone), at the
+// daemon's due times.
+func TestHourlyRandomTimerEveryHour(t *testing.T) {
+	testtool.Need(t, "systemd-analyze", "systemd")
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := schedule.ParseSpec("@hourly-random")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := schedule.Job{Key: "k", Type: schedule.Check, Store: "/hab/pkgs", FSRoot: "/", Spec: spec, Cron: "24 * * * *", Owner: "o", Members: []string{"o"}}
+	units, err := schedule.SystemdUnits(j, schedule.Invocation{Exe: "/bin/hab-gc"}, berlin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal := ""
+	for _, u := range units {
+		if m := regexp.MustCompile(`(?m)^OnCalendar=(.*)$`).FindStringSubmatch(u.Content); m != nil {
+			cal = m[1]
+		}
+	}
+	c, err := schedule.NewCron(j.Cron, spec.Zone(berlin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, from := range []time.Time{time.Date(2027, 3, 27, 22, 0, 0, 0, time.UTC), time.Date(2027, 10, 30, 22, 0, 0, 0, time.UTC)} {
+		fired := systemdElapses(t, cal, from, 8)
+		if len(fired) != 8 {
+			t.Fatalf("%s: systemd-analyze gave %d times", cal, len(fired))
+		}
+		due := from
+		for i, f := range fired {
+			if due = c.Next(due); !f.Equal(due) {
+				t.Fatalf("%s: firing %d at %s, the daemon's due time %s", cal, i+1, f.Format(time.RFC3339), due.UTC().Format(time.RFC3339))
+			}
+			if i > 0 && f.Sub(fired[i-1]) != time.Hour {
+				t.Fatalf("%s: firing %d at %s, %s after the one before", cal, i+1, f.Format(time.RFC3339), f.Sub(fired[i-1]))
+			}
+		}
+	}
+}

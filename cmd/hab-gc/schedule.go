@@ -331,7 +331,7 @@ func (a *app) scheduleCmd() *cobra.Command {
 			for _, st := range sts {
 				j := jobJSON{Key: st.Key, Type: st.Type, Store: st.Store, Spec: st.Spec.Raw, Cron: st.Cron, Owner: st.Owner,
 					Members: st.Members, Next: st.Next.Format(time.RFC3339), Runs: st.State.Runs, LastErr: st.State.LastError,
-					Timezone: s.Location.String(), InState: &st.InState}
+					Timezone: st.Spec.Zone(s.Location).String(), InState: &st.InState}
 				if st.State.LastRun != nil {
 					lr := st.State.LastRun.Start.Format(time.RFC3339)
 					j.LastRun, j.Result = &lr, &st.State.LastRun.Result
@@ -471,7 +471,7 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 		}
 		expr := schedule.Resolve(spec, schedule.HashInput{Store: store, Type: schedule.JobType(typ), Params: params, Spec: spec.Canonical, Machine: machine, Zone: loc})
 		fmt.Fprintln(a.text, expr)
-		cr, err := schedule.NewCron(expr, loc)
+		cr, err := schedule.NewCron(expr, spec.Zone(loc))
 		if err != nil {
 			return err
 		}
