@@ -20,8 +20,8 @@ func ExampleLog() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
 	s, _ := pkgstoretest.New(dir)
-	s.Add(pkgstoretest.Release{Ident: "core/redis/7.0.0/20220101000000"}).
-		Add(pkgstoretest.Release{Ident: "core/redis/7.0.1/20220201000000"})
+	s.Add(pkgstoretest.Release{Ident: "core/redis/7.0.0/20220101000000", Target: pkgstore.DefaultTarget()}).
+		Add(pkgstoretest.Release{Ident: "core/redis/7.0.1/20220201000000", Target: pkgstore.DefaultTarget()})
 	if err := s.Err(); err != nil {
 		panic(err)
 	}
@@ -32,7 +32,7 @@ func ExampleLog() {
 	defer store.Close()
 	policy := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
 	now := time.Now()
-	plan, err := retention.PlanStore(ctx, store, policy, now, pkgstore.Options{Target: "x86_64-linux"})
+	plan, err := retention.PlanStore(ctx, store, policy, now)
 	if err != nil {
 		panic(err)
 	}

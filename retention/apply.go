@@ -335,7 +335,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 		fd, ok := freshPlan.Decision(id)
 		switch {
 		case !ok:
-			a.done(Outcome{Ident: id, Status: StatusGone, Reasons: []Reason{{CodeGone, "no longer installed"}}})
+			a.done(a.notListed(d.Release))
 			continue
 		case fd.Action == Keep:
 			a.done(Outcome{Ident: id, Status: StatusKept, Reasons: fd.Reasons})
@@ -552,6 +552,22 @@ func (a *applier) failOrKeep(id pkgstore.Ident, err error) {
 		return
 	}
 	a.done(Outcome{Ident: id, Status: StatusFailed, Err: &ReleaseError{Ident: id, Op: "hide", Err: err}})
+}
+
+// notListed is the outcome of a planned removal the rescan no longer
+// lists: gone when nothing is at its path; kept, changed, when something
+// else is (a symlink or a file put in its place, which the scan reports
+// as a problem and Apply leaves alone).
+func (a *applier) notListed(r *pkgstore.Release) Outcome {
+	fi, err := a.root.Lstat(r.Path())
+	if errors.Is(err, fs.ErrNotExist) {
+		return Outcome{Ident: r.Ident, Status: StatusGone, Reasons: []Reason{{CodeGone, "no longer installed"}}}
+	}
+	why := "it is no longer listed as a release since the plan (see the scan's problems); left alone"
+	if err == nil && (fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir()) {
+		why = "its directory was replaced by a " + fileKind(fi.Mode()) + " since the plan; left alone"
+	}
+	return Outcome{Ident: r.Ident, Status: StatusKept, Reasons: []Reason{{CodeChanged, why}}}
 }
 
 type keptError struct{ reason Reason }

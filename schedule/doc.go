@@ -96,7 +96,12 @@
 // for it (Scheduler.Trigger, as containerd's ScheduleAndWait): a run under
 // way is waited for, triggers that ask meanwhile share the next run, and
 // that run counts as the job's due run, so the timed one is not repeated.
-// The scheduler's clock and logger reach the plan and Apply.
+// The scheduler's clock and logger reach the plan and Apply, and so do
+// Scheduler.Settle (Apply's settle pause) and Scheduler.OnPhase (each
+// phase of each prune, with its job). A run's Outcome.Result.Err is its
+// error for errors.Is and errors.As (retention.ErrDamaged,
+// pkgstore.ErrLocked, ErrRemovalsFailed); Result.Error is its text, which
+// the state file records.
 //
 // Cron expressions are read in a time zone (UTC by default), by systemd's
 // calendar rule so that exported timers agree: a wall time that a

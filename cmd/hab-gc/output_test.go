@@ -35,8 +35,10 @@ func TestPrintPlanRun(t *testing.T) {
 			remove("core/c/1/1", retention.ReportOutcome{Status: retention.StatusFailed, Error: "permission denied"}),
 			keep("core/c/2/2", "newest release of core/c"),
 			keep("core/d/1/1", "newest release of core/d"),
+			remove("core/e/1/1", retention.ReportOutcome{Status: retention.StatusGone, Reasons: []retention.Reason{{Code: retention.CodeGone, Text: "no longer installed"}}}),
+			keep("core/e/2/2", "newest release of core/e"),
 		},
-		Summary:  retention.ReportSummary{Releases: 6, Keep: 3, Remove: 3, Removed: 1, KeptAtRun: 1, Failed: 1, BytesFreed: 2048},
+		Summary:  retention.ReportSummary{Releases: 8, Keep: 4, Remove: 4, Removed: 1, KeptAtRun: 1, Failed: 1, Gone: 1, BytesFreed: 2048},
 		Problems: []pkgstore.Problem{{Path: "hab/pkgs/core/x/1/.hab-pkg-install-1", Kind: pkgstore.ProblemInstallLeftover, Message: "install directory"}},
 	}
 	tests := []struct {
@@ -55,7 +57,9 @@ func TestPrintPlanRun(t *testing.T) {
 			`(?m)^core/c +2 +1 +0 +1 +0 B$`,
 			`\(1 package with nothing to remove not shown\)`,
 			`(?m)^Problems found by the scan.*\n  install-leftover: hab/pkgs/core/x/1/\.hab-pkg-install-1$`,
-			`6 releases: 3 kept, 1 removed, 1 kept at revalidation, 1 failed; 2\.0 KiB freed\.`,
+			`(?m)^gone +core/e/1/1 +2\.0 KiB +at run time: no longer installed$`,
+			`(?m)^core/e +2 +1 +0 +0 +0 B$`, // gone: neither kept nor removed by this run
+			`8 releases: 4 kept, 1 removed, 1 kept at revalidation, 1 failed, 1 already gone; 2\.0 KiB freed\.`,
 			`--verbose lists the kept releases`,
 		}, []string{`core/a/3/3`, `core/d`, `not among the newest`}},
 		{"verbose", true, []string{
