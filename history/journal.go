@@ -58,23 +58,6 @@ type Journal struct {
 	LockTimeout time.Duration
 }
 
-func (j Journal) lockTimeout() time.Duration {
-	switch {
-	case j.LockTimeout == 0:
-		return DefaultLockTimeout
-	case j.LockTimeout < 0:
-		return 0
-	}
-	return j.LockTimeout
-}
-
-func (j Journal) maxSize() int64 {
-	if j.MaxSize <= 0 {
-		return DefaultMaxSize
-	}
-	return j.MaxSize
-}
-
 func (j Journal) keep() int {
 	if j.Keep <= 0 {
 		return DefaultKeep

@@ -15,6 +15,23 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
+func (j Journal) lockTimeout() time.Duration {
+	switch {
+	case j.LockTimeout == 0:
+		return DefaultLockTimeout
+	case j.LockTimeout < 0:
+		return 0
+	}
+	return j.LockTimeout
+}
+
+func (j Journal) maxSize() int64 {
+	if j.MaxSize <= 0 {
+		return DefaultMaxSize
+	}
+	return j.MaxSize
+}
+
 // appendData appends data to the journal in j.Dir, which exists:
 // descriptor-relative to the directory, under the journal's flock.
 func (j Journal) appendData(ctx context.Context, data []byte) error {

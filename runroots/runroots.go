@@ -36,8 +36,6 @@ const (
 	KindCmdline Kind = "cmdline" // its command line names the release
 )
 
-var kindOrder = []Kind{KindExe, KindMap, KindFD, KindCwd, KindRoot, KindEnv, KindCmdline}
-
 // Use is one process using one release.
 type Use struct {
 	PID  int
@@ -193,16 +191,6 @@ func newMatcher(fsRoot string) (*matcher, error) {
 	return m, nil
 }
 
-// mayHold reports whether b could contain a store path at all.
-func (m *matcher) mayHold(b []byte) bool {
-	for _, n := range m.needles {
-		if bytes.Contains(b, n) {
-			return true
-		}
-	}
-	return false
-}
-
 // match maps an absolute path to the release it lies in.
 func (m *matcher) match(p string) (id pkgstore.Ident, file string, hidden, ok bool) {
 	p = strings.TrimSuffix(p, " (deleted)")
@@ -239,9 +227,6 @@ func (m *matcher) match(p string) (id pkgstore.Ident, file string, hidden, ok bo
 	return id, "", false, false
 }
 
-// habStore is where Habitat keeps the store under its FS root.
-const habStore = "/" + pkgstore.StoreDir + "/"
-
 // mapsPath returns the path of a file-backed line of /proc/PID/maps:
 // "address perms offset dev inode   path". Anonymous mappings (inode 0,
 // [heap], [stack]...) have none.
@@ -271,20 +256,6 @@ func mapsPathBytes(line []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return rest, true
-}
-
-// mapsInode returns the inode column of a line of /proc/PID/maps (0 when
-// it cannot be read).
-func mapsInode(line []byte) uint64 {
-	f := bytes.Fields(line)
-	if len(f) < 5 {
-		return 0
-	}
-	n, err := strconv.ParseUint(string(f[4]), 10, 64)
-	if err != nil {
-		return 0
-	}
-	return n
 }
 
 // storePaths returns every path in s that starts with one of the

@@ -467,3 +467,32 @@ func (r *reader) readAt(dfd int, name string) ([]byte, error) {
 	r.buf = b
 	return b, nil
 }
+
+var kindOrder = []Kind{KindExe, KindMap, KindFD, KindCwd, KindRoot, KindEnv, KindCmdline}
+
+// mayHold reports whether b could contain a store path at all.
+func (m *matcher) mayHold(b []byte) bool {
+	for _, n := range m.needles {
+		if bytes.Contains(b, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// habStore is where Habitat keeps the store under its FS root.
+const habStore = "/" + pkgstore.StoreDir + "/"
+
+// mapsInode returns the inode column of a line of /proc/PID/maps (0 when
+// it cannot be read).
+func mapsInode(line []byte) uint64 {
+	f := bytes.Fields(line)
+	if len(f) < 5 {
+		return 0
+	}
+	n, err := strconv.ParseUint(string(f[4]), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}

@@ -14,16 +14,6 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
-// Per release, a generated store takes about 29 KiB of disk (five small
-// files of one block each and two directories) and 7 inodes. The check
-// before generating asks for a margin over that.
-const (
-	bytesPerRelease  = 36 << 10
-	inodesPerRelease = 8
-	// reserve is left free on top of the store itself.
-	reserve = 1 << 30
-)
-
 // Get returns the FS root of a generated store of n releases (n/10
 // packages of 10 releases each), generating it under the temp directory on
 // first use (hab-gc-bench-v1-N). The store is generated into a .partial

@@ -9,6 +9,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// Per release, a generated store takes about 29 KiB of disk (five small
+// files of one block each and two directories) and 7 inodes. The check
+// before generating asks for a margin over that.
+const (
+	bytesPerRelease  = 36 << 10
+	inodesPerRelease = 8
+	// reserve is left free on top of the store itself.
+	reserve = 1 << 30
+)
+
 // lockFile takes f's exclusive flock, waiting for it; unlock releases it.
 func lockFile(f *os.File) (unlock func(), err error) {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
