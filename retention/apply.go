@@ -969,8 +969,16 @@ func newNeeds(inv *pkgstore.Inventory, found []Found) needs {
 		}
 	}
 	for _, in := range inv.Fetched {
-		if in.Download && n.waitFor == "" {
+		// As the plan (installRoots): a download, or a fresh archive whose
+		// release is not installed, is an install that may use releases
+		// it found installed, which no archive names.
+		if n.waitFor != "" || !in.Active {
+			continue
+		}
+		if in.Download {
 			n.waitFor = "a download is in progress at " + installPath(in) + ": removals wait for the install to end"
+		} else {
+			n.waitFor = "the archive " + installPath(in) + " came into the cache within the install window and its release is not installed: removals wait for its install to end"
 		}
 	}
 	for _, o := range inv.Opaque {
