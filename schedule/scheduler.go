@@ -1256,7 +1256,10 @@ func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time
 // apply) while the caller holds the store's lock. now is the scheduler's
 // clock reading: the plan and Apply use it (one clock). Called by the
 // Scheduler, it logs through the Scheduler's Logger (Apply's events
-// included). A prune removes a
+// included), and a prune's Apply settles for Scheduler.Settle and reports
+// its phases to Scheduler.OnPhase (a setup's scan options.OnPhase, when
+// set, sees the scan and planning instead). A failed run's Err is its
+// error (Error its text). A prune removes a
 // release only when the plan of every FS root in j.FSRoots removes it:
 // several FS roots may share one store (a symlinked hab/pkgs), each with
 // its own specs, binlinks and config, and the prune keeps everything any
