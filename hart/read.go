@@ -133,7 +133,9 @@ type Want int
 const (
 	// WantIdent stops once IDENT and TARGET are read.
 	WantIdent Want = iota
-	// WantDeps reads on until TDEPS is read, or the end.
+	// WantDeps reads on until IDENT, TARGET and TDEPS are read, or the
+	// end: hab-plan-build's tar is in directory order, so TARGET may come
+	// after TDEPS.
 	WantDeps
 )
 
@@ -208,7 +210,7 @@ func Read(r io.Reader, lim Limits, want Want) (*Archive, error) {
 		case "TDEPS":
 			a.TDeps = lines(text)
 		}
-		if a.Ident != "" && haveTarget && want == WantIdent || want == WantDeps && a.Ident != "" && a.TDeps != nil {
+		if a.Ident != "" && haveTarget && want == WantIdent || want == WantDeps && a.Ident != "" && haveTarget && a.TDeps != nil {
 			break
 		}
 	}

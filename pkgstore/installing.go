@@ -353,7 +353,9 @@ func (s *Store) readFetched(inv *Inventory, sc *scanner) {
 			continue // not an archive Habitat could install
 		default:
 			id, perr := ParseFullIdent(a.Ident)
-			if perr != nil || a.Target != sc.opts.Target || inv.Installed(id) != nil {
+			// A target not read (a bound stopped the read) may be this one.
+			otherTarget := a.Target != sc.opts.Target && (a.Target != "" || a.Complete)
+			if perr != nil || otherTarget || inv.Installed(id) != nil {
 				continue
 			}
 			inst.Release = id
