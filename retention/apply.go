@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -249,6 +250,11 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	}
 	if err := p.checkStore(store); err != nil {
 		return nil, err
+	}
+	if !onefs.Supported {
+		// Removal walks each tree without crossing a mount point, which
+		// only Linux has here: refuse before hiding anything.
+		return nil, fmt.Errorf("removing releases on %s: %w", runtime.GOOS, errors.ErrUnsupported)
 	}
 	if opts.Settle == 0 {
 		opts.Settle = DefaultSettle

@@ -11,6 +11,9 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
+// Supported is true where Walk and RemoveAll are implemented.
+const Supported = true
+
 // ErrMountPoint is wrapped by the error RemoveAll returns when the tree
 // holds a mount point.
 var ErrMountPoint = errors.New("mount point inside the tree")
