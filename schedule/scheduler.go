@@ -331,10 +331,18 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		for _, j := range jobs {
 			live[j.Key] = true
 			js := st.Jobs[j.Key]
-			if js == nil && mem != nil {
+			if mem != nil {
 				s.mu.RLock()
-				if p := mem.Jobs[j.Key]; p != nil {
+				// Lost from the file, or the file older than what this
+				// scheduler ran (an older copy put in its place, a file
+				// it could not write): the later run is kept, so its
+				// due time is not run again. Another scheduler's claim
+				// in the file stays.
+				if p := mem.Jobs[j.Key]; p != nil && (js == nil || p.LastDue != nil && (js.LastDue == nil || js.LastDue.Before(*p.LastDue))) {
 					m := *p
+					if js != nil {
+						m.Claim = js.Claim
+					}
 					js = &m
 					st.Jobs[j.Key] = js
 				}

@@ -1,0 +1,44 @@
+package schedule_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+)
+
+// TestReloadAfterOlderStateKeepsRuns (issue 25 item 2, adversary): the
+// state file replaced by an older copy (a backup restored, a deploy that
+// ships one, a file the daemon could not write while it ran) that still
+// holds the job, but not its last run: a reload keeps the later run this
+// scheduler remembers, so the due time that ran is not run again.
+func TestReloadAfterOlderStateKeepsRuns(t *testing.T) {
+	e := newEnv(t)
+	e.write("a", prune(e.store(), "17 * * * *"))
+	s := e.scheduler()
+	e.reload(s)
+	j := onlyJob(t, s)
+	older, err := os.ReadFile(e.state) // the job, never run
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(20 * time.Minute) // 00:20: the 00:17 run is due
+	s.RunDue(context.Background())
+	if e.count(j.Key) != 1 {
+		t.Fatalf("runs = %d, want 1", e.count(j.Key))
+	}
+	if err := os.WriteFile(e.state, older, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(10 * time.Minute) // 00:30: nothing new is due
+	e.reload(s)
+	s.RunDue(context.Background())
+	if n := e.count(j.Key); n != 1 {
+		t.Fatalf("the 00:17 due time ran %d times: the reload of an older state file forgot its run", n)
+	}
+	e.clock.Add(time.Hour) // 01:30: 01:17 is due
+	s.RunDue(context.Background())
+	if n := e.count(j.Key); n != 2 {
+		t.Fatalf("runs = %d, want 2", n)
+	}
+}
