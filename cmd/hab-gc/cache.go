@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -71,11 +72,12 @@ func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressu
 		minAge = plan.Policy.MinAge
 	}
 	// An archive whose release has an install directory is being
-	// unpacked, or is about to be: Habitat opens it again to unpack. (A
-	// fresh archive with no install directory yet is the cache's MinAge's
-	// to keep.)
+	// unpacked, or is about to be: Habitat opens it again to unpack. So is
+	// a fresh archive of a release that is not installed (Fetched: the
+	// plan waits for its install within the install window, which, unlike
+	// the cache's MinAge, cannot be turned off).
 	installing := map[pkgstore.Ident]bool{}
-	for _, in := range plan.Inventory.Installing {
+	for _, in := range slices.Concat(plan.Inventory.Installing, plan.Inventory.Fetched) {
 		if in.Release.Origin != "" {
 			installing[in.Release] = true
 		}
