@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -118,69 +119,80 @@ func TestDocsCommands(t *testing.T) {
 	if _, err := exec.LookPath("hab-gc"); err != nil {
 		t.Fatal("hab-gc is not on PATH (TestMain puts this test binary there):", err)
 	}
-	ran := 0
-	for _, block := range docsCommandLines(t) {
-		t.Run(block[0].where, func(t *testing.T) {
-			root := t.TempDir()
-			work := filepath.Join(root, "work")
-			storetest.Demo(storetest.At(t, filepath.Join(work, "testdata", "demo")))
-			fsroot := filepath.Join(root, "fsroot")
-			storetest.Demo(storetest.At(t, fsroot))
-			addDocsPackages(t, work, fsroot)
-			writeDocsFiles(t, root, fsroot)
-			var script strings.Builder
-			var run []docCommand
-			for _, c := range block {
-				line := strings.Replace(c.line, "go run ./cmd/hab-gc", "hab-gc", 1)
-				if reason := notRun(line); reason != "" {
-					t.Logf("%s: not run (%s): %s", c.where, reason, c.line)
-					continue
-				}
-				if !strings.Contains(line, "hab-gc") && !strings.Contains(line, "=") {
-					t.Fatalf("%s: a command this test does not know: %s (run it or list it in docNotRun)", c.where, c.line)
-				}
-				if i := strings.Index(line, " | "); i > 0 {
-					line = line[:i] // the consumer (dot, jq) is not under test
-				}
-				line = sandboxPaths(line, root)
-				for _, m := range dirFlag.FindAllStringSubmatch(line, -1) {
-					os.MkdirAll(m[1], 0o755) // as on the operator's machine
-				}
-				script.WriteString(line + "\necho \"@@exit $? " + strconv.Itoa(len(run)) + "\"\n")
-				run = append(run, c)
-			}
-			if len(run) == 0 {
-				return
-			}
-			cmd := exec.Command("sh", "-c", script.String())
-			cmd.Dir = work
-			cmd.Env = append(os.Environ(), "FS_ROOT="+fsroot, "HOME="+root, "TMPDIR="+root, "HAB_GC_CONFIG=", "CI=")
-			out, _ := cmd.CombinedOutput()
-			codes := map[int]int{}
-			sc := bufio.NewScanner(strings.NewReader(string(out)))
-			for sc.Scan() {
-				var code, idx int
-				if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "@@exit" {
-					code, _ = strconv.Atoi(f[1])
-					idx, _ = strconv.Atoi(f[2])
-					codes[idx] = code
-				}
-			}
-			for i, c := range run {
-				code, ok := codes[i]
-				if !ok {
-					t.Errorf("%s: did not run: %s\n%s", c.where, c.line, out)
-					continue
-				}
-				ran++
-				if !exitAllowed(c.line, code) {
-					t.Errorf("%s: exit %d: %s\n%s", c.where, code, c.line, out)
-				}
-			}
-		})
+	var ran atomic.Int64
+	// Each block runs in its own sandbox, so the blocks run in parallel;
+	// the group returns when all have.
+	t.Run("blocks", func(t *testing.T) {
+		for _, block := range docsCommandLines(t) {
+			t.Run(block[0].where, func(t *testing.T) {
+				t.Parallel()
+				runDocsBlock(t, block, &ran)
+			})
+		}
+	})
+	if n := ran.Load(); n < 20 && !t.Failed() {
+		t.Fatalf("only %d documented commands ran: the extraction broke", n)
 	}
-	if ran < 20 {
-		t.Fatalf("only %d documented commands ran: the extraction broke", ran)
+}
+
+// runDocsBlock runs one block's commands in a sandbox of its own: copies
+// of the demo store as the repository's testdata/demo and as FS_ROOT.
+func runDocsBlock(t *testing.T, block []docCommand, ran *atomic.Int64) {
+	root := t.TempDir()
+	work := filepath.Join(root, "work")
+	storetest.Demo(storetest.At(t, filepath.Join(work, "testdata", "demo")))
+	fsroot := filepath.Join(root, "fsroot")
+	storetest.Demo(storetest.At(t, fsroot))
+	addDocsPackages(t, work, fsroot)
+	writeDocsFiles(t, root, fsroot)
+	var script strings.Builder
+	var run []docCommand
+	for _, c := range block {
+		line := strings.Replace(c.line, "go run ./cmd/hab-gc", "hab-gc", 1)
+		if reason := notRun(line); reason != "" {
+			t.Logf("%s: not run (%s): %s", c.where, reason, c.line)
+			continue
+		}
+		if !strings.Contains(line, "hab-gc") && !strings.Contains(line, "=") {
+			t.Fatalf("%s: a command this test does not know: %s (run it or list it in docNotRun)", c.where, c.line)
+		}
+		if i := strings.Index(line, " | "); i > 0 {
+			line = line[:i] // the consumer (dot, jq) is not under test
+		}
+		line = sandboxPaths(line, root)
+		for _, m := range dirFlag.FindAllStringSubmatch(line, -1) {
+			os.MkdirAll(m[1], 0o755) // as on the operator's machine
+		}
+		script.WriteString(line + "\necho \"@@exit $? " + strconv.Itoa(len(run)) + "\"\n")
+		run = append(run, c)
+	}
+	if len(run) == 0 {
+		return
+	}
+	cmd := exec.Command("sh", "-c", script.String())
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "FS_ROOT="+fsroot, "HOME="+root, "TMPDIR="+root, "HAB_GC_CONFIG=", "CI=")
+	out, _ := cmd.CombinedOutput()
+	codes := map[int]int{}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		var code, idx int
+		if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "@@exit" {
+			code, _ = strconv.Atoi(f[1])
+			idx, _ = strconv.Atoi(f[2])
+			codes[idx] = code
+		}
+	}
+	for i, c := range run {
+		code, ok := codes[i]
+		if !ok {
+			t.Errorf("%s: did not run: %s\n%s", c.where, c.line, out)
+			continue
+		}
+		ran.Add(1)
+		if !exitAllowed(c.line, code) {
+			t.Errorf("%s: exit %d: %s\n%s", c.where, code, c.line, out)
+		}
 	}
 }
 
