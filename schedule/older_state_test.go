@@ -42,3 +42,37 @@ func TestReloadAfterOlderStateKeepsRuns(t *testing.T) {
 		t.Fatalf("runs = %d, want 2", n)
 	}
 }
+
+// TestReloadAfterLossThenOlderState (issue 25 item 2, adversary): the
+// state file lost and the daemon restarted (its jobs start anew, after the
+// due time that ran), then an older copy of the file put back, which holds
+// the job from before that run: the reload keeps the later start, and
+// the due time that ran before the loss is not run again.
+func TestReloadAfterLossThenOlderState(t *testing.T) {
+	e := newEnv(t)
+	e.write("a", prune(e.store(), "17 * * * *"))
+	s := e.scheduler()
+	e.reload(s)
+	j := onlyJob(t, s)
+	older, err := os.ReadFile(e.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(20 * time.Minute) // 00:20: 00:17 runs
+	s.RunDue(context.Background())
+	if err := os.Remove(e.state); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(5 * time.Minute)
+	s = e.scheduler() // restarted without the state
+	e.reload(s)
+	if err := os.WriteFile(e.state, older, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(5 * time.Minute) // 00:30
+	e.reload(s)
+	s.RunDue(context.Background())
+	if n := e.count(j.Key); n != 1 {
+		t.Fatalf("the 00:17 due time ran %d times", n)
+	}
+}

@@ -26,11 +26,33 @@ func TestPropertyNeverMisses(t *testing.T) {
 		t.Skip("simulates three years")
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { simulate(t, seed, 365*24*time.Hour) })
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { simulate(t, seed, 365*24*time.Hour, nil) })
 	}
 }
 
-func simulate(t *testing.T, seed uint64, span time.Duration) {
+// TestPropertyNeverMissesInZones (issue 25 item 6, adversary): the same
+// simulated year in zones whose clocks change by an hour (Europe/Berlin,
+// America/New_York), by half an hour (Australia/Lord_Howe) or never, at a
+// half-hour offset (Asia/Kolkata), with @hourly-random too, and the state
+// file replaced by an older copy of itself now and then (a reload follows):
+// every due time runs, once.
+func TestPropertyNeverMissesInZones(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates a year per zone")
+	}
+	for i, zone := range []string{"Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata"} {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Skipf("no zone data: %v", err)
+		}
+		t.Run(zone, func(t *testing.T) { simulate(t, uint64(10+i), 365*24*time.Hour, loc) })
+	}
+}
+
+// simulate runs the property over span with the scheduler's Location loc
+// (nil: UTC); in a zone, @hourly-random is one of the jobs and the state
+// file is replaced by an older copy at times.
+func simulate(t *testing.T, seed uint64, span time.Duration, loc *time.Location) {
 	rng := rand.New(rand.NewPCG(seed, 25))
 	e := newEnv(t)
 	root := e.store()
@@ -38,6 +60,10 @@ func simulate(t *testing.T, seed uint64, span time.Duration) {
 		"daily":  prune(root, "@daily-random") + "[check]\nschedule = \"@daily-random\"\n",
 		"weekly": prune(root, "@weekly-random(mon-fri 01:00-05:00)"),
 		"cron":   prune(root, "17 3,15 * * *"),
+	}
+	if loc != nil {
+		files["hourly"] = prune(root, "@hourly-random")
+		files["cron"] = prune(root, "17 3,15 * * *") + "[check]\nschedule = \"30 2 * * *\"\n"
 	}
 	for n, c := range files {
 		e.write(n, c)
@@ -47,6 +73,7 @@ func simulate(t *testing.T, seed uint64, span time.Duration) {
 	var due time.Time
 	newSched := func() *schedule.Scheduler {
 		s := e.scheduler()
+		s.Location = loc
 		s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
 			mu.Lock()
 			defer mu.Unlock()
@@ -66,7 +93,7 @@ func simulate(t *testing.T, seed uint64, span time.Duration) {
 	}
 	crons := map[string]*schedule.Cron{}
 	for _, j := range s.Jobs() {
-		c, err := schedule.NewCron(j.Cron, nil)
+		c, err := schedule.NewCron(j.Cron, j.Spec.Zone(loc))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,6 +103,7 @@ func simulate(t *testing.T, seed uint64, span time.Duration) {
 	end := e.clock.Now().Add(span)
 	events := map[string]int{}
 	var trace []string
+	var older []byte // a copy of the state file from an earlier tick
 	for e.clock.Now().Before(end) {
 		before := fmt.Sprint(events)
 		switch r := rng.IntN(100); {
@@ -101,6 +129,17 @@ func simulate(t *testing.T, seed uint64, span time.Duration) {
 		case r < 15:
 			events["clock back"]++
 			e.clock.Add(-time.Duration(1+rng.IntN(6*60)) * time.Minute)
+		case r < 20 && loc != nil:
+			if b, err := os.ReadFile(e.state); err == nil && older == nil {
+				older = b
+			} else if older != nil {
+				events["older state"]++
+				if err := os.WriteFile(e.state, older, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				older = nil
+				e.reload(s)
+			}
 		}
 		e.clock.Add(time.Duration(10+rng.IntN(8*60)) * time.Minute)
 		now := e.clock.Now()

@@ -334,11 +334,12 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 			if mem != nil {
 				s.mu.RLock()
 				// Lost from the file, or the file older than what this
-				// scheduler ran (an older copy put in its place, a file
-				// it could not write): the later run is kept, so its
-				// due time is not run again. Another scheduler's claim
-				// in the file stays.
-				if p := mem.Jobs[j.Key]; p != nil && (js == nil || p.LastDue != nil && (js.LastDue == nil || js.LastDue.Before(*p.LastDue))) {
+				// scheduler knows (an older copy put in its place, a
+				// file it could not write): the later anchor (last run,
+				// or creation after a loss) is kept, so no due time
+				// before it runs again. Another scheduler's claim in the
+				// file stays.
+				if p := mem.Jobs[j.Key]; p != nil && (js == nil || anchor(p).After(anchor(js))) {
 					m := *p
 					if js != nil {
 						m.Claim = js.Claim
