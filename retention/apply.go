@@ -143,6 +143,10 @@ type Result struct {
 	BytesFreed   int64
 	// Leftovers are what Apply did with what an interrupted run left.
 	Leftovers []Leftover
+	// InstallWait, when not empty, says why Apply kept what the plan
+	// removes: its re-scan under the lock, or its last check, found an
+	// install in progress (see Plan.InstallWait).
+	InstallWait string
 }
 
 // Leftover is what Apply did with a hidden directory an interrupted run
@@ -327,6 +331,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 		return a.res, err
 	}
 
+	a.res.InstallWait = freshPlan.InstallWait
 	var hidden []hiddenRelease
 	var unsynced hideBatch
 	a.phase(PhaseHide, 0, len(removals))
@@ -422,6 +427,9 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	// all it needs among the hidden (its closure), decided before anything
 	// is deleted.
 	needs := newNeeds(after, foundAfter)
+	if a.res.InstallWait == "" && len(hidden) > 0 {
+		a.res.InstallWait = needs.waitFor
+	}
 	byIdent := map[pkgstore.Ident]hiddenRelease{}
 	for _, h := range hidden {
 		byIdent[h.rel.Ident] = h

@@ -161,8 +161,9 @@ type ReportSummary struct {
 	// minimum age would let go. A fresh image or restored backup makes
 	// every release look just installed.
 	KeptTooYoung int `json:"kept_too_young"`
-	// InstallWait is Plan.InstallWait: why every removal waits for an
-	// install in progress (empty when none does).
+	// InstallWait is Plan.InstallWait, or Result.InstallWait when Apply
+	// found the install: why every removal waits for an install in
+	// progress (empty when none does).
 	InstallWait string `json:"install_wait,omitempty"`
 }
 
@@ -217,6 +218,9 @@ func (p *Plan) Report(res *Result) Report {
 	}
 	rep.Summary.Releases = len(p.Decisions)
 	rep.Summary.InstallWait = p.InstallWait
+	if rep.Summary.InstallWait == "" && res != nil {
+		rep.Summary.InstallWait = res.InstallWait // found by Apply
+	}
 	rep.Summary.BytesReclaimable = p.ReclaimableBytes()
 	return rep
 }
