@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+)
+
+// TestDaemonWatchInstallWindow (issue 20, adversary): the daemon's watch
+// judges an install directory in the package's directories with the
+// install_window setting, as `hab-gc watch` and the plan do: a leftover
+// older than a 1s window (HAB_GC_INSTALL_WINDOW) is a killed install's,
+// and the purge after an update goes ahead (it waited for the default
+// hour).
+func TestDaemonWatchInstallWindow(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	b := storetest.New(t)
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, id := range []string{"core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000"} {
+		b.Add(storetest.Release{Ident: id, ModTime: old})
+	}
+	b.Spec("redis", "core/redis")
+	// A killed install's leftover (Habitat never removes one).
+	if err := os.Mkdir(b.Path("hab/pkgs/core/redis/6.2.5/.hab-pkg-install-20200101000000AbCdEf"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // older than the window
+	dir := t.TempDir()
+	def := "fs_root = \"" + b.Root + "\"\n[check]\nschedule = \"@weekly\"\n[watch]\nkeep_latest = 1\nmin_age = \"none\"\ndelay = \"200ms\"\n"
+	if err := os.WriteFile(dir+"/sup.toml", []byte(def), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr := &syncBuf{}
+	cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "daemon", "--schedules", dir, "--state", dir + "/state.json"},
+		Stderr: stderr, Env: append(os.Environ(), "HAB_GC_RUNTIME_ROOTS=false", "HAB_GC_INSTALL_WINDOW=1s")}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	waitFor(t, "watching", func() bool { return strings.Contains(stderr.String(), "watching the store") }, stderr)
+	in := storetest.NewInstaller(b.Root, 5)
+	in.Publish(storetest.Archive{Ident: "core/redis/7.0.1/20260101000000"})
+	if err := in.Install("core/redis/7.0.1/20260101000000"); err != nil {
+		t.Fatal(err)
+	}
+	// The fresh archive of 7.0.1 is installed now: nothing waits once
+	// the window has passed.
+	waitFor(t, "purged", func() bool { return strings.Contains(stderr.String(), "msg=purged") }, stderr)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("daemon exited with %v; stderr:\n%s", err, stderr)
+	}
+	if _, err := os.Stat(b.PkgPath("core/redis/6.2.6/20200201000000")); err == nil {
+		t.Errorf("core/redis/6.2.6 not purged; stderr:\n%s", stderr)
+	}
+}
