@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -221,24 +222,22 @@ func latestChange(r *os.Root) (time.Time, bool) {
 	return t, complete
 }
 
-// openArtifacts opens FS_ROOT/hab/cache/artifacts, refusing a symlink at
-// any of its levels.
+// openArtifacts opens FS_ROOT/hab/cache/artifacts for reading, following
+// a symlink at any of its levels as Habitat does (a cache moved to a
+// bigger disk and linked back): hab-gc only reads archives there (each
+// opened without following a symlink, never blocking on a FIFO, within
+// hart's limits), and an install reading through the link must be seen.
+// The cache clean-up (package artifactcache) still refuses such a cache.
 func openArtifacts(fsRoot string) (*os.Root, error) {
-	top, err := os.OpenRoot(fsRoot)
+	p := filepath.Join(fsRoot, filepath.FromSlash(ArtifactCacheDir))
+	fi, err := os.Stat(p)
 	if err != nil {
 		return nil, err
 	}
-	defer top.Close()
-	for _, p := range []string{"hab", "hab/cache", ArtifactCacheDir} {
-		fi, err := top.Lstat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.IsDir() {
-			return nil, fmt.Errorf("%s is a %s, not a directory", p, fi.Mode().Type())
-		}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is a %s, not a directory", ArtifactCacheDir, fi.Mode().Type())
 	}
-	return top.OpenRoot(safeio.Dir(ArtifactCacheDir))
+	return os.OpenRoot(p)
 }
 
 // readArchiveDeps reads what the archive file in the artifact cache names
