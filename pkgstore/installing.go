@@ -321,6 +321,8 @@ func (s *Store) readFetched(inv *Inventory, sc *scanner) {
 		sc.problems.add(Problem{Path: ArtifactCacheDir, Kind: ProblemUnreadable,
 			Message: "the artifact cache cannot be read, so archives being installed cannot be seen: " + err.Error()})
 	}
+	studios := &studioStores{fsRoot: s.fsRoot}
+	defer studios.close()
 	for _, e := range es {
 		n := e.Name()
 		download := isDownloadTemp(n)
@@ -354,7 +356,7 @@ func (s *Store) readFetched(inv *Inventory, sc *scanner) {
 			id, perr := ParseFullIdent(a.Ident)
 			// A target not read (a bound stopped the read) may be this one.
 			otherTarget := a.Target != sc.opts.Target && (a.Target != "" || a.Complete)
-			if perr != nil || otherTarget || inv.Installed(id) != nil {
+			if perr != nil || otherTarget || inv.Installed(id) != nil || studios.installed(id) {
 				continue
 			}
 			inst.Release = id

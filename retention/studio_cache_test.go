@@ -2,6 +2,7 @@ package retention_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -19,29 +20,56 @@ import (
 // the studio's own store (FS_ROOT/hab/studios/NAME/hab/pkgs), never in the
 // host's. Each such archive is fresh and its release not installed on
 // the host, so every host run within the install window of a build
-// removes nothing: with builds more often than the window, never.
+// removes nothing: with builds more often than the window, never. So an
+// archive whose release is installed in a studio's store is the studio's
+// install and holds no host removal; until it is (the studio's install
+// still going on), it does.
 func TestStudioBuildsDoNotHoldHostRemovals(t *testing.T) {
-	t.Skip("defect: a fresh archive a studio build fetched into the shared artifact cache (installed in the studio's store, not the host's) makes every host removal wait; on a build host with builds more often than install_window, nothing is ever removed. A fix must tell the host's installs from a studio's (for example the installing process's root, /proc/PID/root, or the archive's release installed under FS_ROOT/hab/studios/*/hab/pkgs) without losing the protection of TestRecheckWaitsForFetchedArchive")
-	b := storetest.New(t)
-	oldPkg(b, depOld)
-	oldPkg(b, depNew)
-	// The studio's store holds what its build installed.
-	storetest.At(t, filepath.Join(b.Root, "hab", "studios", "build")).Add(storetest.Release{Ident: libIdent})
-	in := storetest.NewInstaller(b.Root, 7)
-	if err := in.Cache(storetest.Archive{Ident: libIdent, Payload: []string{"lib/liblib.so"}}, 0); err != nil {
-		t.Fatal(err)
-	}
-	s, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(),
-		pkgstore.Options{Target: "x86_64-linux"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d, _ := p.Decision(pkgstore.MustParseIdent(depOld)); d.Action != retention.Remove {
-		t.Errorf("%s %s %v (install wait: %s)", d.Action, depOld, d.Reasons, p.InstallWait)
+	for _, tc := range []struct {
+		name   string
+		studio func(t *testing.T, root string) // lays out FS_ROOT/hab/studios
+		remove bool
+	}{
+		// The studio's store holds what its build installed.
+		{"installed in a studio", func(t *testing.T, root string) {
+			storetest.At(t, filepath.Join(root, "hab", "studios", "build")).Add(storetest.Release{Ident: libIdent})
+		}, true},
+		// The studio's install of it is still going on, or it is the
+		// host's own: removals wait.
+		{"in no studio yet", func(t *testing.T, root string) {
+			storetest.At(t, filepath.Join(root, "hab", "studios", "build")).Add(storetest.Release{Ident: depNew})
+		}, false},
+		// A symlinked studios directory is not followed.
+		{"studios directory a symlink", func(t *testing.T, root string) {
+			elsewhere := t.TempDir()
+			storetest.At(t, filepath.Join(elsewhere, "build")).Add(storetest.Release{Ident: libIdent})
+			if err := os.Symlink(elsewhere, filepath.Join(root, "hab", "studios")); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := storetest.New(t)
+			oldPkg(b, depOld)
+			oldPkg(b, depNew)
+			tc.studio(t, b.Root)
+			in := storetest.NewInstaller(b.Root, 7)
+			if err := in.Cache(storetest.Archive{Ident: libIdent, Payload: []string{"lib/liblib.so"}}, 0); err != nil {
+				t.Fatal(err)
+			}
+			s, err := pkgstore.Open(b.Root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(),
+				pkgstore.Options{Target: "x86_64-linux"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d, _ := p.Decision(pkgstore.MustParseIdent(depOld)); (d.Action == retention.Remove) != tc.remove {
+				t.Errorf("%s %s %v (install wait: %q), want removed %v", d.Action, depOld, d.Reasons, p.InstallWait, tc.remove)
+			}
+		})
 	}
 }
