@@ -241,7 +241,7 @@ func (c *Cache) examine(name string, opts Options) File {
 		return leave(CodeNotRegular, "a "+safeio.Kind(fi.Mode())+", not a regular file: left alone")
 	}
 	f.Size = allocated(fi)
-	if age := opts.Now.Sub(changed(fi)); opts.MinAge > 0 && age < opts.MinAge {
+	if age := opts.Now.Sub(pkgstore.LastChange(fi)); opts.MinAge > 0 && age < opts.MinAge {
 		return leave(CodeYoung, fmt.Sprintf("written %s ago, less than the minimum age %s (a download may be in progress)", age.Round(time.Second), opts.MinAge))
 	}
 	if !strings.HasSuffix(name, ".hart") {
@@ -271,16 +271,6 @@ func allocated(fi fs.FileInfo) int64 {
 		return 0
 	}
 	return pkgstore.DiskUsage(fi)
-}
-
-// changed is the later of a file's modification and change times: a
-// download renamed into place has a fresh change time.
-func changed(fi fs.FileInfo) time.Time {
-	t := fi.ModTime()
-	if ct := ctime(fi); ct.After(t) {
-		t = ct
-	}
-	return t
 }
 
 // Outcome is what Remove did with one file.

@@ -54,7 +54,7 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 	inst := Installing{Path: rel}
 	var changed, modified time.Time
 	if fi, err := vroot.Lstat(entry); err == nil {
-		changed, modified = latest(fi), fi.ModTime()
+		changed, modified = LastChange(fi), fi.ModTime()
 	}
 	// Habitat makes it mode 0700 (tempfile's TempDir): a hab-gc that is
 	// not root may not read it, but can still read the archive.
@@ -187,8 +187,11 @@ func addIdentList(ids, more []Ident) []Ident {
 	return ids
 }
 
-// latest is the later of a file's modification and inode change times.
-func latest(fi fs.FileInfo) time.Time {
+// LastChange is the later of a file's modification and inode change
+// times: what an install or a download renamed into place last did to it
+// (rename(2) sets the change time, which no archive extraction can set
+// back). Where the platform has no change time, the modification time.
+func LastChange(fi fs.FileInfo) time.Time {
 	t := fi.ModTime()
 	if c := changeTime(fi); c.After(t) {
 		t = c
@@ -213,7 +216,7 @@ func latestChange(r *os.Root) (time.Time, bool) {
 			return fs.SkipAll
 		}
 		if fi, err := d.Info(); err == nil {
-			if c := latest(fi); c.After(t) {
+			if c := LastChange(fi); c.After(t) {
 				t = c
 			}
 		}
@@ -333,7 +336,7 @@ func (s *Store) readFetched(inv *Inventory, sc *scanner) {
 		if err != nil {
 			continue
 		}
-		changed := latest(fi)
+		changed := LastChange(fi)
 		if sc.opts.Now.Sub(changed) >= sc.opts.InstallWindow {
 			continue
 		}

@@ -1,14 +1,11 @@
 package retention_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -41,16 +38,7 @@ func TestFetchedArchiveTargetAfterTDEPS(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "core-lib-1.0-20261201000000-x86_64-linux.hart"), storetest.HartEntries(es...), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(),
-				pkgstore.Options{Target: "x86_64-linux"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := planNow(t, b.Root, 0, pkgstore.Options{})
 			if d, _ := p.Decision(pkgstore.MustParseIdent(depOld)); d.Action != retention.Keep {
 				t.Errorf("%s %s %v: the fresh archive of %s names it", d.Action, depOld, d.Reasons, libIdent)
 			}

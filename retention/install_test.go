@@ -81,19 +81,30 @@ func runGC(t testing.TB, root string, ahead, settle time.Duration, onPhase func(
 	return p, res
 }
 
-// planKeeps reports whether a dry run (PlanStore alone, its clock ahead)
-// keeps ident.
-func planKeeps(t testing.TB, root string, ahead time.Duration, ident string) (bool, []retention.Reason) {
+// planNow is a dry run as `hab-gc run --keep-latest=1 --min-age=none
+// --dry-run` makes it, its clock ahead (scan's Target x86_64-linux when
+// empty).
+func planNow(t testing.TB, root string, ahead time.Duration, scan pkgstore.Options) *retention.Plan {
 	t.Helper()
 	s, err := pkgstore.Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now().Add(ahead), pkgstore.Options{Target: "x86_64-linux"})
+	if scan.Target == "" {
+		scan.Target = "x86_64-linux"
+	}
+	p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now().Add(ahead), scan)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// planKeeps reports whether a dry run (planNow) keeps ident.
+func planKeeps(t testing.TB, root string, ahead time.Duration, ident string) (bool, []retention.Reason) {
+	t.Helper()
+	p := planNow(t, root, ahead, pkgstore.Options{})
 	d, ok := p.Decision(pkgstore.MustParseIdent(ident))
 	return !ok || d.Action == retention.Keep, d.Reasons
 }

@@ -1,11 +1,9 @@
 package retention_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -57,16 +55,7 @@ func TestStudioBuildsDoNotHoldHostRemovals(t *testing.T) {
 			if err := in.Cache(storetest.Archive{Ident: libIdent, Payload: []string{"lib/liblib.so"}}, 0); err != nil {
 				t.Fatal(err)
 			}
-			s, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(),
-				pkgstore.Options{Target: "x86_64-linux"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := planNow(t, b.Root, 0, pkgstore.Options{})
 			if d, _ := p.Decision(pkgstore.MustParseIdent(depOld)); (d.Action == retention.Remove) != tc.remove {
 				t.Errorf("%s %s %v (install wait: %q), want removed %v", d.Action, depOld, d.Reasons, p.InstallWait, tc.remove)
 			}

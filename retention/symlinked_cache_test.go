@@ -1,11 +1,9 @@
 package retention_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -36,16 +34,7 @@ func TestSymlinkedCacheFetchedArchive(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(big, a.FileName()), a.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(),
-		pkgstore.Options{Target: "x86_64-linux"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := planNow(t, b.Root, 0, pkgstore.Options{})
 	if d, _ := p.Decision(pkgstore.MustParseIdent(depOld)); d.Action != retention.Keep {
 		t.Errorf("%s %s %v: the fresh archive in the symlinked cache names it", d.Action, depOld, d.Reasons)
 	}

@@ -59,7 +59,7 @@ func (w *watcher) installing(pkg pkgstore.Ident) (string, bool) {
 					continue
 				}
 				path := filepath.Join(pd, v.Name(), n)
-				if t, ok := changed(path); ok && now.Sub(t) < w.o.installWindow() {
+				if fi, err := os.Lstat(path); err == nil && now.Sub(pkgstore.LastChange(fi)) < w.o.installWindow() {
 					rel, _ := filepath.Rel(w.store, path)
 					return rel, true
 				}

@@ -126,8 +126,8 @@ func fstatx(fd int, st *Stat) error {
 	*st = Stat{Mask: unix.STATX_BASIC_STATS, Mode: uint16(s.Mode), Ino: s.Ino, Nlink: uint32(s.Nlink),
 		Size: uint64(s.Size), Blocks: uint64(s.Blocks),
 		Dev_major: unix.Major(s.Dev), Dev_minor: unix.Minor(s.Dev),
-		Mtime: unix.StatxTimestamp{Sec: s.Mtim.Sec, Nsec: uint32(s.Mtim.Nsec)},
-		Ctime: unix.StatxTimestamp{Sec: s.Ctim.Sec, Nsec: uint32(s.Ctim.Nsec)}}
+		Mtime: unix.StatxTimestamp{Sec: int64(s.Mtim.Sec), Nsec: uint32(s.Mtim.Nsec)},
+		Ctime: unix.StatxTimestamp{Sec: int64(s.Ctim.Sec), Nsec: uint32(s.Ctim.Nsec)}}
 	return nil
 }
 

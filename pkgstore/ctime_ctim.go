@@ -1,4 +1,4 @@
-//go:build darwin || ios
+//go:build linux || openbsd || dragonfly || solaris || illumos || aix
 
 package pkgstore
 
@@ -12,7 +12,7 @@ import (
 // sets and no archive extraction can set back.
 func changeTime(fi fs.FileInfo) time.Time {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return time.Unix(st.Ctimespec.Sec, st.Ctimespec.Nsec)
+		return time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec))
 	}
 	return time.Time{}
 }

@@ -1,4 +1,4 @@
-//go:build linux || freebsd || netbsd || openbsd || dragonfly || solaris || illumos || aix
+//go:build darwin || ios || freebsd || netbsd
 
 package pkgstore
 
@@ -12,7 +12,7 @@ import (
 // sets and no archive extraction can set back.
 func changeTime(fi fs.FileInfo) time.Time {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec))
+		return time.Unix(int64(st.Ctimespec.Sec), int64(st.Ctimespec.Nsec))
 	}
 	return time.Time{}
 }
