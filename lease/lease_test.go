@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/lease"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
@@ -21,6 +22,7 @@ const (
 // a lease on the idents in its arguments (or, with flockEnv, an exclusive
 // flock on that file), says "held", and sleeps until killed.
 func TestMain(m *testing.M) {
+	testtool.NoRaceExitSleep()
 	if file := os.Getenv(flockEnv); file != "" {
 		f, err := os.Open(file)
 		if err == nil {

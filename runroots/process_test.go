@@ -12,12 +12,14 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/proctest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/runroots"
 )
 
 func TestMain(m *testing.M) {
+	testtool.NoRaceExitSleep()
 	proctest.RunHelper()
 	runBlindHelper()
 	os.Exit(m.Run())

@@ -36,7 +36,7 @@ func (s *Scheduler) commit(f func(*State) bool) error {
 	batch := c.queue
 	c.queue = nil
 	c.qmu.Unlock()
-	err := updateState(s.StatePath, func(st *State) bool {
+	err := s.updateState(func(st *State) bool {
 		changed := false
 		for _, r := range batch {
 			if r.f(st) {

@@ -26,7 +26,10 @@ func TestPropertyNeverMisses(t *testing.T) {
 		t.Skip("simulates three years")
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { simulate(t, seed, 365*24*time.Hour, nil) })
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			t.Parallel() // each simulation has its own directories and clock
+			simulate(t, seed, 365*24*time.Hour, nil)
+		})
 	}
 }
 
@@ -45,7 +48,10 @@ func TestPropertyNeverMissesInZones(t *testing.T) {
 		if err != nil {
 			t.Skipf("no zone data: %v", err)
 		}
-		t.Run(zone, func(t *testing.T) { simulate(t, uint64(10+i), 365*24*time.Hour, loc) })
+		t.Run(zone, func(t *testing.T) {
+			t.Parallel()
+			simulate(t, uint64(10+i), 365*24*time.Hour, loc)
+		})
 	}
 }
 

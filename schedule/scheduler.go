@@ -43,6 +43,13 @@ type Scheduler struct {
 	// retention.ApplyOptions.LockTimeout: the zero value waits
 	// retention.DefaultLockTimeout, retention.NoLockWait not at all.
 	LockTimeout time.Duration
+	// StateLockTimeout bounds the wait for the state file's lock
+	// (StatePath + ".lock"). An update holds it for milliseconds, so one
+	// held longer is another process's (an operator's flock, a stuck
+	// process): past the wait the update fails with ErrStateBusy and the
+	// scheduler goes on with the state in memory, as on a full disk. The
+	// zero value waits DefaultStateLockTimeout.
+	StateLockTimeout time.Duration
 	// Run runs a job (default DefaultRun).
 	Run RunFunc
 	// Logger receives every run and problem (default: discard).
@@ -407,7 +414,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		if st, err = LoadState(s.StatePath); err == nil {
 			update(st)
 		}
-	} else if err = updateState(s.StatePath, update); err != nil && !errors.Is(err, ErrState) {
+	} else if err = s.updateState(update); err != nil && !errors.Is(err, ErrState) {
 		// A full or read-only file system under the state: run from
 		// memory (the state as it reads, brought up to date), which is
 		// when a [pressure] prune may be needed most. A refused state
@@ -496,7 +503,7 @@ func (s *Scheduler) restore(st *State, jobs []Job) {
 	if s.ReadOnly {
 		return
 	}
-	err := updateState(s.StatePath, func(disk *State) bool {
+	err := s.updateState(func(disk *State) bool {
 		s.mu.RLock()
 		defer s.mu.RUnlock()
 		changed := false
@@ -1023,7 +1030,7 @@ func (s *Scheduler) recoverClock(j Job, a, now time.Time) {
 	if s.ReadOnly {
 		return
 	}
-	err := updateState(s.StatePath, func(st *State) bool {
+	err := s.updateState(func(st *State) bool {
 		js := st.Jobs[j.Key]
 		if js == nil || !anchor(js).After(now) {
 			return false
@@ -1045,7 +1052,7 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 		if s.NotRun != nil {
 			s.NotRun(j, why)
 		}
-		updateState(s.StatePath, func(st *State) bool {
+		s.updateState(func(st *State) bool {
 			if js := st.Jobs[j.Key]; js != nil {
 				js.LastError = fmt.Sprintf("%s: %s", s.now().UTC().Format(time.RFC3339), why)
 				return true
@@ -1208,7 +1215,7 @@ func (s *Scheduler) claimIn(st *State, j Job, due time.Time) (skip string, chang
 // start without writing the state again.
 func (s *Scheduler) claimAll(byStore map[string][]pendingRun) []Outcome {
 	var outs []Outcome
-	err := updateState(s.StatePath, func(st *State) bool {
+	err := s.updateState(func(st *State) bool {
 		outs = nil
 		changed := false
 		for store, runs := range byStore {

@@ -211,18 +211,24 @@ func (st *State) Save(path string) error {
 }
 
 // updateState runs f on the state read fresh from disk, under an
-// exclusive lock on PATH.lock, and saves it when f returns true. Two
-// schedulers sharing a state file never lose each other's updates.
+// exclusive lock on StatePath.lock (waiting at most StateLockTimeout), and
+// saves it when f returns true. Two schedulers sharing a state file never
+// lose each other's updates.
 //
 // The lock file follows the rules of the store's lock file: it is
 // opened without following a symlink or blocking, created mode 0600, and
 // must be a regular file with one link owned by the effective user;
 // anything else at its name is refused (ErrState) and never written.
-func updateState(path string, f func(*State) bool) error {
+func (s *Scheduler) updateState(f func(*State) bool) error {
+	path := s.StatePath
 	if path == "" {
 		return ErrNoStatePath
 	}
-	unlock, err := lockState(path)
+	wait := s.StateLockTimeout
+	if wait <= 0 {
+		wait = DefaultStateLockTimeout
+	}
+	unlock, err := lockState(path, wait)
 	if err != nil {
 		return err
 	}
@@ -237,20 +243,17 @@ func updateState(path string, f func(*State) bool) error {
 	return nil
 }
 
-// stateLockTimeout bounds the wait for the state's lock: an update holds
-// it for milliseconds, so one held longer is someone else's (an
-// operator's flock, a stuck process), and the scheduler must not hang on
-// it. Past it, the update fails (ErrStateBusy) and the scheduler goes on
-// with the state in memory, as on a full disk.
-const stateLockTimeout = 10 * time.Second
+// DefaultStateLockTimeout is the wait for the state's lock when
+// Scheduler.StateLockTimeout is zero.
+const DefaultStateLockTimeout = 10 * time.Second
 
 // ErrStateBusy is wrapped by the error of a state update that gave up
-// waiting for the state's lock (held past stateLockTimeout).
+// waiting for the state's lock (held past Scheduler.StateLockTimeout).
 var ErrStateBusy = errors.New("the schedule state's lock is held by another process")
 
 // lockState takes the exclusive lock PATH.lock, waiting for it at most
-// stateLockTimeout.
-func lockState(path string) (unlock func() error, err error) {
+// wait.
+func lockState(path string, wait time.Duration) (unlock func() error, err error) {
 	dir, name := filepath.Dir(path), filepath.Base(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -270,7 +273,7 @@ func lockState(path string) (unlock func() error, err error) {
 	}
 	rc, err := f.SyscallConn()
 	if err == nil {
-		err = flockBounded(rc, stateLockTimeout)
+		err = flockBounded(rc, wait)
 	}
 	if err != nil {
 		f.Close()

@@ -17,6 +17,9 @@ func TestStateLockHeldByAnotherProcess(t *testing.T) {
 	e.write("a", prune(e.store(), "17 * * * *"))
 	testtool.HoldFlock(t, e.state+".lock")
 	s := e.scheduler()
+	// Each of the five updates below waits this long, then fails with
+	// ErrStateBusy (the default wait would make the test take 50 s).
+	s.StateLockTimeout = 200 * time.Millisecond
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -23,11 +23,13 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/proctest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/lease"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
 func TestMain(m *testing.M) {
+	testtool.NoRaceExitSleep()
 	proctest.RunHelper()
 	testscript.Main(m, map[string]func(){"hab-gc": func() { os.Exit(Main()) }})
 }
