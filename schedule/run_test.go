@@ -54,8 +54,9 @@ func TestDefaultRun(t *testing.T) {
 }
 
 // Issue 13 item 3: one clock. A scheduler whose clock reads 48 hours
-// ahead of the wall clock plans and applies with its own clock: releases
-// installed just now are two days old to it, and removed.
+// ahead of the wall clock plans with its own clock: releases installed
+// just now are two days old to it, and removed (Apply's last check judges
+// installs in progress by the real clock: the test below).
 func TestPruneUsesTheSchedulersClock(t *testing.T) {
 	e := newEnv(t)
 	e.clock.t = time.Now().Add(48 * time.Hour)
@@ -71,5 +72,50 @@ func TestPruneUsesTheSchedulersClock(t *testing.T) {
 	outs := s.RunDue(context.Background())
 	if len(outs) != 1 || !outs[0].Ran || outs[0].Result.Removed != 2 {
 		t.Fatalf("a prune at the scheduler's clock (48h ahead) removed %+v, want 2", outs)
+	}
+}
+
+// A scheduler's clock set ahead (a rehearsal) plans with it, so the
+// archive an install downloaded just now looks two days old to the plan;
+// Apply's last check judges installs by the real clock and sees it
+// (RunJob's documentation): what the install found "Using", before any
+// install directory exists, is kept.
+func TestPruneAheadClockSeesInstallInProgress(t *testing.T) {
+	e := newEnv(t)
+	e.clock.t = time.Now().Add(48 * time.Hour)
+	b := storetest.New(t)
+	for _, id := range []string{"core/a/1/1", "core/a/2/2", "core/a/3/3"} {
+		b.Add(storetest.Release{Ident: id})
+	}
+	const app = "core/app/1/1"
+	in := storetest.NewInstaller(b.Root, 1).Publish(storetest.Archive{Ident: app, Deps: []string{"core/a/1/1"}})
+	checked, resume := make(chan struct{}), make(chan struct{})
+	in.At = func(pt storetest.Point) error {
+		if pt.Top && pt.Step == storetest.StepDepsChecked {
+			close(checked)
+			<-resume
+		}
+		return nil
+	}
+	installed := make(chan error, 1)
+	go func() { installed <- in.Install(app) }()
+	<-checked
+
+	e.write("p", fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@hourly-random\"\nkeep_latest = 1\n", b.Root))
+	s := e.scheduler()
+	s.Run = nil
+	s.Settle = time.Millisecond
+	e.reload(s)
+	e.clock.Add(2 * time.Hour)
+	outs := s.RunDue(context.Background())
+	close(resume)
+	if err := <-installed; err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != 1 || !outs[0].Ran {
+		t.Fatalf("outcomes %+v", outs)
+	}
+	if _, err := os.Stat(b.PkgPath("core/a/1/1")); err != nil {
+		t.Errorf("the prune removed core/a/1/1, which %s's install in progress found Using: %v (result %+v)", app, err, outs[0].Result)
 	}
 }

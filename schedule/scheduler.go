@@ -1270,7 +1270,12 @@ func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time
 
 // RunJob runs a check (the store's verification) or a prune (plan and
 // apply) while the caller holds the store's lock. now is the scheduler's
-// clock reading: the plan and Apply use it (one clock). Called by the
+// clock reading: the plan judges ages and installs in progress by it, and
+// the history records it. Apply's last check judges installs in progress
+// by the real clock (ApplyOptions.Now's default) on purpose: installs
+// happen in real time, and a scheduler's clock set ahead (a rehearsal,
+// `daemon --now`) would make a fresh install look old, where the real
+// clock sees it. Called by the
 // Scheduler, it logs through the Scheduler's Logger (Apply's events
 // included), and a prune's Apply settles for Scheduler.Settle and reports
 // its phases to Scheduler.OnPhase (a setup's scan options.OnPhase, when
