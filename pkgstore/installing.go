@@ -329,6 +329,12 @@ func (s *Store) readFetched(inv *Inventory, sc *scanner) {
 	for _, e := range es {
 		n := e.Name()
 		download := isDownloadTemp(n)
+		if !download && e.Type()&fs.ModeSymlink != 0 && !strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".hart") {
+			if inst, ok := sc.symlinkedArchive(cache, e, inv, studios); ok {
+				inv.Fetched = append(inv.Fetched, inst)
+			}
+			continue
+		}
 		if !download && (strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".hart")) || !e.Type().IsRegular() {
 			continue
 		}
@@ -371,6 +377,73 @@ func (s *Store) readFetched(inv *Inventory, sc *scanner) {
 		}
 		inv.Fetched = append(inv.Fetched, inst)
 	}
+}
+
+// symlinkedArchive judges a symlink named *.hart in the artifact cache.
+// Habitat uses it as the archive it names (install.rs is_artifact_cached:
+// Path::is_file follows symlinks); hab-gc does not read through it, so it
+// cannot tell the release from the archive. Changed within the install
+// window (the link itself, or a regular file it leads to inside the
+// cache), it makes every removal wait, unless its name is the archive
+// name (ORIGIN-NAME-VERSION-RELEASE-TARGET.hart) of a release installed
+// here or in a Studio. A link to something that is not a regular file
+// inside the cache, or to nothing, is not an archive Habitat would use;
+// one leading outside the cache is judged by the link's own times.
+func (sc *scanner) symlinkedArchive(cache *os.Root, e fs.DirEntry, inv *Inventory, studios *studioStores) (Installing, bool) {
+	n := e.Name()
+	fi, err := e.Info()
+	if err != nil {
+		return Installing{}, false
+	}
+	changed := LastChange(fi)
+	switch to, err := cache.Stat(n); {
+	case errors.Is(err, fs.ErrNotExist):
+		return Installing{}, false
+	case err == nil && !to.Mode().IsRegular():
+		return Installing{}, false
+	case err == nil && LastChange(to).After(changed):
+		changed = LastChange(to)
+	}
+	if sc.opts.Now.Sub(changed) >= sc.opts.InstallWindow {
+		return Installing{}, false
+	}
+	for _, id := range archiveNameIdents(n, sc.opts.Target) {
+		if inv.Installed(id) != nil || studios.installed(id) {
+			return Installing{}, false
+		}
+	}
+	return Installing{Path: ArtifactCacheDir + "/" + n, Active: true, Changed: changed,
+		From: ArtifactCacheDir + "/" + n + ": a symlink, which Habitat reads through and hab-gc does not"}, true
+}
+
+// archiveNameIdents returns every ident whose archive of target is named
+// name (ORIGIN-NAME-VERSION-RELEASE-TARGET.hart, Habitat's
+// PackageArchive file name): origins, names and versions may hold
+// hyphens, so a name can be read more than one way.
+func archiveNameIdents(name, target string) []Ident {
+	rest, ok := strings.CutSuffix(name, "-"+target+".hart")
+	if !ok {
+		return nil
+	}
+	parts := strings.Split(rest, "-")
+	if len(parts) > 32 {
+		return nil // not read (the readings grow as the cube): not known to be installed
+	}
+	var ids []Ident
+	// parts[:i] origin, parts[i:j] name, parts[j:k] version, parts[k:] release.
+	for k := len(parts) - 1; k >= 3; k-- {
+		release := strings.Join(parts[k:], "-")
+		for j := 2; j < k; j++ {
+			for i := 1; i < j; i++ {
+				id, err := ParseFullIdent(strings.Join(parts[:i], "-") + "/" + strings.Join(parts[i:j], "-") + "/" +
+					strings.Join(parts[j:k], "-") + "/" + release)
+				if err == nil {
+					ids = append(ids, id)
+				}
+			}
+		}
+	}
+	return ids
 }
 
 // isDownloadTemp reports whether name is Habitat's download temp file in

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -40,5 +41,70 @@ func TestSymlinkedCacheFetchedArchive(t *testing.T) {
 	}
 	if p.InstallWait == "" {
 		t.Errorf("no install wait; fetched %+v", p.Inventory.Fetched)
+	}
+}
+
+// A symlink named *.hart in the artifact cache is an archive to Habitat
+// (install.rs is_artifact_cached: Path::is_file follows it); hab-gc does
+// not read through it. Fresh, it makes every removal wait unless its name
+// is the archive of an installed release.
+func TestSymlinkedArchiveInCache(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		link     string // the link's name in the cache
+		to       string // "outside": an archive elsewhere; "dir": a directory in the cache; "none": nothing
+		ahead    time.Duration
+		wantWait bool
+	}{
+		{"fresh, to an archive elsewhere", storetest.Archive{Ident: libIdent}.FileName(), "outside", 0, true},
+		{"fresh, to an archive in the cache", storetest.Archive{Ident: libIdent}.FileName(), "inside", 0, true},
+		{"fresh, named after an installed release", storetest.Archive{Ident: depNew}.FileName(), "outside", 0, false},
+		{"two hours old", storetest.Archive{Ident: libIdent}.FileName(), "outside", 2 * time.Hour, false},
+		{"to a directory", storetest.Archive{Ident: libIdent}.FileName(), "dir", 0, false},
+		{"to nothing", storetest.Archive{Ident: libIdent}.FileName(), "none", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := storetest.New(t)
+			oldPkg(b, depOld)
+			oldPkg(b, depNew)
+			cache := b.Path(pkgstore.ArtifactCacheDir)
+			if err := os.MkdirAll(cache, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			a := storetest.Archive{Ident: libIdent, Deps: []string{depOld}}
+			var to string
+			switch tc.to {
+			case "outside":
+				to = filepath.Join(t.TempDir(), "lib.hart")
+			case "inside":
+				to = filepath.Join(cache, ".lib.hart") // a hidden name: not itself an archive to Habitat
+			case "dir":
+				to = filepath.Join(cache, "dir")
+				if err := os.Mkdir(to, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			case "none":
+				to = filepath.Join(cache, "gone.hart.part")
+			}
+			if tc.to == "outside" || tc.to == "inside" {
+				if err := os.WriteFile(to, a.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			target := to
+			if tc.to != "outside" {
+				target = filepath.Base(to) // relative: the scan follows it inside the cache only
+			}
+			if err := os.Symlink(target, filepath.Join(cache, tc.link)); err != nil {
+				t.Fatal(err)
+			}
+			p := planNow(t, b.Root, tc.ahead, pkgstore.Options{})
+			if got := p.InstallWait != ""; got != tc.wantWait {
+				t.Errorf("install wait %q, want one: %v (fetched %+v)", p.InstallWait, tc.wantWait, p.Inventory.Fetched)
+			}
+			if d, _ := p.Decision(pkgstore.MustParseIdent(depOld)); (d.Action == retention.Keep) != tc.wantWait {
+				t.Errorf("%s %s %v", d.Action, depOld, d.Reasons)
+			}
+		})
 	}
 }
