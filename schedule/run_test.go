@@ -58,16 +58,8 @@ func TestDefaultRun(t *testing.T) {
 // just now are two days old to it, and removed (Apply's last check judges
 // installs in progress by the real clock: the test below).
 func TestPruneUsesTheSchedulersClock(t *testing.T) {
-	e := newEnv(t)
-	e.clock.t = time.Now().Add(48 * time.Hour)
-	b := storetest.New(t)
-	for _, id := range []string{"core/a/1/1", "core/a/2/2", "core/a/3/3"} {
-		b.Add(storetest.Release{Ident: id})
-	}
-	e.write("p", fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@hourly-random\"\nkeep_latest = 1\n", b.Root))
-	s := e.scheduler()
-	s.Run = nil
-	e.reload(s)
+	e, b := aheadEnv(t)
+	s := aheadScheduler(e, b)
 	e.clock.Add(2 * time.Hour)
 	outs := s.RunDue(context.Background())
 	if len(outs) != 1 || !outs[0].Ran || outs[0].Result.Removed != 2 {
@@ -81,12 +73,7 @@ func TestPruneUsesTheSchedulersClock(t *testing.T) {
 // (RunJob's documentation): what the install found "Using", before any
 // install directory exists, is kept.
 func TestPruneAheadClockSeesInstallInProgress(t *testing.T) {
-	e := newEnv(t)
-	e.clock.t = time.Now().Add(48 * time.Hour)
-	b := storetest.New(t)
-	for _, id := range []string{"core/a/1/1", "core/a/2/2", "core/a/3/3"} {
-		b.Add(storetest.Release{Ident: id})
-	}
+	e, b := aheadEnv(t)
 	const app = "core/app/1/1"
 	in := storetest.NewInstaller(b.Root, 1).Publish(storetest.Archive{Ident: app, Deps: []string{"core/a/1/1"}})
 	checked, resume := make(chan struct{}), make(chan struct{})
@@ -101,11 +88,7 @@ func TestPruneAheadClockSeesInstallInProgress(t *testing.T) {
 	go func() { installed <- in.Install(app) }()
 	<-checked
 
-	e.write("p", fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@hourly-random\"\nkeep_latest = 1\n", b.Root))
-	s := e.scheduler()
-	s.Run = nil
-	s.Settle = time.Millisecond
-	e.reload(s)
+	s := aheadScheduler(e, b)
 	e.clock.Add(2 * time.Hour)
 	outs := s.RunDue(context.Background())
 	close(resume)
@@ -118,4 +101,28 @@ func TestPruneAheadClockSeesInstallInProgress(t *testing.T) {
 	if _, err := os.Stat(b.PkgPath("core/a/1/1")); err != nil {
 		t.Errorf("the prune removed core/a/1/1, which %s's install in progress found Using: %v (result %+v)", app, err, outs[0].Result)
 	}
+}
+
+// aheadEnv is a scheduler environment whose clock reads 48 hours ahead
+// of the wall clock, and a store of three releases of core/a installed
+// just now.
+func aheadEnv(t *testing.T) (*env, *storetest.Builder) {
+	e := newEnv(t)
+	e.clock.t = time.Now().Add(48 * time.Hour)
+	b := storetest.New(t)
+	for _, id := range []string{"core/a/1/1", "core/a/2/2", "core/a/3/3"} {
+		b.Add(storetest.Release{Ident: id})
+	}
+	return e, b
+}
+
+// aheadScheduler runs the real jobs of an hourly prune keeping one
+// release, on b.
+func aheadScheduler(e *env, b *storetest.Builder) *schedule.Scheduler {
+	e.write("p", fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@hourly-random\"\nkeep_latest = 1\n", b.Root))
+	s := e.scheduler()
+	s.Run = nil
+	s.Settle = time.Millisecond
+	e.reload(s)
+	return s
 }
