@@ -20,7 +20,7 @@ func TestArchiveNameIdents(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, id := range archiveNameIdents(tc.name, "x86_64-linux") {
+			for id := range archiveNameIdents(tc.name, "x86_64-linux") {
 				got = append(got, id.String())
 			}
 			for _, w := range tc.want {
@@ -41,7 +41,7 @@ func FuzzArchiveNameIdents(f *testing.F) {
 	f.Add("core-redis-7.2.4-20240101000000-x86_64-linux.hart")
 	f.Add("a-b-c-d-e-f-x86_64-linux.hart")
 	f.Fuzz(func(t *testing.T, name string) {
-		for _, id := range archiveNameIdents(name, "x86_64-linux") {
+		for id := range archiveNameIdents(name, "x86_64-linux") {
 			if got := strings.ReplaceAll(id.String(), "/", "-") + "-x86_64-linux.hart"; got != name {
 				t.Fatalf("%q read as %s, whose archive is %q", name, id, got)
 			}

@@ -116,6 +116,14 @@ func checkPart(p string) string {
 	return ""
 }
 
+// ArchiveName is the file name of a fully qualified ident's archive for
+// target, ORIGIN-NAME-VERSION-RELEASE-TARGET.hart: the name Habitat looks
+// for in the artifact cache (components/core/src/package/ident.rs
+// archive_name_impl; install.rs cached_artifact_path).
+func (id Ident) ArchiveName(target string) string {
+	return id.Origin + "-" + id.Name + "-" + id.Version + "-" + id.Release + "-" + target + ".hart"
+}
+
 // String formats the ident as Habitat does: the parts that are set, joined
 // with "/".
 func (id Ident) String() string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -150,8 +151,7 @@ func (sc *scanner) readInstall(iroot *os.Root, origin, name, version, entry stri
 		inst.From = StoreDir + "/" + inst.Path + "/" + relDir + "/TDEPS"
 		return
 	}
-	file := strings.ReplaceAll(id.String(), "/", "-") + "-" + sc.opts.Target + ".hart"
-	deps, known, from := readArchiveDeps(sc.store.fsRoot, file, id)
+	deps, known, from := readArchiveDeps(sc.store.fsRoot, id.ArchiveName(sc.opts.Target), id)
 	inst.Deps, inst.Known, inst.From = addIdentList(nested, deps), known, from
 }
 
@@ -384,11 +384,13 @@ func (s *Store) readFetched(inv *Inventory, sc *scanner) {
 // Path::is_file follows symlinks); hab-gc does not read through it, so it
 // cannot tell the release from the archive. Changed within the install
 // window (the link itself, or a regular file it leads to inside the
-// cache), it makes every removal wait, unless its name is the archive
-// name (ORIGIN-NAME-VERSION-RELEASE-TARGET.hart) of a release installed
-// here or in a Studio. A link to something that is not a regular file
-// inside the cache, or to nothing, is not an archive Habitat would use;
-// one leading outside the cache is judged by the link's own times.
+// cache), it makes every removal wait, unless every ident its name is the
+// archive name of (ORIGIN-NAME-VERSION-RELEASE-TARGET.hart, origins,
+// names and versions holding hyphens) is installed here or in a Studio:
+// Habitat installing any other reading finds its archive cached through
+// this link. A link to something that is not a regular file inside the
+// cache, or to nothing, is not an archive Habitat would use; one leading
+// outside the cache is judged by the link's own times.
 func (sc *scanner) symlinkedArchive(cache *os.Root, e fs.DirEntry, inv *Inventory, studios *studioStores) (Installing, bool) {
 	n := e.Name()
 	fi, err := e.Info()
@@ -407,43 +409,48 @@ func (sc *scanner) symlinkedArchive(cache *os.Root, e fs.DirEntry, inv *Inventor
 	if sc.opts.Now.Sub(changed) >= sc.opts.InstallWindow {
 		return Installing{}, false
 	}
-	for _, id := range archiveNameIdents(n, sc.opts.Target) {
-		if inv.Installed(id) != nil || studios.installed(id) {
-			return Installing{}, false
+	fetched := Installing{Path: ArtifactCacheDir + "/" + n, Active: true, Changed: changed,
+		From: ArtifactCacheDir + "/" + n + ": a symlink, which Habitat reads through and hab-gc does not"}
+	readings := 0
+	// The first reading not installed settles it (a name crafted with
+	// many hyphens costs no more than one that is Habitat's).
+	for id := range archiveNameIdents(n, sc.opts.Target) {
+		readings++
+		if inv.Installed(id) == nil && !studios.installed(id) {
+			return fetched, true
 		}
 	}
-	return Installing{Path: ArtifactCacheDir + "/" + n, Active: true, Changed: changed,
-		From: ArtifactCacheDir + "/" + n + ": a symlink, which Habitat reads through and hab-gc does not"}, true
+	return fetched, readings == 0
 }
 
-// archiveNameIdents returns every ident whose archive of target is named
+// archiveNameIdents yields every ident whose archive of target is named
 // name (ORIGIN-NAME-VERSION-RELEASE-TARGET.hart, Habitat's
 // PackageArchive file name): origins, names and versions may hold
 // hyphens, so a name can be read more than one way.
-func archiveNameIdents(name, target string) []Ident {
-	rest, ok := strings.CutSuffix(name, "-"+target+".hart")
-	if !ok {
-		return nil
-	}
-	parts := strings.Split(rest, "-")
-	if len(parts) > 32 {
-		return nil // not read (the readings grow as the cube): not known to be installed
-	}
-	var ids []Ident
-	// parts[:i] origin, parts[i:j] name, parts[j:k] version, parts[k:] release.
-	for k := len(parts) - 1; k >= 3; k-- {
-		release := strings.Join(parts[k:], "-")
-		for j := 2; j < k; j++ {
-			for i := 1; i < j; i++ {
-				id, err := ParseFullIdent(strings.Join(parts[:i], "-") + "/" + strings.Join(parts[i:j], "-") + "/" +
-					strings.Join(parts[j:k], "-") + "/" + release)
-				if err == nil {
-					ids = append(ids, id)
+func archiveNameIdents(name, target string) iter.Seq[Ident] {
+	return func(yield func(Ident) bool) {
+		rest, ok := strings.CutSuffix(name, "-"+target+".hart")
+		if !ok {
+			return
+		}
+		parts := strings.Split(rest, "-")
+		if len(parts) > 32 {
+			return // not read (the readings grow as the cube): not known to be installed
+		}
+		// parts[:i] origin, parts[i:j] name, parts[j:k] version, parts[k:] release.
+		for k := len(parts) - 1; k >= 3; k-- {
+			release := strings.Join(parts[k:], "-")
+			for j := 2; j < k; j++ {
+				for i := 1; i < j; i++ {
+					id, err := ParseFullIdent(strings.Join(parts[:i], "-") + "/" + strings.Join(parts[i:j], "-") + "/" +
+						strings.Join(parts[j:k], "-") + "/" + release)
+					if err == nil && !yield(id) {
+						return
+					}
 				}
 			}
 		}
 	}
-	return ids
 }
 
 // isDownloadTemp reports whether name is Habitat's download temp file in

@@ -55,18 +55,26 @@ func TestSymlinkedArchiveInCache(t *testing.T) {
 		to       string // "outside": an archive elsewhere; "dir": a directory in the cache; "none": nothing
 		ahead    time.Duration
 		wantWait bool
+		also     string // another release installed
 	}{
-		{"fresh, to an archive elsewhere", storetest.Archive{Ident: libIdent}.FileName(), "outside", 0, true},
-		{"fresh, to an archive in the cache", storetest.Archive{Ident: libIdent}.FileName(), "inside", 0, true},
-		{"fresh, named after an installed release", storetest.Archive{Ident: depNew}.FileName(), "outside", 0, false},
-		{"two hours old", storetest.Archive{Ident: libIdent}.FileName(), "outside", 2 * time.Hour, false},
-		{"to a directory", storetest.Archive{Ident: libIdent}.FileName(), "dir", 0, false},
-		{"to nothing", storetest.Archive{Ident: libIdent}.FileName(), "none", 0, false},
+		{"fresh, to an archive elsewhere", storetest.Archive{Ident: libIdent}.FileName(), "outside", 0, true, ""},
+		{"fresh, to an archive in the cache", storetest.Archive{Ident: libIdent}.FileName(), "inside", 0, true, ""},
+		{"fresh, named after an installed release", storetest.Archive{Ident: depNew}.FileName(), "outside", 0, false, ""},
+		// Origins and names may hold hyphens: this name is the archive
+		// name of my/org-app (installed) and of my-org/app (not), which
+		// Habitat, installing it, finds cached through this link.
+		{"fresh, named after an installed release and one not installed", storetest.Archive{Ident: "my-org/app/1.0/20240101000000"}.FileName(), "outside", 0, true, "my/org-app/1.0/20240101000000"},
+		{"two hours old", storetest.Archive{Ident: libIdent}.FileName(), "outside", 2 * time.Hour, false, ""},
+		{"to a directory", storetest.Archive{Ident: libIdent}.FileName(), "dir", 0, false, ""},
+		{"to nothing", storetest.Archive{Ident: libIdent}.FileName(), "none", 0, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := storetest.New(t)
 			oldPkg(b, depOld)
 			oldPkg(b, depNew)
+			if tc.also != "" {
+				oldPkg(b, tc.also)
+			}
 			cache := b.Path(pkgstore.ArtifactCacheDir)
 			if err := os.MkdirAll(cache, 0o755); err != nil {
 				t.Fatal(err)
