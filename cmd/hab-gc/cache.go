@@ -71,30 +71,7 @@ func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressu
 	case plan.Policy.MinAge > 0:
 		minAge = plan.Policy.MinAge
 	}
-	// An archive whose release has an install directory is being
-	// unpacked, or is about to be: Habitat opens it again to unpack. So is
-	// a fresh archive of a release that is not installed (Fetched: the
-	// plan waits for its install within the install window, which, unlike
-	// the cache's MinAge, cannot be turned off).
-	installing := map[pkgstore.Ident]bool{}
-	for _, in := range slices.Concat(plan.Inventory.Installing, plan.Inventory.Fetched) {
-		if in.Release.Origin != "" {
-			installing[in.Release] = true
-		}
-	}
-	status := func(id pkgstore.Ident) artifactcache.Status {
-		if installing[id] {
-			return artifactcache.Installing
-		}
-		d, ok := plan.Decision(id)
-		switch {
-		case !ok:
-			return artifactcache.NotInstalled
-		case d.Action == retention.Remove && !underPressure:
-			return artifactcache.Removed
-		}
-		return artifactcache.Kept
-	}
+	status := cacheStatus(plan, underPressure)
 	// The run's pins and --only reach the cache (plan.Protects), and an
 	// archive counts for the store's target only.
 	files, err := cache.Plan(ctx, status, artifactcache.Options{KeepLatest: keep, MinAge: minAge, Now: time.Now(),
@@ -107,6 +84,47 @@ func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressu
 		return &cacheRun{note: err.Error(), readErr: err.Error()}, nil
 	}
 	return &cacheRun{cache: cache, files: files}, nil
+}
+
+// cacheStatus tells the cache clean-up the plan's verdict on each
+// release (see planCache for underPressure).
+func cacheStatus(plan *retention.Plan, underPressure bool) artifactcache.ReleaseStatus {
+	// An archive whose release has an install directory is being
+	// unpacked, or is about to be: Habitat opens it again to unpack. So is
+	// a fresh archive of a release that is not installed (Fetched: the
+	// plan waits for its install within the install window, which, unlike
+	// the cache's MinAge, cannot be turned off).
+	installing := map[pkgstore.Ident]bool{}
+	for _, in := range slices.Concat(plan.Inventory.Installing, plan.Inventory.Fetched) {
+		if in.Release.Origin != "" {
+			installing[in.Release] = true
+		}
+	}
+	// A fresh symlink named *.hart (a Fetched entry with no release:
+	// hab-gc does not read through it) is what Habitat, installing a
+	// release whose archive name it has, opens (install.rs
+	// is_artifact_cached follows it) and verifies to be of that release:
+	// the archive it leads to in the cache is that release's, and is
+	// being installed too.
+	linked := map[string]bool{}
+	for _, in := range plan.Inventory.Fetched {
+		if name, ok := strings.CutPrefix(in.Path, pkgstore.ArtifactCacheDir+"/"); ok && in.Release.Origin == "" && !in.Download {
+			linked[name] = true
+		}
+	}
+	return func(id pkgstore.Ident) artifactcache.Status {
+		if installing[id] || linked[id.ArchiveName(plan.Inventory.Target)] {
+			return artifactcache.Installing
+		}
+		d, ok := plan.Decision(id)
+		switch {
+		case !ok:
+			return artifactcache.NotInstalled
+		case d.Action == retention.Remove && !underPressure:
+			return artifactcache.Removed
+		}
+		return artifactcache.Kept
+	}
 }
 
 func (cr *cacheRun) close() {
