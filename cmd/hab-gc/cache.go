@@ -32,6 +32,10 @@ type cacheRun struct {
 	// readErr says why the cache could not be read (a refused or
 	// unreadable directory, a failed listing): the run then exits 4.
 	readErr string
+	// target and window are the plan's scan target and install window,
+	// for apply's look for installs begun since the plan.
+	target string
+	window time.Duration
 }
 
 // readError is why the cache could not be read, or "".
@@ -83,37 +87,15 @@ func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressu
 		}
 		return &cacheRun{note: err.Error(), readErr: err.Error()}, nil
 	}
-	return &cacheRun{cache: cache, files: files}, nil
+	return &cacheRun{cache: cache, files: files, target: plan.Inventory.Target, window: plan.Inventory.InstallWindow}, nil
 }
 
 // cacheStatus tells the cache clean-up the plan's verdict on each
 // release (see planCache for underPressure).
 func cacheStatus(plan *retention.Plan, underPressure bool) artifactcache.ReleaseStatus {
-	// An archive whose release has an install directory is being
-	// unpacked, or is about to be: Habitat opens it again to unpack. So is
-	// a fresh archive of a release that is not installed (Fetched: the
-	// plan waits for its install within the install window, which, unlike
-	// the cache's MinAge, cannot be turned off).
-	installing := map[pkgstore.Ident]bool{}
-	for _, in := range slices.Concat(plan.Inventory.Installing, plan.Inventory.Fetched) {
-		if in.Release.Origin != "" {
-			installing[in.Release] = true
-		}
-	}
-	// A fresh symlink named *.hart (a Fetched entry with no release:
-	// hab-gc does not read through it) is what Habitat, installing a
-	// release whose archive name it has, opens (install.rs
-	// is_artifact_cached follows it) and verifies to be of that release:
-	// the archive it leads to in the cache is that release's, and is
-	// being installed too.
-	linked := map[string]bool{}
-	for _, in := range plan.Inventory.Fetched {
-		if name, ok := strings.CutPrefix(in.Path, pkgstore.ArtifactCacheDir+"/"); ok && in.Release.Origin == "" && !in.Download {
-			linked[name] = true
-		}
-	}
+	installing := beingInstalled(plan.Inventory)
 	return func(id pkgstore.Ident) artifactcache.Status {
-		if installing[id] || linked[id.ArchiveName(plan.Inventory.Target)] {
+		if installing(id) {
 			return artifactcache.Installing
 		}
 		d, ok := plan.Decision(id)
@@ -125,6 +107,35 @@ func cacheStatus(plan *retention.Plan, underPressure bool) artifactcache.Release
 		}
 		return artifactcache.Kept
 	}
+}
+
+// beingInstalled reports whether inv shows an install of a release in
+// progress that opens its archive in the cache.
+func beingInstalled(inv *pkgstore.Inventory) func(pkgstore.Ident) bool {
+	// An archive whose release has an install directory is being
+	// unpacked, or is about to be: Habitat opens it again to unpack. So is
+	// a fresh archive of a release that is not installed (Fetched: the
+	// plan waits for its install within the install window, which, unlike
+	// the cache's MinAge, cannot be turned off).
+	installing := map[pkgstore.Ident]bool{}
+	for _, in := range slices.Concat(inv.Installing, inv.Fetched) {
+		if in.Release.Origin != "" {
+			installing[in.Release] = true
+		}
+	}
+	// A fresh symlink named *.hart (a Fetched entry with no release:
+	// hab-gc does not read through it) is what Habitat, installing a
+	// release whose archive name it has, opens (install.rs
+	// is_artifact_cached follows it) and verifies to be of that release:
+	// the archive it leads to in the cache is that release's, and is
+	// being installed too.
+	linked := map[string]bool{}
+	for _, in := range inv.Fetched {
+		if name, ok := strings.CutPrefix(in.Path, pkgstore.ArtifactCacheDir+"/"); ok && in.Release.Origin == "" && !in.Download {
+			linked[name] = true
+		}
+	}
+	return func(id pkgstore.Ident) bool { return installing[id] || linked[id.ArchiveName(inv.Target)] }
 }
 
 func (cr *cacheRun) close() {
@@ -203,11 +214,42 @@ func (cr *cacheRun) apply(ctx context.Context, store *pkgstore.Store, timeout ti
 		return fmt.Errorf("artifact cache: %w", err)
 	}
 	defer unlock()
+	cr.keepLateInstalls(ctx, store)
 	cr.outs = map[string]artifactcache.Outcome{}
 	for _, o := range cr.cache.Remove(ctx, cr.files) {
 		cr.outs[o.File] = o
 	}
 	return nil
+}
+
+// keepLateInstalls keeps the archives of installs begun since the plan
+// (an install directory, a fresh archive or symlinked archive, read again
+// under the store's lock as Apply's last check does): Habitat opens an
+// archive again to unpack it. When the store cannot be read again,
+// nothing is removed.
+func (cr *cacheRun) keepLateInstalls(ctx context.Context, store *pkgstore.Store) {
+	if !slices.ContainsFunc(cr.files, func(f artifactcache.File) bool { return f.Action == artifactcache.Remove }) {
+		return
+	}
+	inv, err := store.Scan(ctx, pkgstore.Options{Target: cr.target, Now: time.Now(), InstallWindow: cr.window})
+	var installing func(pkgstore.Ident) bool
+	if err == nil {
+		installing = beingInstalled(inv)
+	}
+	for i := range cr.files {
+		f := &cr.files[i]
+		switch {
+		case f.Action != artifactcache.Remove:
+		case err != nil:
+			f.Action = artifactcache.Keep
+			f.Reasons = append(f.Reasons, retention.Reason{Code: artifactcache.CodeInstalling,
+				Text: "the store could not be read again for installs begun since the plan, so no archive is removed: " + err.Error()})
+		case f.Ident != nil && installing(*f.Ident):
+			f.Action = artifactcache.Keep
+			f.Reasons = append(f.Reasons, retention.Reason{Code: artifactcache.CodeInstalling,
+				Text: "its release " + f.Ident.String() + " began to be installed since the plan: Habitat unpacks it from this archive"})
+		}
+	}
 }
 
 // failed counts archives that could not be removed.
