@@ -48,7 +48,9 @@ type Scheduler struct {
 	// held longer is another process's (an operator's flock, a stuck
 	// process): past the wait the update fails with ErrStateBusy and the
 	// scheduler goes on with the state in memory, as on a full disk. The
-	// zero value waits DefaultStateLockTimeout.
+	// zero value waits DefaultStateLockTimeout, and so does a negative one
+	// (unlike LockTimeout, there is no "do not wait": retention.NoLockWait
+	// here waits the default).
 	StateLockTimeout time.Duration
 	// Run runs a job (default DefaultRun).
 	Run RunFunc
