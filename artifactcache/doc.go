@@ -22,4 +22,15 @@
 // file that was read (device, inode, size, modification time), renamed to
 // a dot-name, checked again, and unlinked. The caller holds the store's
 // lock.
+//
+// # With a store's plan
+//
+// `hab-gc run --cache` does what an importer cleaning the cache beside a
+// prune should do: StatusOf turns the store's retention.Plan into the
+// ReleaseStatus Plan takes, so that an archive Habitat is about to unpack
+// (an install directory of its release, a fresh archive, a fresh symlink
+// named as its archive: BeingInstalled) stays; then, after the plan's
+// Apply and under the store's lock, Recheck judges the removals again (a
+// release Apply kept at its last check, an install begun since the
+// plan), and Remove deletes what is still to go.
 package artifactcache

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -75,7 +74,7 @@ func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressu
 	case plan.Policy.MinAge > 0:
 		minAge = plan.Policy.MinAge
 	}
-	status := cacheStatus(plan, underPressure)
+	status := artifactcache.StatusOf(plan, underPressure)
 	// The run's pins and --only reach the cache (plan.Protects), and an
 	// archive counts for the store's target only.
 	files, err := cache.Plan(ctx, status, artifactcache.Options{KeepLatest: keep, MinAge: minAge, Now: time.Now(),
@@ -88,54 +87,6 @@ func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressu
 		return &cacheRun{note: err.Error(), readErr: err.Error()}, nil
 	}
 	return &cacheRun{cache: cache, files: files, target: plan.Inventory.Target, window: plan.Inventory.InstallWindow}, nil
-}
-
-// cacheStatus tells the cache clean-up the plan's verdict on each
-// release (see planCache for underPressure).
-func cacheStatus(plan *retention.Plan, underPressure bool) artifactcache.ReleaseStatus {
-	installing := beingInstalled(plan.Inventory)
-	return func(id pkgstore.Ident) artifactcache.Status {
-		if installing(id) {
-			return artifactcache.Installing
-		}
-		d, ok := plan.Decision(id)
-		switch {
-		case !ok:
-			return artifactcache.NotInstalled
-		case d.Action == retention.Remove && !underPressure:
-			return artifactcache.Removed
-		}
-		return artifactcache.Kept
-	}
-}
-
-// beingInstalled reports whether inv shows an install of a release in
-// progress that opens its archive in the cache.
-func beingInstalled(inv *pkgstore.Inventory) func(pkgstore.Ident) bool {
-	// An archive whose release has an install directory is being
-	// unpacked, or is about to be: Habitat opens it again to unpack. So is
-	// a fresh archive of a release that is not installed (Fetched: the
-	// plan waits for its install within the install window, which, unlike
-	// the cache's MinAge, cannot be turned off).
-	installing := map[pkgstore.Ident]bool{}
-	for _, in := range slices.Concat(inv.Installing, inv.Fetched) {
-		if in.Release.Origin != "" {
-			installing[in.Release] = true
-		}
-	}
-	// A fresh symlink named *.hart (a Fetched entry with no release:
-	// hab-gc does not read through it) is what Habitat, installing a
-	// release whose archive name it has, opens (install.rs
-	// is_artifact_cached follows it) and verifies to be of that release:
-	// the archive it leads to in the cache is that release's, and is
-	// being installed too.
-	linked := map[string]bool{}
-	for _, in := range inv.Fetched {
-		if name, ok := strings.CutPrefix(in.Path, pkgstore.ArtifactCacheDir+"/"); ok && in.Release.Origin == "" && !in.Download {
-			linked[name] = true
-		}
-	}
-	return func(id pkgstore.Ident) bool { return installing[id] || linked[id.ArchiveName(inv.Target)] }
 }
 
 func (cr *cacheRun) close() {
@@ -188,68 +139,24 @@ func (cr *cacheRun) limit(sp pressure.Space, l pressure.Limits) (int64, error) {
 }
 
 // apply removes the archives to remove, under the store's lock, after
-// the releases: an archive whose release the run did not remove after all
-// (kept at revalidation) stays.
+// the releases, judged again then (artifactcache.Recheck): an archive
+// whose release the run did not remove after all, or whose release began
+// to be installed since the plan, stays.
 func (cr *cacheRun) apply(ctx context.Context, store *pkgstore.Store, timeout time.Duration, res *retention.Result) error {
 	if cr == nil || cr.cache == nil {
 		return nil
-	}
-	removed := map[string]bool{}
-	if res != nil {
-		for _, o := range res.Outcomes {
-			if o.Status == retention.StatusRemoved {
-				removed[o.Ident.String()] = true
-			}
-		}
-	}
-	for i := range cr.files {
-		f := &cr.files[i]
-		if f.Action == artifactcache.Remove && f.Reasons[0].Code == artifactcache.CodeRemovedInRun && !removed[f.Ident.String()] {
-			f.Action = artifactcache.Keep
-			f.Reasons = append(f.Reasons, retention.Reason{Code: artifactcache.CodeReleaseKept, Text: "its release was kept at run time"})
-		}
 	}
 	unlock, err := store.Lock(ctx, timeout)
 	if err != nil {
 		return fmt.Errorf("artifact cache: %w", err)
 	}
 	defer unlock()
-	cr.keepLateInstalls(ctx, store)
+	artifactcache.Recheck(ctx, store, cr.files, res, pkgstore.Options{Target: cr.target, Now: time.Now(), InstallWindow: cr.window})
 	cr.outs = map[string]artifactcache.Outcome{}
 	for _, o := range cr.cache.Remove(ctx, cr.files) {
 		cr.outs[o.File] = o
 	}
 	return nil
-}
-
-// keepLateInstalls keeps the archives of installs begun since the plan
-// (an install directory, a fresh archive or symlinked archive, read again
-// under the store's lock as Apply's last check does): Habitat opens an
-// archive again to unpack it. When the store cannot be read again,
-// nothing is removed.
-func (cr *cacheRun) keepLateInstalls(ctx context.Context, store *pkgstore.Store) {
-	if !slices.ContainsFunc(cr.files, func(f artifactcache.File) bool { return f.Action == artifactcache.Remove }) {
-		return
-	}
-	inv, err := store.Scan(ctx, pkgstore.Options{Target: cr.target, Now: time.Now(), InstallWindow: cr.window})
-	var installing func(pkgstore.Ident) bool
-	if err == nil {
-		installing = beingInstalled(inv)
-	}
-	for i := range cr.files {
-		f := &cr.files[i]
-		switch {
-		case f.Action != artifactcache.Remove:
-		case err != nil:
-			f.Action = artifactcache.Keep
-			f.Reasons = append(f.Reasons, retention.Reason{Code: artifactcache.CodeInstalling,
-				Text: "the store could not be read again for installs begun since the plan, so no archive is removed: " + err.Error()})
-		case f.Ident != nil && installing(*f.Ident):
-			f.Action = artifactcache.Keep
-			f.Reasons = append(f.Reasons, retention.Reason{Code: artifactcache.CodeInstalling,
-				Text: "its release " + f.Ident.String() + " began to be installed since the plan: Habitat unpacks it from this archive"})
-		}
-	}
 }
 
 // failed counts archives that could not be removed.

@@ -1,4 +1,4 @@
-package main
+package artifactcache_test
 
 import (
 	"context"
@@ -54,7 +54,7 @@ func TestCacheKeepsArchiveOfInstallBegunAfterPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cache.Close()
-	files, err := cache.Plan(context.Background(), cacheStatus(plan, false), artifactcache.Options{Now: now, Target: "x86_64-linux"})
+	files, err := cache.Plan(context.Background(), artifactcache.StatusOf(plan, false), artifactcache.Options{Now: now, Target: "x86_64-linux"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,11 +65,15 @@ func TestCacheKeepsArchiveOfInstallBegunAfterPlan(t *testing.T) {
 	if err := os.MkdirAll(b.Path(pkgstore.StoreDir+"/core/nginx/1.0.0/"+pkgstore.InstallTempPrefix+"-20230101000000AbC123"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cr := &cacheRun{cache: cache, files: files, target: plan.Inventory.Target, window: plan.Inventory.InstallWindow}
-	if err := cr.apply(context.Background(), store, time.Second, nil); err != nil {
+	unlock, err := store.Lock(context.Background(), time.Second)
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer unlock()
+	artifactcache.Recheck(context.Background(), store, files, nil,
+		pkgstore.Options{Target: plan.Inventory.Target, Now: time.Now(), InstallWindow: plan.Inventory.InstallWindow})
+	outs := cache.Remove(context.Background(), files)
 	if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
-		t.Errorf("the archive of the install in progress is gone: %v (%+v)", err, cr.outs)
+		t.Errorf("the archive of the install in progress is gone: %v (%+v)", err, outs)
 	}
 }
