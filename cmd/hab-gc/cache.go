@@ -95,47 +95,12 @@ func (cr *cacheRun) close() {
 	}
 }
 
-// limit applies disk pressure to the cache, first: above min-free nothing
-// goes; below it, archives go (in name order) until max-free would be
-// reached. It returns the bytes the remaining removals free.
+// limit applies disk pressure to the cache first (artifactcache.Limit).
 func (cr *cacheRun) limit(sp pressure.Space, l pressure.Limits) (int64, error) {
 	if cr == nil {
 		return 0, nil
 	}
-	minFree, maxFree, err := l.Resolve(sp.Total)
-	if err != nil {
-		return 0, err
-	}
-	var cands []pressure.Candidate
-	for _, f := range cr.files {
-		if f.Action == artifactcache.Remove {
-			cands = append(cands, pressure.Candidate{Key: f.File, Size: f.Size})
-		}
-	}
-	chosen := map[string]bool{}
-	if sp.Avail < minFree {
-		picked, _, _ := pressure.Select(cands, sp.Avail, maxFree)
-		for _, p := range picked {
-			chosen[p.Key] = true
-		}
-	}
-	var freed int64
-	for i := range cr.files {
-		f := &cr.files[i]
-		switch {
-		case f.Action != artifactcache.Remove:
-		case sp.Avail >= minFree:
-			f.Action = artifactcache.Keep
-			f.Reasons = append(f.Reasons, retention.Reason{Code: pressure.CodeEnoughFree, Text: fmt.Sprintf("free space %s is not below min-free %s: nothing is removed", pressure.Human(sp.Avail), pressure.Human(minFree))})
-		case chosen[f.File]:
-			freed += f.Size
-			f.Reasons = append(f.Reasons, retention.Reason{Code: pressure.CodePressure, Text: "removed to reach max-free " + pressure.Human(maxFree) + ": the artifact cache goes before any release"})
-		default:
-			f.Action = artifactcache.Keep
-			f.Reasons = append(f.Reasons, retention.Reason{Code: pressure.CodeTargetMet, Text: "not needed now: the archives before it reach max-free " + pressure.Human(maxFree)})
-		}
-	}
-	return freed, nil
+	return artifactcache.Limit(cr.files, sp, l)
 }
 
 // apply removes the archives to remove, under the store's lock, after

@@ -1,0 +1,52 @@
+package artifactcache
+
+import (
+	"fmt"
+
+	"github.com/hab-gc/hab-gc/pressure"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// Limit applies disk pressure to the files Plan removes, before any
+// release goes (`hab-gc run --cache --min-free`): above min-free nothing
+// goes; below it, archives go (in name order) until max-free would be
+// reached. It changes files in place: a removal not needed is kept, with
+// its reason (pressure.CodeEnoughFree, pressure.CodeTargetMet). It returns
+// the bytes the remaining removals free.
+func Limit(files []File, sp pressure.Space, l pressure.Limits) (int64, error) {
+	minFree, maxFree, err := l.Resolve(sp.Total)
+	if err != nil {
+		return 0, err
+	}
+	var cands []pressure.Candidate
+	for _, f := range files {
+		if f.Action == Remove {
+			cands = append(cands, pressure.Candidate{Key: f.File, Size: f.Size})
+		}
+	}
+	chosen := map[string]bool{}
+	if sp.Avail < minFree {
+		picked, _, _ := pressure.Select(cands, sp.Avail, maxFree)
+		for _, p := range picked {
+			chosen[p.Key] = true
+		}
+	}
+	var freed int64
+	for i := range files {
+		f := &files[i]
+		switch {
+		case f.Action != Remove:
+		case sp.Avail >= minFree:
+			f.Action = Keep
+			f.Reasons = append(f.Reasons, retention.Reason{Code: pressure.CodeEnoughFree, Text: fmt.Sprintf("free space %s is not below min-free %s: nothing is removed", pressure.Human(sp.Avail), pressure.Human(minFree))})
+		case chosen[f.File]:
+			freed += f.Size
+			f.Reasons = append(f.Reasons, retention.Reason{Code: pressure.CodePressure, Text: "removed to reach max-free " + pressure.Human(maxFree) + ": the artifact cache goes before any release"})
+		default:
+			f.Action = Keep
+			f.Reasons = append(f.Reasons, retention.Reason{Code: pressure.CodeTargetMet, Text: "not needed now: the archives before it reach max-free " + pressure.Human(maxFree)})
+		}
+	}
+	return freed, nil
+}
+
