@@ -49,4 +49,3 @@ func Limit(files []File, sp pressure.Space, l pressure.Limits) (int64, error) {
 	}
 	return freed, nil
 }
-
