@@ -186,8 +186,8 @@ func TestApplyCrashSafety(t *testing.T) {
 			if !strings.HasPrefix(base, pkgstore.DebrisPrefix) {
 				t.Fatalf("kill %d: unexpected entry %s", i, o)
 			}
-			if rest, ok := strings.CutPrefix(base, pkgstore.DebrisPrefix+"pending-"); ok && len(rest) > 11 {
-				id := filepath.ToSlash(filepath.Dir(o)) + "/" + rest[:len(rest)-11]
+			if release, ok := retention.HiddenRelease(base); ok && strings.HasPrefix(base, pkgstore.DebrisPrefix+"pending-") {
+				id := filepath.ToSlash(filepath.Dir(o)) + "/" + release
 				if sum := treeSum(t, filepath.Join(root, "hab", "pkgs", o)); before[id] != sum {
 					t.Fatalf("kill %d: %s, hidden %s, is not whole: a next run may put it back so", i, o, id)
 				}
