@@ -13,20 +13,12 @@ import (
 // holds the job, but not its last run: a reload keeps the later run this
 // scheduler remembers, so the due time that ran is not run again.
 func TestReloadAfterOlderStateKeepsRuns(t *testing.T) {
-	e := newEnv(t)
-	e.write("a", prune(e.store(), "17 * * * *"))
-	s := e.scheduler()
-	e.reload(s)
-	j := onlyJob(t, s)
+	e, s, j := minute17Job(t)
 	older, err := os.ReadFile(e.state) // the job, never run
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Add(20 * time.Minute) // 00:20: the 00:17 run is due
-	s.RunDue(context.Background())
-	if e.count(j.Key) != 1 {
-		t.Fatalf("runs = %d, want 1", e.count(j.Key))
-	}
+	e.runFirstDue(s, j)
 	if err := os.WriteFile(e.state, older, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -49,11 +41,7 @@ func TestReloadAfterOlderStateKeepsRuns(t *testing.T) {
 // the job from before that run: the reload keeps the later start, and
 // the due time that ran before the loss is not run again.
 func TestReloadAfterLossThenOlderState(t *testing.T) {
-	e := newEnv(t)
-	e.write("a", prune(e.store(), "17 * * * *"))
-	s := e.scheduler()
-	e.reload(s)
-	j := onlyJob(t, s)
+	e, s, j := minute17Job(t)
 	older, err := os.ReadFile(e.state)
 	if err != nil {
 		t.Fatal(err)

@@ -85,6 +85,26 @@ func onlyJob(t *testing.T, s *schedule.Scheduler) schedule.Job {
 	return s.Jobs()[0]
 }
 
+// minute17Job is an environment with one prune at minute 17 of every hour,
+// loaded by its scheduler.
+func minute17Job(t *testing.T) (*env, *schedule.Scheduler, schedule.Job) {
+	e := newEnv(t)
+	e.write("a", prune(e.store(), "17 * * * *"))
+	s := e.scheduler()
+	e.reload(s)
+	return e, s, onlyJob(t, s)
+}
+
+// runFirstDue moves minute17Job's clock to 00:20 and runs the 00:17 run.
+func (e *env) runFirstDue(s *schedule.Scheduler, j schedule.Job) {
+	e.t.Helper()
+	e.clock.Add(20 * time.Minute)
+	s.RunDue(context.Background())
+	if e.count(j.Key) != 1 {
+		e.t.Fatalf("runs = %d, want 1", e.count(j.Key))
+	}
+}
+
 func TestDeduplication(t *testing.T) {
 	e := newEnv(t)
 	root := e.store()

@@ -15,16 +15,8 @@ import (
 // restored from what the scheduler knows and keeps running; the due time
 // it already ran is not run again.
 func TestJobMissingFromStateStillRuns(t *testing.T) {
-	e := newEnv(t)
-	e.write("a", prune(e.store(), "17 * * * *"))
-	s := e.scheduler()
-	e.reload(s)
-	j := onlyJob(t, s)
-	e.clock.Add(20 * time.Minute) // 00:20: the 00:17 run is due
-	s.RunDue(context.Background())
-	if e.count(j.Key) != 1 {
-		t.Fatalf("runs = %d, want 1", e.count(j.Key))
-	}
+	e, s, j := minute17Job(t)
+	e.runFirstDue(s, j)
 	if err := os.Remove(e.state); err != nil {
 		t.Fatal(err)
 	}
@@ -94,16 +86,8 @@ func TestStateSharedByTwoDirectories(t *testing.T) {
 // store's worker was busy) still runs, the job's runs are kept, and the
 // schedule keeps its first-seen time (its ownership).
 func TestReloadAfterStateLossKeepsMemory(t *testing.T) {
-	e := newEnv(t)
-	e.write("a", prune(e.store(), "17 * * * *"))
-	s := e.scheduler()
-	e.reload(s)
-	j := onlyJob(t, s)
-	e.clock.Add(20 * time.Minute) // 00:20: the 00:17 run is due
-	s.RunDue(context.Background())
-	if e.count(j.Key) != 1 {
-		t.Fatalf("runs = %d, want 1", e.count(j.Key))
-	}
+	e, s, j := minute17Job(t)
+	e.runFirstDue(s, j)
 	before, err := schedule.LoadState(e.state)
 	if err != nil {
 		t.Fatal(err)
