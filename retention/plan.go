@@ -67,6 +67,9 @@ const (
 	// CodeFreed: outside the Only packages, needed only by their removed
 	// releases (whose last dependents they were), and by nothing kept.
 	CodeFreed Code = "freed-by-only"
+	// CodeUnusedDep: store-wide with FreeDeps, an older release of a
+	// package other packages need, which no kept release needs.
+	CodeUnusedDep Code = "unused-dependency"
 )
 
 // Reason is one cause of a decision: a stable code and a sentence.
@@ -111,6 +114,7 @@ type Plan struct {
 	reach  *depgraph.Reach
 	rootOf map[pkgstore.Ref][]Reason
 	freed  map[pkgstore.Ref]string // removed only because Only's removals freed them
+	unused map[pkgstore.Ref]bool   // store-wide FreeDeps: count taken away (freed.go)
 	// services are the loaded services' spec idents (ServicesOnly, NoDeps).
 	services []pkgstore.Ident
 }
@@ -154,6 +158,9 @@ func ComputeFound(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks Hook
 	p.Pins, p.Warnings = policyWarnings(inv, pol)
 	roots := p.rootList()
 	p.reach = p.Graph.Reach(roots)
+	if p.freesDeps() {
+		p.freeDeps()
+	}
 
 	// A package about to lose its last release keeps one when it ships an
 	// uninstall hook, which hab-gc does not run.
@@ -373,6 +380,11 @@ func (p *Plan) decide() {
 		d.Action = Remove
 		if text, ok := p.freed[r.Ref]; ok {
 			d.Reasons = append(d.Reasons, Reason{Code: CodeFreed, Text: text})
+			continue
+		}
+		if p.unused[r.Ref] {
+			d.Reasons = append(d.Reasons, Reason{Code: CodeUnusedDep,
+				Text: fmt.Sprintf("an older release of %s, which other packages need: free-deps keeps such a release by need alone, and no kept release needs it", pkgName(r.Ident))})
 			continue
 		}
 		n, from := p.Policy.keepFor(r.Ident)

@@ -85,7 +85,8 @@ type Policy struct {
 	// needed) is never freed this way. For example, with KeepLatest 1 and
 	// Only core/app, removing core/app/1/1 frees core/lib/1/1 when
 	// core/lib/2/2 is installed, and keeps it when it is core/lib's only
-	// release.
+	// release. With FreeDeps (or ServicesOnly) it is freed whatever its
+	// rank, as the Supervisor's purge and `hab pkg uninstall` do.
 	// Default: all packages.
 	Only []pkgstore.Ident
 	// ServicesOnly limits removals to the releases that satisfy a loaded
@@ -94,8 +95,9 @@ type Policy struct {
 	// version, whose newest KeepLatest (or KeepLatestFor) are kept, as the
 	// Supervisor's uninstall_all_but_latest(spec.ident, N) does; other
 	// versions are left alone. With Only too, removals satisfy both.
-	// Dependencies that only the removed releases needed go too, unless
-	// NoDeps. Default false: every package.
+	// Dependencies that only the removed releases needed go too, whatever
+	// their own package's count (it implies FreeDeps), unless NoDeps.
+	// Default false: every package.
 	ServicesOnly bool
 	// NoDeps keeps the dependencies that a limited purge (Only,
 	// ServicesOnly) frees (CodeNoDeps), as `hab pkg uninstall --no-deps`
@@ -103,6 +105,17 @@ type Policy struct {
 	// newest KeepLatest releases of that version (as ServicesOnly does);
 	// store-wide, with no limit, it changes nothing else. Default false.
 	NoDeps bool
+	// FreeDeps applies the freed-dependency rule (see freed.go's
+	// comment, and docs/configuration.md): a release kept only by its
+	// package's count, and there only as a dependency, is kept by need
+	// alone. In a limited plan (Only), every dependency that only the
+	// removed releases needed goes (CodeFreed), whatever its own
+	// package's count, as the Supervisor's purge does; store-wide, the
+	// older releases of a package that other packages need go unless
+	// something kept needs them, its newest staying by count. Every
+	// other protection holds. ServicesOnly implies it (it is the
+	// Supervisor's purge); NoDeps overrides it. Default false.
+	FreeDeps bool
 	// KeepLatestFor overrides KeepLatest for the packages it names (the
 	// Supervisor-wide count with per-service overrides): each origin/name
 	// once, not Habitat's own (SelfKeepLatest counts those). Default: none.
@@ -206,6 +219,9 @@ func (p Policy) String() string {
 	}
 	if p.NoDeps {
 		b.WriteString(" no-deps")
+	}
+	if p.FreeDeps {
+		b.WriteString(" free-deps")
 	}
 	if p.AllowDamaged {
 		b.WriteString(" allow-damaged")

@@ -72,8 +72,13 @@ func TestServicesOnlyAndNoDeps(t *testing.T) {
 			r4: K(outside, "core/redis/6.2.5"), r5: K(outside, ""), r7: K(retention.CodeLatest, "newest release of core/redis (1st of 1 kept)"),
 			n1: K(outside, ""), n2: K(outside, ""), n3: K(retention.CodeLatest, ""),
 		}, nil},
-		{"services-only, keep 2: the newest 2 of 6.2.5", "core/redis/6.2.5", retention.Policy{KeepLatest: 2, ServicesOnly: true}, map[string]want{
-			lib1: K(retention.CodeLatest, "core/lib (2nd of 2 kept)"), lib2: K(retention.CodeLatest, ""),
+		// What only r1 needed goes whatever core/lib's count: the
+		// Supervisor's purge (uninstall_many in habitat-sh/habitat
+		// components/hab/src/command/pkg/uninstall/uninstall_impl.rs)
+		// removes every dependency with no reverse dependency outside the
+		// removal.
+		{"services-only, keep 2: the newest 2 of 6.2.5, and what only r1 needed", "core/redis/6.2.5", retention.Policy{KeepLatest: 2, ServicesOnly: true}, map[string]want{
+			lib1: R(retention.CodeFreed, "core/redis/6.2.5"), lib2: K(retention.CodeLatest, ""),
 			r1: R(superseded, ""), r2: K(retention.CodeLatest, "newest release of core/redis/6.2.5 (2nd of 2 kept)"), r3: K(retention.CodeLatest, "core/redis/6.2.5 (1st of 2 kept)"),
 			r4: K(outside, ""), r5: K(retention.CodeLatest, "core/redis (2nd of 2 kept)"), r7: K(retention.CodeLatest, ""),
 			n1: K(outside, ""), n2: K(retention.CodeLatest, ""), n3: K(retention.CodeLatest, ""),
@@ -89,6 +94,39 @@ func TestServicesOnlyAndNoDeps(t *testing.T) {
 			r1: R(superseded, ""), r2: R(superseded, ""), r3: R(superseded, ""),
 			r4: R(superseded, ""), r5: R(superseded, ""), r7: K(retention.CodeLatest, ""),
 			n1: K(outside, ""), n2: K(outside, ""), n3: K(retention.CodeLatest, ""),
+		}, nil},
+		{"only, keep 2: only's freed dependency stays by its count", "", retention.Policy{KeepLatest: 2, Only: []pkgstore.Ident{pkgstore.MustParseIdent("core/redis")}}, map[string]want{
+			lib1: K(retention.CodeLatest, "core/lib (2nd of 2 kept)"), lib2: K(retention.CodeLatest, ""),
+			r1: R(superseded, ""), r2: R(superseded, ""), r3: R(superseded, ""),
+			r4: R(superseded, ""), r5: K(retention.CodeLatest, ""), r7: K(retention.CodeLatest, ""),
+			n1: K(outside, ""), n2: K(retention.CodeLatest, ""), n3: K(retention.CodeLatest, ""),
+		}, nil},
+		{"only, keep 2, free-deps: only's freed dependency goes whatever its count", "", retention.Policy{KeepLatest: 2, FreeDeps: true, Only: []pkgstore.Ident{pkgstore.MustParseIdent("core/redis")}}, map[string]want{
+			lib1: R(retention.CodeFreed, "core/redis"), lib2: K(retention.CodeLatest, ""),
+			r1: R(superseded, ""), r2: R(superseded, ""), r3: R(superseded, ""),
+			r4: R(superseded, ""), r5: K(retention.CodeLatest, ""), r7: K(retention.CodeLatest, ""),
+			n1: K(outside, ""), n2: K(retention.CodeLatest, ""), n3: K(retention.CodeLatest, ""),
+		}, nil},
+		{"free-deps with no-deps: no-deps wins", "", retention.Policy{KeepLatest: 2, FreeDeps: true, NoDeps: true, Only: []pkgstore.Ident{pkgstore.MustParseIdent("core/redis")}}, map[string]want{
+			lib1: K(retention.CodeLatest, "core/lib (2nd of 2 kept)"), lib2: K(retention.CodeLatest, ""),
+			r1: R(superseded, ""), r2: R(superseded, ""), r3: R(superseded, ""),
+			r4: R(superseded, ""), r5: K(retention.CodeLatest, ""), r7: K(retention.CodeLatest, ""),
+			n1: K(outside, ""), n2: K(retention.CodeLatest, ""), n3: K(retention.CodeLatest, ""),
+		}, nil},
+		// Store-wide, free-deps takes the count from the older releases of
+		// a package others need (core/lib/1, which only the removed
+		// core/redis/6.2.5/1 needs); the newest of each stays.
+		{"store-wide, keep 2, free-deps: an old dependency copy nothing uses goes", "", retention.Policy{KeepLatest: 2, FreeDeps: true}, map[string]want{
+			lib1: R(retention.CodeUnusedDep, "older release of core/lib"), lib2: K(retention.CodeLatest, ""),
+			r1: R(superseded, ""), r2: R(superseded, ""), r3: R(superseded, ""),
+			r4: R(superseded, ""), r5: K(retention.CodeLatest, ""), r7: K(retention.CodeLatest, ""),
+			n1: R(superseded, ""), n2: K(retention.CodeLatest, ""), n3: K(retention.CodeLatest, ""),
+		}, nil},
+		{"store-wide, keep 2, free-deps: a copy a kept release needs stays", "", retention.Policy{KeepLatest: 2, FreeDeps: true, Excludes: []retention.Exclude{mustExclude(t, r1)}}, map[string]want{
+			lib1: K(retention.CodeDependency, "core/redis/6.2.5/20200101000000"), lib2: K(retention.CodeLatest, ""),
+			r1: K(retention.CodeExcluded, ""), r2: R(superseded, ""), r3: R(superseded, ""),
+			r4: R(superseded, ""), r5: K(retention.CodeLatest, ""), r7: K(retention.CodeLatest, ""),
+			n1: R(superseded, ""), n2: K(retention.CodeLatest, ""), n3: K(retention.CodeLatest, ""),
 		}, nil},
 		{"no-deps alone, keep 2: store-wide, the pinned spec's version keeps 2", "core/redis/6.2.5", retention.Policy{KeepLatest: 2, NoDeps: true}, map[string]want{
 			lib1: K(retention.CodeLatest, ""), lib2: K(retention.CodeLatest, ""),

@@ -28,26 +28,42 @@
 // (retention.Plan.InstallWait: an install directory, a download or a
 // freshly fetched archive; retention keeps every release then).
 //
-// A purge is the equivalent of `hab-gc run --only ORIGIN/NAME` with the
-// policy Run was given: the plan is the store-wide plan (keep-latest,
-// KeepLatestFor, pins, min-age, runtime roots, the Supervisor's gateway,
-// leases, binlinks, every loaded service...) limited to the package and
-// to the dependencies only its removed releases needed; Apply re-checks it
-// under the store's exclusive lock, so purges of one store, and the
+// A purge is the equivalent of `hab-gc run --only SPEC-IDENT --free-deps`
+// with the policy Run was given: the plan is the store-wide plan
+// (keep-latest, KeepLatestFor, pins, min-age, runtime roots, the
+// Supervisor's gateway, leases, binlinks, every loaded service...) limited
+// to what the purge is about and to the dependencies only its removed
+// releases needed, whatever their own package's count
+// (retention.Policy.FreeDeps; Policy.NoDeps keeps them); Apply re-checks
+// it under the store's exclusive lock, so purges of one store, and the
 // daemon's scheduled jobs, run one at a time. Each purge is logged
 // (slog), written to the store's history (package history, job "watch")
 // and counted in the metrics (type "watch"), like any run.
 //
-// # Which packages
+// # Which packages, and what of them
 //
-// As the Supervisor's own purge: the packages of loaded services (their
-// spec files; a spec that appears is purged too, as the Supervisor purges
-// after loading a service) and the Supervisor's own, chef/hab-sup and
-// chef/hab-launcher (counted by SelfKeepLatest). With All, any package
-// that gets a new release. Policy.ServicesOnly narrows a service's purge
-// to its spec's ident (a spec pinned to core/redis/6.2.5 purges 6.2.5's
-// old releases only, as the Supervisor's uninstall_all_but_latest(spec.ident,
-// N) does), and Policy.NoDeps keeps the dependencies a purge frees.
+// As the Supervisor's own purge (habitat-sh/habitat
+// components/sup/src/manager.rs, maybe_uninstall_old_packages over
+// uninstall_all_but_latest in
+// components/hab/src/command/pkg/uninstall/uninstall_impl.rs): the
+// packages of loaded services (their spec files), each purged over what its
+// spec's ident names (a spec core/redis purges every version; one pinned to
+// core/redis/6.2.5 purges 6.2.5's old releases only, keeping its newest N;
+// one pinned to a release has nothing to purge), or over the whole package
+// with WholePackage; and the Supervisor's own, chef/hab-sup (counted by
+// SelfKeepLatest), only while a process runs its newest installed release
+// (read from the processes' executables, runroots), tried again every
+// Delay for an hour while it does not. chef/hab-launcher is never purged,
+// as the Supervisor never purges it. With All, any package that gets a new
+// release, over its whole package.
+//
+// # When
+//
+// At start, Delay after Run sets its watches, every loaded service's
+// package and the Supervisor's (the Supervisor purges each service as it
+// starts it at its own start: TriggerStart); after a spec file appears
+// (TriggerLoad); after a new release of the package is installed
+// (TriggerUpdate).
 //
 // # On unload
 //

@@ -41,7 +41,11 @@ func Example() {
 			Delay:     200 * time.Millisecond,
 			NoHistory: true,
 			OnStart:   func() { close(started) },
-			OnPurge:   func(p watch.Purge) { purged <- p },
+			OnPurge: func(p watch.Purge) {
+				if p.Trigger != watch.TriggerStart { // the purge at start is not this example's
+					purged <- p
+				}
+			},
 		})
 	}()
 	<-started // from here on, a new release is seen

@@ -40,6 +40,9 @@ const (
 	// TriggerUnload: the package's spec file was removed and stayed gone
 	// for the unload grace (Options.OnUnload).
 	TriggerUnload Trigger = "unload"
+	// TriggerStart: Run started with the service loaded (the Supervisor
+	// purges each service as it starts it at start-up).
+	TriggerStart Trigger = "start"
 )
 
 // ErrNoStore is returned by Run without Options.Store.
@@ -62,6 +65,10 @@ type Options struct {
 	// the packages of loaded services (spec files) and the Supervisor's
 	// own (chef/hab-sup, chef/hab-launcher, and core/ predecessors).
 	All bool
+	// WholePackage counts a service's purge over its whole package
+	// (origin/name, every version), hab-gc's count, instead of over what
+	// its spec names, the Supervisor's.
+	WholePackage bool
 	// Delay is how long a package must see no change before its purge
 	// (default DefaultDelay); it is also the rescan period when inotify
 	// cannot be used.
@@ -101,6 +108,9 @@ type Options struct {
 	// OnPurge, when set, is called after each purge (the CLI writes its
 	// metrics file there; tests wait on it).
 	OnPurge func(Purge)
+	// ProcRoot is where the processes are read to tell which release of
+	// the Supervisor's package runs (runroots.Scan; default /proc).
+	ProcRoot string
 	// MaxWatches, when above 0, caps the inotify watches as if the
 	// kernel's limit (fs.inotify.max_user_watches) were that: reaching it
 	// falls back to rescans, as reaching the kernel's does.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/metrics"
@@ -16,13 +17,26 @@ import (
 // errInstalling: the purge waits for an install in progress elsewhere.
 var errInstalling = errors.New("an install is in progress")
 
-// policyFor is the policy of pkg's purge: Options.Policy limited to pkg
-// (`run --only ORIGIN/NAME`). On unload, none of pkg is kept by count,
-// and the scope is not the services' (the spec is gone). Habitat's own
-// packages are not services: ServicesOnly does not apply to them.
-func (w *watcher) policyFor(pkg pkgstore.Ident, t Trigger) retention.Policy {
-	pol := w.o.Policy
-	pol.Only = w.onlyFor(pkg)
+// errNothing: the purge has nothing it may remove (a spec pinned to one
+// release).
+var errNothing = errors.New("nothing to purge")
+
+// errNotRunning: the Supervisor's package is not purged, as its newest
+// release is not the one running.
+var errNotRunning = errors.New("the Supervisor does not run its newest release")
+
+// policyFor is the policy of pkg's purge: Options.Policy limited to what
+// the purge is about (see scopeFor), with the freed-dependency rule
+// (retention.Policy.FreeDeps: the dependencies only the removed releases
+// needed go, whatever their own package's count, as the Supervisor's
+// uninstall_many removes them; NoDeps keeps them). On unload, none of pkg
+// is kept by count, over the whole package (the spec is gone). Habitat's
+// own packages are not services: ServicesOnly does not apply to them. ok
+// is false when the purge has nothing it may remove (a spec pinned to one
+// release, as the Supervisor's package_list of it lists that one only).
+func (w *watcher) policyFor(pkg pkgstore.Ident, t Trigger) (pol retention.Policy, ok bool) {
+	pol = w.o.Policy
+	pol.FreeDeps = true
 	if retention.IsHabitatPackage(pkg) {
 		pol.ServicesOnly = false
 	}
@@ -31,8 +45,42 @@ func (w *watcher) policyFor(pkg pkgstore.Ident, t Trigger) retention.Policy {
 		pol.Only = []pkgstore.Ident{pkg}
 		counts := slices.DeleteFunc(slices.Clone(pol.KeepLatestFor), func(c retention.PackageCount) bool { return c.Package == pkg })
 		pol.KeepLatestFor = append(counts, retention.PackageCount{Package: pkg, Keep: retention.KeepNone})
+		return pol, true
 	}
-	return pol
+	pol.Only = w.scopeFor(pkg)
+	return pol, len(pol.Only) > 0
+}
+
+// scopeFor is the Only of pkg's purge. For a loaded service, by default,
+// what its spec names, as the Supervisor's
+// uninstall_all_but_latest(spec.ident, N) lists it (habitat-sh/habitat
+// components/hab/src/command/pkg/uninstall/uninstall_impl.rs): core/redis,
+// or core/redis/6.2.5, whose newest N are kept and whose other versions
+// are not touched; a spec pinned to a release names nothing to remove.
+// With WholePackage, or for a package no spec loads (Habitat's own, All),
+// the whole package. Either is limited further to Policy.Only's entries
+// of pkg when Only is set.
+func (w *watcher) scopeFor(pkg pkgstore.Ident) []pkgstore.Ident {
+	only := w.onlyFor(pkg)
+	if w.o.WholePackage || retention.IsHabitatPackage(pkg) || !w.loaded(pkg) {
+		return only
+	}
+	var out []pkgstore.Ident
+	for _, spec := range w.specIdents(pkg) {
+		if spec.Release != "" {
+			continue
+		}
+		for _, o := range only {
+			switch {
+			case spec.Version == "":
+				out = append(out, o)
+			case o.Version == "" || o.Version == spec.Version:
+				out = append(out, spec)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b pkgstore.Ident) int { return strings.Compare(a.String(), b.String()) })
+	return slices.Compact(out)
 }
 
 // purge plans the store for pkg and applies the plan (Apply takes the
@@ -40,8 +88,13 @@ func (w *watcher) policyFor(pkg pkgstore.Ident, t Trigger) retention.Policy {
 // to the history and counts it in the metrics.
 func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purge {
 	p := Purge{Package: pkg, Trigger: t, Start: w.o.now()}
-	pol := w.policyFor(pkg, t)
 	log := w.o.log().With("package", pkg.String(), "trigger", string(t))
+	pol, ok := w.policyFor(pkg, t)
+	if !ok {
+		log.Info("nothing to purge: the service's spec names one release", "specs", fmt.Sprint(w.specIdents(pkg)))
+		p.Err = errNothing
+		return p
+	}
 	scan := w.o.Scan
 	scan.Now = p.Start
 	if scan.InstallWindow <= 0 {
@@ -55,6 +108,17 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 		log.Info("an install is in progress; the purge waits", "why", p.Plan.InstallWait)
 		p.Err = errInstalling
 		return p
+	}
+	if p.Err == nil && isSelf(pkg) {
+		// The Supervisor purges its own package only when it runs the
+		// newest release installed (manager.rs: "Only cleanup
+		// supervisor packages if we are running the latest installed
+		// version"; a development build may run none of them).
+		if err := w.selfRunsNewest(ctx, p.Plan.Inventory, pkg); err != nil {
+			log.Info("not purging the Supervisor's package", "why", err.Error())
+			p.Err = fmt.Errorf("%w: %w", errNotRunning, err)
+			return p
+		}
 	}
 	if p.Err == nil {
 		p.Result, p.Err = p.Plan.Apply(ctx, w.o.Store, retention.ApplyOptions{LockTimeout: w.o.LockTimeout, Logger: log, Now: w.o.now})

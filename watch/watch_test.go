@@ -39,18 +39,34 @@ func (l *logBuf) String() string              { l.mu.Lock(); defer l.mu.Unlock()
 // watcher is a running watch.Run.
 type watcher struct {
 	purges chan watch.Purge
+	// starts are the purges at start (TriggerStart), apart: every test
+	// store with a loaded service gets one, Delay after Run starts.
+	starts chan watch.Purge
 	log    *logBuf
 }
 
 // start runs watch.Run on the store under root until the test ends, and
-// returns once its watches are set.
+// returns once its watches are set and the purge at start of each loaded
+// service (one a spec file: the fixtures load one package each) is done,
+// so that what the test installs next is purged on update.
 func start(t *testing.T, root string, o watch.Options) *watcher {
+	t.Helper()
+	w := startOnly(t, root, o)
+	specs, _ := filepath.Glob(filepath.Join(root, pkgstore.SpecsDir, "*.spec"))
+	for range specs {
+		w.nextStart(t, 20*time.Second)
+	}
+	return w
+}
+
+// startOnly is start without waiting for the purges at start.
+func startOnly(t *testing.T, root string, o watch.Options) *watcher {
 	t.Helper()
 	store, err := pkgstore.Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &watcher{purges: make(chan watch.Purge, 16), log: &logBuf{}}
+	w := &watcher{purges: make(chan watch.Purge, 16), starts: make(chan watch.Purge, 16), log: &logBuf{}}
 	o.Store = store
 	if o.Policy.KeepLatest == 0 {
 		o.Policy.KeepLatest = 2
@@ -60,7 +76,13 @@ func start(t *testing.T, root string, o watch.Options) *watcher {
 	}
 	o.Now = clock
 	o.Logger = slog.New(slog.NewTextHandler(w.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	o.OnPurge = func(p watch.Purge) { w.purges <- p }
+	o.OnPurge = func(p watch.Purge) {
+		if p.Trigger == watch.TriggerStart {
+			w.starts <- p
+			return
+		}
+		w.purges <- p
+	}
 	started := make(chan struct{})
 	o.OnStart = func() { close(started) }
 	ctx, cancel := context.WithCancel(context.Background())
@@ -89,6 +111,18 @@ func (w *watcher) next(t *testing.T, within time.Duration) watch.Purge {
 		return p
 	case <-time.After(within):
 		t.Fatalf("no purge within %s; log:\n%s", within, w.log)
+	}
+	return watch.Purge{}
+}
+
+// nextStart waits for the next purge at start.
+func (w *watcher) nextStart(t *testing.T, within time.Duration) watch.Purge {
+	t.Helper()
+	select {
+	case p := <-w.starts:
+		return p
+	case <-time.After(within):
+		t.Fatalf("no purge at start within %s; log:\n%s", within, w.log)
 	}
 	return watch.Purge{}
 }

@@ -28,7 +28,16 @@ const (
 type pending struct {
 	due     time.Time
 	trigger Trigger
+	// since is when the Supervisor's package was first found not running
+	// its newest release (zero until then); see selfWait.
+	since time.Time
 }
+
+// selfWait is how long the purge of the Supervisor's own package is tried
+// again, every Delay, while the Supervisor does not run its newest
+// release yet (it restarts into an update it installed; it may start
+// after hab-gc at boot).
+const selfWait = time.Hour
 
 // watcher is Run's state; only Run's goroutine touches it.
 type watcher struct {
@@ -75,6 +84,7 @@ func Run(ctx context.Context, o Options) error {
 	w.addTree(w.store, 0, false) // what is installed now is not new
 	w.o.log().Info("watching the store", "store", w.store, "specs", w.specsDir, "watches", len(w.watched),
 		"fallback", w.fallback, "all", o.All, "delay", o.delay().String(), "on_unload", o.OnUnload)
+	w.markAtStart()
 	if o.OnStart != nil {
 		o.OnStart()
 	}
@@ -340,10 +350,41 @@ func (w *watcher) loaded(pkg pkgstore.Ident) bool {
 	return false
 }
 
-// isSelf reports whether pkg is the Supervisor's or the launcher's, which
-// the Supervisor purges at start-up (self_keep_latest).
+// isSelf reports whether pkg is the Supervisor's (chef/hab-sup, or its
+// core/ predecessor), which the Supervisor purges at start-up when it
+// runs its newest release (manager.rs, THIS_SUPERVISOR_FUZZY_IDENT). It
+// never purges the launcher's (chef/hab-launcher) or the hab CLI's.
 func isSelf(pkg pkgstore.Ident) bool {
-	return retention.IsHabitatPackage(pkg) && pkg.Name != "hab"
+	return retention.IsHabitatPackage(pkg) && pkg.Name == "hab-sup"
+}
+
+// markAtStart schedules, Delay after Run starts, the purge of every
+// loaded service's package and of the Supervisor's own, as the
+// Supervisor purges each service as it starts it at start-up
+// (add_service_rsw_mlw_rhw_msr calls maybe_uninstall_old_packages) and
+// then its own package.
+func (w *watcher) markAtStart() {
+	for _, id := range w.specs {
+		w.mark(id.Package(), TriggerStart)
+	}
+	for rel := range w.seen {
+		parts := strings.Split(rel, "/")
+		if pkg := (pkgstore.Ident{Origin: parts[0], Name: parts[1]}); isSelf(pkg) {
+			w.mark(pkg, TriggerStart)
+		}
+	}
+}
+
+// specIdents are the idents of the specs that load pkg, sorted.
+func (w *watcher) specIdents(pkg pkgstore.Ident) []pkgstore.Ident {
+	var out []pkgstore.Ident
+	for _, id := range w.specs {
+		if id.Package() == pkg {
+			out = append(out, id)
+		}
+	}
+	slices.SortFunc(out, func(a, b pkgstore.Ident) int { return strings.Compare(a.String(), b.String()) })
+	return out
 }
 
 // inScope reports whether a new release of pkg leads to its purge.
@@ -377,6 +418,8 @@ func (w *watcher) mark(pkg pkgstore.Ident, t Trigger) {
 	if p == nil {
 		p = &pending{trigger: t}
 		w.pending[pkg] = p
+	} else if t != TriggerStart {
+		p.trigger = t // an update or a load before the purge at start
 	}
 	p.due = w.o.now().Add(w.o.delay())
 }
@@ -426,10 +469,20 @@ func (w *watcher) runDue(ctx context.Context) {
 			w.pending[pkg].due = w.o.now().Add(w.o.delay())
 			continue
 		}
-		t := w.pending[pkg].trigger
+		prev := *w.pending[pkg]
 		delete(w.pending, pkg)
-		if p := w.purge(ctx, pkg, t); errors.Is(p.Err, pkgstore.ErrLocked) || errors.Is(p.Err, errInstalling) {
-			w.pending[pkg] = &pending{due: w.o.now().Add(w.o.delay()), trigger: t}
+		p := w.purge(ctx, pkg, prev.trigger)
+		switch {
+		case errors.Is(p.Err, pkgstore.ErrLocked) || errors.Is(p.Err, errInstalling):
+			w.pending[pkg] = &pending{due: w.o.now().Add(w.o.delay()), trigger: prev.trigger, since: prev.since}
+		case errors.Is(p.Err, errNotRunning):
+			since := prev.since
+			if since.IsZero() {
+				since = p.Start
+			}
+			if w.o.now().Sub(since) < selfWait {
+				w.pending[pkg] = &pending{due: w.o.now().Add(w.o.delay()), trigger: prev.trigger, since: since}
+			}
 		}
 	}
 	for _, pkg := range unload {

@@ -46,6 +46,8 @@ func settings() []setting {
 		{"only", "only", []string{"HAB_GC_ONLY"}},
 		{"services_only", "services-only", []string{"HAB_GC_SERVICES_ONLY"}},
 		{"no_deps", "no-deps", []string{"HAB_GC_NO_DEPS"}},
+		{"free_deps", "free-deps", []string{"HAB_GC_FREE_DEPS"}},
+		{"watch_whole_package", "whole-package", []string{"HAB_GC_WATCH_WHOLE_PACKAGE"}},
 		{"keep_latest_for", "keep-latest-for", []string{"HAB_GC_KEEP_LATEST_FOR"}},
 		{"watch_all", "all", []string{"HAB_GC_WATCH_ALL"}},
 		{"watch_delay", "delay", []string{"HAB_GC_WATCH_DELAY"}},
@@ -88,6 +90,12 @@ type config struct {
 	// jobPinSource where they come from; they add up with the others.
 	jobPins      []string
 	jobPinSource string
+	// supervisor is set for watch, where HAB_KEEP_LATEST_PACKAGES and the
+	// Supervisor's sup.toml mean what they mean to the Supervisor (see
+	// supcount.go); supCount says where keep_latest came from when it
+	// came from sup.toml.
+	supervisor bool
+	supCount   string
 }
 
 // supKeepLatestEnv is the Supervisor's HAB_KEEP_LATEST_PACKAGES (hab sup
@@ -109,7 +117,7 @@ func (c *config) envValue(s setting) (name, val string, ok bool) {
 		if !set || v == "" {
 			continue
 		}
-		if e == supKeepLatestEnv && supKeepNone(c.lookup) {
+		if e == supKeepLatestEnv && supKeepNone(c.lookup) && !c.supervisor {
 			continue
 		}
 		return e, v, true
@@ -127,7 +135,7 @@ func supKeepNone(lookup func(string) (string, bool)) bool {
 // loadConfig binds the command's flags and the environment, then reads the
 // config file: --config, else FS_ROOT/hab/etc/hab-gc.toml when present.
 func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config, error) {
-	c := &config{v: viper.New(), cmd: cmd, lookup: lookup}
+	c := &config{v: viper.New(), cmd: cmd, lookup: lookup, supervisor: cmd.Name() == "watch"}
 	for _, s := range settings() {
 		if f := cmd.Flags().Lookup(s.flag); f != nil {
 			if err := c.v.BindPFlag(s.key, f); err != nil {
@@ -139,9 +147,9 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config
 		}
 	}
 	// Warned when it would have been read (no flag, no HAB_KEEP_LATEST).
-	if keep := c.setting("keep_latest"); !c.flagChanged(keep) && supKeepNone(lookup) {
+	if keep := c.setting("keep_latest"); !c.flagChanged(keep) && supKeepNone(lookup) && !c.supervisor {
 		if _, _, ok := c.envValue(keep); !ok {
-			c.warnings = append(c.warnings, supKeepLatestEnv+"=0 is ignored: it is the Supervisor's per-service setting (after a service starts, keep 0 older releases of that service's package), not a store-wide keep of none; to keep none by count say --keep-latest=0, HAB_KEEP_LATEST=0 or keep_latest = 0")
+			c.warnings = append(c.warnings, supKeepLatestEnv+"=0 is ignored: it is the Supervisor's per-service setting (after a service starts, the Supervisor keeps that many releases of that service's package, the one it runs among them; 0: only the one it runs), which hab-gc watch follows, not a store-wide keep of none; to keep none by count say --keep-latest=0, HAB_KEEP_LATEST=0 or keep_latest = 0")
 		}
 	}
 	file, _ := cmd.Flags().GetString("config")
@@ -322,6 +330,9 @@ func (c *config) source(key string) string {
 	}
 	if c.file != "" && c.v.InConfig(key) {
 		return fmt.Sprintf("config key %q in %s", key, c.file)
+	}
+	if key == "keep_latest" && c.supCount != "" {
+		return c.supCount
 	}
 	return "default"
 }
@@ -634,6 +645,9 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 	if p.NoDeps, err = c.boolean("no_deps"); err != nil {
 		return p, err
 	}
+	if p.FreeDeps, err = c.boolean("free_deps"); err != nil {
+		return p, err
+	}
 	if p.KeepLatestFor, err = c.keepLatestFor(); err != nil {
 		return p, err
 	}
@@ -818,6 +832,7 @@ func addPolicyFlags(fs *pflag.FlagSet) {
 	fs.StringArray("keep-latest-for", nil, "per-package count `ORIGIN/NAME=N`: keep the newest N releases of that package instead of --keep-latest (repeatable; env HAB_GC_KEEP_LATEST_FOR: core/postgresql=5;core/redis=2)")
 	fs.Bool("services-only", false, "only remove releases of loaded services' packages (their spec idents: a spec pinned to core/redis/6.2.5 keeps the newest --keep-latest of 6.2.5 and leaves other versions alone) and the dependencies only they needed")
 	fs.Bool("no-deps", false, "keep the dependencies that a limited purge (--only, --services-only) frees, as hab pkg uninstall --no-deps; a loaded service's version-pinned spec keeps the newest --keep-latest of that version")
+	fs.Bool("free-deps", false, "keep-latest counts what a package is for, not what it is needed for: with --only or --services-only, the dependencies only the removed releases needed go whatever their own package's count (as the Supervisor's purge); store-wide, the older releases of a package other packages need are kept only while a kept release needs them (its newest stays by count)")
 	fs.String("min-age", "", "keep releases installed less than this long ago (default 1h, also 0; none turns it off)")
 	fs.String("install-window", "", "an install directory, download or fetched archive changed less than this long ago is an install in progress, and removals wait for it (default 1h, also 0; it cannot be turned off)")
 	fs.Bool("ignore-uninstall-hooks", false, "allow removing the last release of a package that ships an uninstall hook (hab-gc never runs hooks)")

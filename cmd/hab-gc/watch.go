@@ -29,24 +29,34 @@ func (a *app) watchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch",
 		Short: "Purge a package right after a new release of it is installed, until interrupted",
-		Long: `Watch FS_ROOT/hab/pkgs and the Supervisor's specs with inotify and, once a new release of a loaded
-service's package (or of chef/hab-sup, chef/hab-launcher; with --all, of any package) is installed and
---delay has passed quietly, run the equivalent of run --only ORIGIN/NAME with the policy flags, environment
-and config of run. With --on-unload, a service whose spec is removed and not back after --unload-grace loses
-its releases (none kept by count; every other protection holds). Runs until SIGINT or SIGTERM.`,
+		Long: `Watch FS_ROOT/hab/pkgs and the Supervisor's specs with inotify and purge as the Supervisor's
+--keep-latest-packages does: at start (after --delay) every loaded service, and chef/hab-sup when it runs
+its newest installed release; then each loaded service's package once a new release of it is installed and
+--delay has passed quietly (with --all, any package). A service's purge is the equivalent of run --only
+SPEC-IDENT --free-deps (the releases its spec's ident names, core/redis or core/redis/6.2.5, the newest
+N kept, and the dependencies only the removed releases needed; --whole-package counts every version, and
+--no-deps keeps the dependencies), with the policy flags, environment and config of run. With no count of
+its own, it takes the Supervisor's: HAB_KEEP_LATEST_PACKAGES (0: only the running release), then
+keep_latest_packages in FS_ROOT/hab/sup/default/config/sup.toml. With --on-unload, a service whose spec is
+removed and not back after --unload-grace loses its releases (none kept by count; every other protection
+holds). Runs until SIGINT or SIGTERM.`,
 		Example: `  hab-gc watch --keep-latest=2
   hab-gc watch --keep-latest=2 --keep-latest-for core/postgresql=5 --on-unload`,
 		Args: args(cobra.NoArgs),
 	}
 	addPolicyFlags(cmd.Flags())
 	cmd.Flags().Bool("all", false, "purge any package that gets a new release, not only loaded services' and the Supervisor's")
+	cmd.Flags().Bool("whole-package", false, "count a service's releases over its whole package (every version), hab-gc's count, instead of over what its spec names, the Supervisor's")
 	cmd.Flags().String("delay", "", "quiet time after a change before the purge (default 30s); also the rescan period when inotify's limits are reached")
 	cmd.Flags().Bool("on-unload", false, "remove an unloaded service's releases once its spec has been gone for --unload-grace")
 	cmd.Flags().String("unload-grace", "", "how long an unloaded service's spec must stay gone (default 10m)")
 	addMetricsFileFlag(cmd)
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
 		o := watch.Options{Logger: slog.New(slog.NewTextHandler(a.stderr, nil))}
-		var err error
+		err := c.supervisorCount()
+		if err != nil {
+			return err
+		}
 		if o.Policy, o.Scan, err = c.pruneSetup(true); err != nil {
 			return err
 		}
@@ -55,6 +65,9 @@ its releases (none kept by count; every other protection holds). Runs until SIGI
 			return err
 		}
 		if o.All, err = c.boolean("watch_all"); err != nil {
+			return err
+		}
+		if o.WholePackage, err = c.boolean("watch_whole_package"); err != nil {
 			return err
 		}
 		if o.OnUnload, err = c.boolean("on_unload"); err != nil {

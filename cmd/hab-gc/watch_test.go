@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +23,9 @@ type syncBuf struct {
 
 func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
 func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// purgedLine is a watch purge's log record after core/redis's update.
+var purgedLine = regexp.MustCompile(`msg=purged .*package=core/redis trigger=update`)
 
 // waitFor polls until cond holds or 20s pass.
 func waitFor(t *testing.T, what string, cond func() bool, stderr *syncBuf) {
@@ -56,7 +60,9 @@ func TestWatchCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	waitFor(t, "watching", func() bool { return strings.Contains(stderr.String(), "watching the store") }, stderr)
+	// At start, as the Supervisor, the loaded service's package is
+	// purged: 6.2.5 goes.
+	waitFor(t, "purged at start", func() bool { return strings.Contains(stderr.String(), "msg=purged package=core/redis trigger=start") }, stderr)
 	in := storetest.NewInstaller(b.Root, 3)
 	in.Publish(storetest.Archive{Ident: "core/redis/7.0.1/20260101000000"}, storetest.Archive{Ident: "core/nginx/2/20260101000000"})
 	for _, id := range []string{"core/redis/7.0.1/20260101000000", "core/nginx/2/20260101000000"} {
@@ -64,7 +70,7 @@ func TestWatchCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "purged", func() bool { return strings.Contains(stderr.String(), "msg=purged") }, stderr)
+	waitFor(t, "purged", func() bool { return purgedLine.MatchString(stderr.String()) }, stderr)
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("watch exited with %v; stderr:\n%s", err, stderr)
@@ -77,8 +83,8 @@ func TestWatchCommand(t *testing.T) {
 			t.Errorf("%s installed: %v, want %v", id, err == nil, want)
 		}
 	}
-	if n := strings.Count(stderr.String(), "msg=purged"); n != 1 {
-		t.Errorf("%d purges, want 1 (core/redis only); stderr:\n%s", n, stderr)
+	if n := strings.Count(stderr.String(), "msg=purged"); n != 2 {
+		t.Errorf("%d purges, want 2 (core/redis only: at start, after its update); stderr:\n%s", n, stderr)
 	}
 	recs, _, err := history.Journal{Dir: history.Dir(b.Root)}.Read()
 	if err != nil {
@@ -135,7 +141,8 @@ func TestDaemonWatches(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "purged", func() bool { return strings.Contains(stderr.String(), "msg=purged") }, stderr)
+	// After the update (the purge at start, if it came first, is not the one).
+	waitFor(t, "purged", func() bool { return purgedLine.MatchString(stderr.String()) }, stderr)
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("daemon exited with %v; stderr:\n%s", err, stderr)
@@ -151,5 +158,65 @@ func TestDaemonWatches(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "watch=sup") || !strings.Contains(stderr.String(), "keep-latest-for=core/redis=2") {
 		t.Errorf("the purge's log does not name the schedule and its policy:\n%s", stderr)
+	}
+}
+
+// TestWatchSupervisorCount (issue 30 item 4): with no count of hab-gc's
+// own, watch takes the Supervisor's, where and as `hab sup run` reads it
+// (habitat-sh/habitat components/hab/src/cli_v4/sup/sup_run.rs: the flag,
+// then HAB_KEEP_LATEST_PACKAGES, then keep_latest_packages in
+// /hab/sup/default/config/sup.toml; a usize, 0 accepted). Its value is the
+// number kept, the running release among them: 0 leaves only the one the
+// service runs (uninstall_all_but_latest(ident, 0) skips the loaded one).
+// The purge at start shows it, with nothing installed.
+func TestWatchSupervisorCount(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	const r1, r2, r3 = "core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000", "core/redis/6.2.7/20200301000000"
+	for _, tc := range []struct {
+		name, env, supToml string
+		want               map[string]bool
+	}{
+		{"HAB_KEEP_LATEST_PACKAGES=0: only the running release", "0", "", map[string]bool{r1: false, r2: false, r3: true}},
+		{"sup.toml's keep_latest_packages", "", "keep_latest_packages = 2\n", map[string]bool{r1: false, r2: true, r3: true}},
+		{"the environment before sup.toml", "1", "keep_latest_packages = 2\n", map[string]bool{r1: false, r2: false, r3: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := storetest.New(t)
+			old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+			for _, id := range []string{r1, r2, r3} {
+				b.Add(storetest.Release{Ident: id, ModTime: old})
+			}
+			b.Spec("redis", "core/redis")
+			if tc.supToml != "" {
+				b.File("hab/sup/default/config/sup.toml", tc.supToml)
+			}
+			env := os.Environ()
+			if tc.env != "" {
+				env = append(env, "HAB_KEEP_LATEST_PACKAGES="+tc.env)
+			}
+			stderr := &syncBuf{}
+			cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "watch", "--fs-root", b.Root, "--min-age=none",
+				"--runtime-roots=false", "--delay=200ms"}, Stderr: stderr, Env: env}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			waitFor(t, "purged at start", func() bool { return strings.Contains(stderr.String(), "msg=purged package=core/redis trigger=start") }, stderr)
+			cmd.Process.Signal(syscall.SIGTERM)
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("watch exited with %v; stderr:\n%s", err, stderr)
+			}
+			if strings.Contains(stderr.String(), "is ignored") {
+				t.Errorf("watch warns that the Supervisor's count is ignored:\n%s", stderr)
+			}
+			for id, want := range tc.want {
+				if _, err := os.Stat(b.PkgPath(id)); (err == nil) != want {
+					t.Errorf("%s installed: %v, want %v", id, err == nil, want)
+				}
+			}
+		})
 	}
 }

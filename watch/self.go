@@ -1,0 +1,44 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/runroots"
+)
+
+// selfRunsNewest returns nil when a process executes the newest installed
+// release of pkg (the Supervisor's package), read from the processes'
+// executables (runroots), and else says why not: none installed, the
+// processes cannot be read (off Linux, or /proc unreadable), or no process
+// runs it. The Supervisor's own rule (habitat-sh/habitat
+// components/sup/src/manager.rs): "Only cleanup supervisor packages if we
+// are running the latest installed version".
+func (w *watcher) selfRunsNewest(ctx context.Context, inv *pkgstore.Inventory, pkg pkgstore.Ident) error {
+	latest := inv.Latest(pkg)
+	if latest == nil {
+		return fmt.Errorf("no release of %s is installed", pkg)
+	}
+	res, err := runroots.Scan(ctx, w.o.ProcRoot, w.o.Store.FSRoot())
+	if err != nil {
+		return fmt.Errorf("which release of %s runs cannot be told: %w", pkg, err)
+	}
+	var running []string
+	for _, u := range res.Uses {
+		if u.Kind != runroots.KindExe || u.Ident.Package() != pkg {
+			continue
+		}
+		if u.Ident == latest.Ident {
+			return nil
+		}
+		running = append(running, u.Ident.String())
+	}
+	if len(running) == 0 {
+		return fmt.Errorf("no process runs %s's newest release, %s", pkg, latest.Ident)
+	}
+	slices.Sort(running)
+	return fmt.Errorf("the Supervisor runs %s, not the newest installed release, %s", strings.Join(slices.Compact(running), ", "), latest.Ident)
+}
