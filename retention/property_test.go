@@ -116,6 +116,9 @@ func TestPlanInvariants(t *testing.T) {
 		if rng.IntN(4) == 0 {
 			pol.Only = []pkgstore.Ident{{Origin: "core", Name: "p1"}}
 		}
+		pol.FreeDeps = rng.IntN(3) == 0
+		pol.ServicesOnly = rng.IntN(5) == 0
+		pol.NoDeps = rng.IntN(6) == 0
 		p, err := retention.Compute(inv, pol, now, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -167,9 +170,21 @@ func TestPlanInvariants(t *testing.T) {
 			if retention.IsHabitatPackage(pkg) {
 				n = max(n, 1)
 			}
-			for _, r := range rels[max(0, len(rels)-n):] {
-				if removed[r.Ident] {
-					fail("%s is among the newest %d of %s but removed", r.Ident, n, pkg)
+			for i, r := range rels[max(0, len(rels)-n):] {
+				if !removed[r.Ident] {
+					continue
+				}
+				// The freed-dependency rule takes the count from a
+				// dependency (never from a package's newest, store-wide).
+				d, _ := p.Decision(r.Ident)
+				code := d.Reasons[0].Code
+				limited := len(pol.Only) > 0 || pol.ServicesOnly
+				freeDeps := (pol.FreeDeps || pol.ServicesOnly) && !pol.NoDeps
+				switch {
+				case freeDeps && limited && code == retention.CodeFreed:
+				case freeDeps && !limited && code == retention.CodeUnusedDep && i < len(rels[max(0, len(rels)-n):])-1:
+				default:
+					fail("%s is among the newest %d of %s but removed (%+v)", r.Ident, n, pkg, d.Reasons)
 				}
 			}
 		}
