@@ -167,6 +167,9 @@ func (s *Store) Usable() error {
 	if s == nil || s.pkgs == nil {
 		return fmt.Errorf("%w: no store given (open one with pkgstore.Open)", ErrNoStore)
 	}
+	if _, err := s.pkgs.Lstat("."); errors.Is(err, os.ErrClosed) {
+		return fmt.Errorf("%w: the store of %s is closed", ErrNoStore, s.fsRoot)
+	}
 	return nil
 }
 

@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"errors"
 	"log/slog"
 	"time"
 
@@ -45,8 +44,9 @@ const (
 	TriggerStart Trigger = "start"
 )
 
-// ErrNoStore is returned by Run without Options.Store.
-var ErrNoStore = errors.New("watch: no store")
+// ErrNoStore is wrapped by Run's error without a usable Options.Store
+// (nil, the zero Store, a closed one): it is pkgstore.ErrNoStore.
+var ErrNoStore = pkgstore.ErrNoStore
 
 // Options configure Run. The zero value of each field is its default.
 type Options struct {
@@ -90,6 +90,10 @@ type Options struct {
 	// LockTimeout is each purge's ApplyOptions.LockTimeout. A purge that
 	// cannot take the lock is tried again after Delay.
 	LockTimeout time.Duration
+	// Settle is each purge's ApplyOptions.Settle: the pause between hiding
+	// the releases and the last check for new dependents (0:
+	// retention.DefaultSettle, 2s; retention.NoSettle: none).
+	Settle time.Duration
 	// Now is the clock (default time.Now). It must advance with real
 	// time (an offset clock is fine): delays are measured with it.
 	Now func() time.Time

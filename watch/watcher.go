@@ -58,8 +58,8 @@ type watcher struct {
 // (see the package documentation). It returns nil when ctx is done, or an
 // error when it cannot start.
 func Run(ctx context.Context, o Options) error {
-	if o.Store == nil {
-		return ErrNoStore
+	if err := o.Store.Usable(); err != nil {
+		return fmt.Errorf("watch: %w", err)
 	}
 	if err := o.Policy.Validate(); err != nil {
 		return fmt.Errorf("watch: %w", err)
