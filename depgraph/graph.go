@@ -25,8 +25,11 @@ type Graph struct {
 }
 
 // New builds the graph of inv: one node per Ref, one edge per distinct
-// dependency named in DEPS or TDEPS.
+// dependency named in DEPS or TDEPS. A nil inventory is an empty graph.
 func New(inv *pkgstore.Inventory) *Graph {
+	if inv == nil {
+		inv = pkgstore.NewInventory("", "", nil) // an empty graph, not a panic
+	}
 	n := inv.NumRefs()
 	g := &Graph{inv: inv, off: make([]int32, n+1)}
 	var buf []int32

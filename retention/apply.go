@@ -147,6 +147,8 @@ type Result struct {
 	// removes: its re-scan under the lock, or its last check, found an
 	// install in progress (see Plan.InstallWait).
 	InstallWait string
+
+	refused bool // see Applied
 }
 
 // Leftover is what Apply did with a hidden directory an interrupted run
@@ -165,6 +167,12 @@ type Leftover struct {
 
 // Partial reports whether some removals failed.
 func (r *Result) Partial() bool { return r.Failed > 0 }
+
+// Applied reports whether Apply went ahead: false when it refused before
+// it touched the store (a bad store, options or plan, the lock, what is
+// in use unknown), every planned removal then StatusNotAttempted with
+// CodeNotApplied.
+func (r *Result) Applied() bool { return r != nil && !r.refused }
 
 // Revalidation reason codes.
 const (
@@ -244,7 +252,37 @@ const (
 //
 // The options are optional: at most one ApplyOptions, none for the
 // defaults (see PlanStore for why call sites read this way).
+//
+// The Result is never nil: when Apply refuses or stops before it reaches
+// a release, each planned removal it did not reach is StatusNotAttempted,
+// with the reason.
 func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, options ...ApplyOptions) (*Result, error) {
+	if err := store.Usable(); err != nil {
+		return &Result{refused: true}, err
+	}
+	if p == nil || p.Inventory == nil || p.Graph == nil {
+		return &Result{refused: true}, ErrNoPlan
+	}
+	res, err := p.apply(ctx, store, options...)
+	if res == nil {
+		res = &Result{refused: true}
+		why := Reason{CodeNotApplied, "Apply refused before it removed anything"}
+		if err != nil {
+			why.Text += ": " + err.Error()
+		}
+		for _, d := range p.Removals() {
+			res.Outcomes = append(res.Outcomes, Outcome{Ident: d.Release.Ident, Status: StatusNotAttempted, Reasons: []Reason{why}})
+			res.NotAttempted++
+		}
+	}
+	return res, err
+}
+
+// ErrNoPlan is returned by Apply on a nil Plan, or one Compute or
+// PlanStore did not make.
+var ErrNoPlan = errors.New("no plan: make one with retention.PlanStore or retention.Compute")
+
+func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...ApplyOptions) (*Result, error) {
 	if err := store.Usable(); err != nil {
 		return nil, err
 	}
@@ -476,6 +514,10 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 // CodeCancelled keeps a release Apply did not delete because its context
 // was cancelled.
 const CodeCancelled Code = "cancelled"
+
+// CodeNotApplied: Apply refused (the store, its lock, the options, what
+// is in use could not be known...) before it removed anything.
+const CodeNotApplied Code = "not-applied"
 
 // stop ends a cancelled run: every hidden release is put back and the
 // releases never reached are not attempted.

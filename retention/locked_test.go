@@ -64,8 +64,8 @@ func TestApplyLockedIsChecked(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, c.want) || res != nil {
-				t.Fatalf("Apply: %+v, %v; want no result and an error wrapping %v", res, err, c.want)
+			if !errors.Is(err, c.want) || res == nil || res.Removed != 0 || res.NotAttempted != len(p.Removals()) {
+				t.Fatalf("Apply: %+v, %v; want every removal not attempted and an error wrapping %v", res, err, c.want)
 			}
 			for _, id := range []string{redis1, redis2, glibc1} {
 				if !exists(b.PkgPath(id) + "/TARGET") {

@@ -39,7 +39,7 @@ func TestOptionalOptions(t *testing.T) {
 	if n := len(plan.Removals()); n != 2 || plan.ReclaimableBytes() <= 0 {
 		t.Fatalf("plan removes %d (%d bytes), want 2, measured", n, plan.ReclaimableBytes())
 	}
-	if res, err := plan.Apply(ctx, store, retention.ApplyOptions{}, retention.ApplyOptions{Settle: retention.NoSettle}); err == nil || res != nil {
+	if res, err := plan.Apply(ctx, store, retention.ApplyOptions{}, retention.ApplyOptions{Settle: retention.NoSettle}); err == nil || res == nil || res.Removed != 0 || res.NotAttempted != 2 {
 		t.Errorf("Apply took two options: %v, %v", res, err)
 	}
 	if _, err := os.Stat(b.PkgPath(redis1)); err != nil {

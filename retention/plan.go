@@ -11,6 +11,10 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
+// ErrNoInventory is returned by Compute and ComputeFound for a nil
+// inventory.
+var ErrNoInventory = errors.New("no inventory: read one with pkgstore.Store.Scan")
+
 // ErrDamaged is wrapped by the error Compute returns when the store has
 // blocking problems and the policy does not allow proceeding.
 var ErrDamaged = errors.New("store is damaged: refusing to remove anything")
@@ -138,6 +142,9 @@ func Compute(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc)
 // root of the plan, with that Root's code and text. It reads nothing
 // itself.
 func ComputeFound(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc, found []Found) (*Plan, error) {
+	if inv == nil {
+		return nil, ErrNoInventory
+	}
 	if err := pol.Validate(); err != nil {
 		return nil, err
 	}

@@ -152,6 +152,11 @@ func (p Policy) Validate() error {
 	if p.MinAge < 0 && p.MinAge != NoMinAge {
 		return fmt.Errorf("%w: min-age %s is negative", ErrInvalidPolicy, p.MinAge)
 	}
+	for i, f := range p.RootFinders {
+		if f == nil {
+			return fmt.Errorf("%w: root finder %d is nil", ErrInvalidPolicy, i)
+		}
+	}
 	for _, o := range p.Only {
 		if o.Release != "" {
 			return fmt.Errorf("%w: only %q must be origin/name or origin/name/version", ErrInvalidPolicy, o)

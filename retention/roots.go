@@ -148,7 +148,10 @@ type RootFinder interface {
 // honours. A failure of any of them is an error wrapping ErrRootsUnknown.
 func (p Policy) FindRoots(ctx context.Context, inv *pkgstore.Inventory) ([]Found, error) {
 	var out []Found
-	for _, f := range p.RootFinders {
+	for i, f := range p.RootFinders {
+		if f == nil {
+			return nil, fmt.Errorf("%w: root finder %d is nil", ErrRootsUnknown, i)
+		}
 		found, err := f.FindRoots(ctx, inv)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrRootsUnknown, err)

@@ -1356,6 +1356,9 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 			}
 		}
 		ar, err := plan.Apply(ctx, store, retention.ApplyOptions{Locked: true, Logger: loggerFrom(ctx), Settle: applyEnv.settle, OnPhase: applyEnv.onPhase})
+		if !ar.Applied() {
+			ar = nil // refused: nothing of it to report
+		}
 		if free != nil {
 			if sp, ferr := free(); ferr == nil {
 				res.FreeAfter = sp.Avail

@@ -122,6 +122,9 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 	}
 	if p.Err == nil {
 		p.Result, p.Err = p.Plan.Apply(ctx, w.o.Store, retention.ApplyOptions{LockTimeout: w.o.LockTimeout, Settle: w.o.Settle, Logger: log, Now: w.o.now})
+		if !p.Result.Applied() {
+			p.Result = nil // refused (the lock held...): Purge.Result is nil when not made
+		}
 	}
 	p.End = w.o.now()
 	if !w.o.NoHistory {

@@ -211,6 +211,9 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 				Logger:      slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			})
 			bar.done()
+			if !res.Applied() {
+				res = nil // refused: nothing of it to report
+			}
 			logRun(plan.Policy, plan, res, err)
 			if err != nil && res == nil {
 				return err
