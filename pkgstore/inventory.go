@@ -129,6 +129,10 @@ type Installing struct {
 	// before it unpacks any, and that package may have found others
 	// installed ("Using") from an archive cached long ago.
 	Download bool
+	// By, when set, is what shows the install besides its files: a
+	// process that holds its archive or install directory open (package
+	// runroots, HeldArchive), e.g. "process 4121 (hab) has it open".
+	By string
 }
 
 // Opaque is a directory that Habitat lists (or may list) as an installed
