@@ -5,11 +5,14 @@ package runroots_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hab-gc/hab-gc/internal/proctest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
@@ -127,5 +130,69 @@ func TestBlindScanSeesHeldArchive(t *testing.T) {
 				t.Fatalf("blind plan, archive held open: %s %+v counts %v; want keep, install-in-progress of %s", out.Action, out.Reasons, out.Counts, tool)
 			}
 		})
+	}
+}
+
+// TestHeldInstallsAdversarial: what a process holds in the cache may be
+// a FIFO (held read-write, so that its open did not block), and a
+// symlink named *.hart may lead to it; neither blocks the scan or the
+// blind lease probe (which opens regular files only, never through a
+// symlink). The FIFO held open, which cannot be read as an archive, makes
+// removals wait (what that install needs cannot be known); the blind
+// probe, which takes no lease on a FIFO, does not see it (nor would
+// Habitat take it for a cached archive: install.rs is_artifact_cached,
+// Path::is_file).
+func TestHeldInstallsAdversarial(t *testing.T) {
+	b := appStore(t)
+	cache := filepath.Join(b.Root, "hab", "cache", "artifacts")
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(cache, "core-x-1.0-20261201000000-x86_64-linux.hart")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Base(fifo), filepath.Join(cache, "core-y-1.0-20261201000000-x86_64-linux.hart")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", `exec 3<>"$1"; exec sleep 600`, "sh", fifo)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if l, _ := os.Readlink("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/fd/3"); l == fifo {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the process did not open the FIFO")
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		inv, err := pkgstore.Scan(context.Background(), b.Root, pkgstore.Options{Target: "x86_64-linux"})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		found, err := runroots.Finder{}.FindRoots(context.Background(), inv)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if len(found.Installs) != 1 || !found.Installs[0].Active || found.Installs[0].Known {
+			t.Errorf("installs %+v, want the FIFO's, active, its needs unknown", found.Installs)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the scan blocked on the FIFO")
+	}
+	out := planWithout(t, b.Root, "", "sys_ptrace", "sys_admin", "perfmon")
+	t.Logf("blind: %s: %s %+v %s", out.Summary, out.Action, out.Reasons, out.Err)
+	if out.Err != "" || out.Action != string(retention.Remove) {
+		t.Fatalf("blind plan: %s %+v err %q; want remove (a FIFO and a symlink are not archives a lease checks)", out.Action, out.Reasons, out.Err)
 	}
 }
