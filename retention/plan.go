@@ -521,7 +521,7 @@ func (p *Plan) installRoots() {
 	inv := p.Inventory
 	// Those a finder saw first: a process holding an install's files open
 	// is the most telling reason.
-	all := slices.Concat(foundInstalls(p.Found), inv.Installing, inv.Fetched)
+	all := installsOf(inv, p.Found)
 	for _, in := range all {
 		what := "the install in progress at " + installPath(in)
 		if in.Release.Origin != "" {
@@ -547,6 +547,24 @@ func (p *Plan) installRoots() {
 		}
 		return // one reason is enough
 	}
+}
+
+// installsOf are the installs in progress the finders saw (first) and
+// those of the inventory, each once: one a process holds open is listed
+// as the finder saw it.
+func installsOf(inv *pkgstore.Inventory, found []Found) []pkgstore.Installing {
+	held := foundInstalls(found)
+	seen := map[string]bool{}
+	for _, in := range held {
+		seen[in.Path] = true
+	}
+	all := slices.Clip(held)
+	for _, in := range slices.Concat(inv.Installing, inv.Fetched) {
+		if !seen[in.Path] {
+			all = append(all, in)
+		}
+	}
+	return all
 }
 
 // waitWhy says why removals wait for an active install.

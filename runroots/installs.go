@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -59,11 +60,12 @@ func cachePrefixes(abs string) []string {
 // (hab/studios/NAME/hab/cache/artifacts) is not the host's: that install
 // goes to the Studio's store.
 func (m *matcher) held(p string) (string, bool) {
-	p = strings.TrimSuffix(p, " (deleted)")
-	if !strings.HasPrefix(p, "/") {
+	// The kernel's paths are clean: most of them lie under neither.
+	if !slices.ContainsFunc(m.caches, func(c string) bool { return strings.HasPrefix(p, c) }) &&
+		!slices.ContainsFunc(m.stores, func(s string) bool { return strings.HasPrefix(p, s) }) {
 		return "", false
 	}
-	p = path.Clean(p)
+	p = path.Clean(strings.TrimSuffix(p, " (deleted)"))
 	for _, c := range m.caches {
 		if rest, ok := strings.CutPrefix(p, c); ok && rest != "" && !strings.Contains(rest, "/") {
 			return pkgstore.ArtifactCacheDir + "/" + rest, true
