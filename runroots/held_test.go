@@ -120,6 +120,9 @@ func TestBlindScanSeesHeldArchive(t *testing.T) {
 				t.Fatalf("the planner was not blind (counts %v): the test proves nothing", out.Counts)
 			}
 			t.Logf("%s: %s %+v", out.Summary, out.Action, out.Reasons)
+			if !strings.Contains(out.Summary, "archive(s) of the artifact cache checked") || !strings.Contains(out.Summary, "not seen: a working directory in an install directory") {
+				t.Errorf("blind summary %q does not say what it checked of installs and what it cannot see", out.Summary)
+			}
 			if !holding {
 				if out.Action != string(retention.Remove) {
 					t.Fatalf("blind plan, nothing held: %s %+v; want remove", out.Action, out.Reasons)

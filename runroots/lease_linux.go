@@ -336,6 +336,7 @@ func (st probeStats) summary(releases int) string {
 	if st.archivesUnprobed > 0 {
 		s += fmt.Sprintf(", %d could not be: an install holding one open is not seen", st.archivesUnprobed)
 	}
+	s += " (not seen: a working directory in an install directory, which only that directory's times show)"
 	return s
 }
 
