@@ -241,7 +241,10 @@ func (c *Cache) examine(name string, opts Options) File {
 		return leave(CodeNotRegular, "a "+safeio.Kind(fi.Mode())+", not a regular file: left alone")
 	}
 	f.Size = allocated(fi)
-	if age := opts.Now.Sub(pkgstore.LastChange(fi)); opts.MinAge > 0 && age < opts.MinAge {
+	// A modification time ahead of the clock is judged by the change time
+	// (pkgstore.ChangedAt): it would otherwise keep the archive for good.
+	changed, _ := pkgstore.ChangedAt(fi, opts.Now)
+	if age := opts.Now.Sub(changed); opts.MinAge > 0 && age < opts.MinAge {
 		return leave(CodeYoung, fmt.Sprintf("written %s ago, less than the minimum age %s (a download may be in progress)", age.Round(time.Second), opts.MinAge))
 	}
 	if !strings.HasSuffix(name, ".hart") {

@@ -53,17 +53,31 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 		return
 	}
 	inst := Installing{Path: rel}
-	var changed, modified time.Time
+	var changed, modified, noticeAt time.Time
+	now := sc.opts.Now
 	if fi, err := vroot.Lstat(entry); err == nil {
-		changed, modified = LastChange(fi), fi.ModTime()
+		var ahead bool
+		changed, ahead = ChangedAt(fi, now)
+		modified, noticeAt = fi.ModTime(), fi.ModTime()
+		if !now.IsZero() && modified.After(now) {
+			// What check's notice (a young install directory) is judged
+			// by: not a time to come.
+			noticeAt = changed
+		}
+		if ahead {
+			sc.problems.add(futureProblem(storePath(origin, name, version, entry), fi.ModTime(), changeTime(fi), now, 0))
+		}
 	}
 	// Habitat makes it mode 0700 (tempfile's TempDir): a hab-gc that is
 	// not root may not read it, but can still read the archive.
 	iroot, err := vroot.OpenRoot(safeio.Dir(entry))
 	if err == nil {
-		c, complete := latestChange(iroot)
+		c, complete, future := latestChange(iroot, now)
 		if c.After(changed) {
 			changed = c
+		}
+		if future.n > 0 {
+			sc.problems.add(futureProblem(storePath(origin, name, version, entry)+"/"+future.path, future.mod, future.chg, now, future.n-1))
 		}
 		inst.Active = !complete
 		defer iroot.Close()
@@ -84,14 +98,18 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 	}
 	if !modified.IsZero() {
 		msg += fmt.Sprintf("; modified %s", modified.UTC().Format(time.RFC3339))
-		if !sc.opts.Now.IsZero() {
+		switch {
+		case sc.opts.Now.IsZero():
+		case modified.After(sc.opts.Now):
+			msg += ", ahead of the clock"
+		default:
 			msg += fmt.Sprintf(", %s old", sc.opts.Now.Sub(modified).Round(time.Second))
 		}
 	}
 	if !inst.Known {
 		msg += "; what it needs cannot be read yet (" + inst.From + ")"
 	}
-	sc.problems.add(Problem{Path: storePath(origin, name, version, entry), Kind: ProblemInstallLeftover, Message: msg, Modified: modified})
+	sc.problems.add(Problem{Path: storePath(origin, name, version, entry), Kind: ProblemInstallLeftover, Message: msg, Modified: noticeAt})
 	sc.mu.Lock()
 	sc.installing = append(sc.installing, inst)
 	sc.mu.Unlock()
@@ -199,11 +217,79 @@ func LastChange(fi fs.FileInfo) time.Time {
 	return t
 }
 
+// futureSlack is how far ahead of the scan's clock a time may be before
+// it is reported (ProblemFutureTime): files written during a long scan
+// are stamped after its clock reading. It is never waited for: a time
+// ahead of the clock is always judged by the change time.
+const futureSlack = 5 * time.Minute
+
+// ChangedAt is LastChange judged against the clock now: a modification
+// time ahead of it (set by hand, `touch -d 2031-01-01`; kept from an
+// archive unpacked with future times; left by a clock stepped back) is
+// no change to come, so the inode change time is taken instead, which no
+// program can set (setting the modification time sets it to the present).
+// future reports a time more than a few minutes ahead of now, the
+// modification time or the change time (a clock set back past it: then
+// the file counts as changing until the clock passes it). Where the
+// platform has no change time, a modification time ahead of now counts
+// as now. With a zero now, LastChange.
+func ChangedAt(fi fs.FileInfo, now time.Time) (t time.Time, future bool) {
+	if now.IsZero() {
+		return LastChange(fi), false
+	}
+	m, c := fi.ModTime(), changeTime(fi)
+	ahead := now.Add(futureSlack)
+	future = m.After(ahead) || c.After(ahead)
+	if !m.After(now) {
+		return LastChange(fi), future
+	}
+	if c.IsZero() {
+		return now, future
+	}
+	return c, future
+}
+
+// futureStamp describes the first of the files under an install directory
+// whose times are ahead of the clock (ChangedAt), and how many there are.
+type futureStamp struct {
+	path     string // relative to the walk's root
+	mod, chg time.Time
+	n        int
+}
+
+func (f *futureStamp) add(p string, fi fs.FileInfo) {
+	if f.n++; f.n == 1 {
+		f.path, f.mod, f.chg = p, fi.ModTime(), changeTime(fi)
+	}
+}
+
+// futureProblem reports a file's times ahead of the clock (path relative
+// to the FS root; others: how many more files under the same install
+// directory have such times).
+func futureProblem(path string, mod, chg, now time.Time, others int) Problem {
+	msg := fmt.Sprintf("modified %s, ahead of the clock (%s)", mod.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	switch {
+	case chg.IsZero():
+		msg += ": the platform has no inode change time, so it counts as changed now"
+	case chg.After(now.Add(futureSlack)):
+		msg = fmt.Sprintf("inode change time %s is ahead of the clock (%s): the clock was set back, and it counts as changing until the clock passes it (modified %s)",
+			chg.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339), mod.UTC().Format(time.RFC3339))
+	default:
+		msg += fmt.Sprintf(": judged by its inode change time, %s, which no program can set, so it holds removals no longer than the install window from then", chg.UTC().Format(time.RFC3339))
+	}
+	if others > 0 {
+		msg += fmt.Sprintf(" (and %d other file(s) under the same install directory)", others)
+	}
+	return Problem{Path: path, Kind: ProblemFutureTime, Message: msg}
+}
+
 // latestChange returns the latest change of anything under r (without
-// following symlinks), and false when it gave up (too many entries, or
-// one it could not read).
-func latestChange(r *os.Root) (time.Time, bool) {
+// following symlinks; each judged against now: ChangedAt), and false when
+// it gave up (too many entries, or one it could not read); future is the
+// first of those with times ahead of the clock.
+func latestChange(r *os.Root, now time.Time) (time.Time, bool, futureStamp) {
 	var t time.Time
+	var future futureStamp
 	n := 0
 	complete := true
 	fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
@@ -216,13 +302,17 @@ func latestChange(r *os.Root) (time.Time, bool) {
 			return fs.SkipAll
 		}
 		if fi, err := d.Info(); err == nil {
-			if c := LastChange(fi); c.After(t) {
+			c, ahead := ChangedAt(fi, now)
+			if ahead && p != "." { // the directory itself: reported by its caller
+				future.add(p, fi)
+			}
+			if c.After(t) {
 				t = c
 			}
 		}
 		return nil
 	})
-	return t, complete
+	return t, complete, future
 }
 
 // openArtifacts opens FS_ROOT/hab/cache/artifacts for reading, following
@@ -342,7 +432,10 @@ func (s *Store) readFetched(inv *Inventory, sc *scanner) {
 		if err != nil {
 			continue
 		}
-		changed := LastChange(fi)
+		changed, ahead := ChangedAt(fi, sc.opts.Now)
+		if ahead {
+			sc.problems.add(futureProblem(ArtifactCacheDir+"/"+n, fi.ModTime(), changeTime(fi), sc.opts.Now, 0))
+		}
 		if sc.opts.Now.Sub(changed) >= sc.opts.InstallWindow {
 			continue
 		}
@@ -397,14 +490,24 @@ func (sc *scanner) symlinkedArchive(cache *os.Root, e fs.DirEntry, inv *Inventor
 	if err != nil {
 		return Installing{}, false
 	}
-	changed := LastChange(fi)
+	now := sc.opts.Now
+	changed, ahead := ChangedAt(fi, now)
+	if ahead {
+		sc.problems.add(futureProblem(ArtifactCacheDir+"/"+n, fi.ModTime(), changeTime(fi), now, 0))
+	}
 	switch to, err := cache.Stat(n); {
 	case errors.Is(err, fs.ErrNotExist):
 		return Installing{}, false
 	case err == nil && !to.Mode().IsRegular():
 		return Installing{}, false
-	case err == nil && LastChange(to).After(changed):
-		changed = LastChange(to)
+	case err == nil:
+		c, ahead := ChangedAt(to, now)
+		if ahead {
+			sc.problems.add(futureProblem(ArtifactCacheDir+"/"+n+" (the file the symlink leads to)", to.ModTime(), changeTime(to), now, 0))
+		}
+		if c.After(changed) {
+			changed = c
+		}
 	}
 	if sc.opts.Now.Sub(changed) >= sc.opts.InstallWindow {
 		return Installing{}, false

@@ -102,33 +102,37 @@ type Installing struct {
 	// Path is relative to the store (ORIGIN/NAME/VERSION/.hab-pkg-install...)
 	// for an install directory, relative to the FS root
 	// (hab/cache/artifacts/FILE) for an archive.
-	Path string
+	Path string `json:"path"`
 	// Release is the release being installed; zero when it cannot be
 	// told.
-	Release Ident
+	Release Ident `json:"release,omitzero"`
 	// Deps are the releases it needs: the valid lines of its TDEPS and
 	// DEPS.
-	Deps []Ident
+	Deps []Ident `json:"deps,omitempty"`
 	// Known is true when Deps is all it needs: read from its unpacked
 	// TDEPS (the last metadata file Habitat's build writes), or from its
 	// archive read whole or up to TDEPS. False: its TDEPS could not be
 	// read yet (not unpacked, its archive gone, unreadable or too large),
 	// and Deps is what could be read.
-	Known bool
+	Known bool `json:"known"`
 	// From says where Deps were read from (a path relative to the FS
 	// root), or why they could not be.
-	From string
+	From string `json:"from"`
 	// Active is true when it changed within the scan's InstallWindow (or
 	// the scan had no Now): an install that may be running.
-	Active bool
+	Active bool `json:"active"`
 	// Changed is the latest modification or inode change found in it.
-	Changed time.Time
+	Changed time.Time `json:"changed,omitzero"`
 	// Download is true for a download in progress in the artifact cache
 	// (Habitat's ".tmpXXXXXX", an Inventory.Fetched entry with no
 	// Release): Habitat downloads every missing dependency of a package
 	// before it unpacks any, and that package may have found others
 	// installed ("Using") from an archive cached long ago.
-	Download bool
+	Download bool `json:"download,omitempty"`
+	// By, when set, is what shows the install besides its files: a
+	// process that holds its archive or install directory open (package
+	// runroots, HeldArchive), e.g. "process 4121 (hab) has it open".
+	By string `json:"by,omitempty"`
 }
 
 // Opaque is a directory that Habitat lists (or may list) as an installed

@@ -60,6 +60,11 @@ const (
 	// other targets are: the target is likely not the one Habitat runs as
 	// (an x86_64-linux-kernel2 host), and a run would do nothing. Blocking.
 	ProblemTargetNotInstalled ProblemKind = "target-not-installed"
+	// A file whose modification time is ahead of the clock, among those
+	// installs in progress are judged by (an archive in the artifact cache,
+	// an install directory and what is in it): it is judged by its inode
+	// change time instead.
+	ProblemFutureTime ProblemKind = "future-time"
 )
 
 // Problem is one thing found wrong in a store. Problems are data: a scan of
@@ -80,8 +85,9 @@ type Problem struct {
 	// Deleting anything while one stands is a guess.
 	Blocking bool `json:"blocking"`
 	// Modified is, for an install directory (ProblemInstallLeftover of an
-	// install, not of hab-gc), its modification time: a young one is most
-	// likely an install in progress. Zero otherwise.
+	// install, not of hab-gc), its modification time (its inode change
+	// time when that is ahead of the scan's clock: ChangedAt): a young one
+	// is most likely an install in progress. Zero otherwise.
 	Modified time.Time `json:"modified,omitzero"`
 }
 

@@ -1011,14 +1011,24 @@ func newNeeds(inv *pkgstore.Inventory, found []Found) needs {
 			}
 		}
 	}
-	for _, list := range [2][]pkgstore.Installing{inv.Installing, inv.Fetched} {
+	held := foundInstalls(found)
+	for _, list := range [3][]pkgstore.Installing{held, inv.Installing, inv.Fetched} {
 		for _, in := range list {
 			for _, d := range in.Deps {
 				n.byIdent[d] = "needed by the install in progress at " + installPath(in)
 			}
 		}
 	}
+	for _, in := range held {
+		if in.Active {
+			n.waitFor = heldWhy(in)
+			break
+		}
+	}
 	for _, in := range inv.Installing {
+		if n.waitFor != "" {
+			break
+		}
 		if in.Active {
 			n.waitFor = "an install is in progress at " + installPath(in) + ": removals wait for it to end"
 			break

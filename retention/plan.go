@@ -538,41 +538,89 @@ func ordinal(n int) string {
 // release is removed while an install is running.
 func (p *Plan) installRoots() {
 	inv := p.Inventory
-	for _, list := range [2][]pkgstore.Installing{inv.Installing, inv.Fetched} {
-		for _, in := range list {
-			what := "the install in progress at " + installPath(in)
-			if in.Release.Origin != "" {
-				what = "the install in progress of " + in.Release.String() + " at " + installPath(in)
-			}
-			for _, d := range in.Deps {
-				if r := inv.Installed(d); r != nil {
-					p.addRoot(r.Ref, CodeInstalling, "needed by "+what+" (read from "+in.From+")")
-				}
+	// Those a finder saw first: a process holding an install's files open
+	// is the most telling reason.
+	all := installsOf(inv, p.Found)
+	for _, in := range all {
+		what := "the install in progress at " + installPath(in)
+		if in.Release.Origin != "" {
+			what = "the install in progress of " + in.Release.String() + " at " + installPath(in)
+		}
+		if in.By != "" {
+			what += " (" + in.By + ")"
+		}
+		for _, d := range in.Deps {
+			if r := inv.Installed(d); r != nil {
+				p.addRoot(r.Ref, CodeInstalling, "needed by "+what+" (read from "+in.From+")")
 			}
 		}
 	}
-	for _, in := range slices.Concat(inv.Installing, inv.Fetched) {
+	for _, in := range all {
 		if !in.Active {
 			continue
 		}
-		why := fmt.Sprintf("removals wait for the install in progress at %s (changed %s) to end: Habitat may be installing it for a package that uses releases it found installed",
-			installPath(in), in.Changed.UTC().Format(time.RFC3339))
-		if in.Download {
-			why = fmt.Sprintf("removals wait for the download in progress at %s (changed %s) to end: Habitat downloads a package's missing dependencies before it unpacks any, and the package may use releases it found installed",
-				installPath(in), in.Changed.UTC().Format(time.RFC3339))
-		} else if strings.HasPrefix(in.Path, pkgstore.ArtifactCacheDir+"/") {
-			why = fmt.Sprintf("removals wait for the install of %s, whose archive came into the cache at %s (changed %s): Habitat verifies a fetched archive before it unpacks it, and the package it may be installing it for uses releases it found installed, which no archive names",
-				in.Release, installPath(in), in.Changed.UTC().Format(time.RFC3339))
-		}
-		if !in.Known {
-			why = fmt.Sprintf("removals wait for the install in progress at %s (changed %s) to end: what it needs cannot be read yet (%s)",
-				installPath(in), in.Changed.UTC().Format(time.RFC3339), in.From)
-		}
+		why := waitWhy(in)
 		p.InstallWait = why
 		for _, r := range inv.Releases {
 			p.addRoot(r.Ref, CodeInstalling, why)
 		}
 		return // one reason is enough
+	}
+}
+
+// installsOf are the installs in progress the finders saw (first) and
+// those of the inventory, each once: one a process holds open is listed
+// as the finder saw it.
+func installsOf(inv *pkgstore.Inventory, found []Found) []pkgstore.Installing {
+	held := foundInstalls(found)
+	seen := map[string]bool{}
+	for _, in := range held {
+		seen[in.Path] = true
+	}
+	all := slices.Clip(held)
+	for _, in := range slices.Concat(inv.Installing, inv.Fetched) {
+		if !seen[in.Path] {
+			all = append(all, in)
+		}
+	}
+	return all
+}
+
+// waitWhy says why removals wait for an active install.
+func waitWhy(in pkgstore.Installing) string {
+	changed := in.Changed.UTC().Format(time.RFC3339)
+	switch {
+	case in.By != "":
+		return heldWhy(in)
+	case !in.Known:
+		return fmt.Sprintf("removals wait for the install in progress at %s (changed %s) to end: what it needs cannot be read yet (%s)",
+			installPath(in), changed, in.From)
+	case in.Download:
+		return fmt.Sprintf("removals wait for the download in progress at %s (changed %s) to end: Habitat downloads a package's missing dependencies before it unpacks any, and the package may use releases it found installed",
+			installPath(in), changed)
+	case strings.HasPrefix(in.Path, pkgstore.ArtifactCacheDir+"/"):
+		return fmt.Sprintf("removals wait for the install of %s, whose archive came into the cache at %s (changed %s): Habitat verifies a fetched archive before it unpacks it, and the package it may be installing it for uses releases it found installed, which no archive names",
+			in.Release, installPath(in), changed)
+	default:
+		return fmt.Sprintf("removals wait for the install in progress at %s (changed %s) to end: Habitat may be installing it for a package that uses releases it found installed",
+			installPath(in), changed)
+	}
+}
+
+// heldWhy says why removals wait for an install a process shows (By set),
+// "" for one only the store's files show.
+func heldWhy(in pkgstore.Installing) string {
+	switch {
+	case in.By == "":
+		return ""
+	case !in.Known:
+		return fmt.Sprintf("removals wait for the install in progress at %s (%s) to end: what it needs cannot be read (%s)",
+			installPath(in), in.By, in.From)
+	case strings.HasPrefix(in.Path, pkgstore.ArtifactCacheDir+"/"):
+		return fmt.Sprintf("removals wait for the install of %s to end: %s (Habitat reads and verifies a cached archive before it unpacks it, and the package it installs it for uses releases it found installed, which no archive names)",
+			in.Release, in.By)
+	default:
+		return fmt.Sprintf("removals wait for the install in progress at %s to end: %s", installPath(in), in.By)
 	}
 }
 

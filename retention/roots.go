@@ -40,6 +40,12 @@ type Found struct {
 	// Counts are the numbers behind Summary (for example "inspected",
 	// "not_inspected"), for machine-readable reports.
 	Counts map[string]int `json:"counts,omitempty"`
+	// Installs are installs in progress the finder sees and the store's
+	// files may not (a process holding an archive of the artifact cache
+	// open while Habitat verifies it: pkgstore.HeldArchive). The plan and
+	// Apply treat them as the inventory's Installing: what each needs is
+	// kept, and while one is Active every removal waits.
+	Installs []pkgstore.Installing `json:"installs,omitempty"`
 	// Probe, when set, says that the finder could not see everything (for
 	// example processes /proc does not show fully) and can check the
 	// releases about to go another way. PlanStore and Apply call it with
@@ -60,8 +66,11 @@ type ProbeDir struct {
 
 // Probed is what a Probe found.
 type Probed struct {
-	Roots  []Root
-	Counts map[string]int
+	Roots []Root
+	// Installs are installs in progress the probe found (added to the
+	// Found's Installs).
+	Installs []pkgstore.Installing
+	Counts   map[string]int
 	// Summary, when set, replaces the Found's.
 	Summary string
 }
@@ -83,6 +92,7 @@ func probeFound(ctx context.Context, found []Found, dirs []ProbeDir) error {
 			return fmt.Errorf("%w: %w", ErrRootsUnknown, err)
 		}
 		f.Roots = append(slices.Clip(f.Roots), pr.Roots...)
+		f.Installs = append(slices.Clip(f.Installs), pr.Installs...)
 		counts := maps.Clone(f.Counts)
 		if counts == nil && len(pr.Counts) > 0 {
 			counts = map[string]int{}
@@ -190,6 +200,15 @@ func expandRoots(inv *pkgstore.Inventory, found Found) (Found, error) {
 	}
 	found.Roots = roots
 	return found, nil
+}
+
+// foundInstalls are the installs in progress every Found holds.
+func foundInstalls(found []Found) []pkgstore.Installing {
+	var out []pkgstore.Installing
+	for _, f := range found {
+		out = append(out, f.Installs...)
+	}
+	return out
 }
 
 // rootsByIdent indexes found roots by release, first reason first.

@@ -25,6 +25,18 @@
 // shows once it is hidden, maps back to that release, so that the final
 // check before deleting (retention.Apply) can put it back.
 //
+// # Installs in progress
+//
+// A process with an open descriptor on a file of the artifact cache
+// (FS_ROOT/hab/cache/artifacts/FILE), or a descriptor or its working
+// directory in an install directory (VERSION/.hab-pkg-install-...), is an
+// install in progress (Held, Result.Held): Habitat holds a cached archive
+// open while it reads, verifies and unpacks it, before anything else shows
+// an install whose archives were all cached. Finder reports each in
+// retention.Found.Installs (the archive's release and TDEPS read with
+// pkgstore.HeldArchive), so that what it needs is kept and removals wait.
+// A blind scan's lease probe checks every regular file of the cache too.
+//
 // # Paths as the process sees them, and the files' identity
 //
 // The kernel renders link and maps paths from the reader's root, so they

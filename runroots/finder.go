@@ -28,7 +28,9 @@ type Finder struct {
 // "inspected", "denied", "vanished", "failed", "releases_in_use" and
 // "blind" (1 when some process could not be seen whole: Result.Blind,
 // then also "maps_denied" and, for the causes, "not_root", "no_ptrace" or
-// "hidepid" or "child_pid_namespace" set to 1);
+// "hidepid" or "child_pid_namespace" set to 1) and "installs_held_open"
+// (the installs in progress processes hold files of open: Found.Installs,
+// see Held);
 // when blind, the write-lease probe adds "lease_probed_files",
 // "lease_busy_releases" and "lease_unprobed_files".
 func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (retention.Found, error) {
@@ -37,10 +39,12 @@ func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (retenti
 		return retention.Found{}, fmt.Errorf("runtime roots: %w", err)
 	}
 	found := res.Found()
+	found.Installs = res.installs(inv)
+	found.Counts["installs_held_open"] = len(found.Installs)
 	if res.Blind() {
 		// Processes /proc does not show fully: the releases about to be
 		// removed are checked with write leases.
-		found.Probe = leaseProbe{store: storeDir(inv.FSRoot), scan: res, bestEffort: f.BestEffort}.probe
+		found.Probe = leaseProbe{fsRoot: inv.FSRoot, store: storeDir(inv.FSRoot), scan: res, bestEffort: f.BestEffort}.probe
 	}
 	return found, nil
 }
@@ -126,5 +130,12 @@ func (r *Result) Summary() string {
 		n[u.Ident] = true
 	}
 	fmt.Fprintf(&b, "; %d release(s) in use", len(n))
+	if len(r.Held) > 0 {
+		paths := map[string]bool{}
+		for _, h := range r.Held {
+			paths[h.Path] = true
+		}
+		fmt.Fprintf(&b, "; %d install(s) in progress held open", len(paths))
+	}
 	return b.String()
 }

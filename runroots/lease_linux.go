@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -33,13 +35,95 @@ func (lp leaseProbe) probe(ctx context.Context, dirs []retention.ProbeDir) (rete
 			}
 		}
 	}
-	out.Counts = map[string]int{"lease_probed_files": st.files, "lease_busy_releases": st.busy, "lease_unprobed_files": st.unprobed}
+	if err := lp.archives(ctx, &st, &out); err != nil {
+		return out, err
+	}
+	out.Counts = map[string]int{"lease_probed_files": st.files, "lease_busy_releases": st.busy, "lease_unprobed_files": st.unprobed,
+		"lease_probed_archives": st.archives, "lease_busy_archives": len(out.Installs), "lease_unprobed_archives": st.archivesUnprobed}
 	out.Summary = lp.scan.Summary() + "; " + st.summary(len(dirs))
-	if st.unprobed > 0 && !lp.bestEffort {
-		return out, fmt.Errorf("runtime roots: %s and a write lease cannot check %d file(s) of %d release(s) to remove instead (%s): %w; %s",
-			lp.scan.blindText(), st.unprobed, st.releasesUnprobed, st.example, ErrBlind, lp.scan.remedy())
+	if st.unprobed+st.archivesUnprobed > 0 && !lp.bestEffort {
+		what := fmt.Sprintf("%d file(s) of %d release(s) to remove", st.unprobed, st.releasesUnprobed)
+		if st.archivesUnprobed > 0 {
+			what += fmt.Sprintf(" and %d archive(s) of the artifact cache an install may hold open", st.archivesUnprobed)
+		}
+		return out, fmt.Errorf("runtime roots: %s and a write lease cannot check %s instead (%s): %w; %s",
+			lp.scan.blindText(), what, st.example, ErrBlind, lp.scan.remedy())
 	}
 	return out, nil
+}
+
+// archives probes every regular file of the artifact cache (following a
+// symlinked cache, as Habitat and pkgstore's reading do; never a
+// symlinked file): one some process has open is an install in progress
+// (see Held) that the scan may not have seen, and is added to out.Installs.
+func (lp leaseProbe) archives(ctx context.Context, st *probeStats, out *retention.Probed) error {
+	cdir := filepath.Join(lp.fsRoot, filepath.FromSlash(pkgstore.ArtifactCacheDir))
+	cfd, err := unix.Open(cdir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ENOENT) {
+		return nil // no cache: no install from it
+	}
+	if err != nil {
+		st.archivesUnprobed++
+		if st.example == "" {
+			st.example = pkgstore.ArtifactCacheDir + ": " + err.Error()
+		}
+		return nil
+	}
+	defer unix.Close(cfd)
+	held := map[string]bool{}
+	for _, h := range lp.scan.Held {
+		held[h.Path] = true // seen already, with the process named
+	}
+	w := walker{st: &probeStats{}, base: pkgstore.ArtifactCacheDir}
+	names, err := readNames(cfd)
+	if err != nil {
+		st.archivesUnprobed++
+		if st.example == "" {
+			st.example = pkgstore.ArtifactCacheDir + ": " + err.Error()
+		}
+		return nil
+	}
+	for _, nm := range names {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var fs unix.Stat_t
+		if unix.Fstatat(cfd, nm, &fs, unix.AT_SYMLINK_NOFOLLOW) != nil || fs.Mode&unix.S_IFMT != unix.S_IFREG {
+			continue // only a regular file is opened (never a FIFO or a device)
+		}
+		rel := pkgstore.ArtifactCacheDir + "/" + nm
+		before := w.st.unprobed
+		busy := w.file(cfd, nm, nm)
+		switch {
+		case w.st.unprobed > before:
+			st.archivesUnprobed++
+			if st.example == "" {
+				st.example = w.st.example
+			}
+		case busy && !held[rel]:
+			in := pkgstore.HeldArchive(lp.fsRoot, nm)
+			in.By = "a process has " + printable(rel) + " open (a write lease on it is refused; /proc does not show every process fully)"
+			out.Installs = append(out.Installs, in)
+		}
+	}
+	st.archives += w.st.files
+	return nil
+}
+
+// readNames lists a directory's entries (but "." and "..").
+func readNames(dfd int) ([]string, error) {
+	buf := make([]byte, 8<<10)
+	var names []string
+	for {
+		n, err := unix.Getdents(dfd, buf)
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
 }
 
 // release probes one release directory (rel, relative to the store). It
@@ -211,7 +295,9 @@ func (w *walker) file(dfd int, name, rel string) bool {
 // probeStats is what one probe did.
 type probeStats struct {
 	files, busy, unprobed, releasesUnprobed int
-	example                                 string // why a file could not be checked
+	// archives of the artifact cache checked, and not checkable
+	archives, archivesUnprobed int
+	example                    string // why a file could not be checked
 }
 
 // mapsUnseen reports whether the scan may have missed a mapping: a
@@ -246,6 +332,11 @@ func (st probeStats) summary(releases int) string {
 	if st.unprobed > 0 {
 		s += fmt.Sprintf(", %d file(s) could not be checked (%s)", st.unprobed, st.example)
 	}
+	s += fmt.Sprintf("; %d archive(s) of the artifact cache checked for installs in progress", st.archives)
+	if st.archivesUnprobed > 0 {
+		s += fmt.Sprintf(", %d could not be: an install holding one open is not seen", st.archivesUnprobed)
+	}
+	s += " (not seen: a working directory in an install directory, which only that directory's times show)"
 	return s
 }
 

@@ -20,7 +20,13 @@ var ErrBlind = errors.New("refusing to prune blind")
 // descriptor) or executes it has, in whatever mount or PID namespace, seen
 // by /proc or not. Checked on Linux 6.18; see the README (Runtime roots)
 // for what it does not catch.
+//
+// It also checks the archives of the artifact cache, as an install by a
+// process /proc does not show holds one open while Habitat reads and
+// verifies it (Held): an archive some process has open is an install in
+// progress of its release (pkgstore.HeldArchive), and removals wait.
 type leaseProbe struct {
+	fsRoot     string
 	store      string // the store directory
 	scan       *Result
 	bestEffort bool

@@ -108,6 +108,9 @@ func printable(s string) string {
 type Result struct {
 	// Uses are sorted by PID, then kind; one per process, release and kind.
 	Uses []Use
+	// Held are the files of installs in progress processes hold open
+	// (see Held), sorted by PID; one per process and path.
+	Held []Held
 	// Processes is how many processes the proc root listed; Inspected how
 	// many of them were read whole.
 	Processes, Inspected int
@@ -163,6 +166,7 @@ func ScanInventory(ctx context.Context, procRoot string, inv *pkgstore.Inventory
 // matcher maps absolute paths to releases of one store.
 type matcher struct {
 	stores   []string // absolute store paths, each ending in "/"
+	caches   []string // absolute artifact cache paths, each ending in "/"
 	storeDir string   // the store as given
 	needles  [][]byte // a cheap test: a store path contains one of these
 }
@@ -176,7 +180,7 @@ func newMatcher(fsRoot string) (*matcher, error) {
 		return nil, err
 	}
 	store := filepath.ToSlash(filepath.Join(abs, pkgstore.StoreDir))
-	m := &matcher{storeDir: store}
+	m := &matcher{storeDir: store, caches: cachePrefixes(abs)}
 	cands := []string{store}
 	if real, err := filepath.EvalSymlinks(store); err == nil && filepath.ToSlash(real) != store {
 		cands = append(cands, filepath.ToSlash(real))

@@ -68,6 +68,7 @@ func scan(ctx context.Context, procRoot, fsRoot string, ix *identity) (*Result, 
 				st := r.process(pid)
 				mu.Lock()
 				res.Uses = append(res.Uses, st.uses...)
+				res.Held = append(res.Held, st.held...)
 				switch {
 				case st.vanished:
 					res.Vanished++
@@ -107,6 +108,12 @@ func scan(ctx context.Context, procRoot, fsRoot string, ix *identity) (*Result, 
 			return c
 		}
 		return strings.Compare(a.Ident.String(), b.Ident.String())
+	})
+	slices.SortFunc(res.Held, func(a, b Held) int {
+		if a.PID != b.PID {
+			return a.PID - b.PID
+		}
+		return strings.Compare(a.Path, b.Path)
 	})
 	return res, nil
 }
@@ -170,6 +177,7 @@ func (r *reader) matchMiss(p string) matched {
 
 type procState struct {
 	uses   []Use
+	held   []Held // files of installs in progress it holds open
 	denied bool
 	// mapsDenied: maps itself could not be read (permission)
 	mapsDenied bool
@@ -254,10 +262,18 @@ func (r *reader) process(pid int) procState {
 			record(kind, id, file, hidden)
 		}
 	}
+	held := map[string]bool{}
 	add := func(kind Kind, p, link string) {
-		if strings.HasPrefix(p, "/") {
-			try(kind, p, r.match(p), link, 0)
+		if !strings.HasPrefix(p, "/") {
+			return
 		}
+		if kind == KindFD || kind == KindCwd {
+			if h, ok := r.m.held(p); ok && !held[h] {
+				held[h] = true
+				st.held = append(st.held, Held{PID: pid, Kind: kind, Path: h})
+			}
+		}
+		try(kind, p, r.match(p), link, 0)
 	}
 	if err == nil {
 		if m := r.match(root); m.ok {
@@ -333,7 +349,7 @@ func (r *reader) process(pid int) procState {
 			}
 		}
 	}
-	if len(st.uses) > 0 {
+	if len(st.uses) > 0 || len(st.held) > 0 {
 		comm, err := r.readAt(dfd, "comm")
 		st.note("comm", err)
 		c := strings.TrimSpace(string(comm))
@@ -342,6 +358,9 @@ func (r *reader) process(pid int) procState {
 		}
 		for i := range st.uses {
 			st.uses[i].Comm = c
+		}
+		for i := range st.held {
+			st.held[i].Comm = c
 		}
 	}
 	if st.gone {

@@ -59,7 +59,13 @@ func (w *watcher) installing(pkg pkgstore.Ident) (string, bool) {
 					continue
 				}
 				path := filepath.Join(pd, v.Name(), n)
-				if fi, err := os.Lstat(path); err == nil && now.Sub(pkgstore.LastChange(fi)) < w.o.installWindow() {
+				fi, err := os.Lstat(path)
+				if err != nil {
+					continue
+				}
+				// A modification time ahead of the clock is judged by the
+				// change time: it would otherwise hold the purge for good.
+				if changed, _ := pkgstore.ChangedAt(fi, now); now.Sub(changed) < w.o.installWindow() {
 					rel, _ := filepath.Rel(w.store, path)
 					return rel, true
 				}
