@@ -74,7 +74,7 @@ func (s *Store) binlink(inv *Inventory, dir, linkPath, target string) (Binlink, 
 	default:
 		return Binlink{}, false
 	}
-	bl := Binlink{Path: linkPath, Target: target, InStore: true, Dangling: true}
+	bl := Binlink{Path: linkPath, Target: target, InStore: true, Dangling: true, StorePath: rest}
 	parts := strings.SplitN(rest, "/", 5)
 	if len(parts) < 4 {
 		return s.partialBinlink(inv, bl, rest), true

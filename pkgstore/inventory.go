@@ -84,6 +84,9 @@ type Binlink struct {
 	// InStore is true.
 	Release Ident
 	InStore bool
+	// StorePath is the target relative to the store (ORIGIN/NAME/VERSION/
+	// RELEASE/bin/X), cleaned; valid only when InStore is true.
+	StorePath string
 	// Dangling is true when the link's target does not exist: its release
 	// is not installed, or the file is missing from it (or a symlink to
 	// nothing inside it).
