@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/hab-gc/hab-gc/binlink"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -379,5 +381,98 @@ func TestApplyRaceSwap(t *testing.T) {
 				leftovers(t, b.Path("bin"))
 			})
 		}
+	}
+}
+
+// TestPlanAdversarialMetadata: the release's PATH metadata and the
+// command it names are read without blocking and never through a symlink
+// out of the store. A PATH that is a FIFO or a symlink, a PATH entry
+// outside the release (Habitat's pkg_prefix filter), a command that is a
+// FIFO or a symlink out of the store: none is a command, so the planner
+// goes down to the next release that has it (here, the older one).
+func TestPlanAdversarialMetadata(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, b *storetest.Builder, rel string)
+	}{
+		{"PATH is a FIFO", func(t *testing.T, b *storetest.Builder, rel string) {
+			os.Remove(b.Path(rel + "/PATH"))
+			if err := unix.Mkfifo(b.Path(rel+"/PATH"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"PATH is a symlink", func(t *testing.T, b *storetest.Builder, rel string) {
+			os.Remove(b.Path(rel + "/PATH"))
+			b.File(rel+"/PATH.real", "/hab/pkgs/"+redis3+"/bin\n").Symlink("PATH.real", rel+"/PATH")
+		}},
+		{"PATH names a directory outside the release", func(t *testing.T, b *storetest.Builder, rel string) {
+			other := "core/other/1/20200101000000"
+			release(b, other, "redis-server")
+			b.File(rel+"/PATH", "/hab/pkgs/"+other+"/bin:/usr/bin:/hab/pkgs/"+redis3+"/../../../../../"+other+"/bin\n")
+		}},
+		{"the command is a FIFO", func(t *testing.T, b *storetest.Builder, rel string) {
+			os.Remove(b.Path(rel + "/bin/redis-server"))
+			if err := unix.Mkfifo(b.Path(rel+"/bin/redis-server"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"the command is a symlink out of the store", func(t *testing.T, b *storetest.Builder, rel string) {
+			outside := filepath.Join(t.TempDir(), "redis-server")
+			if err := os.WriteFile(outside, []byte("x"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(b.Path(rel + "/bin/redis-server"))
+			b.Symlink(outside, rel+"/bin/redis-server")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := storetest.New(t)
+			release(b, redis2, "redis-server")
+			release(b, redis3, "redis-server")
+			c.setup(t, b, "hab/pkgs/"+redis3)
+			b.Binlink("bin", "redis-server", "/hab/pkgs/"+redis1+"/bin/redis-server")
+			store, inv := scan(t, b.Root)
+			done := make(chan *binlink.Plan, 1)
+			go func() {
+				plan, err := binlink.NewPlan(store, inv, binlink.Options{})
+				if err != nil {
+					t.Error(err)
+				}
+				done <- plan
+			}()
+			var plan *binlink.Plan
+			select {
+			case plan = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("NewPlan blocked")
+			}
+			if len(plan.Steps) != 1 || plan.Steps[0].Action != binlink.ActionRelink || plan.Steps[0].NewTarget != "/hab/pkgs/"+redis2+"/bin/redis-server" {
+				t.Fatalf("plan %+v; want a relink to %s", plan.Steps, redis2)
+			}
+		})
+	}
+}
+
+// TestApplyCancelled: a cancelled context stops Apply before the first
+// change; it returns the context's error and changes nothing.
+func TestApplyCancelled(t *testing.T) {
+	b := storetest.New(t)
+	release(b, redis2, "redis-server")
+	b.Binlink("bin", "redis-server", "/hab/pkgs/"+redis1+"/bin/redis-server")
+	store, inv := scan(t, b.Root)
+	plan, err := binlink.NewPlan(store, inv, binlink.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock(t, store)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	res, err := binlink.Apply(cctx, store, plan)
+	if !errors.Is(err, context.Canceled) || res == nil || len(res.Outcomes) != 0 {
+		t.Fatalf("Apply: %+v, %v; want context.Canceled and no outcome", res, err)
+	}
+	if got := readlink(t, b.Path("bin/redis-server")); got != "/hab/pkgs/"+redis1+"/bin/redis-server" {
+		t.Fatalf("bin/redis-server -> %s: changed", got)
 	}
 }
