@@ -24,8 +24,12 @@ type dir struct {
 }
 
 // openDir opens rel (slash-separated, relative to fsRoot) one component
-// at a time with O_NOFOLLOW: a symlink on the way is refused.
+// at a time with O_NOFOLLOW: a symlink on the way is refused. Where there
+// is no atomic exchange of two names, nothing is opened (ErrUnsupported).
 func openDir(fsRoot, rel string) (dir, error) {
+	if !atomicExchange {
+		return dir{}, fmt.Errorf("binlink: %w: no atomic exchange of two names on this system", errors.ErrUnsupported)
+	}
 	fd, err := unix.Open(fsRoot, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return dir{}, fmt.Errorf("binlink: opening %s: %w", fsRoot, err)

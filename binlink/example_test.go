@@ -5,6 +5,7 @@ package binlink_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"os"
 	"time"
 
@@ -33,28 +34,28 @@ func Example() {
 	ctx := context.Background()
 	store, err := pkgstore.Open(root)
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	defer store.Close()
-	unlock, err := store.Lock(ctx, 10*time.Second)
+	unlock, err := store.Lock(ctx, 10*time.Second) // Apply checks that it is held
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	defer unlock()
-	inv, err := store.Scan(ctx, pkgstore.Options{BinlinkDirs: []string{"bin"}})
+	inv, err := store.Scan(ctx, pkgstore.Options{}) // binlinks in /bin, /usr/local/bin, /hab/bin
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
-	plan, err := binlink.NewPlan(store, inv, binlink.Options{})
+	plan, err := binlink.NewPlan(store, inv, binlink.Options{}) // the dry run: changes nothing
 	if err != nil {
-		panic(err)
-	}
-	for _, st := range plan.Steps {
-		fmt.Printf("plan: %s %s (%s)\n", st.Action, st.Link, st.Reason)
+		log.Fatal(err)
 	}
 	res, err := binlink.Apply(ctx, store, plan)
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
+	}
+	for _, st := range plan.Steps {
+		fmt.Printf("plan: %s %s (%s)\n", st.Action, st.Link, st.Reason)
 	}
 	for _, o := range res.Outcomes {
 		if o.Status == binlink.StatusRelinked {

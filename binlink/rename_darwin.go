@@ -12,3 +12,6 @@ func exchange(dirfd int, a, b string) error {
 func renameNoReplace(dirfd int, from, to string) error {
 	return unix.RenameatxNp(dirfd, from, dirfd, to, unix.RENAME_EXCL)
 }
+
+// atomicExchange: exchange and renameNoReplace work here.
+const atomicExchange = true

@@ -9,3 +9,6 @@ func exchange(dirfd int, a, b string) error { return errors.ErrUnsupported }
 
 // renameNoReplace is not available here.
 func renameNoReplace(dirfd int, from, to string) error { return errors.ErrUnsupported }
+
+// atomicExchange: exchange and renameNoReplace work here.
+const atomicExchange = false
