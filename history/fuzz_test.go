@@ -20,7 +20,7 @@ func FuzzParseRecord(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if r.Time.IsZero() || (r.Kind != KindRun && r.Kind != KindRelease) || (r.Kind == KindRelease && r.Ident == "") {
+		if r.Time.IsZero() || (r.Kind != KindRun && r.Kind != KindRelease && r.Kind != KindBinlink) || (r.Kind == KindRelease && r.Ident == "") || (r.Kind == KindBinlink && r.Link == "") {
 			t.Fatalf("accepted an invalid record: %+v", r)
 		}
 		b, err := json.Marshal(r)

@@ -24,6 +24,9 @@ const (
 	// KindRelease is the record of one release a run removed or failed to
 	// remove.
 	KindRelease Kind = "release"
+	// KindBinlink is the record of one binlink a binlinks run relinked,
+	// removed or failed to (BinlinkRecords).
+	KindBinlink Kind = "binlink"
 )
 
 // Outcomes of a run record (a release record's outcome is its
@@ -41,6 +44,8 @@ const (
 const (
 	JobRun   = "run"   // hab-gc run
 	JobPrune = "prune" // a scheduled prune (hab-gc daemon); a disk-pressure job records its type, "pressure"
+	// JobBinlinks is the repair of dangling binlinks (hab-gc binlinks).
+	JobBinlinks = "binlinks"
 )
 
 // Policy is the retention policy of a run, as it was given.
@@ -135,12 +140,25 @@ type Record struct {
 	JobKey string `json:"job_key,omitempty"`
 	Owner  string `json:"owner,omitempty"`
 	FSRoot string `json:"fs_root"`
-	Policy Policy `json:"policy"`
-	// Ident is the release (release records).
+	// Policy is the retention policy (none for a binlinks run).
+	Policy Policy `json:"policy,omitzero"`
+	// Ident is the release (release records); for a binlink record, the
+	// release the link pointed into.
 	Ident string `json:"ident,omitempty"`
-	// Outcome is removed or failed (release records), RunOK, RunPartial
-	// RunFailed or RunInterrupted (run records).
+	// Outcome is removed or failed (release records), relinked, removed or
+	// failed (binlink records), RunOK, RunPartial RunFailed or
+	// RunInterrupted (run records).
 	Outcome string `json:"outcome"`
+	// Link (FS-root-relative), Target, NewTarget and NewIdent: the binlink,
+	// what it pointed to, and what a relink points it to (binlink records).
+	Link      string `json:"link,omitempty"`
+	Target    string `json:"target,omitempty"`
+	NewTarget string `json:"new_target,omitempty"`
+	NewIdent  string `json:"new_ident,omitempty"`
+	// Why says why a binlink was relinked or removed (binlink records).
+	Why string `json:"why,omitempty"`
+	// Relinked counts a binlinks run's relinks (run records).
+	Relinked int `json:"relinked,omitempty"`
 	// Reasons say why the plan removed the release (release records).
 	Reasons []retention.Reason `json:"reasons,omitempty"`
 	Error   string             `json:"error,omitempty"`
@@ -169,10 +187,12 @@ func ParseRecord(line []byte) (Record, error) {
 	switch {
 	case r.Time.IsZero():
 		return Record{}, fmt.Errorf("%w: no time", ErrBadRecord)
-	case r.Kind != KindRun && r.Kind != KindRelease:
+	case r.Kind != KindRun && r.Kind != KindRelease && r.Kind != KindBinlink:
 		return Record{}, fmt.Errorf("%w: unknown kind %q", ErrBadRecord, r.Kind)
 	case r.Kind == KindRelease && r.Ident == "":
 		return Record{}, fmt.Errorf("%w: a release record without an ident", ErrBadRecord)
+	case r.Kind == KindBinlink && r.Link == "":
+		return Record{}, fmt.Errorf("%w: a binlink record without a link", ErrBadRecord)
 	}
 	return r, nil
 }
@@ -249,7 +269,8 @@ func LogContext(ctx context.Context, now time.Time, run Run, plan *retention.Pla
 // Filter selects records.
 type Filter struct {
 	// Ident, when set, keeps the release records whose release satisfies
-	// it (core/redis, core/redis/6.2.5...).
+	// it (core/redis, core/redis/6.2.5...), and the binlink records whose
+	// old or new release does.
 	Ident *pkgstore.Ident
 	// Since, when set, keeps records at or after it.
 	Since time.Time
@@ -261,15 +282,21 @@ func (f Filter) Match(r Record) bool {
 		return false
 	}
 	if f.Ident != nil {
-		if r.Kind != KindRelease {
-			return false
+		switch r.Kind {
+		case KindRelease:
+			return satisfies(r.Ident, *f.Ident)
+		case KindBinlink:
+			return satisfies(r.Ident, *f.Ident) || satisfies(r.NewIdent, *f.Ident)
 		}
-		id, err := pkgstore.ParseIdent(r.Ident)
-		if err != nil || !id.Satisfies(*f.Ident) {
-			return false
-		}
+		return false
 	}
 	return true
+}
+
+// satisfies reports whether ident parses and satisfies pattern.
+func satisfies(ident string, pattern pkgstore.Ident) bool {
+	id, err := pkgstore.ParseIdent(ident)
+	return err == nil && id.Satisfies(pattern)
 }
 
 // Select returns the records that pass the filter, in order.

@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // readBinlinks reads the symlinks in each binlink directory and ties those
@@ -73,7 +74,7 @@ func (s *Store) binlink(inv *Inventory, dir, linkPath, target string) (Binlink, 
 	default:
 		return Binlink{}, false
 	}
-	bl := Binlink{Path: linkPath, Target: target, InStore: true, Dangling: true}
+	bl := Binlink{Path: linkPath, Target: target, InStore: true, Dangling: true, StorePath: rest}
 	parts := strings.SplitN(rest, "/", 5)
 	if len(parts) < 4 {
 		return s.partialBinlink(inv, bl, rest), true
@@ -84,13 +85,47 @@ func (s *Store) binlink(inv *Inventory, dir, linkPath, target string) (Binlink, 
 	}
 	bl.Release = id
 	if inv.Installed(id) == nil {
+		bl.Why = notInstalled(inv, id)
 		return bl, true
 	}
-	if _, err := s.pkgs.Lstat(rest); err == nil {
+	file := "its directory"
+	if len(parts) == 5 {
+		file = parts[4]
+	}
+	fi, err := s.pkgs.Lstat(rest)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || isNotDir(err):
+		bl.Why = fmt.Sprintf("%s is installed but has no %s", id, quoteName(file))
+	case err != nil:
+		bl.Why = fmt.Sprintf("%s is installed but its %s cannot be checked: %s", id, quoteName(file), errMsg(err))
+	case fi.Mode()&fs.ModeSymlink != 0:
+		// Habitat's find_command_in_pkg (habitat-sh/habitat
+		// components/core/src/fs.rs) takes a file only when it
+		// is_file(), through symlinks: a symlink to nothing inside the
+		// release leads nowhere. Followed only inside the store (os.Root);
+		// one that leaves it is not judged.
+		if _, err := s.pkgs.Stat(rest); errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
+			bl.Why = fmt.Sprintf("%s is installed but its %s is a symlink to nothing", id, quoteName(file))
+		} else {
+			bl.Dangling = false
+		}
+	default:
 		bl.Dangling = false
 	}
 	return bl, true
 }
+
+// notInstalled says why a link into release id, which is not installed,
+// leads nowhere, and what of its package is installed.
+func notInstalled(inv *Inventory, id Ident) string {
+	if l := inv.Latest(id.Package()); l != nil {
+		return fmt.Sprintf("%s is not installed (the newest installed release of %s is %s)", id, id.Package(), l.Ident)
+	}
+	return fmt.Sprintf("%s is not installed (no release of %s is installed)", id, id.Package())
+}
+
+// isNotDir reports ENOTDIR: a file where the path needs a directory.
+func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
 
 // partialBinlink interprets a link to a directory above the releases:
 // /hab/pkgs/ORIGIN, /hab/pkgs/ORIGIN/NAME or /hab/pkgs/ORIGIN/NAME/VERSION.

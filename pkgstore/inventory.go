@@ -84,9 +84,17 @@ type Binlink struct {
 	// InStore is true.
 	Release Ident
 	InStore bool
+	// StorePath is the target relative to the store (ORIGIN/NAME/VERSION/
+	// RELEASE/bin/X), cleaned; valid only when InStore is true.
+	StorePath string
 	// Dangling is true when the link's target does not exist: its release
-	// is not installed, or the file is missing from it.
+	// is not installed, or the file is missing from it (or a symlink to
+	// nothing inside it).
 	Dangling bool
+	// Why says, for a dangling link, why it leads nowhere: which release
+	// is not installed and what of its package is, or which file the
+	// installed release lacks.
+	Why string
 	// Under is set when the link points at a directory above the
 	// releases (ORIGIN, ORIGIN/NAME or ORIGIN/NAME/VERSION, relative to
 	// the store), which `hab pkg binlink` never makes; Covers are the

@@ -52,8 +52,17 @@ func (inv *Inventory) Verify() *Report {
 	for _, bl := range inv.Binlinks {
 		if bl.Dangling {
 			ps = append(ps, Problem{Path: bl.Path, Kind: ProblemDanglingBinlink,
-				Message: fmt.Sprintf("points to %s, which does not exist", bl.Target)})
+				Message: danglingMessage(bl)})
 		}
 	}
 	return &Report{Inventory: inv, Problems: sortProblems(ps)}
+}
+
+// danglingMessage is the problem of a dangling binlink: where it points
+// and why that leads nowhere.
+func danglingMessage(bl Binlink) string {
+	if bl.Why == "" {
+		return fmt.Sprintf("points to %s, which does not exist", bl.Target)
+	}
+	return fmt.Sprintf("points to %s: %s", bl.Target, bl.Why)
 }

@@ -103,6 +103,10 @@ func jobText(r history.Record) string {
 }
 
 func printRecord(a *app, r history.Record) {
+	if r.Job == history.JobBinlinks {
+		printBinlinkRecord(a, r)
+		return
+	}
 	t := r.Time.UTC().Format(time.RFC3339)
 	if r.Kind == history.KindRun {
 		fmt.Fprintf(a.text, "%s  run %s: removed %d, kept %d, failed %d, freed %s, by %s\n", t, r.Outcome, r.Removed, r.Kept, r.Failed, humanBytes(r.BytesFreed), jobText(r))

@@ -166,6 +166,7 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 		annotateSettings(fs)
 	}
 	root.AddCommand(run, list, why, check, watchC, a.graphCmd(), daemon, a.scheduleCmd(), a.historyCmd(), a.leaseCmd(), a.versionCmd(), a.docsCmd(root), safetyTopic())
+	root.AddCommand(a.binlinksCmd())
 	root.AddCommand(topicCmds(root)...)
 	return root
 }

@@ -1,0 +1,23 @@
+//go:build !unix
+
+package binlink
+
+import (
+	"errors"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// dir is not available: Habitat's binlinks here are .bat files, which
+// this package does not repair.
+type dir struct{}
+
+func openDir(fsRoot, rel string) (dir, error) { return dir{}, errors.ErrUnsupported }
+
+func (dir) close() {}
+
+func (dir) sync() {}
+
+func (dir) apply(store *pkgstore.Store, s Step, _ func(string)) Outcome {
+	return Outcome{Step: s, Err: errors.ErrUnsupported}
+}

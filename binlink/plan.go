@@ -1,0 +1,215 @@
+package binlink
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// Action is what a plan does with one dangling binlink.
+type Action string
+
+const (
+	// ActionRelink points the link at the newest installed release of its
+	// package that has the command.
+	ActionRelink Action = "relink"
+	// ActionRemove removes the link.
+	ActionRemove Action = "remove"
+	// ActionLeave leaves the link alone (Step.Reason says why).
+	ActionLeave Action = "leave"
+)
+
+// Options tune a plan.
+type Options struct {
+	// RemoveOnly removes every dangling link instead of relinking it.
+	RemoveOnly bool
+}
+
+// Step is the plan for one dangling binlink.
+type Step struct {
+	// Link is the symlink, relative to the FS root (bin/redis-server).
+	Link string `json:"link"`
+	// Target is its content as the scan read it.
+	Target string `json:"target"`
+	// Release is the release it points into (zero for a link that names
+	// no release).
+	Release pkgstore.Ident `json:"release,omitzero"`
+	// Dangling says why it leads nowhere (pkgstore.Binlink.Why).
+	Dangling string `json:"dangling"`
+	Action   Action `json:"action"`
+	// NewTarget and NewRelease: what a relink points it at.
+	NewTarget  string         `json:"new_target,omitempty"`
+	NewRelease pkgstore.Ident `json:"new_release,omitzero"`
+	// Reason says why this action.
+	Reason string `json:"reason"`
+
+	storePath string // Target relative to the store
+}
+
+// Plan is what Apply would do.
+type Plan struct {
+	// FSRoot is the FS root the links are under.
+	FSRoot string
+	Steps  []Step
+
+	// beforeChange, set by tests, runs after Apply checked a link and
+	// before it changes it: the moment another process may swap it.
+	beforeChange func(link string)
+}
+
+// Changes counts the steps that change something (relink or remove).
+func (p *Plan) Changes() int {
+	n := 0
+	for _, s := range p.Steps {
+		if s.Action != ActionLeave {
+			n++
+		}
+	}
+	return n
+}
+
+// pathLimit caps a PATH metadata file: a list of directories.
+const pathLimit = 1 << 20
+
+// NewPlan plans the repair of every dangling binlink inv lists (see the
+// package documentation). store is the store inv was scanned from: the
+// installed releases' PATH metadata and commands are read through it,
+// never following a symlink out of the store. Steps are in inv's order.
+func NewPlan(store *pkgstore.Store, inv *pkgstore.Inventory, opts Options) (*Plan, error) {
+	if store == nil || inv == nil {
+		return nil, errors.New("binlink: NewPlan needs the store and its inventory")
+	}
+	p := &Plan{FSRoot: inv.FSRoot}
+	for _, bl := range inv.Binlinks {
+		if !bl.InStore || !bl.Dangling {
+			continue
+		}
+		st := planOne(store.Root(), inv, bl, opts)
+		if st.Action != ActionLeave {
+			if why := symlinkedDir(store.FSRoot(), path.Dir(bl.Path)); why != "" {
+				st.Action, st.NewTarget, st.NewRelease = ActionLeave, "", pkgstore.Ident{}
+				st.Reason = why + "; hab-gc changes nothing through a symlink (name the directory it leads to in HAB_BINLINK_DIR): left alone"
+			}
+		}
+		p.Steps = append(p.Steps, st)
+	}
+	return p, nil
+}
+
+// symlinkedDir says which directory on the way from fsRoot to rel (a
+// binlink directory, slash-separated) is a symlink, and to what; "" when
+// none is. On most Linux systems today /bin is a symlink to usr/bin.
+func symlinkedDir(fsRoot, rel string) string {
+	cur := ""
+	for _, c := range strings.Split(rel, "/") {
+		cur = path.Join(cur, c)
+		full := filepath.Join(fsRoot, filepath.FromSlash(cur))
+		fi, err := os.Lstat(full)
+		if err != nil {
+			return fmt.Sprintf("%s cannot be checked (%v)", full, err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			t, _ := os.Readlink(full)
+			return fmt.Sprintf("the binlink directory %s is a symlink to %s", full, t)
+		}
+	}
+	return ""
+}
+
+func planOne(root *os.Root, inv *pkgstore.Inventory, bl pkgstore.Binlink, opts Options) Step {
+	st := Step{Link: bl.Path, Target: bl.Target, Release: bl.Release, Dangling: bl.Why, Action: ActionLeave, storePath: bl.StorePath}
+	if st.Dangling == "" {
+		st.Dangling = "its target does not exist"
+	}
+	parts := strings.SplitN(bl.StorePath, "/", 5)
+	switch {
+	case bl.Under != "" || bl.Release.Release == "" || len(parts) < 5:
+		st.Reason = "it points at a directory, not at a command inside a release, so `hab pkg binlink` did not make it: left alone"
+		return st
+	}
+	switch nowhere, err := leadsNowhere(root, bl.StorePath); {
+	case err != nil:
+		st.Reason = fmt.Sprintf("whether its target exists cannot be told (%v): left alone", err)
+		return st
+	case !nowhere:
+		st.Reason = "its target is there (in a release directory that is not installed): left alone"
+		return st
+	}
+	command := path.Base(bl.StorePath)
+	if opts.RemoveOnly {
+		st.Action, st.Reason = ActionRemove, "removal asked for (--remove)"
+		return st
+	}
+	rels := inv.Satisfying(bl.Release.Package())
+	for _, r := range slices.Backward(rels) {
+		if r.Damaged {
+			continue
+		}
+		if target, ok := findCommand(root, r.Ident, command); ok {
+			st.Action, st.NewTarget, st.NewRelease = ActionRelink, target, r.Ident
+			st.Reason = fmt.Sprintf("%s is the newest installed release of %s with %s", r.Ident, r.Ident.Package(), command)
+			return st
+		}
+	}
+	st.Action = ActionRemove
+	if len(rels) == 0 {
+		st.Reason = fmt.Sprintf("no release of %s is installed", bl.Release.Package())
+	} else {
+		st.Reason = fmt.Sprintf("no installed release of %s has %s on its PATH", bl.Release.Package(), command)
+	}
+	return st
+}
+
+// leadsNowhere reports whether rel (relative to the store) does not exist,
+// symlinks inside the store followed (Habitat's is_file follows them);
+// err when that cannot be told (unreadable, or a symlink out of the
+// store, which is not followed).
+func leadsNowhere(root *os.Root, rel string) (bool, error) {
+	_, err := root.Stat(rel)
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return true, nil
+	}
+	return false, err
+}
+
+// findCommand finds command in release id as `hab pkg binlink` does
+// (habitat-sh/habitat components/core/src/fs.rs find_command_in_pkg over
+// components/core/src/package/install.rs PackageInstall::paths): each
+// directory of the release's PATH metadata (trimmed, split on ':', only
+// those inside the release: the pkg_prefix filter), in order, the first
+// that holds a regular file named command (is_file, through symlinks, here
+// only those inside the store). The target is that directory joined with
+// the command, the absolute /hab/pkgs/... path Habitat links to.
+func findCommand(root *os.Root, id pkgstore.Ident, command string) (string, bool) {
+	rel := path.Join(id.Origin, id.Name, id.Version, id.Release)
+	b, err := safeio.ReadFileAt(root, rel+"/PATH", pathLimit, safeio.NoFollow)
+	if err != nil {
+		return "", false // no PATH: Habitat finds no command either
+	}
+	body := string(b)
+	prefix := "/" + pkgstore.StoreDir + "/" + rel
+	for _, dir := range strings.Split(strings.TrimSpace(body), ":") {
+		d := path.Clean(dir)
+		if d != prefix && !strings.HasPrefix(d, prefix+"/") {
+			continue // Habitat's filter: p.starts_with(pkg_prefix)
+		}
+		inner := strings.TrimPrefix(strings.TrimPrefix(d, prefix), "/")
+		cand := path.Join(rel, inner, command)
+		if fi, err := root.Stat(cand); err == nil && fi.Mode().IsRegular() {
+			return path.Join(d, command), true
+		}
+	}
+	return "", false
+}

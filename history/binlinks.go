@@ -1,0 +1,57 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hab-gc/hab-gc/binlink"
+)
+
+// BinlinkRecords are the journal records of one binlinks run
+// (binlink.Apply): one per link relinked, removed or failed, then the
+// run's own (Job JobBinlinks; Relinked, Removed, Kept and Failed count
+// its steps). res may be nil when Apply failed before doing anything;
+// applyErr is Apply's error. run.Policy is not recorded.
+func BinlinkRecords(now time.Time, run Run, res *binlink.Result, applyErr error) []Record {
+	base := Record{Time: now.UTC(), RunID: run.ID, Job: run.Job, JobKey: run.JobKey, Owner: run.Owner, FSRoot: run.FSRoot}
+	var out []Record
+	total := base
+	total.Kind, total.Outcome = KindRun, RunOK
+	if res != nil {
+		for _, o := range res.Outcomes {
+			if o.Status == binlink.StatusKept {
+				continue
+			}
+			r := base
+			r.Kind, r.Outcome, r.Link, r.Target, r.Why, r.Error = KindBinlink, string(o.Status), o.Link, o.Target, o.Reason, o.Error
+			if o.Release.Release != "" {
+				r.Ident = o.Release.String()
+			}
+			if o.Action == binlink.ActionRelink {
+				r.NewTarget, r.NewIdent = o.NewTarget, o.NewRelease.String()
+			}
+			out = append(out, r)
+		}
+		total.Relinked, total.Removed, total.Kept, total.Failed = res.Relinked, res.Removed, res.Kept, res.Failed
+		if res.Partial() {
+			total.Outcome = RunPartial
+		}
+	}
+	switch {
+	case errors.Is(applyErr, context.Canceled):
+		total.Outcome, total.Error = RunInterrupted, applyErr.Error()
+	case applyErr != nil:
+		total.Outcome, total.Error = RunFailed, applyErr.Error()
+	}
+	return append(out, total)
+}
+
+// LogBinlinks appends a binlinks run's records (BinlinkRecords) to the
+// journal of its FS root, bounded by ctx as LogContext is.
+func LogBinlinks(ctx context.Context, now time.Time, run Run, res *binlink.Result, applyErr error) error {
+	if run.ID == "" {
+		return ErrNoRunID
+	}
+	return Journal{Dir: Dir(run.FSRoot)}.AppendContext(ctx, BinlinkRecords(now, run, res, applyErr))
+}
