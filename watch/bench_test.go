@@ -66,7 +66,8 @@ func BenchmarkWatch(b *testing.B) {
 			b.Fatal(err)
 		}
 		wait := func(what string) {
-			for deadline := time.Now().Add(5 * time.Minute); !strings.Contains(stderr.String(), what); time.Sleep(20 * time.Millisecond) {
+			re := regexp.MustCompile(what)
+			for deadline := time.Now().Add(5 * time.Minute); !re.MatchString(stderr.String()); time.Sleep(20 * time.Millisecond) {
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
 					b.Fatalf("no %q:\n%s", what, stderr.String())
@@ -74,21 +75,25 @@ func BenchmarkWatch(b *testing.B) {
 			}
 		}
 		wait("watching the store")
+		startRSS := status(b, cmd.Process.Pid, "VmHWM:") // start-up: the watches set
+		// The purge at start (issue 30: as the Supervisor, every loaded
+		// service at start) plans the whole store; idle is measured after it.
+		wait(`msg=purged .*trigger=start`)
 		cpu0 := cpuSeconds(b, cmd.Process.Pid)
 		time.Sleep(idle)
 		idleCPU := cpuSeconds(b, cmd.Process.Pid) - cpu0
-		idleRSS := hwm(b, cmd.Process.Pid) // the peak so far: start-up and idle
+		idleRSS := status(b, cmd.Process.Pid, "VmRSS:") // resident while idle, after the purge at start
 		in := storetest.NewInstaller(root, 7)
 		id := pkg + "/99.0.0/20300101000000"
 		in.Publish(storetest.Archive{Ident: id})
 		if err := in.Install(id); err != nil {
 			b.Fatal(err)
 		}
-		wait("msg=purged")
-		rss := hwm(b, cmd.Process.Pid)
+		wait(`msg=purged .*trigger=update`)
+		rss := status(b, cmd.Process.Pid, "VmHWM:")
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
-		m := regexp.MustCompile(`msg=purged .*duration=(\S+)`).FindStringSubmatch(stderr.String())
+		m := regexp.MustCompile(`msg=purged .*trigger=update .*duration=(\S+)`).FindStringSubmatch(stderr.String())
 		if m == nil {
 			b.Fatalf("no purge duration:\n%s", stderr.String())
 		}
@@ -98,7 +103,8 @@ func BenchmarkWatch(b *testing.B) {
 		}
 		watches := regexp.MustCompile(`watches=(\d+)`).FindStringSubmatch(stderr.String())
 		b.ReportMetric(idleCPU, "idle-cpu-s")
-		b.ReportMetric(float64(idleRSS)/(1<<20), "idle-peak-RSS-MiB")
+		b.ReportMetric(float64(startRSS)/(1<<20), "start-peak-RSS-MiB")
+		b.ReportMetric(float64(idleRSS)/(1<<20), "idle-RSS-MiB")
 		b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MiB")
 		b.ReportMetric(purge.Seconds(), "purge-s")
 		b.ReportMetric(dry.Wall.Seconds(), "dryrun-s")
@@ -107,7 +113,8 @@ func BenchmarkWatch(b *testing.B) {
 			n, _ := strconv.Atoi(watches[1])
 			b.ReportMetric(float64(n), "watches")
 		}
-		b.Logf("idle %s: %.3f CPU s, peak RSS %.1f MiB; after the purge: peak RSS %.1f MiB; purge %s vs dry run %s; %s", idle, idleCPU, float64(idleRSS)/(1<<20), float64(rss)/(1<<20), purge, dry.Wall, watches[0])
+		b.Logf("start-up: peak RSS %.1f MiB; idle %s after the purge at start: %.3f CPU s, RSS %.1f MiB; after the update's purge: peak RSS %.1f MiB; purge %s vs dry run %s; %s",
+			float64(startRSS)/(1<<20), idle, idleCPU, float64(idleRSS)/(1<<20), float64(rss)/(1<<20), purge, dry.Wall, watches[0])
 	}
 }
 
@@ -135,14 +142,15 @@ func cpuSeconds(b *testing.B, pid int) float64 {
 	return (utime + stime) / 100 // USER_HZ
 }
 
-// hwm is a process's peak RSS (VmHWM) in bytes.
-func hwm(b *testing.B, pid int) int64 {
+// status is a size field of /proc/PID/status (VmHWM: the peak RSS, VmRSS:
+// the RSS now) in bytes.
+func status(b *testing.B, pid int, field string) int64 {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		b.Fatal(err)
 	}
 	for line := range strings.Lines(string(data)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			return n << 10
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -87,11 +88,16 @@ holds). Runs until SIGINT or SIGTERM.`,
 		if err != nil {
 			return err
 		}
-		if mf != nil {
-			o.Metrics = mf.m
-			o.OnPurge = func(watch.Purge) {
+		o.OnPurge = func(watch.Purge) {
+			if mf != nil {
 				mf.write(a)
 			}
+			// A purge plans the whole store; give its memory back to
+			// the system while watch waits for the next change.
+			debug.FreeOSMemory()
+		}
+		if mf != nil {
+			o.Metrics = mf.m
 		}
 		return watch.Run(cmd.Context(), o)
 	})
