@@ -243,7 +243,7 @@ func LogContext(ctx context.Context, now time.Time, run Run, plan *retention.Pla
 	if run.ID == "" {
 		return ErrNoRunID
 	}
-	return Journal{Dir: Dir(run.FSRoot)}.AppendContext(ctx, Records(now, run, plan, res, applyErr))
+	return ForFSRoot(run.FSRoot).AppendContext(ctx, Records(now, run, plan, res, applyErr))
 }
 
 // Filter selects records.
