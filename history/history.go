@@ -263,7 +263,7 @@ func LogContext(ctx context.Context, now time.Time, run Run, plan *retention.Pla
 	if run.ID == "" {
 		return ErrNoRunID
 	}
-	return Journal{Dir: Dir(run.FSRoot)}.AppendContext(ctx, Records(now, run, plan, res, applyErr))
+	return ForFSRoot(run.FSRoot).AppendContext(ctx, Records(now, run, plan, res, applyErr))
 }
 
 // Filter selects records.

@@ -48,6 +48,16 @@ var ErrUnsafe = errors.New("journal is not a regular file with one link")
 type Journal struct {
 	// Dir holds the journal (Dir(fsRoot) for a store's history).
 	Dir string
+	// FSRoot, when set, is the FS root Dir lies under (ForFSRoot sets
+	// both): no directory from FSRoot down to the journal may then be a
+	// symlink. Each is opened (made, when missing) one at a time without
+	// following one, and an append through a symlinked hab, hab/sup,
+	// hab/sup/default or hab/sup/default/hab-gc fails naming it
+	// (safeio.ErrSymlink) and writes nothing anywhere. FSRoot itself may
+	// be a symlink: it is the caller's choice. Without FSRoot, Dir is
+	// made as given and only its last component is opened without
+	// following a symlink.
+	FSRoot string
 	// MaxSize is the size past which the file is rotated before an
 	// append (default DefaultMaxSize).
 	MaxSize int64
@@ -65,6 +75,10 @@ func (j Journal) keep() int {
 	return j.Keep
 }
 
+// ForFSRoot is the journal of the store under fsRoot: Dir(fsRoot), with
+// FSRoot set.
+func ForFSRoot(fsRoot string) Journal { return Journal{Dir: Dir(fsRoot), FSRoot: fsRoot} }
+
 // rotated is the name of the n-th rotated file (0: the journal itself).
 func rotated(n int) string {
 	if n == 0 {
@@ -78,7 +92,7 @@ func (j Journal) Append(recs []Record) error { return j.AppendContext(context.Ba
 
 // AppendContext writes recs, one JSON line each, with one write on an
 // O_APPEND descriptor, and fsyncs them. It creates the directory when
-// missing. It never blocks for long: while another process holds the
+// missing (with FSRoot set, never through a symlink: see FSRoot). It never blocks for long: while another process holds the
 // journal's lock it waits at most LockTimeout, and not past the end of
 // ctx (an ended ctx still gets one try), then fails wrapping ErrBusy.
 func (j Journal) AppendContext(ctx context.Context, recs []Record) error {
@@ -93,9 +107,6 @@ func (j Journal) AppendContext(ctx context.Context, recs []Record) error {
 		}
 		buf.Write(b)
 		buf.WriteByte('\n')
-	}
-	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
-		return fmt.Errorf("history: %w", err)
 	}
 	return j.appendData(ctx, buf.Bytes())
 }

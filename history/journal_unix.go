@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -32,14 +33,41 @@ func (j Journal) maxSize() int64 {
 	return j.MaxSize
 }
 
-// appendData appends data to the journal in j.Dir, which exists:
-// descriptor-relative to the directory, under the journal's flock.
-func (j Journal) appendData(ctx context.Context, data []byte) error {
+// openDir opens the journal's directory, making it when missing: with
+// FSRoot, every component below it one at a time without following a
+// symlink (safeio.OpenDirBeneath); without, Dir as given, its last
+// component not followed.
+func (j Journal) openDir() (*os.File, error) {
+	if j.FSRoot != "" {
+		rel, err := filepath.Rel(j.FSRoot, j.Dir)
+		if err != nil || !filepath.IsLocal(rel) {
+			return nil, fmt.Errorf("history: %s is not below the FS root %s", j.Dir, j.FSRoot)
+		}
+		d, err := safeio.OpenDirBeneath(j.FSRoot, filepath.ToSlash(rel), true)
+		if err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+		return d, nil
+	}
+	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
 	dfd, err := unix.Open(j.Dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return &fs.PathError{Op: "open", Path: j.Dir, Err: err}
+		return nil, &fs.PathError{Op: "open", Path: j.Dir, Err: err}
 	}
-	defer unix.Close(dfd)
+	return os.NewFile(uintptr(dfd), j.Dir), nil
+}
+
+// appendData appends data to the journal in j.Dir (made when missing):
+// descriptor-relative to the directory, under the journal's flock.
+func (j Journal) appendData(ctx context.Context, data []byte) error {
+	d, err := j.openDir()
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	dfd := int(d.Fd())
 	for range 10 { // a concurrent rotation makes us reopen
 		done, err := j.appendOnce(ctx, dfd, data)
 		if done || err != nil {

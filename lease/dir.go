@@ -3,18 +3,23 @@
 package lease
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
 // habitatDir is the part of RelDir that belongs to Habitat (the
-// Supervisor's data directory): it is resolved as the store's path is,
-// following symlinks (an operator may have moved /hab). ownDirs, hab-gc's
-// own, are opened one at a time with O_NOFOLLOW and never followed.
+// Supervisor's data directory): for reading leases it is resolved as the
+// store's path is, following symlinks (an operator may have moved /hab),
+// so that leases there keep protecting. ownDirs, hab-gc's own, are opened
+// one at a time with O_NOFOLLOW and never followed. Nothing is ever
+// written below a symlink (openLeaseDirBeneath).
 const habitatDir = "hab/sup/default"
 
 var ownDirs = []string{"hab-gc", "leases"}
@@ -56,6 +61,22 @@ func openLeaseDir(fsRoot string, create bool) (*leaseDir, error) {
 		fd = next
 	}
 	return &leaseDir{f: os.NewFile(uintptr(fd), p), path: p}, nil
+}
+
+// openLeaseDirBeneath opens the lease directory of fsRoot to write in it
+// (a new lease, a sweep of dead ones): no directory from fsRoot down,
+// Habitat's part included, may be a symlink (safeio.OpenDirBeneath); one
+// is an error wrapping ErrSymlink and safeio.ErrSymlink naming it, and
+// nothing is made or removed. With create, missing directories are made.
+func openLeaseDirBeneath(fsRoot string, create bool) (*leaseDir, error) {
+	f, err := safeio.OpenDirBeneath(fsRoot, RelDir, create)
+	if errors.Is(err, safeio.ErrSymlink) {
+		return nil, fmt.Errorf("%w: %w", ErrSymlink, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &leaseDir{f: f, path: f.Name()}, nil
 }
 
 // openOwn opens the directory name in dirfd (at path p) without following

@@ -23,6 +23,8 @@ type leaseDir struct{ path string }
 
 func openLeaseDir(fsRoot string, create bool) (*leaseDir, error) { return nil, errPlatform }
 
+func openLeaseDirBeneath(fsRoot string, create bool) (*leaseDir, error) { return nil, errPlatform }
+
 func (d *leaseDir) Close() error { return errPlatform }
 func (d *leaseDir) open(name string, flag int, perm os.FileMode) (*os.File, error) {
 	return nil, errPlatform

@@ -24,7 +24,10 @@
 // opened with O_NOFOLLOW, and a symlink there is refused (ErrSymlink), so
 // that no file outside it is ever read, locked or removed as a lease.
 // Habitat's directories above it (FS_ROOT/hab/sup/default) are resolved as
-// the store's path is.
+// the store's path is when leases are read, so leases there keep
+// protecting; but nothing is written below a symlink at any level under
+// the FS root: Acquire makes no lease and Sweep removes none through a
+// symlinked hab, hab/sup or hab/sup/default (ErrSymlink, naming it).
 //
 // From a shell, `hab-gc lease IDENT... -- COMMAND` holds a lease for the
 // life of COMMAND.

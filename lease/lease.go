@@ -66,7 +66,7 @@ func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
 		}
 		return nil, fmt.Errorf("lease: %w: %s", pkgstore.ErrNoStore, why)
 	}
-	dir, err := openLeaseDir(fsRoot, true)
+	dir, err := openLeaseDirBeneath(fsRoot, true)
 	if err != nil {
 		return nil, fmt.Errorf("lease: %w", err)
 	}
@@ -143,14 +143,20 @@ func Read(fsRoot string) (live []Held, dead int, err error) {
 
 // Sweep removes the dead leases under fsRoot, returning how many it found, for a
 // program about to change the store (a real run, a new lease); its errors
-// are Read's. A lease directory that is a symlink is never entered.
+// are Read's. A lease directory reached through a symlink (at any level
+// below fsRoot: hab, hab/sup...) is never swept (ErrSymlink).
 func Sweep(fsRoot string) (removed int, err error) {
 	_, removed, err = scan(fsRoot, true)
 	return removed, err
 }
 
 func scan(fsRoot string, sweep bool) (live []Held, dead int, err error) {
-	dir, err := openLeaseDir(fsRoot, false)
+	open := openLeaseDir
+	if sweep {
+		// A sweep removes files: never below a symlink.
+		open = openLeaseDirBeneath
+	}
+	dir, err := open(fsRoot, false)
 	if isNotExist(err) {
 		return nil, 0, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hab-gc/hab-gc/lease"
@@ -149,24 +150,81 @@ func TestSymlinkedLeaseDir(t *testing.T) {
 	}
 }
 
-// Habitat's own directories above hab-gc's are resolved as the store's
-// path is: an FS root whose hab is a symlink (moved to a larger disk)
-// still has its leases read and swept.
-func TestHabSymlinkFollowed(t *testing.T) {
-	root, moved := t.TempDir(), t.TempDir()
+// Habitat's own directories above hab-gc's are read as the store's path
+// is: an FS root whose hab is a symlink (moved to a larger disk) still
+// has its leases read, so what they protect stays protected. But nothing
+// is written through it (issue 31 item 4): Sweep removes no dead lease
+// there, and Acquire makes no lease, both failing with ErrSymlink.
+func TestHabSymlinkReadNotWritten(t *testing.T) {
+	root, real := t.TempDir(), t.TempDir()
+	moved := filepath.Join(real, "hab")
+	if err := os.MkdirAll(filepath.Join(moved, "pkgs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Symlink(moved, filepath.Join(root, "hab")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Mkdir(filepath.Join(moved, "pkgs"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	holdLease(t, root, "core/zlib")
+	holdLease(t, real, "core/zlib")
 	writeFile(t, filepath.Join(moved, "sup/default/hab-gc/leases/0000dead.lease"), "core/zlib\n")
-	if n, err := lease.Sweep(root); err != nil || n != 1 {
-		t.Fatalf("Sweep: %d %v, want 1 removed", n, err)
+	if live, dead, err := lease.Read(root); err != nil || len(live) != 1 || dead != 1 {
+		t.Fatalf("Read: %+v %d %v, want 1 live and 1 dead", live, dead, err)
 	}
-	if live, dead, err := lease.Read(root); err != nil || len(live) != 1 || dead != 0 {
-		t.Fatalf("Read: %+v %d %v", live, dead, err)
+	before := tree(t, real)
+	if n, err := lease.Sweep(root); !errors.Is(err, lease.ErrSymlink) || n != 0 {
+		t.Errorf("Sweep: %d %v, want 0 removed and ErrSymlink", n, err)
+	}
+	if l, err := lease.Acquire(root, "test", ids("core/zlib")...); !errors.Is(err, lease.ErrSymlink) {
+		if l != nil {
+			l.Release()
+		}
+		t.Errorf("Acquire: %v, want ErrSymlink", err)
+	}
+	if after := tree(t, real); !slices.Equal(before, after) {
+		t.Fatalf("written through the symlinked hab:\nbefore %q\nafter  %q", before, after)
+	}
+}
+
+// Issue 31 item 4: with hab, hab/sup or hab/sup/default a symlink to a
+// directory outside the FS root (holding what was there), Acquire makes
+// no lease and no directory there and Sweep removes no dead lease there:
+// both fail naming the symlink (ErrSymlink). Only the last two levels
+// (hab-gc, leases) were checked before.
+func TestNoLeaseBelowSymlinkedDir(t *testing.T) {
+	for _, link := range []string{"hab", "hab/sup", "hab/sup/default"} {
+		t.Run(link, func(t *testing.T) {
+			root, outside := t.TempDir(), t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, "hab", "pkgs"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			at, moved := filepath.Join(root, link), filepath.Join(outside, "moved")
+			if err := os.MkdirAll(at, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(at, moved); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(moved, at); err != nil {
+				t.Fatal(err)
+			}
+			for _, create := range []bool{false, true} {
+				if create {
+					writeFile(t, filepath.Join(root, lease.RelDir, "0000dead.lease"), "core/zlib\n")
+				}
+				before := tree(t, outside)
+				if l, err := lease.Acquire(root, "test", ids("core/zlib")...); !errors.Is(err, lease.ErrSymlink) || !strings.Contains(err.Error(), at+" is a symlink") {
+					if l != nil {
+						l.Release()
+					}
+					t.Errorf("Acquire: %v, want ErrSymlink naming %s", err, at)
+				}
+				if n, err := lease.Sweep(root); create && (!errors.Is(err, lease.ErrSymlink) || n != 0) {
+					t.Errorf("Sweep: %d %v, want 0 removed and ErrSymlink", n, err)
+				}
+				if after := tree(t, outside); !slices.Equal(before, after) {
+					t.Errorf("written through the symlink %s:\nbefore %q\nafter  %q", at, before, after)
+				}
+			}
+		})
 	}
 }
 

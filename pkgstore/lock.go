@@ -80,7 +80,9 @@ func (e *LockedError) Unwrap() error { return ErrLocked }
 // blocking, created mode 0600 when absent, and checked on the open
 // descriptor: it must be a regular file with one link, owned by the
 // effective user; anything else is refused (ErrUnsafeLockFile) and never
-// written. A lock file left more permissive by an older hab-gc is set to
+// written, as is a store reached through a symlinked hab or hab/pkgs
+// below the FS root (safeio.ErrSymlink: hab-gc writes nothing through a
+// symlink below the FS root; the FS root itself may be one). A lock file left more permissive by an older hab-gc is set to
 // 0600, so no other user can open it to hold the lock. Once locked, this
 // process's pid is written through that same descriptor, for people to
 // read; a waiting hab-gc names the holder the kernel reports instead, so
@@ -181,7 +183,8 @@ func (h *heldLock) clear(f *os.File) {
 // user owns the store, so that no other user's lock file can lock root
 // out; when the file is absent and may not be created, or cannot be opened
 // (a read-only store, a user without access), it fails wrapping
-// ErrLockUnavailable and the caller may read without the lock.
+// ErrLockUnavailable and the caller may read without the lock. In a store
+// reached through a symlinked hab or hab/pkgs it never creates the file.
 func (s *Store) RLock(ctx context.Context, timeout time.Duration) (unlock func() error, err error) {
 	flag := os.O_RDONLY
 	if fi, err := s.pkgs.Stat("."); err == nil && safeio.Owner(fi) == os.Geteuid() {
@@ -209,9 +212,22 @@ func (s *Store) openLock(flag int, exclusive bool) (*os.File, error) {
 	ownerOK := func(uid int) bool {
 		return uid == os.Geteuid() || (!exclusive && (uid == 0 || s.ownedBy(uid)))
 	}
+	// The lock file is written (created, a pid) only in a store reached
+	// from the FS root without a symlink (hab, hab/pkgs): the writer is
+	// refused; a reader creates nothing and takes a lock file already
+	// there (opening it writes nothing).
+	var below error
+	if err := safeio.CheckBeneath(s.fsRoot, StoreDir, s.pkgs); err != nil {
+		if exclusive {
+			return nil, fmt.Errorf("%w %s: %w", ErrUnsafeLockFile, path, err)
+		}
+		below, flag = err, flag&^os.O_CREATE
+	}
 	f, err := safeio.OpenPrivate(s.pkgs, LockFile, flag, ownerOK, exclusive)
 	var ue *safeio.UnsafeError
 	switch {
+	case below != nil && errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%w: %s does not exist and is not created: %w", ErrLockUnavailable, path, below)
 	case errors.As(err, &ue):
 		return nil, fmt.Errorf("%w %s: %s", ErrUnsafeLockFile, path, ue.Why)
 	case err != nil && !exclusive && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)):

@@ -31,6 +31,9 @@ func TestApplySwapsForSymlinks(t *testing.T) {
 		{"deleting", func(_, hidden string) string { return hidden }},
 		{"deleting", func(_, hidden string) string { return filepath.Dir(hidden) }},
 		{"deleting", func(_, hidden string) string { return filepath.Dir(filepath.Dir(filepath.Dir(hidden))) }},
+		{"removing", func(_, hidden string) string { return hidden }},
+		{"removing", func(_, hidden string) string { return filepath.Dir(hidden) }},
+		{"removing", func(_, hidden string) string { return filepath.Dir(filepath.Dir(filepath.Dir(hidden))) }},
 	}
 	for i, c := range cases {
 		t.Run(c.stage+"/"+itoa(i), func(t *testing.T) {
@@ -90,7 +93,7 @@ func TestApplySwapsForSymlinks(t *testing.T) {
 // at each stage, by a symlink to a release that is kept: the kept release
 // is untouched.
 func TestApplySwapForSymlinkToNeeded(t *testing.T) {
-	for _, stage := range []string{"checked", "hidden", "deleting"} {
+	for _, stage := range []string{"checked", "hidden", "deleting", "removing"} {
 		t.Run(stage, func(t *testing.T) {
 			b := base(t)
 			p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})

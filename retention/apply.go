@@ -483,6 +483,25 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 			back.want(h.rel.Ident, Reason{CodeNewDependent, why}, deps, isHidden)
 		}
 	}
+	// Every release to delete is surveyed first: one with a mount point
+	// inside is put back whole, with all it needs among the hidden,
+	// before anything is deleted, so a put-back's closure is whole
+	// whatever its shape (a cycle's members are hidden in no particular
+	// order among themselves).
+	surveys := make([]survey, len(hidden))
+	for i, h := range hidden {
+		if ctx.Err() != nil {
+			return a.stop(hidden, nil) // nothing deleted yet
+		}
+		if _, ok := back.reason(h.rel.Ident); ok {
+			continue
+		}
+		a.stage("deleting", h.rel.Ident, h.name)
+		surveys[i] = a.survey(h.name, h.size < 0)
+		if m := surveys[i].mounts; len(m) > 0 {
+			back.want(h.rel.Ident, Reason{CodeMountPoint, mountText(pkgstore.StoreDir + "/" + h.rel.Path() + "/" + m[0])}, deps, isHidden)
+		}
+	}
 	if len(hidden) > 0 {
 		a.phase(PhaseDelete, 0, len(hidden))
 	}
@@ -497,12 +516,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 			a.restore(h, why)
 			continue
 		}
-		if why, restored := a.remove(h); restored {
-			// Put back whole (a mount point inside): what it needs stays
-			// too. Hidden dependents first, so none of it is deleted yet.
-			back.want(h.rel.Ident, why, deps, isHidden)
-			continue
-		}
+		a.remove(h, surveys[i])
 		deleted[h.rel.Ident] = true
 	}
 	if len(hidden) > 0 {
@@ -763,73 +777,101 @@ func (a *applier) restore(h hiddenRelease, why Reason) {
 	a.done(Outcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why}})
 }
 
-// remove deletes a hidden release for good, unless a mount point has
-// appeared inside it: then it is put back, whole, and remove says why.
-func (a *applier) remove(h hiddenRelease) (why Reason, restored bool) {
-	a.stage("deleting", h.rel.Ident, h.name)
-	bytes, mounts, err := a.destroy(h.name, h.rel.Ident.Release, h.size < 0)
-	switch {
-	case len(mounts) > 0:
-		why = Reason{CodeMountPoint, mountText(pkgstore.StoreDir + "/" + h.rel.Path() + "/" + mounts[0])}
-		a.restore(h, why)
-		return why, true
-	case err != nil:
+// remove deletes a hidden release for good, surveyed (sv) and found to
+// hold no mount point.
+func (a *applier) remove(h hiddenRelease, sv survey) {
+	a.stage("removing", h.rel.Ident, h.name)
+	bytes, err := sv.bytes, sv.err
+	if err == nil {
+		err = a.finish(h.name, h.rel.Ident.Release)
+	}
+	if err != nil {
 		a.done(Outcome{Ident: h.rel.Ident, Status: StatusFailed,
 			Err: &ReleaseError{Ident: h.rel.Ident, Op: "delete", Err: fmt.Errorf("hidden from Habitat, but not all of it could be deleted (the next run retries): %w", err)}})
-	default:
-		if h.size >= 0 {
-			bytes = h.size
-		}
-		a.done(Outcome{Ident: h.rel.Ident, Status: StatusRemoved, Bytes: bytes})
+		return
 	}
-	return Reason{}, false
+	if h.size >= 0 {
+		bytes = h.size
+	}
+	a.done(Outcome{Ident: h.rel.Ident, Status: StatusRemoved, Bytes: bytes})
+}
+
+// survey is what a hidden directory holds before it is deleted: its
+// size (when measured), the mount points in it, or why it could not be
+// examined.
+type survey struct {
+	bytes  int64
+	mounts []string
+	err    error
+}
+
+// survey walks a hidden directory (store-relative name) on its own file
+// system, measuring it when asked, and lists the mount points in it.
+func (a *applier) survey(name string, measure bool) survey {
+	top, err := a.root.Open(".")
+	if err != nil {
+		return survey{err: err}
+	}
+	defer top.Close()
+	parent, err := onefs.OpenDir(top, path.Dir(name))
+	if err != nil {
+		return survey{err: err}
+	}
+	defer parent.Close()
+	dir, err := onefs.OpenDir(parent, path.Base(name))
+	if err != nil {
+		return survey{err: err}
+	}
+	u, err := onefs.Walk(dir, measure)
+	dir.Close()
+	if err != nil {
+		return survey{err: fmt.Errorf("examining %s before deleting it: %w", name, err)}
+	}
+	return survey{bytes: u.Bytes, mounts: u.Mounts}
 }
 
 // destroy deletes a hidden directory (store-relative name) for good.
 // First it surveys the tree, measuring it when asked: when the tree holds
 // a mount point, nothing is changed and the mount points are returned.
-// Otherwise it renames the directory to a doomed name (so a crash can
-// never restore it half deleted), deletes it on its own file system
-// without following a symlink (onefs.RemoveAll, which stops at a mount
-// point that appears meanwhile), then removes the VERSION, NAME and ORIGIN
-// directories if they are empty.
+// Otherwise it deletes it (finish).
 func (a *applier) destroy(name, release string, measure bool) (bytes int64, mounts []string, err error) {
+	sv := a.survey(name, measure)
+	if sv.err != nil || len(sv.mounts) > 0 {
+		return 0, sv.mounts, sv.err
+	}
+	return sv.bytes, nil, a.finish(name, release)
+}
+
+// finish deletes a surveyed hidden directory: it renames it to a doomed
+// name (so a crash can never restore it half deleted), deletes it on its
+// own file system without following a symlink (onefs.RemoveAll, which
+// stops at a mount point that appears meanwhile), then removes the
+// VERSION, NAME and ORIGIN directories if they are empty.
+func (a *applier) finish(name, release string) error {
 	vdir, base := path.Dir(name), path.Base(name)
 	top, err := a.root.Open(".")
 	if err != nil {
-		return 0, nil, err
+		return err
 	}
 	defer top.Close()
 	parent, err := onefs.OpenDir(top, vdir)
 	if err != nil {
-		return 0, nil, err
+		return err
 	}
 	defer parent.Close()
-	dir, err := onefs.OpenDir(parent, base)
-	if err != nil {
-		return 0, nil, err
-	}
-	u, err := onefs.Walk(dir, measure)
-	dir.Close()
-	if err != nil {
-		return 0, nil, fmt.Errorf("examining %s before deleting it: %w", name, err)
-	}
-	if len(u.Mounts) > 0 {
-		return 0, u.Mounts, nil
-	}
 	if !strings.HasPrefix(base, pkgstore.DebrisPrefix+"doomed-") {
 		doomed := debrisName(vdir, "doomed", release)
 		if err := a.root.Rename(name, doomed); err != nil {
-			return 0, nil, err
+			return err
 		}
 		a.syncDir(vdir)
 		base = path.Base(doomed)
 	}
 	if _, err := onefs.RemoveAll(parent, base); err != nil {
-		return 0, nil, err
+		return err
 	}
 	a.pruneEmpty(vdir)
-	return u.Bytes, nil, nil
+	return nil
 }
 
 // pruneEmpty removes dir and its parents while they are empty. rmdir(2)

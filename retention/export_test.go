@@ -5,8 +5,9 @@ import "github.com/hab-gc/hab-gc/pkgstore"
 // SetHook makes Apply call f at each stage of a release: "checked" (its
 // directory was checked, just before hiding it), "hidden" (hidden is its
 // store-relative hidden name), "synced" (its hiding was made durable: its
-// directory was fsynced) and "deleting" (before it is examined for
-// deletion).
+// directory was fsynced), "deleting" (before it is examined for
+// deletion: every release is examined before any is deleted) and
+// "removing" (examined, and about to be renamed doomed and deleted).
 func SetHook(o *ApplyOptions, f func(stage string, id pkgstore.Ident, hidden string)) { o.hook = f }
 
 // ParseDebris is parseDebris, for its fuzz test.

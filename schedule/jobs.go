@@ -3,9 +3,12 @@ package schedule
 import (
 	"cmp"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pressure"
 )
 
@@ -114,6 +117,16 @@ func BuildJobsIn(defs []Definition, machine string, loc *time.Location, created 
 		})
 		j := g.job
 		j.Owner, j.FSRoot, j.Spec = g.members[0].name, g.members[0].fsRoot, g.members[0].spec
+		// The store is opened, locked and its history written through
+		// the FS root of the oldest member that reaches it without a
+		// symlink (hab-gc writes nothing through one): a newer FS root
+		// whose hab/pkgs is a symlink to the store never makes the whole
+		// job refuse.
+		if !storeDirect(j.FSRoot) {
+			if i := slices.IndexFunc(g.members, func(m member) bool { return storeDirect(m.fsRoot) }); i > 0 {
+				j.FSRoot = g.members[i].fsRoot
+			}
+		}
 		for _, m := range g.members {
 			j.Members = append(j.Members, m.name)
 		}
@@ -122,6 +135,17 @@ func BuildJobsIn(defs []Definition, machine string, loc *time.Location, created 
 	}
 	slices.SortFunc(jobs, func(a, b Job) int { return cmp.Compare(a.Key, b.Key) })
 	return jobs
+}
+
+// storeDirect reports whether fsRoot's hab and hab/pkgs are directories,
+// neither a symlink.
+func storeDirect(fsRoot string) bool {
+	for _, p := range []string{"hab", pkgstore.StoreDir} {
+		if fi, err := os.Lstat(filepath.Join(fsRoot, filepath.FromSlash(p))); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }
 
 // fsRoots lists owner first, then the FS root of each of defs whose
@@ -170,6 +194,11 @@ func BuildPressureJobs(defs []Definition, created func(Definition) time.Time) []
 			Params: owner.Pressure.Params, Owner: owner.Name, Limits: &limits}
 		for _, d := range ds {
 			j.Members = append(j.Members, d.Name)
+		}
+		if !storeDirect(j.FSRoot) { // as for prunes (BuildJobsIn)
+			if i := slices.IndexFunc(roots[store], func(d Definition) bool { return storeDirect(d.FSRoot) }); i >= 0 {
+				j.FSRoot = roots[store][i].FSRoot
+			}
 		}
 		j.FSRoots = fsRoots(j.FSRoot, roots[store])
 		jobs = append(jobs, j)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,13 +15,20 @@ import (
 // TestMergedJobProtectsEveryFSRoot: two FS roots share one store (B's
 // hab/pkgs is a symlink to A's). Only B loads a service. However the jobs
 // are grouped, a prune must keep B's loaded service and its dependency.
+// A prune is never run through B's symlinked hab/pkgs (hab-gc writes no
+// lock or history through a symlink, issue 31 item 4): a job of B alone
+// (an explicit spec, never merged) is refused naming the symlink, and a
+// merged job runs through A's FS root even when B's definition is the
+// older (its owner).
 func TestMergedJobProtectsEveryFSRoot(t *testing.T) {
 	for _, spec := range []string{"@hourly-random", "17 * * * *"} {
-		t.Run(spec, func(t *testing.T) { testMergedJobProtects(t, spec) })
+		for _, bOlder := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/b-older=%v", spec, bOlder), func(t *testing.T) { testMergedJobProtects(t, spec, bOlder) })
+		}
 	}
 }
 
-func testMergedJobProtects(t *testing.T, spec string) {
+func testMergedJobProtects(t *testing.T, spec string, bOlder bool) {
 	e := newEnv(t)
 	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := storetest.New(t)
@@ -36,13 +44,23 @@ func testMergedJobProtects(t *testing.T, spec string) {
 		t.Fatal(err)
 	}
 	storetest.At(t, bRoot).Spec("svc", "core/svc/1/1")
-	e.write("owner", fmt.Sprintf("created = \"2026-01-01T00:00:00Z\"\nfs_root = %q\n[prune]\nschedule = %q\nkeep_latest = 1\nmin_age = \"none\"\n", a.Root, spec))
-	e.write("other", fmt.Sprintf("created = \"2026-01-02T00:00:00Z\"\nfs_root = %q\n[prune]\nschedule = %q\nkeep_latest = 1\nmin_age = \"none\"\n", bRoot, spec))
+	aCreated, bCreated := "2026-01-01", "2026-01-02"
+	if bOlder {
+		aCreated, bCreated = bCreated, aCreated
+	}
+	e.write("owner", fmt.Sprintf("created = \"%sT00:00:00Z\"\nfs_root = %q\n[prune]\nschedule = %q\nkeep_latest = 1\nmin_age = \"none\"\n", aCreated, a.Root, spec))
+	e.write("other", fmt.Sprintf("created = \"%sT00:00:00Z\"\nfs_root = %q\n[prune]\nschedule = %q\nkeep_latest = 1\nmin_age = \"none\"\n", bCreated, bRoot, spec))
 	s := e.scheduler()
 	s.Run = nil // the real prune
 	e.reload(s)
 	e.clock.Add(2 * time.Hour)
 	for _, o := range s.RunDue(context.Background()) {
+		if o.Job.FSRoot == bRoot && len(o.Job.Members) == 1 {
+			if o.Ran || !strings.Contains(o.Skipped, filepath.Join(bRoot, "hab", "pkgs")+" is a symlink") {
+				t.Errorf("%s: a job through B's symlinked hab/pkgs alone: %+v, want it refused naming the symlink", o.Job.Owner, o)
+			}
+			continue
+		}
 		if !o.Ran || o.Result.Error != "" {
 			t.Errorf("%s: %+v", o.Job.Owner, o)
 		}

@@ -33,6 +33,16 @@ type Scheduler struct {
 	// Dir holds the definition files (none when empty: only registered
 	// definitions); StatePath the state file.
 	Dir, StatePath string
+	// StateRoot, when set, is the FS root StatePath lies under (the
+	// daemon's default state, FS_ROOT/hab/sup/default/hab-gc): no
+	// directory from StateRoot down to the state file may then be a
+	// symlink. They are opened (made, when missing) one at a time without
+	// following one, and the state and its lock are never written through
+	// a symlinked hab, hab/sup, hab/sup/default or hab/sup/default/hab-gc
+	// (an error naming it, wrapping safeio's ErrSymlink). StateRoot itself
+	// may be a symlink. Without it, StatePath's directory is the caller's
+	// choice, made as given.
+	StateRoot string
 	// Location is the time zone cron expressions are read in (default
 	// UTC).
 	Location *time.Location

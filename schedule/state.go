@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -171,21 +172,60 @@ func LoadState(path string) (*State, error) {
 }
 
 // Save writes the state atomically: a temporary file in the same
-// directory, fsynced, renamed over the old one, and the directory fsynced.
+// directory (made when missing), fsynced, renamed over the old one, and
+// the directory fsynced.
 func (st *State) Save(path string) error {
+	root, err := stateDir("", path)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return st.save(root, path)
+}
+
+// stateDir opens the directory of the state file path as an os.Root,
+// making it when missing. With fsRoot (Scheduler.StateRoot), no
+// directory from fsRoot down may be a symlink (safeio.OpenRootBeneath);
+// without, the directory is made and opened as given.
+func stateDir(fsRoot, path string) (*os.Root, error) {
+	dir := filepath.Dir(path)
+	if fsRoot == "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		return os.OpenRoot(safeio.Dir(dir))
+	}
+	rel, err := filepath.Rel(fsRoot, dir)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("%w: state file %s is not below its FS root %s", ErrState, path, fsRoot)
+	}
+	r, err := safeio.OpenRootBeneath(fsRoot, filepath.ToSlash(rel), true)
+	if err != nil {
+		return nil, fmt.Errorf("%w: state file %s: %w", ErrState, path, err)
+	}
+	return r, nil
+}
+
+// save writes the state as Save does, in root, the state file's
+// directory.
+func (st *State) save(root *os.Root, path string) error {
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	base := filepath.Base(path)
+	var f *os.File
+	var tmp string
+	for range 100 { // os.CreateTemp's way, inside root
+		tmp = ".hab-gc-state-" + rand.Text()[:16]
+		if f, err = safeio.OpenAt(root, tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); !errors.Is(err, fs.ErrExist) {
+			break
+		}
 	}
-	f, err := os.CreateTemp(dir, ".hab-gc-state-*")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name())
+	defer root.Remove(tmp)
 	if _, err := f.Write(append(b, '\n')); err != nil {
 		f.Close()
 		return err
@@ -197,13 +237,13 @@ func (st *State) Save(path string) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+	if fi, err := root.Lstat(base); err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("%w: state file %s is not a regular file; not replacing it", ErrState, path)
 	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err := root.Rename(tmp, base); err != nil {
 		return err
 	}
-	if d, err := os.Open(dir); err == nil {
+	if d, err := root.Open("."); err == nil {
 		d.Sync()
 		d.Close()
 	}
@@ -228,7 +268,12 @@ func (s *Scheduler) updateState(f func(*State) bool) error {
 	if wait <= 0 {
 		wait = DefaultStateLockTimeout
 	}
-	unlock, err := lockState(path, wait)
+	root, err := stateDir(s.StateRoot, path)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	unlock, err := lockState(root, path, wait)
 	if err != nil {
 		return err
 	}
@@ -238,7 +283,7 @@ func (s *Scheduler) updateState(f func(*State) bool) error {
 		return err
 	}
 	if f(st) {
-		return st.Save(path)
+		return st.save(root, path)
 	}
 	return nil
 }
@@ -251,19 +296,10 @@ const DefaultStateLockTimeout = 10 * time.Second
 // waiting for the state's lock (held past Scheduler.StateLockTimeout).
 var ErrStateBusy = errors.New("the schedule state's lock is held by another process")
 
-// lockState takes the exclusive lock PATH.lock, waiting for it at most
-// wait.
-func lockState(path string, wait time.Duration) (unlock func() error, err error) {
-	dir, name := filepath.Dir(path), filepath.Base(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(safeio.Dir(dir))
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	name += ".lock"
+// lockState takes the exclusive lock PATH.lock in root (PATH's
+// directory), waiting for it at most wait.
+func lockState(root *os.Root, path string, wait time.Duration) (unlock func() error, err error) {
+	name := filepath.Base(path) + ".lock"
 	f, err := safeio.OpenPrivate(root, name, os.O_RDWR|os.O_CREATE, safeio.IsEUID, true)
 	if errors.Is(err, safeio.ErrUnsafe) {
 		return nil, fmt.Errorf("%w: state lock: %v", ErrState, err)

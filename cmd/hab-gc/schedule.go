@@ -63,8 +63,10 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 		return nil, usageError{fmt.Errorf("invalid --schedules %q: not a directory", dir)}
 	}
 	state, _ := cmd.Flags().GetString("state")
+	stateRoot := "" // a --state given is the user's choice, its directory made as given
 	if state == "" {
-		state = filepath.Join(c.fsRoot(), "hab", "sup", "default", "hab-gc", "schedule-state.json")
+		// Below the FS root: never written through a symlink there.
+		state, stateRoot = filepath.Join(c.fsRoot(), "hab", "sup", "default", "hab-gc", "schedule-state.json"), c.fsRoot()
 		// The default state file lives beside a store: without one (a
 		// typo in --fs-root), nothing is created there.
 		if st, err := c.open(); err != nil {
@@ -102,7 +104,7 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 			}
 		}
 	}
-	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, ForceMachine: explicit, CatchUpSpread: spread,
+	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, StateRoot: stateRoot, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, ForceMachine: explicit, CatchUpSpread: spread,
 		Logger: slog.New(slog.NewTextHandler(a.stderr, nil)),
 		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.RunResult {
 			start := time.Now()
