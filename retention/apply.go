@@ -995,6 +995,9 @@ func newNeeds(inv *pkgstore.Inventory, found []Found) needs {
 			n.waitFor = "the archive " + installPath(in) + " came into the cache within the install window and its release is not installed: removals wait for its install to end"
 		}
 	}
+	if why := depsUnknown(inv); why != "" && n.waitFor == "" {
+		n.waitFor = why
+	}
 	for _, o := range inv.Opaque {
 		for _, d := range o.Deps {
 			n.byIdent[d] = "named by " + o.Path + ", which Habitat lists as installed but hab-gc cannot read as a release"

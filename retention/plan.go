@@ -323,6 +323,14 @@ func (p *Plan) findRoots() {
 		}
 		break // one reason is enough
 	}
+	// A release (or a directory Habitat lists as one) whose needs cannot
+	// be read at all may need any release: with AllowDamaged, nothing is
+	// removed while it is there.
+	if why := depsUnknown(inv); why != "" {
+		for _, r := range inv.Releases {
+			p.addRoot(r.Ref, CodeDamaged, why)
+		}
+	}
 	identProblems := map[string][]string{}
 	for _, pr := range inv.Problems {
 		if pr.Kind == pkgstore.ProblemIdent && pr.Release != "" {
@@ -356,6 +364,32 @@ func (p *Plan) findRoots() {
 		}
 	}
 	p.mountRoots()
+}
+
+// depsUnknown says why every release is kept when an installed release,
+// or a directory Habitat lists as one, has DEPS and TDEPS from which
+// nothing can be known of what it needs (pkgstore.Release.DepsUnknown);
+// "" when there is none.
+func depsUnknown(inv *pkgstore.Inventory) string {
+	what := ""
+	for _, r := range inv.Releases {
+		if r.DepsUnknown {
+			what = r.Ident.String()
+			break
+		}
+	}
+	if what == "" {
+		for _, o := range inv.Opaque {
+			if o.DepsUnknown {
+				what = o.Path
+				break
+			}
+		}
+	}
+	if what == "" {
+		return ""
+	}
+	return fmt.Sprintf("what %s needs cannot be read (its DEPS or TDEPS is not a file hab-gc can read, and the other names nothing; see the problems), so it may need any release: none is removed while it is installed", what)
 }
 
 func (p *Plan) decide() {
