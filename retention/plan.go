@@ -86,8 +86,17 @@ type Decision struct {
 // remove, each with its reasons. It is deterministic: the same inventory,
 // policy and time give the same plan, in inventory order.
 type Plan struct {
-	Policy    Policy
-	Now       time.Time
+	Policy Policy
+	// Now is the plan's clock reading, the caller's: MinAge is measured
+	// with it, and Apply revalidates with it.
+	Now time.Time
+	// RealNow, when set, is the real clock's reading as the plan was made
+	// (PlanStore reads it; Compute reads no clock and leaves it zero). A
+	// release installed less than MinAge before either clock is kept as
+	// too young, and a Now more than ClockAheadWarning ahead of RealNow is
+	// warned about (WarnClockAhead). Apply judges by its own clock
+	// (ApplyOptions.Now) again.
+	RealNow   time.Time
 	Inventory *pkgstore.Inventory
 	Graph     *depgraph.Graph
 	// Found is what the policy's RootFinders found when the plan was made.
@@ -134,6 +143,12 @@ func Compute(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc)
 // root of the plan, with that Root's code and text. It reads nothing
 // itself.
 func ComputeFound(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc, found []Found) (*Plan, error) {
+	return computeAt(inv, pol, now, time.Time{}, hooks, found)
+}
+
+// computeAt is ComputeFound with the real clock's reading (Plan.RealNow;
+// zero for none).
+func computeAt(inv *pkgstore.Inventory, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
 	if err := pol.Validate(); err != nil {
 		return nil, err
 	}
@@ -141,7 +156,7 @@ func ComputeFound(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks Hook
 		return nil, &DamagedError{Problems: bl}
 	}
 	p := &Plan{
-		Policy: pol, Now: now, Inventory: inv, Graph: depgraph.New(inv), Found: found,
+		Policy: pol, Now: now, RealNow: realNow, Inventory: inv, Graph: depgraph.New(inv), Found: found,
 		byRef: make(map[pkgstore.Ref]int, len(inv.Releases)), rootOf: map[pkgstore.Ref][]Reason{},
 		services: serviceIdents(inv),
 	}
@@ -152,6 +167,9 @@ func ComputeFound(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks Hook
 	}
 	p.findRoots()
 	p.Pins, p.Warnings = policyWarnings(inv, pol)
+	if w, ok := clockWarning(now, realNow); ok {
+		p.Warnings = append(p.Warnings, w)
+	}
 	roots := p.rootList()
 	p.reach = p.Graph.Reach(roots)
 
@@ -351,9 +369,14 @@ func (p *Plan) findRoots() {
 			p.addRoot(r.Ref, CodeExcluded, text)
 		}
 		if minAge > 0 {
+			// Young by either clock: a plan's clock set ahead (a
+			// rehearsal, a wrong argument) must not make a fresh install
+			// look old.
 			age := p.Now.Sub(r.InstalledAt())
 			if age < minAge {
 				p.addRoot(r.Ref, CodeYoung, fmt.Sprintf("installed %s ago, less than the minimum age %s (an install or rollback may be in progress)", age.Round(time.Second), minAge))
+			} else if real := p.RealNow.Sub(r.InstalledAt()); !p.RealNow.IsZero() && real < minAge {
+				p.addRoot(r.Ref, CodeYoung, fmt.Sprintf("installed %s ago by the real clock (%s by the plan's, which is ahead), less than the minimum age %s (an install or rollback may be in progress)", real.Round(time.Second), age.Round(time.Second), minAge))
 			}
 		}
 		if r.Damaged {
