@@ -7,3 +7,10 @@ func WithSlowPath(o Options) Options {
 	o.slowPath = true
 	return o
 }
+
+// WithStreamLimits returns o with the caps of a DEPS or TDEPS file read
+// line by line (DepsStreamLimit, DepsStreamIdentBytes) replaced.
+func WithStreamLimits(o Options, limit int64, identBytes int) Options {
+	o.streamLimit, o.streamIdentBytes = limit, identBytes
+	return o
+}

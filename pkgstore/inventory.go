@@ -30,10 +30,19 @@ type Release struct {
 	// Dev and Ino identify the release directory, so that a later step can
 	// tell whether the directory it is about to remove is the one scanned.
 	Dev, Ino uint64
-	// Damaged is set when DEPS or TDEPS could not be read, or held a line
-	// that is not a valid, fully qualified ident: what the release needs is
-	// then not fully known. The scan records a Problem for each cause.
+	// Damaged is set when DEPS or TDEPS could not be read, was larger than
+	// the read limit (it is then read line by line: Deps and TDeps hold
+	// the distinct releases it names), or held a line that is not a valid,
+	// fully qualified ident: what the release needs is then not fully
+	// known. The scan records a Problem for each cause.
 	Damaged bool
+	// DepsUnknown is set when nothing can be known of what the release
+	// needs: DEPS or TDEPS exists but cannot be read at all (not a
+	// regular file, unreadable, beyond DepsStreamLimit or
+	// DepsStreamIdentBytes) and the other names nothing. It may then need
+	// any release; a caller that proceeds despite the damage must remove
+	// none while it is installed.
+	DepsUnknown bool
 }
 
 // InstalledAt estimates when the release was installed: the later of the
@@ -155,6 +164,9 @@ type Opaque struct {
 	Path string
 	// Deps are the valid lines of its DEPS and TDEPS.
 	Deps []Ident
+	// DepsUnknown: nothing can be known of what it needs (as
+	// Release.DepsUnknown); a caller must then remove no release.
+	DepsUnknown bool
 }
 
 // Inventory is the result of a scan: what is installed, what is loaded,

@@ -86,6 +86,11 @@ type Options struct {
 	// Logger receives the same events (see ReportPhase). Default: none.
 	Logger *slog.Logger
 
+	// streamLimit and streamIdentBytes, when positive, replace
+	// DepsStreamLimit and DepsStreamIdentBytes (tests).
+	streamLimit      int64
+	streamIdentBytes int
+
 	// slowPath makes the scan read every release through os.Root
 	// (scanNameSlow), as where safeio.DirFD is missing; tests compare
 	// the two paths.
@@ -735,22 +740,31 @@ func (sc *scanner) phase(done, total int) {
 }
 
 // depIdents returns the valid idents the lines of DEPS and TDEPS under r
-// name, each once; failed is called for a file that exists but cannot be read.
-func depIdents(r *os.Root, failed func(file string, err error)) []Ident {
-	var ids []Ident
-	for _, file := range [2]string{"DEPS", "TDEPS"} {
-		body, _, err := readMeta(r, file)
-		if err != nil {
-			failed(file, err)
+// name, each once (path is r's, relative to the FS root; a file over the
+// read limit is read line by line), and whether what they name is unknown
+// (as Release.DepsUnknown). What cannot be read is recorded as a blocking
+// problem.
+func (sc *scanner) depIdents(r *os.Root, path string) (ids []Ident, unknown bool) {
+	var named [2]int
+	var failed [2]bool
+	seen := map[Ident]bool{}
+	for i, file := range [2]string{"DEPS", "TDEPS"} {
+		l, ok := sc.readDeps(r, path+"/"+file, file, "")
+		if !ok {
+			failed[i] = true
 			continue
 		}
-		for _, l := range strings.Split(string(body), "\n") {
-			if id, err := ParseFullIdent(strings.TrimSuffix(l, "\r")); err == nil && !slices.Contains(ids, id) {
-				ids = append(ids, id)
+		for _, line := range l.lines {
+			if id, err := ParseFullIdent(string(line)); err == nil {
+				named[i]++
+				if !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
+				}
 			}
 		}
 	}
-	return ids
+	return ids, (failed[0] && named[1] == 0) || (failed[1] && named[0] == 0)
 }
 
 // readMeta reads a metadata file as Habitat does (whole file, trimmed),
@@ -849,23 +863,17 @@ func (sc *scanner) scanReleaseSlow(vroot *os.Root, id Ident, odd string) *Releas
 	}
 
 	var lines [2][][]byte
+	var unknown [2]bool
 	for i, file := range [2]string{"DEPS", "TDEPS"} {
-		body, _, err := readMeta(rroot, file)
-		if err != nil {
-			rel.Damaged = true
-			msg := fmt.Sprintf("unreadable, so what this release needs is unknown: %s", errMsg(err))
-			if tl := tooLarge(err); tl != "" {
-				msg = tl + ", so what this release needs is unknown"
-			}
-			sc.problems.add(Problem{Path: path + "/" + file, Kind: ProblemDeps, Release: fq, Blocking: true, Message: msg})
+		l, ok := sc.readDeps(rroot, path+"/"+file, file, fq)
+		if !ok {
+			rel.Damaged, unknown[i] = true, true
 			continue
 		}
-		if len(body) > 0 {
-			lines[i] = bytes.Split(body, []byte{'\n'})
-			for j, l := range lines[i] {
-				lines[i][j] = bytes.TrimSuffix(l, []byte{'\r'})
-			}
+		if l.streamed {
+			rel.Damaged = true
 		}
+		lines[i] = l.lines
 	}
 	if bad := sc.intern(rel, lines, path, fq); len(bad) > 0 {
 		rel.Damaged = true
@@ -873,11 +881,55 @@ func (sc *scanner) scanReleaseSlow(vroot *os.Root, id Ident, odd string) *Releas
 			sc.problems.add(p)
 		}
 	}
+	// TDEPS names all a release needs, DEPS what it needs directly (the
+	// rest through what those need): when one cannot be read and the
+	// other names nothing, what the release needs is unknown.
+	rel.DepsUnknown = (unknown[0] && len(rel.TDeps) == 0) || (unknown[1] && len(rel.Deps) == 0)
 
 	if sc.opts.Sizes {
 		rel.Size = treeSize(rroot)
 	}
 	return rel
+}
+
+// depsLines are what could be read of a DEPS or TDEPS file: its lines
+// (nil for an empty or absent file), and whether it was over the read
+// limit and read line by line (lines are then its distinct valid idents).
+type depsLines struct {
+	lines    [][]byte
+	streamed bool
+}
+
+// readDeps reads a DEPS or TDEPS file of a release (path is relative to
+// the FS root, fq the release's ident or "" for an Opaque): whole when
+// within the read limit, line by line (streamDeps) beyond it. ok is false,
+// with a blocking problem recorded, when what it names cannot be read at
+// all: not a regular file, unreadable, or beyond what is streamed.
+func (sc *scanner) readDeps(rroot *os.Root, path, file, fq string) (l depsLines, ok bool) {
+	body, _, err := readMeta(rroot, file)
+	if tooLarge(err) != "" {
+		st, serr := streamDeps(rroot, file, sc.opts.streamLimit, sc.opts.streamIdentBytes)
+		if serr == nil {
+			sc.problems.add(st.problem(path, fq))
+			return depsLines{lines: st.lines, streamed: true}, true
+		}
+		err = serr
+	}
+	if err != nil {
+		msg := fmt.Sprintf("unreadable, so what this release needs is unknown: %s", errMsg(err))
+		if errors.Is(err, errStreamCap) {
+			msg = fmt.Sprintf("%s, so what this release needs is unknown", errMsg(err))
+		}
+		sc.problems.add(Problem{Path: path, Kind: ProblemDeps, Release: fq, Blocking: true, Message: msg})
+		return depsLines{}, false
+	}
+	if len(body) > 0 {
+		l.lines = bytes.Split(body, []byte{'\n'})
+		for j, line := range l.lines {
+			l.lines[j] = bytes.TrimSuffix(line, []byte{'\r'})
+		}
+	}
+	return l, true
 }
 
 // intern gives rel its Ref and the Refs of its DEPS and TDEPS lines;
@@ -1038,10 +1090,7 @@ func (sc *scanner) readTarget(rroot *os.Root, path string) (listed bool, unsure 
 // TDEPS lines name.
 func (sc *scanner) opaque(rroot *os.Root, path string) {
 	o := Opaque{Path: strings.TrimPrefix(path, StoreDir+"/")}
-	o.Deps = depIdents(rroot, func(file string, err error) {
-		sc.problems.add(Problem{Path: path + "/" + file, Kind: ProblemDeps, Blocking: true,
-			Message: fmt.Sprintf("unreadable, so what this release needs is unknown: %s", errMsg(err))})
-	})
+	o.Deps, o.DepsUnknown = sc.depIdents(rroot, path)
 	sc.mu.Lock()
 	sc.opaques = append(sc.opaques, o)
 	sc.mu.Unlock()

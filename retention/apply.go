@@ -360,9 +360,11 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	if ctx.Err() != nil {
 		return a.stop(nil, removals)
 	}
-	// The plan's clock reading: one clock, the caller's (a release the plan
-	// removes was old enough then, and is older now).
-	freshPlan, err := planProbed(ctx, fresh, p.Policy, p.Now, store.HasUninstallHook, found)
+	// The plan's clock reading, the caller's (a release the plan removes
+	// was old enough then, and is older now), and Apply's own (the real
+	// clock by default): a release young by it is kept, whatever the
+	// plan's clock said.
+	freshPlan, err := planProbed(ctx, fresh, p.Policy, p.Now, scanOpts.Now, store.HasUninstallHook, found)
 	if err != nil {
 		err = fmt.Errorf("revalidating the plan: %w", err)
 		a.notAttempted(removals, Reason{CodeChanged, err.Error()})
@@ -1088,6 +1090,9 @@ func newNeeds(inv *pkgstore.Inventory, found []Found) needs {
 		} else {
 			n.waitFor = "the archive " + installPath(in) + " came into the cache within the install window and its release is not installed: removals wait for its install to end"
 		}
+	}
+	if why := depsUnknown(inv); why != "" && n.waitFor == "" {
+		n.waitFor = why
 	}
 	for _, o := range inv.Opaque {
 		for _, d := range o.Deps {

@@ -72,8 +72,10 @@ func TestPolicyString(t *testing.T) {
 }
 
 // Issue 13 item 3: one clock. A caller whose clock reads 48 hours ahead
-// plans and applies with it: Apply revalidates with the plan's clock, not
-// the wall clock, so what the plan removes is removed.
+// plans and applies with it (Plan.Now); without a minimum age, what the
+// plan removes is removed. With one, issue 31 item 6: a release installed
+// just now is young by the real clock, and kept, in the plan and at Apply
+// (TestPlanAheadOfTheRealClockKeepsYoungReleases).
 func TestApplyUsesThePlansClock(t *testing.T) {
 	b := storetest.New(t)
 	b.Add(storetest.Release{Ident: "core/a/1.0/20200101000000"}) // installed now (ctime)
@@ -84,12 +86,12 @@ func TestApplyUsesThePlansClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1}, ahead, pkgstore.Options{Target: "x86_64-linux"})
+	p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, ahead, pkgstore.Options{Target: "x86_64-linux"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Removals()) != 1 {
-		t.Fatalf("plan removes %d, want 1", len(p.Removals()))
+	if !p.Now.Equal(ahead) || len(p.Removals()) != 1 {
+		t.Fatalf("plan at %s removes %d, want the caller's clock %s and 1", p.Now, len(p.Removals()), ahead)
 	}
 	res, err := p.Apply(context.Background(), s, fast)
 	if err != nil {

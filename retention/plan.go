@@ -93,8 +93,17 @@ type Decision struct {
 // remove, each with its reasons. It is deterministic: the same inventory,
 // policy and time give the same plan, in inventory order.
 type Plan struct {
-	Policy    Policy
-	Now       time.Time
+	Policy Policy
+	// Now is the plan's clock reading, the caller's: MinAge is measured
+	// with it, and Apply revalidates with it.
+	Now time.Time
+	// RealNow, when set, is the real clock's reading as the plan was made
+	// (PlanStore reads it; Compute reads no clock and leaves it zero). A
+	// release installed less than MinAge before either clock is kept as
+	// too young, and a Now more than ClockAheadWarning ahead of RealNow is
+	// warned about (WarnClockAhead). Apply judges by its own clock
+	// (ApplyOptions.Now) again.
+	RealNow   time.Time
 	Inventory *pkgstore.Inventory
 	Graph     *depgraph.Graph
 	// Found is what the policy's RootFinders found when the plan was made.
@@ -142,6 +151,12 @@ func Compute(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc)
 // root of the plan, with that Root's code and text. It reads nothing
 // itself.
 func ComputeFound(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc, found []Found) (*Plan, error) {
+	return computeAt(inv, pol, now, time.Time{}, hooks, found)
+}
+
+// computeAt is ComputeFound with the real clock's reading (Plan.RealNow;
+// zero for none).
+func computeAt(inv *pkgstore.Inventory, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
 	if inv == nil {
 		return nil, ErrNoInventory
 	}
@@ -152,7 +167,7 @@ func ComputeFound(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks Hook
 		return nil, &DamagedError{Problems: bl}
 	}
 	p := &Plan{
-		Policy: pol, Now: now, Inventory: inv, Graph: depgraph.New(inv), Found: found,
+		Policy: pol, Now: now, RealNow: realNow, Inventory: inv, Graph: depgraph.New(inv), Found: found,
 		byRef: make(map[pkgstore.Ref]int, len(inv.Releases)), rootOf: map[pkgstore.Ref][]Reason{},
 		services: serviceIdents(inv),
 	}
@@ -163,6 +178,9 @@ func ComputeFound(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks Hook
 	}
 	p.findRoots()
 	p.Pins, p.Warnings = policyWarnings(inv, pol)
+	if w, ok := clockWarning(now, realNow); ok {
+		p.Warnings = append(p.Warnings, w)
+	}
 	roots := p.rootList()
 	p.reach = p.Graph.Reach(roots)
 	if p.freesDeps() {
@@ -337,6 +355,14 @@ func (p *Plan) findRoots() {
 		}
 		break // one reason is enough
 	}
+	// A release (or a directory Habitat lists as one) whose needs cannot
+	// be read at all may need any release: with AllowDamaged, nothing is
+	// removed while it is there.
+	if why := depsUnknown(inv); why != "" {
+		for _, r := range inv.Releases {
+			p.addRoot(r.Ref, CodeDamaged, why)
+		}
+	}
 	identProblems := map[string][]string{}
 	for _, pr := range inv.Problems {
 		if pr.Kind == pkgstore.ProblemIdent && pr.Release != "" {
@@ -357,9 +383,14 @@ func (p *Plan) findRoots() {
 			p.addRoot(r.Ref, CodeExcluded, text)
 		}
 		if minAge > 0 {
+			// Young by either clock: a plan's clock set ahead (a
+			// rehearsal, a wrong argument) must not make a fresh install
+			// look old.
 			age := p.Now.Sub(r.InstalledAt())
 			if age < minAge {
 				p.addRoot(r.Ref, CodeYoung, fmt.Sprintf("installed %s ago, less than the minimum age %s (an install or rollback may be in progress)", age.Round(time.Second), minAge))
+			} else if real := p.RealNow.Sub(r.InstalledAt()); !p.RealNow.IsZero() && real < minAge {
+				p.addRoot(r.Ref, CodeYoung, fmt.Sprintf("installed %s ago by the real clock (%s by the plan's, which is ahead), less than the minimum age %s (an install or rollback may be in progress)", real.Round(time.Second), age.Round(time.Second), minAge))
 			}
 		}
 		if r.Damaged {
@@ -370,6 +401,32 @@ func (p *Plan) findRoots() {
 		}
 	}
 	p.mountRoots()
+}
+
+// depsUnknown says why every release is kept when an installed release,
+// or a directory Habitat lists as one, has DEPS and TDEPS from which
+// nothing can be known of what it needs (pkgstore.Release.DepsUnknown);
+// "" when there is none.
+func depsUnknown(inv *pkgstore.Inventory) string {
+	what := ""
+	for _, r := range inv.Releases {
+		if r.DepsUnknown {
+			what = r.Ident.String()
+			break
+		}
+	}
+	if what == "" {
+		for _, o := range inv.Opaque {
+			if o.DepsUnknown {
+				what = o.Path
+				break
+			}
+		}
+	}
+	if what == "" {
+		return ""
+	}
+	return fmt.Sprintf("what %s needs cannot be read (its DEPS or TDEPS is not a file hab-gc can read, and the other names nothing; see the problems), so it may need any release: none is removed while it is installed", what)
 }
 
 func (p *Plan) decide() {

@@ -38,7 +38,10 @@ import (
 // names only what it changes and no call site writes an empty struct.
 // The clock stays an argument, never a default: it is the plan's
 // (Plan.Now), MinAge is measured with it and Apply revalidates with it,
-// and a scheduler or test passes its own. The store is given to Apply
+// and a scheduler or test passes its own. PlanStore reads the real clock
+// too (Plan.RealNow): a release young by either is kept, and a now more
+// than ClockAheadWarning ahead of the real clock is warned about
+// (WarnClockAhead). The store is given to Apply
 // again, rather than kept in the Plan, because a plan is data (Compute
 // makes one from an Inventory alone; it can be reported and applied
 // later) while Apply acts on an open store under its lock, and refuses
@@ -75,7 +78,9 @@ func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 	if err != nil {
 		return nil, err
 	}
-	p, err := planProbed(ctx, inv, pol, now, store.HasUninstallHook, found)
+	// The real clock too: a release young by it is kept whatever now says
+	// (Plan.RealNow).
+	p, err := planProbed(ctx, inv, pol, now, time.Now(), store.HasUninstallHook, found)
 	if err != nil {
 		return nil, err
 	}

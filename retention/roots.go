@@ -132,15 +132,15 @@ func pendingDirs(inv *pkgstore.Inventory) []ProbeDir {
 // planProbed is ComputeFound followed, when a Found has a Probe, by that
 // probe of the plan's removals and a plan computed again with what it
 // found: a root it finds only keeps more (itself and what it needs).
-func planProbed(ctx context.Context, inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc, found []Found) (*Plan, error) {
-	p, err := ComputeFound(inv, pol, now, hooks, found)
+func planProbed(ctx context.Context, inv *pkgstore.Inventory, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
+	p, err := computeAt(inv, pol, now, realNow, hooks, found)
 	if err != nil || !slices.ContainsFunc(found, func(f Found) bool { return f.Probe != nil }) {
 		return p, err
 	}
 	if err := probeFound(ctx, found, removalDirs(p)); err != nil {
 		return nil, err
 	}
-	return ComputeFound(inv, pol, now, hooks, found)
+	return computeAt(inv, pol, now, realNow, hooks, found)
 }
 
 // A RootFinder finds releases in use outside the store's own files. The

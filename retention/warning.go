@@ -3,6 +3,7 @@ package retention
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
@@ -26,7 +27,27 @@ const (
 	// ServicesOnly with no loaded service (no spec file): nothing is
 	// removed.
 	WarnNoServices WarningKind = "no-loaded-services"
+	// The plan's clock (Plan.Now) is more than ClockAheadWarning ahead of
+	// the real clock (Plan.RealNow): releases young by the real clock are
+	// kept all the same, but the ages the plan shows are not the real
+	// ones. A rehearsal with a clock set ahead on purpose shows it too.
+	WarnClockAhead WarningKind = "clock-ahead"
 )
+
+// ClockAheadWarning is how far a plan's clock may be ahead of the real
+// clock without a WarnClockAhead warning.
+const ClockAheadWarning = 5 * time.Minute
+
+// clockWarning warns of a plan's clock far ahead of the real one (realNow
+// zero: not known).
+func clockWarning(now, realNow time.Time) (Warning, bool) {
+	ahead := now.Sub(realNow)
+	if realNow.IsZero() || ahead <= ClockAheadWarning {
+		return Warning{}, false
+	}
+	return Warning{Kind: WarnClockAhead, Text: fmt.Sprintf("the plan's clock (%s) is %s ahead of the real clock (%s): ages are measured by both, and a release young by either is kept",
+		now.UTC().Format(time.RFC3339), ahead.Round(time.Second), realNow.UTC().Format(time.RFC3339))}, true
+}
 
 // Warning is something about the policy the operator should know: the plan
 // is safe, but may not be what was meant.

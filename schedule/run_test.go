@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -55,15 +57,30 @@ func TestDefaultRun(t *testing.T) {
 
 // Issue 13 item 3: one clock. A scheduler whose clock reads 48 hours
 // ahead of the wall clock plans with its own clock: releases installed
-// just now are two days old to it, and removed (Apply's last check judges
-// installs in progress by the real clock: the test below).
+// just now are two days old to it. Issue 31 item 6: they are young by
+// the real clock, so they are kept (too-young, saying both ages), and the
+// plan warns that its clock is ahead. (Apply's last check judges installs
+// in progress by the real clock too: the test below.)
 func TestPruneUsesTheSchedulersClock(t *testing.T) {
 	e, b := aheadEnv(t)
 	s := aheadScheduler(e, b)
 	e.clock.Add(2 * time.Hour)
 	outs := s.RunDue(context.Background())
-	if len(outs) != 1 || !outs[0].Ran || outs[0].Result.Removed != 2 {
-		t.Fatalf("a prune at the scheduler's clock (48h ahead) removed %+v, want 2", outs)
+	if len(outs) != 1 || !outs[0].Ran || outs[0].Result.Removed != 0 || outs[0].Result.Plan == nil {
+		t.Fatalf("a prune at the scheduler's clock (48h ahead) removed %+v, want none (young by the real clock)", outs)
+	}
+	rep := outs[0].Result.Plan
+	for _, r := range rep.Releases {
+		if r.Ident == "core/a/3/3" {
+			continue
+		}
+		if r.Action != retention.Keep || len(r.Reasons) == 0 || r.Reasons[0].Code != retention.CodeYoung ||
+			!strings.Contains(r.Reasons[0].Text, "by the real clock (50h") {
+			t.Errorf("%s: %s %v; want kept as too young by the real clock, 50h old by the scheduler's", r.Ident, r.Action, r.Reasons)
+		}
+	}
+	if len(rep.Warnings) != 1 || rep.Warnings[0].Kind != retention.WarnClockAhead {
+		t.Errorf("warnings %v; want the clock-ahead one", rep.Warnings)
 	}
 }
 
@@ -88,7 +105,9 @@ func TestPruneAheadClockSeesInstallInProgress(t *testing.T) {
 	go func() { installed <- in.Install(app) }()
 	<-checked
 
-	s := aheadScheduler(e, b)
+	// No minimum age: only the install in progress keeps core/a/1/1
+	// (the real clock would keep every release installed just now).
+	s := aheadScheduler(e, b, "min_age = \"none\"\n")
 	e.clock.Add(2 * time.Hour)
 	outs := s.RunDue(context.Background())
 	close(resume)
@@ -117,9 +136,9 @@ func aheadEnv(t *testing.T) (*env, *storetest.Builder) {
 }
 
 // aheadScheduler runs the real jobs of an hourly prune keeping one
-// release, on b.
-func aheadScheduler(e *env, b *storetest.Builder) *schedule.Scheduler {
-	e.write("p", fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@hourly-random\"\nkeep_latest = 1\n", b.Root))
+// release, on b, with extra lines in its [prune] table.
+func aheadScheduler(e *env, b *storetest.Builder, extra ...string) *schedule.Scheduler {
+	e.write("p", fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@hourly-random\"\nkeep_latest = 1\n%s", b.Root, strings.Join(extra, "")))
 	s := e.scheduler()
 	s.Run = nil
 	s.Settle = time.Millisecond

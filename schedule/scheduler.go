@@ -1283,7 +1283,9 @@ func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time
 // RunJob runs a check (the store's verification) or a prune (plan and
 // apply) while the caller holds the store's lock. now is the scheduler's
 // clock reading: the plan judges ages and installs in progress by it, and
-// the history records it. Apply's last check judges installs in progress
+// the history records it; a release young by the real clock is kept all
+// the same (retention.Plan.RealNow), and a clock far ahead is warned
+// about in the plan (retention.WarnClockAhead). Apply's last check judges installs in progress
 // by the real clock (ApplyOptions.Now's default) on purpose: installs
 // happen in real time, and a scheduler's clock set ahead (a rehearsal,
 // `daemon --now`) would make a fresh install look old, where the real

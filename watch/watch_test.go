@@ -21,8 +21,11 @@ import (
 // machine to deliver an install's events within it.
 const delay = 300 * time.Millisecond
 
-// clock runs two hours ahead, so that releases the test made are older
-// than the default minimum age (1h), as they would be on a real machine.
+// clock runs two hours ahead, so that install directories and archives
+// the test made are older than the install window by it. The releases the
+// test made are young by the real clock, which the plan judges the
+// minimum age by too (issue 31 item 6): start sets no minimum age unless
+// the test sets one.
 func clock() time.Time { return time.Now().Add(2 * time.Hour) }
 
 var old = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -70,6 +73,9 @@ func startOnly(t *testing.T, root string, o watch.Options) *watcher {
 	o.Store = store
 	if o.Policy.KeepLatest == 0 {
 		o.Policy.KeepLatest = 2
+	}
+	if o.Policy.MinAge == 0 {
+		o.Policy.MinAge = retention.NoMinAge
 	}
 	if o.Delay == 0 {
 		o.Delay = delay

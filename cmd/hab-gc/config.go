@@ -836,7 +836,7 @@ func addPolicyFlags(fs *pflag.FlagSet) {
 	fs.String("min-age", "", "keep releases installed less than this long ago (default 1h, also 0; none turns it off)")
 	fs.String("install-window", "", "an install directory, download or fetched archive changed less than this long ago is an install in progress, and removals wait for it (default 1h, also 0; it cannot be turned off)")
 	fs.Bool("ignore-uninstall-hooks", false, "allow removing the last release of a package that ships an uninstall hook (hab-gc never runs hooks)")
-	fs.Bool("allow-damaged", false, "plan despite a damaged store: damaged releases and all they name are kept")
+	fs.Bool("allow-damaged", false, "plan despite a damaged store: damaged releases and all they name are kept (where what a release needs cannot be read at all, no release is removed)")
 	fs.String("runtime-roots", "true", "keep every release a running process uses (executes, maps, holds open, works in, names in its environment or command line), read from /proc; where /proc does not show every process fully, the releases to remove are checked with write leases, and the run is refused if they cannot be: best-effort goes on then, false turns it off (env HAB_GC_RUNTIME_ROOTS)")
 	fs.Lookup("runtime-roots").NoOptDefVal = "true"
 	fs.String("sup-gateway-ca-certs", "", "PEM `FILE` of the CA that verifies an https sup-gateway (the root CA of the Supervisor's --certs; default: the system's roots)")

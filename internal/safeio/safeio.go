@@ -62,6 +62,33 @@ func ReadFileAt(root *os.Root, name string, limit int64, follow Follow) ([]byte,
 	return read(f, name, limit)
 }
 
+// OpenRegularAt opens name inside root for reading as ReadFileAt does
+// (never blocking on a FIFO or a device) and checks on the descriptor
+// that it is a regular file: anything else is an error wrapping
+// ErrNotRegular, and the file is closed. For a file to read piece by
+// piece, past any cap ReadFileAt would set.
+func OpenRegularAt(root *os.Root, name string, follow Follow) (*os.File, fs.FileInfo, error) {
+	var f *os.File
+	var err error
+	if follow {
+		f, err = root.OpenFile(name, readFlags, 0)
+	} else {
+		f, err = OpenAt(root, name, readFlags, 0)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = Regular(fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	return f, fi, nil
+}
+
 // read checks f's descriptor and reads it whole, up to limit bytes.
 func read(f *os.File, name string, limit int64) ([]byte, error) {
 	fi, err := f.Stat()
