@@ -131,6 +131,9 @@ func Open(fsRoot string) (*Cache, error) {
 	if err := supported(); err != nil {
 		return nil, err
 	}
+	if err := pkgstore.RequireFSRoot(fsRoot); err != nil {
+		return nil, err
+	}
 	top, err := os.OpenRoot(fsRoot)
 	if err != nil {
 		return nil, err

@@ -250,6 +250,10 @@ func Records(now time.Time, run Run, plan *retention.Plan, res *retention.Result
 // could not be told from another run's.
 var ErrNoRunID = errors.New("history: the run has no ID")
 
+// ErrNoPlan is returned by Log and LogContext for a run with neither a
+// plan nor an error: there is nothing to record, and "ok" would be a lie.
+var ErrNoPlan = errors.New("history: the run has no plan and no error")
+
 // Log appends a run's records (Records) to the journal of its FS root:
 // what `hab-gc run` and a scheduled prune both call after Apply.
 func Log(now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) error {
@@ -262,6 +266,12 @@ func Log(now time.Time, run Run, plan *retention.Plan, res *retention.Result, ap
 func LogContext(ctx context.Context, now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) error {
 	if run.ID == "" {
 		return ErrNoRunID
+	}
+	if err := pkgstore.RequireFSRoot(run.FSRoot); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	if plan == nil && applyErr == nil {
+		return ErrNoPlan
 	}
 	return ForFSRoot(run.FSRoot).AppendContext(ctx, Records(now, run, plan, res, applyErr))
 }

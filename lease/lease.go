@@ -51,8 +51,16 @@ type Lease struct {
 // (pkgstore.ErrNoStore). Partial idents (origin/name, origin/name/version) protect
 // every installed release that satisfies them.
 func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
+	if err := pkgstore.RequireFSRoot(fsRoot); err != nil {
+		return nil, fmt.Errorf("lease: %w", err)
+	}
 	if len(idents) == 0 {
 		return nil, errors.New("lease: no idents")
+	}
+	for _, id := range idents {
+		if err := validIdent(id); err != nil {
+			return nil, fmt.Errorf("lease: %w", err)
+		}
 	}
 	if strings.ContainsAny(holder, "\n\r") {
 		return nil, errors.New("lease: holder must be one line")
@@ -151,6 +159,9 @@ func Sweep(fsRoot string) (removed int, err error) {
 }
 
 func scan(fsRoot string, sweep bool) (live []Held, dead int, err error) {
+	if err := pkgstore.RequireFSRoot(fsRoot); err != nil {
+		return nil, 0, fmt.Errorf("lease: %w", err)
+	}
 	open := openLeaseDir
 	if sweep {
 		// A sweep removes files: never below a symlink.
@@ -264,3 +275,20 @@ var ErrSymlink = errors.New("lease directory is reached through a symlink, which
 
 // isNotExist reports a missing directory.
 func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// ErrBadIdent is wrapped by Acquire's error for an ident that names no
+// package, or a release without its version: a lease on it would protect
+// nothing it meant, or a whole package.
+var ErrBadIdent = errors.New("not an ident a lease can hold")
+
+// validIdent accepts origin/name, origin/name/version and
+// origin/name/version/release, each part as Habitat writes idents, and
+// nothing else: Ident{} would be written as "/", Ident{core, redis, "", R}
+// as core/redis.
+func validIdent(id pkgstore.Ident) error {
+	parsed, err := pkgstore.ParseIdent(id.String())
+	if err != nil || parsed != id || id.Origin == "" || id.Name == "" {
+		return fmt.Errorf("%w: %+v (want origin/name, origin/name/version or origin/name/version/release)", ErrBadIdent, id)
+	}
+	return nil
+}

@@ -118,15 +118,29 @@ type Store struct {
 	lock   heldLock // the exclusive lock, while Lock's holder has it
 }
 
+// RequireFSRoot returns an error wrapping ErrNoStore for an empty FS
+// root. The rule is the same in every package that takes one (pkgstore,
+// lease, history, artifactcache, runroots): the FS root is named, "/" for
+// the machine's own store; an empty one is an error, never the machine's
+// store nor the working directory, so that an unset variable in a test or
+// a program never reaches the real store.
+func RequireFSRoot(fsRoot string) error {
+	if fsRoot == "" {
+		return fmt.Errorf("%w: the FS root is empty (name it: \"/\" for this machine's store)", ErrNoStore)
+	}
+	return nil
+}
+
 // Open opens the store under fsRoot (Habitat's FS_ROOT; "/" on a normal
-// machine). It fails, wrapping ErrNoStore, when fsRoot or fsRoot/hab/pkgs
-// is missing, not a directory or unreadable.
+// machine). It fails, wrapping ErrNoStore, when fsRoot is empty
+// (RequireFSRoot), or fsRoot or fsRoot/hab/pkgs is missing, not a
+// directory or unreadable.
 func Open(fsRoot string) (*Store, error) {
 	if err := supported(); err != nil {
 		return nil, err
 	}
-	if fsRoot == "" {
-		fsRoot = "/"
+	if err := RequireFSRoot(fsRoot); err != nil {
+		return nil, err
 	}
 	abs, err := filepath.Abs(fsRoot)
 	if err != nil {

@@ -18,6 +18,9 @@ const CodeLeased Code = "leased"
 // found is false when there is no lease at all, live or dead. Dead leases
 // are counted, not removed (Apply sweeps them: sweepLeases).
 func leaseRoots(inv *pkgstore.Inventory) (f Found, found bool, err error) {
+	if inv.FSRoot == "" {
+		return Found{}, false, nil // an inventory not read from a store: no leases to read
+	}
 	live, dead, err := lease.Read(inv.FSRoot)
 	if err != nil {
 		return Found{}, false, err

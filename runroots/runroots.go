@@ -153,6 +153,9 @@ type Result struct {
 // directory they lie in has the device and inode Scan read from the store
 // (see identity).
 func Scan(ctx context.Context, procRoot, fsRoot string) (*Result, error) {
+	if err := pkgstore.RequireFSRoot(fsRoot); err != nil {
+		return nil, fmt.Errorf("runroots: %w", err)
+	}
 	return scanStore(ctx, procRoot, fsRoot)
 }
 
