@@ -83,3 +83,35 @@ func TestScanNeverBlocksOnAFIFO(t *testing.T) {
 		})
 	}
 }
+
+// InferTarget never blocks on a FIFO: hab/pkgs a FIFO (issue 31 item 1:
+// it hung in openat, before any command could say the store is unusable)
+// is an error naming it, and a FIFO at a level it lists or a TARGET it
+// reads is not counted.
+func TestInferTargetNeverBlocksOnAFIFO(t *testing.T) {
+	const hab = "chef/hab/1.6.0/20200101000000"
+	for _, at := range []string{"hab/pkgs", "hab/pkgs/chef/hab", "hab/pkgs/chef/hab/1.6.0", "hab/pkgs/" + hab, "hab/pkgs/" + hab + "/TARGET"} {
+		t.Run(at, func(t *testing.T) {
+			b := storetest.New(t)
+			b.Pkg(hab)
+			mkfifo(t, b.Path(at))
+			type result struct {
+				target string
+				err    error
+			}
+			r := bounded(t, 10*time.Second, func() result {
+				target, _, err := pkgstore.InferTarget(b.Root)
+				return result{target, err}
+			})
+			if at == "hab/pkgs" {
+				if r.err == nil || !strings.Contains(r.err.Error(), "hab/pkgs") || !strings.Contains(r.err.Error(), "not a directory") {
+					t.Fatalf("got %q, %v; want an error naming hab/pkgs as not a directory", r.target, r.err)
+				}
+				return
+			}
+			if r.err != nil || r.target != pkgstore.DefaultTarget() {
+				t.Fatalf("got %q, %v; want this machine's %s", r.target, r.err, pkgstore.DefaultTarget())
+			}
+		})
+	}
+}
