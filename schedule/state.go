@@ -203,7 +203,7 @@ func (st *State) Save(path string) error {
 	if err := os.Rename(f.Name(), path); err != nil {
 		return err
 	}
-	if d, err := os.Open(dir); err == nil {
+	if d, err := os.Open(safeio.Dir(dir)); err == nil { // a directory only: never blocks
 		d.Sync()
 		d.Close()
 	}

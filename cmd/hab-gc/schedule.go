@@ -612,7 +612,7 @@ func writeUnits(out string, jobs []schedule.Job, inv schedule.Invocation, loc *t
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(out)
+	root, err := safeio.OpenRoot(out)
 	if err != nil {
 		return nil, err
 	}
@@ -632,7 +632,7 @@ func writeUnits(out string, jobs []schedule.Job, inv schedule.Invocation, loc *t
 			written = append(written, filepath.Join(out, u.Name))
 		}
 	}
-	entries, err := os.ReadDir(out)
+	entries, err := safeio.ReadDir(out)
 	if err != nil {
 		return written, err
 	}
