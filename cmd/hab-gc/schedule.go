@@ -161,6 +161,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 	addMetricsFileFlag(cmd)
 	cmd.Flags().String("metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. :9725, 127.0.0.1:9725)")
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
+		defer a.stop.hold(applyStopGrace, func() {})() // a prune may be removing when stopped
 		listen, _ := cmd.Flags().GetString("metrics-listen")
 		once, _ := cmd.Flags().GetBool("once")
 		if listen != "" && once {

@@ -45,6 +45,7 @@ its releases (none kept by count; every other protection holds). Runs until SIGI
 	cmd.Flags().String("unload-grace", "", "how long an unloaded service's spec must stay gone (default 10m)")
 	addMetricsFileFlag(cmd)
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
+		defer a.stop.hold(applyStopGrace, func() {})() // a purge may be removing when stopped
 		o := watch.Options{Logger: slog.New(slog.NewTextHandler(a.stderr, nil))}
 		var err error
 		if o.Policy, o.Scan, err = c.pruneSetup(true); err != nil {
