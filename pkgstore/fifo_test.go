@@ -5,6 +5,7 @@ package pkgstore_test
 import (
 	"errors"
 	"os"
+	"path"
 	"strings"
 	"testing"
 	"time"
@@ -45,7 +46,8 @@ func TestOpenStoreThatIsAFIFO(t *testing.T) {
 // A FIFO wherever the scan reads a file or a directory is a problem
 // naming it; the scan never blocks on it. A FIFO named *.spec is no
 // problem: the Supervisor skips what is not a file (see
-// TestScanSkipsSpecsThatAreNotFiles), and so does the scan.
+// TestScanSkipsSpecsThatAreNotFiles), and so does the scan; nor is a FIFO
+// at hab/cache/artifacts or hab/studios (read as absent).
 func TestScanNeverBlocksOnAFIFO(t *testing.T) {
 	const rel = "core/a/1/20200101000000"
 	cases := []struct {
@@ -58,12 +60,17 @@ func TestScanNeverBlocksOnAFIFO(t *testing.T) {
 		{"binlink directory", "bin", true, false},
 		{"DEPS", "hab/pkgs/" + rel + "/DEPS", true, false},
 		{"TARGET", "hab/pkgs/" + rel + "/TARGET", false, false},
+		// No cache, no Studios: nothing fetched or built there to
+		// protect, as when they are absent.
+		{"artifact cache", "hab/cache/artifacts", false, true},
+		{"Studios", "hab/studios", false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := storetest.New(t)
 			b.Pkg("core/b/1/20200101000000").Pkg(rel, "core/b/1/20200101000000").Spec("a", "core/a").
 				Binlink("bin", "b", "/hab/pkgs/core/b/1/20200101000000/MANIFEST")
+			b.Mkdir(path.Dir(c.path))
 			mkfifo(t, b.Path(c.path))
 			inv := bounded(t, 10*time.Second, func() *pkgstore.Inventory { return scan(t, b.Root) })
 			for _, p := range inv.Problems {
