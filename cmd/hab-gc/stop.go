@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -101,7 +102,7 @@ func (s *stopper) watch(sigs <-chan os.Signal, cancel context.CancelCauseFunc, d
 // end runs the exit hooks and ends the process with exitInterrupted.
 func (s *stopper) end(why string) {
 	s.mu.Lock()
-	hooks := s.onExit
+	hooks := slices.Clone(s.onExit)
 	s.mu.Unlock()
 	for _, h := range hooks {
 		h()
