@@ -134,7 +134,7 @@ func Open(fsRoot string) (*Cache, error) {
 	if err := pkgstore.RequireFSRoot(fsRoot); err != nil {
 		return nil, err
 	}
-	top, err := os.OpenRoot(fsRoot)
+	top, err := safeio.OpenRoot(fsRoot) // never blocks on a FIFO there
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,9 @@ func Open(fsRoot string) (*Cache, error) {
 			return nil, fmt.Errorf("%w: %s is a %s, not a directory: %w", ErrNoCache, p, safeio.Kind(fi.Mode()), ErrRefused)
 		}
 	}
-	r, err := top.OpenRoot(Dir)
+	// Opened without following a symlink or blocking, and checked to be
+	// the directory found: it may have changed since the Lstat.
+	r, err := safeio.OpenRootAt(top, Dir, safeio.NoFollow)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -300,7 +299,7 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 // cache counts the regular *.hart files in FS_ROOT/hab/cache/artifacts (a
 // missing directory holds none); ok is false when it cannot be listed.
 func cache(root string) (files, size int64, ok bool) {
-	entries, err := os.ReadDir(filepath.Join(root, "hab", "cache", "artifacts"))
+	entries, err := safeio.ReadDir(filepath.Join(root, "hab", "cache", "artifacts"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, 0, true
 	}

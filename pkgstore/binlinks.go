@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
 // readBinlinks reads the symlinks in each binlink directory and ties those
@@ -23,7 +25,7 @@ func (s *Store) readBinlinks(inv *Inventory, dirs []string, probs *problems) {
 		}
 		seen[rel] = true
 		full := filepath.Join(s.fsRoot, filepath.FromSlash(rel))
-		entries, err := os.ReadDir(full)
+		entries, err := safeio.ReadDir(full)
 		if errors.Is(err, fs.ErrNotExist) {
 			if link, target, ok := dangling(s.fsRoot, rel); ok {
 				probs.add(Problem{Path: rel, Kind: ProblemUnreadable, Blocking: true,

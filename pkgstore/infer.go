@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -35,7 +34,7 @@ var habitatSelf = [...]string{"chef/hab", "chef/hab-sup", "core/hab"}
 // wraps ErrTargetAmbiguous. TARGET files are read without following a
 // symlink or blocking, capped; what cannot be read is not counted.
 func InferTarget(fsRoot string) (target, from string, err error) {
-	root, err := os.OpenRoot(filepath.Join(fsRoot, StoreDir))
+	root, err := safeio.OpenRoot(filepath.Join(fsRoot, StoreDir)) // never blocks on a FIFO there
 	if errors.Is(err, fs.ErrNotExist) {
 		return DefaultTarget(), "", nil
 	}

@@ -323,14 +323,9 @@ func latestChange(r *os.Root, now time.Time) (time.Time, bool, futureStamp) {
 // The cache clean-up (package artifactcache) still refuses such a cache.
 func openArtifacts(fsRoot string) (*os.Root, error) {
 	p := filepath.Join(fsRoot, filepath.FromSlash(ArtifactCacheDir))
-	fi, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is a %s, not a directory", ArtifactCacheDir, fi.Mode().Type())
-	}
-	return os.OpenRoot(p)
+	// Checked in the open itself: a FIFO there fails at once (a Stat
+	// first could see a directory swapped for a FIFO after).
+	return safeio.OpenRoot(p)
 }
 
 // readArchiveDeps reads what the archive file in the artifact cache names

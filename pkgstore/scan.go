@@ -152,7 +152,7 @@ func Open(fsRoot string) (*Store, error) {
 		return nil, fmt.Errorf("%w: FS root %s is not a directory", ErrNoStore, abs)
 	}
 	storePath := filepath.Join(abs, StoreDir)
-	pkgs, err := os.OpenRoot(safeio.Dir(storePath))
+	pkgs, err := safeio.OpenRoot(storePath)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoStore, storePath, err)
 	}

@@ -3,6 +3,8 @@ package pkgstore
 import (
 	"os"
 	"path"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
 // StudiosDir is where Habitat's Linux Studio keeps each Studio's root,
@@ -29,7 +31,7 @@ type studioStores struct {
 func (st *studioStores) installed(id Ident) bool {
 	if !st.read {
 		st.read = true
-		top, err := os.OpenRoot(st.fsRoot)
+		top, err := safeio.OpenRoot(st.fsRoot)
 		if err != nil {
 			return false
 		}
@@ -37,7 +39,9 @@ func (st *studioStores) installed(id Ident) bool {
 		if fi, err := top.Lstat(StudiosDir); err != nil || !fi.IsDir() {
 			return false // none, or not a directory (a symlink is not followed)
 		}
-		if st.root, err = top.OpenRoot(StudiosDir); err != nil {
+		// Opened again without following a symlink or blocking: it may
+		// have changed since the Lstat.
+		if st.root, err = safeio.OpenRootAt(top, StudiosDir, safeio.NoFollow); err != nil {
 			return false
 		}
 		es, _ := readDir(st.root, ".")

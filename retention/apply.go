@@ -749,7 +749,7 @@ func (a *applier) sync(b *hideBatch) {
 }
 
 func (a *applier) syncDir(dir string) {
-	if f, err := a.store.Root().Open(dir); err == nil {
+	if f, err := a.store.Root().Open(safeio.Dir(dir)); err == nil { // never a FIFO swapped in
 		f.Sync()
 		f.Close()
 	}

@@ -1,13 +1,13 @@
 package runroots
 
 import (
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -80,7 +80,7 @@ func identityFromDisk(fsRoot string) *identity {
 	ix := newIdentity()
 	store := storeDir(fsRoot)
 	list := func(dir string) []string {
-		ents, err := os.ReadDir(dir)
+		ents, err := safeio.ReadDir(dir)
 		if err != nil {
 			return nil
 		}

@@ -5,7 +5,8 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"os"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
 // ErrTLS is wrapped by every error LoadTLS returns: a file that cannot be
@@ -29,11 +30,13 @@ type TLSFiles struct {
 // IsZero reports whether no file is set.
 func (f TLSFiles) IsZero() bool { return f == TLSFiles{} }
 
-// LoadTLS reads the files into a client TLS configuration.
+// LoadTLS reads the files into a client TLS configuration. Each is read
+// without blocking on a FIFO or a device (a regular file only, following a
+// symlink, at most safeio.Limit bytes).
 func LoadTLS(f TLSFiles) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if f.CACerts != "" {
-		pem, err := os.ReadFile(f.CACerts)
+		pem, err := safeio.ReadFile(f.CACerts, safeio.Limit, safeio.FollowLinks)
 		if err != nil {
 			return nil, fmt.Errorf("%w: CA certificates: %v", ErrTLS, err)
 		}
@@ -45,11 +48,11 @@ func LoadTLS(f TLSFiles) (*tls.Config, error) {
 	}
 	switch {
 	case f.Cert != "" && f.Key != "":
-		certPEM, err := os.ReadFile(f.Cert)
+		certPEM, err := safeio.ReadFile(f.Cert, safeio.Limit, safeio.FollowLinks)
 		if err != nil {
 			return nil, fmt.Errorf("%w: client certificate: %v", ErrTLS, err)
 		}
-		keyPEM, err := os.ReadFile(f.Key)
+		keyPEM, err := safeio.ReadFile(f.Key, safeio.Limit, safeio.FollowLinks)
 		if err != nil {
 			return nil, fmt.Errorf("%w: client key: %v", ErrTLS, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -21,17 +22,19 @@ func (w *watcher) installing(pkg pkgstore.Ident) (string, bool) {
 	pkgs := []pkgstore.Ident{pkg}
 	seen := map[pkgstore.Ident]bool{pkg: true}
 	dir := filepath.Join(w.store, pkg.Origin, pkg.Name)
-	versions, _ := os.ReadDir(dir)
+	versions, _ := safeio.ReadDir(dir)
 	for _, v := range versions {
 		if !v.IsDir() || strings.HasPrefix(v.Name(), ".") {
 			continue
 		}
-		rels, _ := os.ReadDir(filepath.Join(dir, v.Name()))
+		rels, _ := safeio.ReadDir(filepath.Join(dir, v.Name()))
 		for _, r := range rels {
 			if !r.IsDir() || strings.HasPrefix(r.Name(), ".") {
 				continue
 			}
-			data, err := os.ReadFile(filepath.Join(dir, v.Name(), r.Name(), "TDEPS"))
+			// Never blocking on a FIFO, never following a symlink, capped:
+			// what cannot be read names nothing here (the scan reports it).
+			data, err := safeio.ReadFile(filepath.Join(dir, v.Name(), r.Name(), "TDEPS"), safeio.Limit, safeio.NoFollow)
 			if err != nil {
 				continue
 			}
@@ -47,12 +50,12 @@ func (w *watcher) installing(pkg pkgstore.Ident) (string, bool) {
 	}
 	for _, p := range pkgs {
 		pd := filepath.Join(w.store, p.Origin, p.Name)
-		versions, _ := os.ReadDir(pd)
+		versions, _ := safeio.ReadDir(pd)
 		for _, v := range versions {
 			if !v.IsDir() {
 				continue
 			}
-			entries, _ := os.ReadDir(filepath.Join(pd, v.Name()))
+			entries, _ := safeio.ReadDir(filepath.Join(pd, v.Name()))
 			for _, e := range entries {
 				n := e.Name()
 				if !strings.HasPrefix(n, installPrefix) || strings.HasPrefix(n, hiddenPrefix) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -209,7 +210,7 @@ func (w *watcher) add(dir string) bool {
 // started).
 func (w *watcher) addTree(dir string, depth int, fresh bool) {
 	w.add(dir) // before listing: nothing created meanwhile is missed
-	entries, err := os.ReadDir(dir)
+	entries, err := safeio.ReadDir(dir)
 	if err != nil {
 		return
 	}
@@ -294,7 +295,7 @@ func (w *watcher) watchSpecs() {
 // it), and a package whose last spec went starts its unload grace.
 func (w *watcher) readSpecs(changes bool) {
 	now := map[string]pkgstore.Ident{}
-	entries, err := os.ReadDir(w.specsDir)
+	entries, err := safeio.ReadDir(w.specsDir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		w.o.log().Warn("cannot list the specs directory; keeping the services seen before", "error", err)
 		return
@@ -304,7 +305,9 @@ func (w *watcher) readSpecs(changes bool) {
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(w.specsDir, e.Name()))
+		// Checked again on the open descriptor, never blocking: the entry's
+		// type was read before the open, and it may be a FIFO now.
+		data, err := safeio.ReadFile(filepath.Join(w.specsDir, e.Name()), safeio.Limit, safeio.NoFollow)
 		if err != nil {
 			continue
 		}
@@ -506,7 +509,7 @@ func (w *watcher) runDue(ctx context.Context) {
 // rescan lists the store's releases; with changes, those not seen before
 // are new (fallback, overflow). Directories not watched yet are watched.
 func (w *watcher) rescan(changes bool) {
-	origins, _ := os.ReadDir(w.store)
+	origins, _ := safeio.ReadDir(w.store)
 	for _, o := range origins {
 		if !o.IsDir() || strings.HasPrefix(o.Name(), ".") {
 			continue
@@ -516,7 +519,7 @@ func (w *watcher) rescan(changes bool) {
 			w.addTree(od, 1, changes)
 			continue
 		}
-		names, _ := os.ReadDir(od)
+		names, _ := safeio.ReadDir(od)
 		for _, n := range names {
 			if !n.IsDir() || strings.HasPrefix(n.Name(), ".") {
 				continue
@@ -526,7 +529,7 @@ func (w *watcher) rescan(changes bool) {
 				w.addTree(nd, 2, changes)
 				continue
 			}
-			versions, _ := os.ReadDir(nd)
+			versions, _ := safeio.ReadDir(nd)
 			for _, v := range versions {
 				if !v.IsDir() || strings.HasPrefix(v.Name(), ".") {
 					continue
@@ -536,7 +539,7 @@ func (w *watcher) rescan(changes bool) {
 					w.addTree(vd, 3, changes)
 					continue
 				}
-				rels, _ := os.ReadDir(vd)
+				rels, _ := safeio.ReadDir(vd)
 				for _, r := range rels {
 					if !r.IsDir() || strings.HasPrefix(r.Name(), ".") {
 						continue

@@ -205,11 +205,16 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		}
 		if !dry {
 			bar := newProgress(a.stderr)
+			// A cancelled Apply puts back what it hid and finishes the
+			// release it was deleting: given time to, before the
+			// watchdog ends the process (which kill -9 safety covers).
+			held := a.stop.hold(applyStopGrace, func() {})
 			res, err = plan.Apply(cmd.Context(), store, retention.ApplyOptions{
 				LockTimeout: timeout,
 				OnPhase:     bar.onPhase,
 				Logger:      slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			})
+			held()
 			bar.done()
 			if !res.Applied() {
 				res = nil // refused: nothing of it to report

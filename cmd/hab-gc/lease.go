@@ -81,7 +81,15 @@ hab-gc's directory above it) that is a symlink is never followed: every command 
 		// hab-gc's SIGINT or SIGTERM is passed on; COMMAND decides.
 		child.Cancel = func() error { return child.Process.Signal(syscall.SIGTERM) }
 		child.WaitDelay = time.Minute
-		err = child.Run()
+		if err = child.Start(); err == nil {
+			// Stopped by a signal, hab-gc waits for COMMAND as long as
+			// WaitDelay lets it run (then it is killed), and should the
+			// process end earlier (a second signal), COMMAND is killed
+			// first: it must not run on without its lease.
+			release := a.stop.hold(child.WaitDelay, func() { child.Process.Kill() })
+			err = child.Wait()
+			release()
+		}
 		var ee *exec.ExitError
 		switch {
 		case errors.As(err, &ee) && ee.ExitCode() >= 0:

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -21,10 +19,30 @@ import (
 
 // execute builds a fresh command tree, runs it and returns the exit code.
 // There is no package-level state: each call has its own tree and viper.
+// SIGINT and SIGTERM stop the command (see stopper): one that does not
+// return within HAB_GC_STOP_GRACE, or a second signal, ends the process
+// with os.Exit(exitInterrupted).
 func execute(args []string, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return executeWith(args, stdout, stderr, lookup, os.Exit, nil)
+}
+
+// executeWith is execute with the function that ends the process early
+// and pre, run once the signals are watched and before the command (nil
+// but in tests, which block there in open(2) of a FIFO, as a command
+// blocked in a system call would).
+func executeWith(args []string, stdout, stderr io.Writer, lookup func(string) (string, bool), exit func(int), pre func()) int {
+	grace, err := stopGrace(lookup)
+	if err != nil {
+		fmt.Fprintf(stderr, "hab-gc: %v\n", err)
+		return exitUsage
+	}
+	stopper := &stopper{stderr: stderr, grace: grace, exit: exit}
+	ctx, stop := stopper.start()
 	defer stop()
-	root := newRootCmd(stdout, stderr, lookup)
+	if pre != nil {
+		pre()
+	}
+	root := newRootCmdWith(stdout, stderr, lookup, stopper)
 	root.SetArgs(joinOptionalValues(args))
 	cmd, err := root.ExecuteContextC(ctx)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
@@ -132,10 +150,15 @@ type app struct {
 	stdout, stderr io.Writer
 	text, textErr  io.Writer
 	lookup         func(string) (string, bool)
+	stop           *stopper // nil: a tree not run by execute (docs)
 }
 
 func newRootCmd(stdout, stderr io.Writer, lookup func(string) (string, bool)) *cobra.Command {
-	a := &app{stdout: stdout, stderr: stderr, text: display.Writer(stdout), textErr: display.Writer(stderr), lookup: lookup}
+	return newRootCmdWith(stdout, stderr, lookup, nil)
+}
+
+func newRootCmdWith(stdout, stderr io.Writer, lookup func(string) (string, bool), stop *stopper) *cobra.Command {
+	a := &app{stdout: stdout, stderr: stderr, text: display.Writer(stdout), textErr: display.Writer(stderr), lookup: lookup, stop: stop}
 	root := &cobra.Command{
 		Use:   "hab-gc",
 		Short: "Remove old releases from a Habitat package store, never anything still needed",

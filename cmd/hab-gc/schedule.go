@@ -163,6 +163,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 	addMetricsFileFlag(cmd)
 	cmd.Flags().String("metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. :9725, 127.0.0.1:9725)")
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
+		defer a.stop.hold(applyStopGrace, func() {})() // a prune may be removing when stopped
 		listen, _ := cmd.Flags().GetString("metrics-listen")
 		once, _ := cmd.Flags().GetBool("once")
 		if listen != "" && once {
@@ -614,7 +615,7 @@ func writeUnits(out string, jobs []schedule.Job, inv schedule.Invocation, loc *t
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(out)
+	root, err := safeio.OpenRoot(out)
 	if err != nil {
 		return nil, err
 	}
@@ -634,7 +635,7 @@ func writeUnits(out string, jobs []schedule.Job, inv schedule.Invocation, loc *t
 			written = append(written, filepath.Join(out, u.Name))
 		}
 	}
-	entries, err := os.ReadDir(out)
+	entries, err := safeio.ReadDir(out)
 	if err != nil {
 		return written, err
 	}

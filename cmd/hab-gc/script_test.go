@@ -31,7 +31,7 @@ import (
 func TestMain(m *testing.M) {
 	testtool.NoRaceExitSleep()
 	proctest.RunHelper()
-	testscript.Main(m, map[string]func(){"hab-gc": func() { os.Exit(Main()) }})
+	testscript.Main(m, map[string]func(){"hab-gc": func() { os.Exit(Main()) }, "hab-gc-blocked": func() { os.Exit(blockedMain()) }})
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script, one per

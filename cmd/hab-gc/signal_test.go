@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -93,4 +94,129 @@ func TestSignalStopsDaemonOnce(t *testing.T) {
 		t.Fatalf("first --once: %d %s", code, errs)
 	}
 	interruptWhileLocked(t, exe, b.Root, syscall.SIGTERM, append(args, "--now", "2026-06-01T03:00:00Z")...)
+}
+
+// startChild runs this test binary as argv0 (see TestMain) with args and
+// env added to the test's, and returns it with its stderr and its end.
+func startChild(t *testing.T, argv0 string, env []string, args ...string) (*exec.Cmd, *lockedBuffer, <-chan error) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	stderr := &lockedBuffer{}
+	cmd := &exec.Cmd{Path: exe, Args: append([]string{argv0}, args...), Stderr: stderr, Env: append(os.Environ(), env...)}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	ended := make(chan struct{})
+	go func() { done <- cmd.Wait(); close(ended) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-ended
+	})
+	return cmd, stderr, done
+}
+
+// lockedBuffer is a child's stderr, read while it runs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// waitExit waits at most within for the child to end and returns its exit
+// code (-1: ended by a signal).
+func waitExit(t *testing.T, done <-chan error, within time.Duration, stderr *lockedBuffer) int {
+	t.Helper()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			return 0
+		case errors.As(err, &ee):
+			return ee.ExitCode()
+		}
+		t.Fatal(err)
+	case <-time.After(within):
+		t.Fatalf("still running %s later; stderr %q", within, stderr.String())
+	}
+	return 0
+}
+
+// blockedMain is hab-gc that blocks in open(2) of the FIFO named by
+// HAB_GC_TEST_BLOCK_ON before running the command, once it watches for
+// signals: a command blocked in a system call.
+func blockedMain() int {
+	return executeWith(os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv, os.Exit, func() {
+		if f, err := os.Open(os.Getenv("HAB_GC_TEST_BLOCK_ON")); err == nil {
+			f.Close()
+		}
+	})
+}
+
+// lease waits for its COMMAND after a signal past the grace (COMMAND has
+// WaitDelay to exit, then it is killed: the lease never ends while it
+// runs); a second signal kills COMMAND before hab-gc ends.
+func TestSignalLeaseOutlivesTheGrace(t *testing.T) {
+	b := storetest.New(t)
+	b.Pkg("core/a/1/20200101000000")
+	for _, second := range []bool{false, true} {
+		t.Run(map[bool]string{false: "one signal", true: "two signals"}[second], func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			// COMMAND ignores SIGTERM and runs 3s.
+			script := "trap '' TERM; echo $$ > " + pidFile + "; exec sleep 3"
+			cmd, stderr, done := startChild(t, "hab-gc", []string{stopGraceEnv + "=500ms"},
+				"lease", "--fs-root", b.Root, "core/a/1/20200101000000", "--", "sh", "-c", script)
+			time.Sleep(time.Second)
+			pidText, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatalf("COMMAND did not start: %v; stderr %q", err, stderr.String())
+			}
+			start := time.Now()
+			cmd.Process.Signal(syscall.SIGTERM)
+			if second {
+				time.Sleep(200 * time.Millisecond)
+				cmd.Process.Signal(syscall.SIGINT)
+			}
+			code := waitExit(t, done, 20*time.Second, stderr)
+			took := time.Since(start)
+			pid := strings.TrimSpace(string(pidText))
+			if !second {
+				if took < 1500*time.Millisecond || strings.Contains(stderr.String(), "ending now") {
+					t.Fatalf("ended %s after SIGTERM (exit %d), before COMMAND (3s); stderr %q", took, code, stderr.String())
+				}
+				return
+			}
+			if code != exitInterrupted || took > 2*time.Second {
+				t.Fatalf("exit %d %s after the second signal; stderr %q", code, took, stderr.String())
+			}
+			time.Sleep(200 * time.Millisecond)
+			if st, err := os.ReadFile("/proc/" + pid + "/stat"); err == nil && !strings.Contains(string(st), ") Z ") {
+				t.Errorf("COMMAND (pid %s) still runs after hab-gc ended: %s", pid, st)
+			}
+		})
+	}
+}
+
+// HAB_GC_STOP_GRACE must be a positive duration: anything else is a
+// usage error naming it.
+func TestStopGraceSetting(t *testing.T) {
+	for _, v := range []string{"soon", "0", "-1s"} {
+		code, _, stderr := hab(t, map[string]string{stopGraceEnv: v}, "version")
+		if code != exitUsage || !strings.Contains(stderr, stopGraceEnv) {
+			t.Errorf("%s=%s: exit %d, stderr %q; want %d naming it", stopGraceEnv, v, code, stderr, exitUsage)
+		}
+	}
+	if code, _, stderr := hab(t, map[string]string{stopGraceEnv: "3s"}, "version"); code != 0 {
+		t.Errorf("%s=3s: exit %d, %s", stopGraceEnv, code, stderr)
+	}
 }

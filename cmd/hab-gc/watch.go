@@ -53,6 +53,7 @@ holds). Runs until SIGINT or SIGTERM.`,
 	cmd.Flags().String("unload-grace", "", "how long an unloaded service's spec must stay gone (default 10m)")
 	addMetricsFileFlag(cmd)
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
+		defer a.stop.hold(applyStopGrace, func() {})() // a purge may be removing when stopped
 		o := watch.Options{Logger: slog.New(slog.NewTextHandler(a.stderr, nil))}
 		err := c.supervisorCount()
 		if err != nil {

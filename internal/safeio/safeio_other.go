@@ -13,6 +13,8 @@ const readFlags = os.O_RDONLY
 
 const nonBlocking = 0
 
+const dirOnly = 0
+
 // OpenAt is only implemented on Unix (openat with O_NOFOLLOW): elsewhere
 // it fails with an error wrapping errors.ErrUnsupported.
 func OpenAt(root *os.Root, name string, flag int, perm os.FileMode) (*os.File, error) {

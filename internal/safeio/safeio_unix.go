@@ -19,6 +19,9 @@ const readFlags = os.O_RDONLY | nonBlocking
 // nonBlocking: never block on a FIFO or a device, never take a terminal.
 const nonBlocking = syscall.O_NONBLOCK | syscall.O_NOCTTY
 
+// dirOnly: fail unless a directory (ENOTDIR), before any FIFO is opened.
+const dirOnly = syscall.O_DIRECTORY
+
 // OpenAt opens name inside root with flag and perm (O_CLOEXEC always;
 // O_NONBLOCK is the caller's choice), never following a symlink at its
 // last component: a symlink there fails with ELOOP. Earlier components are
