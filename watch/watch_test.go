@@ -56,8 +56,10 @@ func start(t *testing.T, root string, o watch.Options) *watcher {
 	t.Helper()
 	w := startOnly(t, root, o)
 	specs, _ := filepath.Glob(filepath.Join(root, pkgstore.SpecsDir, "*.spec"))
-	for range specs {
-		w.nextStart(t, 20*time.Second)
+	for _, spec := range specs {
+		if fi, err := os.Lstat(spec); err == nil && fi.Mode().IsRegular() { // a FIFO loads nothing
+			w.nextStart(t, 20*time.Second)
+		}
 	}
 	return w
 }
