@@ -670,6 +670,8 @@ func heldWhy(in pkgstore.Installing) string {
 	switch {
 	case in.By == "":
 		return ""
+	case in.Path == "":
+		return fmt.Sprintf("removals wait for the install in progress to end: %s (Habitat verifies and installs a package's dependencies before its own install directory appears, and between the opens of a cached archive nothing else shows it)", in.By)
 	case !in.Known:
 		return fmt.Sprintf("removals wait for the install in progress at %s (%s) to end: what it needs cannot be read (%s)",
 			installPath(in), in.By, in.From)

@@ -78,3 +78,17 @@ func FuzzMatch(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHabInstallCommand: any command line is judged without panicking,
+// and one it takes for an install names hab and is printable and capped.
+func FuzzHabInstallCommand(f *testing.F) {
+	for _, s := range []string{"hab\x00pkg\x00install\x00core/app\x00", "/hab/bin/hab\x00svc\x00load\x00-f\x00core/x", "hab\x00pkg", "", "\x00\x00", "hab\x00--x\x00pkg\x00--y\x00install"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, ok := habInstallCommand(b)
+		if ok && (!strings.Contains(s, "hab") || len(s) > 203) {
+			t.Fatalf("%q: %q", b, s)
+		}
+	})
+}

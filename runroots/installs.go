@@ -24,17 +24,53 @@ import (
 type Held struct {
 	PID  int
 	Comm string
-	Kind Kind // KindFD or KindCwd
+	Kind Kind // KindFD, KindCwd, or KindCmdline (Command)
 	// Path is relative to the FS root: hab/cache/artifacts/FILE, or
 	// hab/pkgs/ORIGIN/NAME/VERSION/.hab-pkg-install-... (the install
-	// directory, whatever file in it is open).
+	// directory, whatever file in it is open); empty for KindCmdline.
 	Path string
+	// Command, for KindCmdline, is the process's command line: a `hab pkg
+	// install` or `hab svc load` running (habInstallCommand), which may be
+	// between the opens of its archives, where no file shows it.
+	Command string
+}
+
+// habInstallCommand reports whether a process's command line (NUL
+// separated, /proc/PID/cmdline) is Habitat's CLI installing: `hab pkg
+// install ...` or `hab svc load ...` (which installs what it loads when
+// it is not installed: components/hab/src/cli_v4/svc/load.rs), flags
+// anywhere; it returns the command line, printable and capped.
+func habInstallCommand(cmdline []byte) (string, bool) {
+	args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+	if len(args) < 3 || path.Base(args[0]) != "hab" {
+		return "", false
+	}
+	var words []string
+	for _, a := range args[1:] {
+		if !strings.HasPrefix(a, "-") {
+			words = append(words, a)
+		}
+		if len(words) == 2 {
+			break
+		}
+	}
+	if len(words) < 2 || !(words[0] == "pkg" && words[1] == "install" || words[0] == "svc" && words[1] == "load") {
+		return "", false
+	}
+	s := printable(strings.Join(args, " "))
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s, true
 }
 
 // String says what the process holds, e.g. "process 4121 (hab) has
 // hab/cache/artifacts/core-app-...hart open".
 func (h Held) String() string {
 	who := fmt.Sprintf("process %d (%s)", h.PID, printable(h.Comm))
+	if h.Kind == KindCmdline {
+		return who + " runs " + h.Command
+	}
 	if h.Kind == KindCwd {
 		return who + " has its working directory in " + printable(h.Path)
 	}
@@ -94,6 +130,13 @@ func (r *Result) installs(inv *pkgstore.Inventory) []pkgstore.Installing {
 	first := map[string]int{}         // path -> index in out
 	pids := map[string]map[int]bool{} // path -> its holders
 	for _, h := range r.Held {
+		if h.Kind == KindCmdline {
+			// Its needs are unknown until its archives open or its install
+			// directory appears: every removal waits.
+			out = append(out, pkgstore.Installing{Active: true, By: h.String(),
+				From: "the command line of a Habitat install running"})
+			continue
+		}
 		if pids[h.Path] == nil {
 			pids[h.Path] = map[int]bool{}
 		}

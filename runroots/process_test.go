@@ -22,6 +22,7 @@ func TestMain(m *testing.M) {
 	testtool.NoRaceExitSleep()
 	proctest.RunHelper()
 	runBlindHelper()
+	runCmdlineHelper()
 	os.Exit(m.Run())
 }
 

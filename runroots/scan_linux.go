@@ -324,6 +324,11 @@ func (r *reader) process(pid int) procState {
 			st.note(f.name, err)
 			continue
 		}
+		if f.kind == KindCmdline {
+			if cmd, ok := habInstallCommand(b); ok {
+				st.held = append(st.held, Held{PID: pid, Kind: KindCmdline, Command: cmd})
+			}
+		}
 		if !r.m.mayHold(b) {
 			continue
 		}
