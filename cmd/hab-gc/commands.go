@@ -668,14 +668,18 @@ func (a *app) docsCmd(root *cobra.Command) *cobra.Command {
 		switch format {
 		case "man":
 			manExitCodes(root)
+			manTopics(root)
 			hdr := &doc.GenManHeader{Title: "HAB-GC", Section: "1"}
 			if err := doc.GenManTree(root, hdr, argv[0]); err != nil {
 				return err
 			}
-			return writeTopics(root, argv[0], ".1", func(c *cobra.Command, w io.Writer) error {
+			if err := writeTopics(root, argv[0], ".1", func(c *cobra.Command, w io.Writer) error {
 				h := *hdr
 				return doc.GenMan(c, &h, w)
-			})
+			}); err != nil {
+				return err
+			}
+			return fillManTopics(root, argv[0])
 		case "markdown":
 			if err := doc.GenMarkdownTree(root, argv[0]); err != nil {
 				return err

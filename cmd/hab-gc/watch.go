@@ -35,7 +35,8 @@ service's package (or of chef/hab-sup, chef/hab-launcher; with --all, of any pac
 and config of run. With --on-unload, a service whose spec is removed and not back after --unload-grace loses
 its releases (none kept by count; every other protection holds). Runs until SIGINT or SIGTERM.`,
 		Example: `  hab-gc watch --keep-latest=2
-  hab-gc watch --keep-latest=2 --keep-latest-for core/postgresql=5 --on-unload`,
+  hab-gc watch --keep-latest=2 --keep-latest-for core/postgresql=5 \
+    --on-unload`,
 		Args: args(cobra.NoArgs),
 	}
 	addPolicyFlags(cmd.Flags())
