@@ -119,12 +119,21 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 	cmd.Flags().Bool("dry-run", false, "plan only; change nothing")
 	cmd.Flags().BoolP("verbose", "v", false, "list every kept release too, with its reasons")
 	cmd.Flags().Bool("allow-unmatched", false, "run even when an --exclude, --only or --keep-latest-for given on the command line matches no installed release")
+	cmd.Flags().Bool("allow-keep-none", false, "run with keep_latest 0 and no --only: keep no release of any package by count (refused without it)")
 	addPolicyFlags(cmd.Flags())
 	addPressureFlags(cmd)
 	addCacheFlags(cmd)
 	addMetricsFileFlag(cmd)
 	cmd.RunE = asOnly(a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
 		dry, _ := cmd.Flags().GetBool("dry-run")
+		allowKeepNone, _ := cmd.Flags().GetBool("allow-keep-none")
+		if dry {
+			if note := noteKeepNone(c, allowKeepNone); note != "" {
+				fmt.Fprintf(a.textErr, "hab-gc: note: %s\n", note)
+			}
+		} else if err := refuseKeepNone(c, allowKeepNone); err != nil {
+			return err // before anything is written: no history, no metrics
+		}
 		// --metrics-file: the plan, and for a real run what it did and
 		// whether it succeeded (a refusal is a failed prune).
 		start := time.Now()
