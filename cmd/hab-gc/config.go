@@ -196,6 +196,8 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config
 		}
 	}
 	c.warnZeroMinAge()
+	c.warnUnknownEnv()
+	c.warnIneffective()
 	return c, nil
 }
 
