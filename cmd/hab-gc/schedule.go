@@ -213,6 +213,9 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		if once {
 			failed := 0
 			outs := s.RunOnce(cmd.Context()) // a missed run waits its catch-up delay (--catch-up-spread)
+			if cmd.Context().Err() == nil {
+				logNothingDue(s, outs)
+			}
 			if ctx := cmd.Context(); ctx.Err() != nil {
 				// A job stopped by the signal stays due (a prune put back
 				// what it had hidden; see retention.Apply): not a failure.
