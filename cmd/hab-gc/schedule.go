@@ -531,10 +531,14 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 			jobs = append(jobs, p)
 		}
 		written, err := writeUnits(out, jobs, inv, s.Location)
-		for _, w := range written {
-			fmt.Fprintln(a.text, w)
+		if err != nil {
+			for _, w := range written {
+				fmt.Fprintln(a.text, w)
+			}
+			return err
 		}
-		return err
+		printExported(a.text, written)
+		return nil
 	})
 	cmd.AddCommand(list, next, export)
 	return cmd
