@@ -103,7 +103,7 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 		}
 	}
 	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, ForceMachine: explicit, CatchUpSpread: spread,
-		Logger: slog.New(slog.NewTextHandler(a.stderr, nil)),
+		Logger: slog.New(uniqueKeys(slog.NewTextHandler(a.stderr, nil))),
 		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.RunResult {
 			start := time.Now()
 			res := schedule.RunJob(ctx, j, store, now, setup)
@@ -184,7 +184,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		}
 		switch f, _ := cmd.Flags().GetString("log-format"); f {
 		case "json":
-			s.Logger = slog.New(slog.NewJSONHandler(a.stderr, nil))
+			s.Logger = slog.New(uniqueKeys(slog.NewJSONHandler(a.stderr, nil)))
 		case "text":
 		default:
 			return usageError{fmt.Errorf("invalid --log-format %q: must be text or json", f)}
