@@ -336,7 +336,7 @@ that satisfy one of them are listed; the plan is still the whole store's.`,
 			}
 		}
 		tw.Flush()
-		fmt.Fprintf(a.text, "\n%d releases in %d packages.", rep.Summary.Releases, countPkgs(rels))
+		fmt.Fprintf(a.text, "\n%s in %s.", plural(rep.Summary.Releases, "release"), plural(countPkgs(rels), "package"))
 		if hasPolicy {
 			fmt.Fprintf(a.text, " The policy would keep %d and remove %d (%s).\n", rep.Summary.Keep, rep.Summary.Remove, humanBytes(rep.Summary.BytesReclaimable))
 		} else {
@@ -580,11 +580,11 @@ another package target. Everything else is an error. check exits 6 when it finds
 			}
 			switch {
 			case len(ps) == 0:
-				fmt.Fprintf(a.text, "OK: %d releases, no problems.\n", releases)
+				fmt.Fprintf(a.text, "OK: %s, no problems.\n", plural(releases, "release"))
 			case ok:
-				fmt.Fprintf(a.text, "\nOK: %d releases, no errors, %d notice(s).\n", releases, notices)
+				fmt.Fprintf(a.text, "\nOK: %s, no errors, %s.\n", plural(releases, "release"), plural(notices, "notice"))
 			default:
-				fmt.Fprintf(a.text, "\n%d error(s), %d blocking, %d notice(s), in a store of %d releases.\n", errs, len(rep.Inventory.Blocking()), notices, releases)
+				fmt.Fprintf(a.text, "\n%s, %d blocking, %s, in a store of %s.\n", plural(errs, "error"), len(rep.Inventory.Blocking()), plural(notices, "notice"), plural(releases, "release"))
 			}
 		}
 		if !ok {
