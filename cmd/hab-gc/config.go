@@ -717,6 +717,12 @@ func (c *config) rootFinders() ([]retention.RootFinder, error) {
 			}
 		}
 	}
+	if dry, _ := c.cmd.Flags().GetBool("dry-run"); dry && on {
+		// A dry run removes nothing: where processes cannot all be seen
+		// (a normal user), it shows the plan with what it could see,
+		// and its runtime-roots line says what it could not.
+		bestEffort = true
+	}
 	if on {
 		finders = append(finders, runroots.Finder{BestEffort: bestEffort})
 	}
