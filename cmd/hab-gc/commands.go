@@ -222,7 +222,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			bar.done()
 			logRun(plan.Policy, plan, res, err)
 			if err != nil && res == nil {
-				return err
+				return needsRoot(err)
 			}
 			if err == nil {
 				if cerr := cr.apply(cmd.Context(), store, timeout, res); cerr != nil {

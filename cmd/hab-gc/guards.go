@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -39,4 +42,14 @@ func noteKeepNone(c *config, allow bool) string {
 		return fmt.Sprintf("keep_latest 0 (%s) keeps no release of any package by count: a real run needs --allow-keep-none (or --only)", src)
 	}
 	return ""
+}
+
+// needsRoot turns a real run's permission error before it changed
+// anything (root's lock file cannot be opened) into a refusal that says
+// removing releases needs root; other errors are returned as they are.
+func needsRoot(err error) error {
+	if err == nil || !errors.Is(err, fs.ErrPermission) || os.Geteuid() <= 0 {
+		return err
+	}
+	return refusedError{fmt.Errorf("%w: removing releases needs root (the store and its lock are root's): run it as root, or with --dry-run to see the plan", err)}
 }

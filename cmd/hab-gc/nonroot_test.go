@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,5 +53,21 @@ func TestDryRunAsNonRoot(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "could not be inspected fully") {
 		t.Errorf("the dry run does not say what it could not see: stderr %q", stderr.String())
+	}
+
+	// A real run (past the blind check) cannot open root's lock file: it
+	// says it needs root, with the exit code of a refusal (3), not 1.
+	stdout.Reset()
+	stderr.Reset()
+	cmd = &exec.Cmd{Path: bin, Args: []string{"hab-gc", "run", "--keep-latest=1", "--min-age=none", "--runtime-roots=best-effort", "--fs-root", b.Root},
+		Stdout: &stdout, Stderr: &stderr, Dir: dir, Env: []string{"PATH=/usr/bin:/bin"},
+		SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}}
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitRefused || !strings.Contains(stderr.String(), "needs root") {
+		t.Errorf("real run as nobody: %v; stderr %q; want exit %d saying it needs root", err, stderr.String(), exitRefused)
+	}
+	if _, err := os.Stat(b.PkgPath("core/a/1/20200101000000")); err != nil {
+		t.Errorf("the refused run removed a release: %v", err)
 	}
 }
