@@ -58,8 +58,18 @@ func (t Topic) Body() string {
 	return strings.TrimSpace(rest) + "\n"
 }
 
-// Text returns the page's body as plain text for a terminal: markdown's
-// emphasis and code marks dropped.
+// Text returns the page's body as plain text for a terminal, filled to
+// Width columns: markdown's emphasis and code marks dropped, code blocks
+// verbatim and indented without their fence lines, tables laid out as
+// text within Width columns, and links as their text (naming the help
+// topic of a link to another page).
 func (t Topic) Text() string {
-	return strings.NewReplacer("**", "", "`", "").Replace(t.Body())
+	return renderText(t.Body())
+}
+
+// Man returns the page's body as roff for a man page (man(7) macros):
+// sections, filled paragraphs and lists, code verbatim, and tables laid
+// out as text narrow enough to read at 80 columns.
+func (t Topic) Man() string {
+	return renderRoff(t.Body())
 }

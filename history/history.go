@@ -165,10 +165,15 @@ type Record struct {
 	// BytesFreed is what the release, or the whole run, freed.
 	BytesFreed int64 `json:"bytes_freed"`
 	// Removed, Kept and Failed count the run's planned removals by
-	// outcome (run records).
+	// outcome (run records): Kept those kept at revalidation.
 	Removed int `json:"removed,omitempty"`
 	Kept    int `json:"kept,omitempty"`
 	Failed  int `json:"failed,omitempty"`
+	// Releases and Keep are the plan's count of releases and of those it
+	// kept (run records; absent from records written before they were
+	// added).
+	Releases int `json:"releases,omitempty"`
+	Keep     int `json:"keep,omitempty"`
 }
 
 // ErrBadRecord is wrapped by ParseRecord's errors.
@@ -200,7 +205,7 @@ func ParseRecord(line []byte) (Record, error) {
 // Run describes a run for its records.
 type Run struct {
 	ID     string
-	Job    string // JobRun or JobPrune
+	Job    string // JobRun, JobPrune, a disk-pressure job's "pressure", or watch.Job
 	JobKey string
 	Owner  string
 	FSRoot string
@@ -222,6 +227,10 @@ func Records(now time.Time, run Run, plan *retention.Plan, res *retention.Result
 	var out []Record
 	total := base
 	total.Kind, total.Outcome = KindRun, RunOK
+	if plan != nil {
+		total.Releases = len(plan.Decisions)
+		total.Keep = total.Releases - len(plan.Removals())
+	}
 	if res != nil {
 		for _, o := range res.Outcomes {
 			if o.Status != retention.StatusRemoved && o.Status != retention.StatusFailed {

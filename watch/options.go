@@ -103,6 +103,10 @@ type Options struct {
 	// Metrics, when set, counts every purge as a run of type Job (and
 	// its plan and removals) under the store's label.
 	Metrics *metrics.Metrics
+	// Schedule names the schedule definition whose [watch] table this
+	// is (hab-gc daemon); the history records it as the purges' owner.
+	// Empty for a watch started by hand (hab-gc watch).
+	Schedule string
 	// NoHistory leaves the store's history (package history) alone;
 	// by default every purge is written there, as every run is.
 	NoHistory bool

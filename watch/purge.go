@@ -129,7 +129,7 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 	p.End = w.o.now()
 	if !w.o.NoHistory {
 		run := history.Run{ID: fmt.Sprintf("%s-%s-%d", Job, p.Start.UTC().Format("20060102T150405Z"), os.Getpid()),
-			Job: Job, JobKey: string(t) + ":" + pkg.String(), FSRoot: w.o.Store.FSRoot(), Policy: pol}
+			Job: Job, JobKey: string(t) + ":" + pkg.String(), Owner: w.o.Schedule, FSRoot: w.o.Store.FSRoot(), Policy: pol}
 		if herr := history.Log(p.End, run, p.Plan, p.Result, p.Err); herr != nil {
 			log.Warn("the purge's history could not be written", "error", herr)
 		}

@@ -119,12 +119,21 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 	cmd.Flags().Bool("dry-run", false, "plan only; change nothing")
 	cmd.Flags().BoolP("verbose", "v", false, "list every kept release too, with its reasons")
 	cmd.Flags().Bool("allow-unmatched", false, "run even when an --exclude, --only or --keep-latest-for given on the command line matches no installed release")
+	cmd.Flags().Bool("allow-keep-none", false, "run with keep_latest 0 and no --only: keep no release of any package by count (refused without it)")
 	addPolicyFlags(cmd.Flags())
 	addPressureFlags(cmd)
 	addCacheFlags(cmd)
 	addMetricsFileFlag(cmd)
 	cmd.RunE = asOnly(a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
 		dry, _ := cmd.Flags().GetBool("dry-run")
+		allowKeepNone, _ := cmd.Flags().GetBool("allow-keep-none")
+		if dry {
+			if note := noteKeepNone(c, allowKeepNone); note != "" {
+				fmt.Fprintf(a.textErr, "hab-gc: note: %s\n", note)
+			}
+		} else if err := refuseKeepNone(c, allowKeepNone); err != nil {
+			return err // before anything is written: no history, no metrics
+		}
 		// --metrics-file: the plan, and for a real run what it did and
 		// whether it succeeded (a refusal is a failed prune).
 		start := time.Now()
@@ -221,7 +230,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			}
 			logRun(plan.Policy, plan, res, err)
 			if err != nil && res == nil {
-				return err
+				return needsRoot(err)
 			}
 			if err == nil {
 				if cerr := cr.apply(cmd.Context(), store, timeout, res); cerr != nil {
@@ -335,7 +344,7 @@ that satisfy one of them are listed; the plan is still the whole store's.`,
 			}
 		}
 		tw.Flush()
-		fmt.Fprintf(a.text, "\n%d releases in %d packages.", rep.Summary.Releases, countPkgs(rels))
+		fmt.Fprintf(a.text, "\n%s in %s.", plural(rep.Summary.Releases, "release"), plural(countPkgs(rels), "package"))
 		if hasPolicy {
 			fmt.Fprintf(a.text, " The policy would keep %d and remove %d (%s).\n", rep.Summary.Keep, rep.Summary.Remove, humanBytes(rep.Summary.BytesReclaimable))
 		} else {
@@ -579,11 +588,11 @@ another package target. Everything else is an error. check exits 6 when it finds
 			}
 			switch {
 			case len(ps) == 0:
-				fmt.Fprintf(a.text, "OK: %d releases, no problems.\n", releases)
+				fmt.Fprintf(a.text, "OK: %s, no problems.\n", plural(releases, "release"))
 			case ok:
-				fmt.Fprintf(a.text, "\nOK: %d releases, no errors, %d notice(s).\n", releases, notices)
+				fmt.Fprintf(a.text, "\nOK: %s, no errors, %s.\n", plural(releases, "release"), plural(notices, "notice"))
 			default:
-				fmt.Fprintf(a.text, "\n%d error(s), %d blocking, %d notice(s), in a store of %d releases.\n", errs, len(rep.Inventory.Blocking()), notices, releases)
+				fmt.Fprintf(a.text, "\n%s, %d blocking, %s, in a store of %s.\n", plural(errs, "error"), len(rep.Inventory.Blocking()), plural(notices, "notice"), plural(releases, "release"))
 			}
 		}
 		if !ok {
@@ -676,14 +685,18 @@ func (a *app) docsCmd(root *cobra.Command) *cobra.Command {
 		switch format {
 		case "man":
 			manExitCodes(root)
+			manTopics(root)
 			hdr := &doc.GenManHeader{Title: "HAB-GC", Section: "1"}
 			if err := doc.GenManTree(root, hdr, argv[0]); err != nil {
 				return err
 			}
-			return writeTopics(root, argv[0], ".1", func(c *cobra.Command, w io.Writer) error {
+			if err := writeTopics(root, argv[0], ".1", func(c *cobra.Command, w io.Writer) error {
 				h := *hdr
 				return doc.GenMan(c, &h, w)
-			})
+			}); err != nil {
+				return err
+			}
+			return fillManTopics(root, argv[0])
 		case "markdown":
 			if err := doc.GenMarkdownTree(root, argv[0]); err != nil {
 				return err

@@ -204,6 +204,8 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool)) (*config
 		}
 	}
 	c.warnZeroMinAge()
+	c.warnUnknownEnv()
+	c.warnIneffective()
 	return c, nil
 }
 
@@ -728,6 +730,12 @@ func (c *config) rootFinders() ([]retention.RootFinder, error) {
 				return nil, c.bad("runtime_roots", "must be true, false or best-effort")
 			}
 		}
+	}
+	if dry, _ := c.cmd.Flags().GetBool("dry-run"); dry && on {
+		// A dry run removes nothing: where processes cannot all be seen
+		// (a normal user), it shows the plan with what it could see,
+		// and its runtime-roots line says what it could not.
+		bestEffort = true
 	}
 	if on {
 		finders = append(finders, runroots.Finder{BestEffort: bestEffort})

@@ -71,7 +71,7 @@ func (a *app) startWatches(ctx context.Context, daemon *cobra.Command, s *schedu
 		}
 		o.All, o.Delay, o.OnUnload, o.UnloadGrace = d.Watch.All, d.Watch.Delay, d.Watch.OnUnload, d.Watch.UnloadGrace
 		o.InstallWindow = o.Scan.InstallWindow // install_window, as `hab-gc watch` (0: the default)
-		o.LockTimeout, o.Logger = s.LockTimeout, log
+		o.LockTimeout, o.Logger, o.Schedule = s.LockTimeout, log, d.Name
 		if mf != nil {
 			o.Metrics = mf.m
 			if mf.path != "" {

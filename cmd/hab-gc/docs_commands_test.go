@@ -20,6 +20,9 @@ import (
 type docCommand struct {
 	where string // file:line
 	line  string // as written, prompt and comment removed
+	// continued: the line as written ends in a backslash or a pipe, so
+	// the next one is part of it.
+	continued bool
 }
 
 // docNotRun are the command lines of the docs that this test does not run,
@@ -83,7 +86,17 @@ func docsCommandLines(t *testing.T) [][]docCommand {
 			if tl == "" || strings.HasPrefix(tl, "#") {
 				continue
 			}
-			cur = append(cur, docCommand{where: strings.TrimPrefix(f, "../../") + ":" + strconv.Itoa(i+1), line: tl})
+			// A line continued (a trailing backslash, or a pipe to a
+			// consumer on the next line) joins the command before it.
+			if n := len(cur); n > 0 && cur[n-1].continued {
+				cur[n-1].line += " " + tl
+				cur[n-1].continued = strings.HasSuffix(tl, "\\") || strings.HasSuffix(tl, "|")
+				cur[n-1].line = strings.TrimSuffix(cur[n-1].line, "\\")
+				continue
+			}
+			cont := strings.HasSuffix(tl, "\\") || strings.HasSuffix(tl, "|")
+			tl = strings.TrimSpace(strings.TrimSuffix(tl, "\\"))
+			cur = append(cur, docCommand{continued: cont, where: strings.TrimPrefix(f, "../../") + ":" + strconv.Itoa(i+1), line: tl})
 		}
 	}
 	return blocks

@@ -18,7 +18,8 @@ var commandLineOnly = map[string]bool{
 	"schedules": true, "state": true, "now": true, "timezone": true, "catch-up-spread": true,
 	"once": true, "job": true, "log-format": true, "metrics-listen": true,
 	"format": true, "since": true, "exe": true, "out": true, "count": true, "store": true,
-	"remove": true, // hab-gc binlinks --remove
+	"remove":          true, // hab-gc binlinks --remove
+	"allow-keep-none": true, // a confirmation, typed for the one run it confirms
 }
 
 // definitionOnly are flags that stand for a definition's field (schedule

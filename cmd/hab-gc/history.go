@@ -10,6 +10,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/watch"
 )
 
 func (a *app) historyCmd() *cobra.Command {
@@ -90,10 +91,14 @@ func parseSince(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// jobText names what made a record: hab-gc run, or a scheduled prune.
+// jobText names what made a record: hab-gc run, hab-gc watch, or a
+// scheduled job (a watch of a schedule names its schedule).
 func jobText(r history.Record) string {
 	by := "hab-gc run"
-	if r.Job != history.JobRun {
+	switch {
+	case r.Job == watch.Job && r.Owner == "":
+		by = "hab-gc watch (" + r.JobKey + ")"
+	case r.Job != history.JobRun:
 		by = "scheduled " + r.Job + " " + r.JobKey
 		if r.Owner != "" {
 			by += " (schedule " + r.Owner + ")"
@@ -109,7 +114,15 @@ func printRecord(a *app, r history.Record) {
 	}
 	t := r.Time.UTC().Format(time.RFC3339)
 	if r.Kind == history.KindRun {
-		fmt.Fprintf(a.text, "%s  run %s: removed %d, kept %d, failed %d, freed %s, by %s\n", t, r.Outcome, r.Removed, r.Kept, r.Failed, humanBytes(r.BytesFreed), jobText(r))
+		counts := fmt.Sprintf("%d removed, %d kept at revalidation, %d failed", r.Removed, r.Kept, r.Failed)
+		if r.Releases > 0 { // as the run's own summary counts (a record before they were kept: without)
+			counts = fmt.Sprintf("%s: %d kept, %s", plural(r.Releases, "release"), r.Keep, counts)
+		}
+		if r.Releases == 0 && r.Removed+r.Kept+r.Failed == 0 { // refused before a plan, or an empty store
+			fmt.Fprintf(a.text, "%s  run %s: nothing removed, by %s\n", t, r.Outcome, jobText(r))
+		} else {
+			fmt.Fprintf(a.text, "%s  run %s: %s; %s freed, by %s\n", t, r.Outcome, counts, humanBytes(r.BytesFreed), jobText(r))
+		}
 		if r.Error != "" {
 			fmt.Fprintf(a.text, "    error: %s\n", r.Error)
 		}

@@ -89,11 +89,11 @@ func printPlan(w io.Writer, rep retention.Report, verbose bool) {
 		if s.Gone > 0 {
 			notAttempted += fmt.Sprintf(", %d already gone", s.Gone)
 		}
-		fmt.Fprintf(w, "\n%d releases: %d kept, %d removed, %d kept at revalidation, %d failed%s; %s freed.\n",
-			s.Releases, s.Keep, s.Removed, s.KeptAtRun, s.Failed, notAttempted, humanBytes(s.BytesFreed))
+		fmt.Fprintf(w, "\n%s: %d kept, %d removed, %d kept at revalidation, %d failed%s; %s freed.\n",
+			plural(s.Releases, "release"), s.Keep, s.Removed, s.KeptAtRun, s.Failed, notAttempted, humanBytes(s.BytesFreed))
 	} else {
-		fmt.Fprintf(w, "\n%d releases: %d to keep, %d to remove (%s). Dry run: nothing was changed.\n",
-			s.Releases, s.Keep, s.Remove, humanBytes(s.BytesReclaimable))
+		fmt.Fprintf(w, "\n%s: %d to keep, %d to remove (%s). Dry run: nothing was changed.\n",
+			plural(s.Releases, "release"), s.Keep, s.Remove, humanBytes(s.BytesReclaimable))
 	}
 	if s.KeptTooYoung > 0 {
 		fmt.Fprintf(w, "%d of the kept releases are kept only because they were installed less than the minimum age ago (--min-age, default 1h; a fresh image, a restored backup or a chown makes releases look new): --min-age=none, or a shorter duration, lets them go.\n", s.KeptTooYoung)

@@ -33,7 +33,7 @@ func TestCheckReadOnlyStore(t *testing.T) {
 			ro := storetest.ReadOnly(t, b.Root)
 			var stdout, stderr bytes.Buffer
 			code := execute([]string{"check", "--fs-root", ro}, &stdout, &stderr, noEnv)
-			if code != exitOK || !strings.Contains(stdout.String(), "OK: 1 releases") {
+			if code != exitOK || !strings.Contains(stdout.String(), "OK: 1 release,") {
 				t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 			}
 			notice := strings.Contains(stderr.String(), "without the store's lock")
@@ -86,7 +86,7 @@ func TestCheckAsNonRoot(t *testing.T) {
 				Dir: dir, Env: []string{"PATH=/usr/bin:/bin"},
 				SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}}
 			err = cmd.Run()
-			if err != nil || !strings.Contains(stdout.String(), "OK: 1 releases") || !strings.Contains(stderr.String(), "without the store's lock") {
+			if err != nil || !strings.Contains(stdout.String(), "OK: 1 release,") || !strings.Contains(stderr.String(), "without the store's lock") {
 				t.Fatalf("%v; stdout %q, stderr %q", err, stdout.String(), stderr.String())
 			}
 			if _, err := os.Lstat(b.Path("hab/pkgs/" + pkgstore.LockFile)); (err == nil) != withLockFile {

@@ -191,6 +191,7 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	root.AddCommand(run, list, why, check, watchC, a.graphCmd(), daemon, a.scheduleCmd(), a.historyCmd(), a.leaseCmd(), a.versionCmd(), a.docsCmd(root), safetyTopic())
 	root.AddCommand(a.binlinksCmd())
 	root.AddCommand(topicCmds(root)...)
+	root.SetHelpCommand(helpCmd(root))
 	return root
 }
 

@@ -18,15 +18,70 @@ import (
 func safetyTopic() *cobra.Command {
 	t, _ := docs.Lookup("safety")
 	return &cobra.Command{
-		Use:   "safety",
-		Short: "Print the safety model: what hab-gc guarantees before it deletes anything, and how",
-		Long:  "The safety model: what hab-gc guarantees before it deletes anything, and how.\n\n" + t.Text(),
-		Args:  args(cobra.NoArgs),
+		Annotations: map[string]string{topicAnnotation: "safety"},
+		Use:         "safety",
+		Short:       "Print the safety model: what hab-gc guarantees before it deletes anything, and how",
+		Long:        "The safety model: what hab-gc guarantees before it deletes anything, and how.\n\n" + t.Text(),
+		Args:        args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprint(cmd.OutOrStdout(), t.Text())
 			return err
 		},
 	}
+}
+
+// topicAnnotation marks a command whose long help is a docs page: the
+// page's name. Its man page is written from docs.Topic.Man (see manTopics).
+const topicAnnotation = "hab-gc/docs-page"
+
+// manPlaceholder stands for a docs page in the long help cobra's man
+// writer renders (go-md2man refills code and runs tables off the page);
+// fillManTopics puts the page's own roff (docs.Topic.Man) in its place.
+const manPlaceholder = "HABGCDOCSPAGEBODY"
+
+// manTopics rewrites the long help of every command carrying a docs page
+// (topicAnnotation) to end in manPlaceholder instead of the page's text,
+// for man pages only.
+// A command that has a page of its name but not as its help (history)
+// gets the page after its help.
+func manTopics(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		if name, ok := c.Annotations[topicAnnotation]; ok {
+			t, _ := docs.Lookup(name)
+			c.Long = strings.TrimSuffix(c.Long, t.Text()) + manPlaceholder
+		} else if _, ok := docs.Lookup(c.Name()); ok {
+			c.Long = strings.TrimSpace(c.Long) + "\n\n" + manPlaceholder
+		}
+	}
+}
+
+// fillManTopics replaces manPlaceholder in the man page of every command
+// carrying a docs page or named as one, in dir, with the page's roff.
+func fillManTopics(root *cobra.Command, dir string) error {
+	for _, c := range root.Commands() {
+		name, ok := c.Annotations[topicAnnotation]
+		if !ok {
+			name = c.Name()
+		}
+		t, ok := docs.Lookup(name)
+		if !ok {
+			continue
+		}
+		file := filepath.Join(dir, strings.ReplaceAll(c.CommandPath(), " ", "-")+".1")
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		page := string(b)
+		if !strings.Contains(page, manPlaceholder) {
+			return fmt.Errorf("%s: the docs page %s has no place in it", file, name)
+		}
+		page = strings.Replace(page, manPlaceholder, "\n"+strings.TrimSuffix(t.Man(), "\n"), 1)
+		if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // topicCmds are the help topics (`hab-gc help TOPIC`), one per page of
@@ -39,9 +94,10 @@ func topicCmds(root *cobra.Command) []*cobra.Command {
 			continue // a command of that name (safety) carries the page itself
 		}
 		out = append(out, &cobra.Command{
-			Use:   t.Name,
-			Short: t.Title + " (docs/" + t.Name + ".md)",
-			Long:  t.Title + "\n\n" + t.Text(),
+			Annotations: map[string]string{topicAnnotation: t.Name},
+			Use:         t.Name,
+			Short:       t.Title + " (docs/" + t.Name + ".md)",
+			Long:        t.Title + "\n\n" + t.Text(),
 		})
 	}
 	return out

@@ -105,7 +105,7 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 		}
 	}
 	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, StateRoot: stateRoot, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, ForceMachine: explicit, CatchUpSpread: spread,
-		Logger: slog.New(slog.NewTextHandler(a.stderr, nil)),
+		Logger: slog.New(uniqueKeys(slog.NewTextHandler(a.stderr, nil))),
 		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.RunResult {
 			start := time.Now()
 			res := schedule.RunJob(ctx, j, store, now, setup)
@@ -187,7 +187,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		}
 		switch f, _ := cmd.Flags().GetString("log-format"); f {
 		case "json":
-			s.Logger = slog.New(slog.NewJSONHandler(a.stderr, nil))
+			s.Logger = slog.New(uniqueKeys(slog.NewJSONHandler(a.stderr, nil)))
 		case "text":
 		default:
 			return usageError{fmt.Errorf("invalid --log-format %q: must be text or json", f)}
@@ -216,6 +216,9 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		if once {
 			failed := 0
 			outs := s.RunOnce(cmd.Context()) // a missed run waits its catch-up delay (--catch-up-spread)
+			if cmd.Context().Err() == nil {
+				logNothingDue(s, outs)
+			}
 			if ctx := cmd.Context(); ctx.Err() != nil {
 				// A job stopped by the signal stays due (a prune put back
 				// what it had hidden; see retention.Apply): not a failure.
@@ -531,10 +534,14 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 			jobs = append(jobs, p)
 		}
 		written, err := writeUnits(out, jobs, inv, s.Location)
-		for _, w := range written {
-			fmt.Fprintln(a.text, w)
+		if err != nil {
+			for _, w := range written {
+				fmt.Fprintln(a.text, w)
+			}
+			return err
 		}
-		return err
+		printExported(a.text, written)
+		return nil
 	})
 	cmd.AddCommand(list, next, export)
 	return cmd

@@ -42,7 +42,8 @@ keep_latest_packages in FS_ROOT/hab/sup/default/config/sup.toml. With --on-unloa
 removed and not back after --unload-grace loses its releases (none kept by count; every other protection
 holds). Runs until SIGINT or SIGTERM.`,
 		Example: `  hab-gc watch --keep-latest=2
-  hab-gc watch --keep-latest=2 --keep-latest-for core/postgresql=5 --on-unload`,
+  hab-gc watch --keep-latest=2 --keep-latest-for core/postgresql=5 \
+    --on-unload`,
 		Args: args(cobra.NoArgs),
 	}
 	addPolicyFlags(cmd.Flags())

@@ -99,6 +99,14 @@ func TestWatchCommand(t *testing.T) {
 	if removed != 2 {
 		t.Errorf("history has %d watch removals, want 2: %+v", removed, recs)
 	}
+	// Issue 33 item 4: a watch started by hand is not a scheduled one.
+	var out, errOut bytes.Buffer
+	if code := execute([]string{"history", "--fs-root", b.Root}, &out, &errOut, noEnv); code != exitOK {
+		t.Fatalf("history: exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "by hab-gc watch (") || strings.Contains(out.String(), "scheduled") {
+		t.Errorf("history does not say hab-gc watch made the records:\n%s", out.String())
+	}
 	data, err := os.ReadFile(prom)
 	if err != nil || !strings.Contains(string(data), `type="watch"`) {
 		t.Errorf("metrics file %v:\n%s", err, data)
@@ -158,6 +166,14 @@ func TestDaemonWatches(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "watch=sup") || !strings.Contains(stderr.String(), "keep-latest-for=core/redis=2") {
 		t.Errorf("the purge's log does not name the schedule and its policy:\n%s", stderr)
+	}
+	// The history names the schedule the watch is of.
+	var out, errOut bytes.Buffer
+	if code := execute([]string{"history", "--fs-root", b.Root}, &out, &errOut, noEnv); code != exitOK {
+		t.Fatalf("history: exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "by scheduled watch ") || !strings.Contains(out.String(), "(schedule sup)") {
+		t.Errorf("history does not name the schedule's watch:\n%s", out.String())
 	}
 }
 

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/hab-gc/hab-gc/docs"
+	"github.com/hab-gc/hab-gc/internal/testtool"
+)
+
+// fenceRE finds the code blocks of a page: its fenced blocks' lines.
+var fenceRE = regexp.MustCompile("(?ms)^ *```[a-z]*\n(.*?)^ *```")
+
+// codeLines are the non-blank lines of a page's fenced code blocks,
+// without their indent, each with its width in the block (tabs as 4
+// columns, as the man pages show them).
+func codeLines(md string) map[string]int {
+	out := map[string]int{}
+	for _, m := range fenceRE.FindAllStringSubmatch(md, -1) {
+		for _, l := range strings.Split(m[1], "\n") {
+			if t := strings.TrimSpace(l); t != "" {
+				out[t] = utf8.RuneCountInString(strings.ReplaceAll(l, "\t", "    "))
+			}
+		}
+	}
+	return out
+}
+
+// Issue 33 item 1: every man page `hab-gc docs` writes, rendered by groff
+// as man(1) does at 80 columns, draws no warning (troff's "table wider than
+// line width"), has no line wider than 80 columns, and shows each line of
+// its page's code blocks verbatim, on a line of its own (go-md2man had
+// refilled them into paragraphs, dropping the "#" of a TOML comment, and
+// run tables to 919 columns).
+func TestManPagesRenderAt80Columns(t *testing.T) {
+	groff := testtool.Need(t, "groff", "groff-base")
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := execute([]string{"docs", "--format", "man", dir}, &stdout, &stderr, noEnv); code != exitOK {
+		t.Fatalf("docs: exit %d: %s", code, stderr.String())
+	}
+	pages, err := filepath.Glob(filepath.Join(dir, "*.1"))
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no man pages: %v", err)
+	}
+	topics := map[string]docs.Topic{}
+	for _, tp := range docs.Topics() {
+		topics["hab-gc-"+tp.Name+".1"] = tp
+	}
+	for _, page := range pages {
+		t.Run(filepath.Base(page), func(t *testing.T) {
+			// man(1)'s pipeline for a page: tbl, then troff with the man
+			// macros, for a UTF-8 terminal 80 columns wide; -ww: every
+			// warning.
+			cmd := exec.Command(groff, "-k", "-t", "-man", "-Tutf8", "-ww", "-rLL=80n", "-rLT=80n", "-P-cbou", page)
+			cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("groff: %v: %s", err, errOut.String())
+			}
+			if errOut.Len() > 0 {
+				t.Errorf("groff warns:\n%s", errOut.String())
+			}
+			tp, isTopic := topics[filepath.Base(page)]
+			code := codeLines(tp.Markdown)
+			text := out.String()
+			rendered := map[string]bool{}
+			for i, l := range strings.Split(text, "\n") {
+				if n := utf8.RuneCountInString(l); n > 80 {
+					// A sample of output, JSON or Go, as wide in the
+					// page as here: verbatim wins (and is logged).
+					if code[strings.TrimSpace(l)] > 80-11 {
+						t.Logf("code line %d is %d columns wide: %q", i+1, n, l)
+					} else {
+						t.Errorf("line %d is %d columns wide: %q", i+1, n, l)
+					}
+				}
+				rendered[strings.TrimSpace(l)] = true
+			}
+			if !isTopic {
+				return
+			}
+			for l := range code {
+				if !rendered[l] {
+					t.Errorf("code line not rendered verbatim on a line of its own: %q", l)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,75 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+)
+
+// Issue 33 item 8: run --dry-run as a normal user (nobody), who cannot
+// see most processes, shows the plan (exit 0) and says what it could not
+// see, instead of refusing (exit 3): a dry run removes nothing.
+func TestDryRunAsNonRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run hab-gc as another user")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir, err := os.MkdirTemp("", "hab-gc-nonroot-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	bin := filepath.Join(dir, "hab-gc")
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := storetest.At(t, filepath.Join(dir, "fs"))
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	b.Add(storetest.Release{Ident: "core/a/1/20200101000000", ModTime: old})
+	b.Add(storetest.Release{Ident: "core/a/2/20200201000000", ModTime: old})
+	var stdout, stderr bytes.Buffer
+	cmd := &exec.Cmd{Path: bin, Args: []string{"hab-gc", "run", "--dry-run", "--keep-latest=1", "--min-age=none", "--fs-root", b.Root},
+		Stdout: &stdout, Stderr: &stderr, Dir: dir, Env: []string{"PATH=/usr/bin:/bin"},
+		SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}}
+	err = cmd.Run()
+	if err != nil || !strings.Contains(stdout.String(), "core/a/1/20200101000000") {
+		t.Fatalf("dry run as nobody: %v; stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "could not be inspected fully") {
+		t.Errorf("the dry run does not say what it could not see: stderr %q", stderr.String())
+	}
+
+	// A real run (past the blind check) cannot open root's lock file: it
+	// says it needs root, with the exit code of a refusal (3), not 1.
+	stdout.Reset()
+	stderr.Reset()
+	cmd = &exec.Cmd{Path: bin, Args: []string{"hab-gc", "run", "--keep-latest=1", "--min-age=none", "--runtime-roots=best-effort", "--fs-root", b.Root},
+		Stdout: &stdout, Stderr: &stderr, Dir: dir, Env: []string{"PATH=/usr/bin:/bin"},
+		SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}}
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitRefused || !strings.Contains(stderr.String(), "needs root") {
+		t.Errorf("real run as nobody: %v; stderr %q; want exit %d saying it needs root", err, stderr.String(), exitRefused)
+	}
+	if _, err := os.Stat(b.PkgPath("core/a/1/20200101000000")); err != nil {
+		t.Errorf("the refused run removed a release: %v", err)
+	}
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// testOnlyEnv are HAB_GC_* variables hab-gc's own tests give the processes
+// they start (internal/proctest and the test helpers): known, not settings.
+var testOnlyEnv = []string{"HAB_GC_TEST_", "HAB_GC_FLOCK_HELPER", "HAB_GC_LEASE_HELPER", "HAB_GC_PROCTEST_MAP",
+	"HAB_GC_RUNROOTS_BLIND_PLAN", "HAB_GC_BENCH_"}
+
+// knownEnv are the HAB_GC_* variables hab-gc reads.
+func knownEnv() []string {
+	var out []string
+	for _, s := range settings() {
+		for _, e := range s.env {
+			if strings.HasPrefix(e, "HAB_GC_") {
+				out = append(out, e)
+			}
+		}
+	}
+	return append(out, "HAB_GC_CONFIG", "HAB_GC_MACHINE_ID")
+}
+
+// warnUnknownEnv warns of each non-empty HAB_GC_* variable hab-gc does not
+// read, naming the nearest one it does: a misspelt HAB_GC_EXCLUDES would
+// silently drop the pin it carries. The names come from the process's
+// environment, each confirmed through c.lookup (which tests replace).
+func (c *config) warnUnknownEnv() {
+	known := knownEnv()
+	var unknown []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "HAB_GC_") {
+			continue
+		}
+		if v, ok := c.lookup(name); !ok || v == "" {
+			continue
+		}
+		isKnown := false
+		for _, k := range known {
+			isKnown = isKnown || k == name
+		}
+		for _, p := range testOnlyEnv {
+			isKnown = isKnown || strings.HasPrefix(name, p)
+		}
+		if !isKnown {
+			unknown = append(unknown, name)
+		}
+	}
+	sort.Strings(unknown)
+	for _, name := range unknown {
+		best, dist := "", len(name)/3+1
+		for _, k := range known {
+			if d := editDistance(name, k); d < dist {
+				best, dist = k, d
+			}
+		}
+		hint := ""
+		if best != "" {
+			hint = fmt.Sprintf(" (did you mean %s?)", best)
+		}
+		c.warnings = append(c.warnings, fmt.Sprintf("unknown environment variable %s%s; it is ignored", name, hint))
+	}
+}
+
+// warnIneffective warns of a setting given that does nothing as the
+// others stand: cache_keep_latest without cache.
+func (c *config) warnIneffective() {
+	if c.cmd.Flags().Lookup("cache") == nil || !c.isSet("cache_keep_latest") {
+		return
+	}
+	if on, err := c.boolean("cache"); err == nil && !on {
+		c.warnings = append(c.warnings, fmt.Sprintf("cache_keep_latest %s (%s) does nothing without --cache (HAB_GC_CACHE, cache = true): the artifact cache is not cleaned",
+			c.raw("cache_keep_latest"), c.source("cache_keep_latest")))
+	}
+}
