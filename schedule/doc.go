@@ -73,7 +73,10 @@
 //
 // Only a scheduler without ReadOnly writes the state file. A state file
 // that is a symlink, not a regular file or of an unknown version is
-// refused (ErrState), and so is anything but a regular file with one link
+// refused (ErrState); one that does not parse (ErrCorruptState: zero
+// bytes, garbage, truncated JSON) is renamed aside (STATE.corrupt-TIME,
+// never over another), logged at ERROR and rebuilt from the Scheduler's
+// memory (at a start, its jobs start anew), not refused. Refused too is anything but a regular file with one link
 // owned by the effective user at the lock file's name, STATE.lock (the
 // rules of pkgstore.Store's lock file: opened without following a symlink
 // or blocking, created mode 0600). A job whose last due time is up to a day in the

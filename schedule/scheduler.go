@@ -327,6 +327,9 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 			}
 			return st.Schedules[d.Name].FirstSeen
 		}
+		if st.Machine == "" && !s.ForceMachine && mem != nil && mem.Machine != "" {
+			st.Machine = mem.Machine // the file was lost or damaged
+		}
 		if st.Machine == "" || s.ForceMachine && st.Machine != s.Machine {
 			if st.Machine != "" {
 				s.log().Info("the identity randomized times are drawn with changes: every randomized job's time moves", "from", st.Machine, "to", s.Machine)
@@ -413,17 +416,27 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 	}
 	if s.ReadOnly {
 		var st *State
-		if st, err = LoadState(s.StatePath); err == nil {
+		st, err = LoadState(s.StatePath)
+		if errors.Is(err, ErrCorruptState) {
+			// Left as it is (ReadOnly); the next daemon keeps it aside.
+			s.log().Error("the schedule state file is damaged; showing the jobs as new (a daemon keeps the file aside and rebuilds it)", "state", s.StatePath, "error", err)
+			st, err = newState(), nil
+		}
+		if err == nil {
 			update(st)
 		}
-	} else if err = s.updateState(update); err != nil && !errors.Is(err, ErrState) {
+	} else if err = s.updateState(update); err != nil && (!errors.Is(err, ErrState) || errors.Is(err, ErrCorruptState)) {
 		// A full or read-only file system under the state: run from
 		// memory (the state as it reads, brought up to date), which is
 		// when a [pressure] prune may be needed most. A refused state
 		// file (ErrState) is never read past.
+		// A damaged one that cannot be kept aside: from memory too.
 		s.log().Error("the state file cannot be written; running with the state in memory: runs are not recorded across restarts", "state", s.StatePath, "error", err)
 		var st *State
-		if st, err = LoadState(s.StatePath); err == nil {
+		if st, err = LoadState(s.StatePath); errors.Is(err, ErrCorruptState) {
+			st, err = newState(), nil
+		}
+		if err == nil {
 			update(st)
 		}
 	}
@@ -593,6 +606,9 @@ type Status struct {
 // LastError.
 func (s *Scheduler) Status() ([]Status, error) {
 	st, err := LoadState(s.StatePath)
+	if errors.Is(err, ErrCorruptState) {
+		st, err = newState(), nil // what Reload made of it (logged there)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -714,6 +730,11 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 	}
 	jobs = maybe
 	st, err := LoadState(s.StatePath)
+	if errors.Is(err, ErrCorruptState) {
+		// Damaged: every job is restored from memory (restore keeps the
+		// file aside under the state's lock and writes the state again).
+		st, err = newState(), nil
+	}
 	if err != nil {
 		s.log().Error("reading state", "error", err)
 		return s.dispatch(ctx, byStore, s.addPressure(byStore, stores), wait)
