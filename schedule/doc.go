@@ -81,7 +81,10 @@
 // rules of pkgstore.Store's lock file: opened without following a symlink
 // or blocking, created mode 0600). A job whose last due time is up to a day in the
 // future (the clock was set back a little) waits for the clock, so no due
-// time runs twice; one further ahead is re-anchored at now. A state file that cannot be
+// time runs twice; one further ahead is re-anchored at now. A clock that
+// is obviously wrong (before Scheduler.NotBefore, the build time, or more
+// than a day before the state's oldest record) holds every scheduled job
+// and rewrites nothing until it is right. A state file that cannot be
 // written (a full or read-only file system) does not stop Reload: the
 // state is read and kept in memory (logged). A run whose record cannot be
 // written is not repeated for that due time by the same Scheduler. A

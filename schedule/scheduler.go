@@ -73,6 +73,13 @@ type Scheduler struct {
 	// [0, CatchUpSpread) after the start, so that machines booting
 	// together do not all run at once. 0: missed runs run at once.
 	CatchUpSpread time.Duration
+	// NotBefore is a time the clock is never before when right (the time
+	// this hab-gc was built): a clock before it (a machine booting at
+	// 1970 before NTP) is obviously wrong, and no scheduled job runs or
+	// is re-anchored until it is right again. Zero: no such bound (a
+	// clock more than a day before the state's own oldest record is
+	// still taken as wrong).
+	NotBefore time.Time
 	// ReadOnly makes Reload leave the state file alone (inspection:
 	// schedule list, next, export): what it would record stays in memory.
 	ReadOnly bool
@@ -105,6 +112,8 @@ type Scheduler struct {
 	umu        sync.Mutex
 	unrecorded map[string]unrecorded // by job key
 	started    time.Time             // the first Reload
+	wrongClock string                // why the clock is taken as wrong (holdForClock); "" when right
+	startWrong bool                  // started was read from a wrong clock
 	catchUp    map[string]time.Time  // missed runs waiting: when they run
 
 	cmu   sync.Mutex
@@ -298,6 +307,19 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		s.started = now
 	}
 	s.umu.Unlock()
+	// What a clock that is obviously wrong (clockWrong) would record as
+	// the first-seen time of a new schedule or job is the latest time the
+	// state knows instead: never a 1970 time that would make every due
+	// time since then "due".
+	stamp := func(st *State) time.Time {
+		if s.clockWrong(st, now) == "" {
+			return now
+		}
+		if l := latestRecord(st); l.After(now) {
+			return l
+		}
+		return now
+	}
 	var jobs, pjobs []Job
 	var view *State
 	var machine string
@@ -308,6 +330,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 	mem := s.view
 	s.mu.RUnlock()
 	update := func(st *State) bool {
+		now := stamp(st)
 		for _, d := range defs {
 			ss, ok := st.Schedules[d.Name]
 			if !ok && mem != nil {
@@ -740,6 +763,9 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 		return s.dispatch(ctx, byStore, s.addPressure(byStore, stores), wait)
 	}
 	s.restore(st, jobs)
+	if s.holdForClock(st, now) {
+		return s.dispatch(ctx, byStore, s.addPressure(byStore, stores), wait)
+	}
 	for _, j := range jobs {
 		if ctx.Err() != nil {
 			break
@@ -1522,4 +1548,96 @@ func withLogger(ctx context.Context, log *slog.Logger) context.Context {
 func loggerFrom(ctx context.Context) *slog.Logger {
 	log, _ := ctx.Value(loggerKey{}).(*slog.Logger)
 	return log // nil: Apply discards
+}
+
+// clockWrong says why now is obviously wrong ("" when it is not): before
+// NotBefore (the build time), or more than a day (setBack) before the
+// oldest record of the state, unless this Scheduler saw the clock go back
+// since it started (the records ahead are then its own, made while the
+// clock was fast: recoverClock re-anchors them).
+func (s *Scheduler) clockWrong(st *State, now time.Time) string {
+	if !s.NotBefore.IsZero() && now.Before(s.NotBefore) {
+		return "the clock is before this hab-gc was built (" + s.NotBefore.UTC().Format(time.RFC3339) + ")"
+	}
+	s.umu.Lock()
+	wentBack := !s.started.IsZero() && now.Before(s.started.Add(-missedGrace))
+	s.umu.Unlock()
+	if wentBack || st == nil {
+		return ""
+	}
+	if o := oldestRecord(st); !o.IsZero() && now.Add(setBack).Before(o) {
+		return "the clock is more than a day before the state's oldest record (" + o.UTC().Format(time.RFC3339) + ")"
+	}
+	return ""
+}
+
+// oldestRecord is the earliest time the state records: a schedule's
+// first sighting or a job's creation.
+func oldestRecord(st *State) time.Time {
+	var o time.Time
+	take := func(t time.Time) {
+		if !t.IsZero() && (o.IsZero() || t.Before(o)) {
+			o = t
+		}
+	}
+	for _, ss := range st.Schedules {
+		take(ss.FirstSeen)
+	}
+	for _, js := range st.Jobs {
+		take(js.Since)
+	}
+	return o
+}
+
+// latestRecord is the latest time the state records (first sightings,
+// creations, last due times, runs' ends).
+func latestRecord(st *State) time.Time {
+	var l time.Time
+	take := func(t time.Time) {
+		if t.After(l) {
+			l = t
+		}
+	}
+	for _, ss := range st.Schedules {
+		take(ss.FirstSeen)
+	}
+	for _, js := range st.Jobs {
+		take(js.Since)
+		if js.LastDue != nil {
+			take(*js.LastDue)
+		}
+		if js.LastRun != nil {
+			take(js.LastRun.End)
+		}
+	}
+	return l
+}
+
+// holdForClock reports whether the scheduled jobs wait because the clock
+// is obviously wrong (clockWrong): nothing runs, nothing is re-anchored,
+// and it is said once (at WARN), and again when the clock is right. A
+// start made while the clock was wrong is then moved to the first right
+// time, so a run missed while the machine was down still waits its
+// catch-up delay. A clock set back before the start (it was fast) moves
+// the start back too: due times after the correction are not "missed".
+func (s *Scheduler) holdForClock(st *State, now time.Time) bool {
+	why := s.clockWrong(st, now)
+	s.umu.Lock()
+	defer s.umu.Unlock()
+	was := s.wrongClock
+	s.wrongClock = why
+	switch {
+	case why != "":
+		s.startWrong = true // when right, the start is the first right time
+		if was == "" {
+			s.log().Warn("the clock is obviously wrong; no scheduled job runs until it is right, and the recorded runs are kept", "now", now.UTC().Format(time.RFC3339), "why", why)
+		}
+		return true
+	case was != "":
+		s.log().Info("the clock is right again; scheduled jobs run", "now", now.UTC().Format(time.RFC3339))
+	}
+	if s.startWrong || now.Before(s.started.Add(-missedGrace)) {
+		s.started, s.startWrong = now, false
+	}
+	return false
 }

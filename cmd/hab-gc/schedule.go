@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -50,6 +51,23 @@ func zoneAndClock(cmd *cobra.Command) (*time.Location, func() time.Time, error) 
 		clock = func() time.Time { return t0.Add(time.Since(start)) }
 	}
 	return loc, clock, nil
+}
+
+// buildTime is the time of the commit hab-gc was built from (vcs.time),
+// zero when unknown: a clock before it is obviously wrong
+// (schedule.Scheduler.NotBefore).
+func buildTime(bi *debug.BuildInfo, ok bool) time.Time {
+	if !ok {
+		return time.Time{}
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.time" {
+			if t, err := time.Parse(time.RFC3339, s.Value); err == nil {
+				return t
+			}
+		}
+	}
+	return time.Time{}
 }
 
 // newScheduler builds a scheduler from the flags. Only the daemon writes
@@ -102,7 +120,11 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 			}
 		}
 	}
-	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, ForceMachine: explicit, CatchUpSpread: spread,
+	var notBefore time.Time
+	if now, _ := cmd.Flags().GetString("now"); now == "" {
+		notBefore = buildTime(debug.ReadBuildInfo()) // a rehearsal's --now may be any time
+	}
+	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, ForceMachine: explicit, CatchUpSpread: spread, NotBefore: notBefore,
 		Logger: slog.New(slog.NewTextHandler(a.stderr, nil)),
 		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.RunResult {
 			start := time.Now()
