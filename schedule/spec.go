@@ -458,15 +458,30 @@ func (c *Cron) Next(t time.Time) time.Time {
 // LastDue returns the latest due instant in (after, upTo], and whether
 // there is one. It never returns more than one: a job that missed many
 // runs catches up once.
+//
+// It searches back from upTo in windows that double from an hour (the
+// latest window with a due time is walked forward), so its cost follows
+// how often the job is due near upTo, not how long the range is: an
+// every-minute job after a five-year gap walks an hour, not 2.6 million
+// minutes (which a cap on the walk once cut short at a stale due time).
 func (c *Cron) LastDue(after, upTo time.Time) (time.Time, bool) {
-	var last time.Time
-	for n, i := c.Next(after), 0; !n.IsZero() && !n.After(upTo); n, i = c.Next(n), i+1 {
-		last = n
-		if i > 2_000_000 {
-			break
+	if !upTo.After(after) {
+		return time.Time{}, false
+	}
+	for back := time.Hour; ; back *= 2 {
+		lo := upTo.Add(-back)
+		whole := !lo.After(after) || back > 1<<20*time.Hour
+		if whole {
+			lo = after
+		}
+		var last time.Time
+		for n := c.Next(lo); !n.IsZero() && !n.After(upTo); n = c.Next(n) {
+			last = n
+		}
+		if !last.IsZero() || whole {
+			return last, !last.IsZero()
 		}
 	}
-	return last, !last.IsZero()
 }
 
 // Prev returns the latest due instant at or before t, and whether there
