@@ -66,7 +66,7 @@ func BuildJobs(defs []Definition, machine string, created func(Definition) time.
 }
 
 // BuildJobsIn is BuildJobs for cron read in the time zone loc (nil: UTC):
-// no randomized time of day falls where loc's clocks skip or repeat (see
+// no randomized time of day falls where loc's clocks skip (see
 // HashInput.Zone).
 func BuildJobsIn(defs []Definition, machine string, loc *time.Location, created func(Definition) time.Time) []Job {
 	defs = canonicalDefs(defs)

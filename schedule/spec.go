@@ -257,16 +257,16 @@ type HashInput struct {
 	Machine string
 	// Zone is the time zone the job's cron is read in (nil: UTC). It is
 	// not hashed: a randomized time of day that falls where the zone's
-	// clocks change is drawn again among the times they never skip or
-	// repeat.
+	// clocks skip is drawn again among the times they never skip (a
+	// repeated time runs once, at its first occurrence, and may stay).
 	Zone *time.Location
 
 	changing *[1440]bool // Zone's changingMinutes, when already known
 }
 
 // changingMinutes marks the minutes of the day (wall clock) that loc's
-// clocks skip or repeat at some change between 2000 and 2100; nil when
-// they never change.
+// clocks skip at some change between 2000 and 2100; nil when they never
+// skip any.
 func changingMinutes(loc *time.Location) *[1440]bool {
 	if loc == nil || loc == time.UTC {
 		return nil
@@ -281,13 +281,17 @@ func changingMinutes(loc *time.Location) *[1440]bool {
 		}
 		_, before := next.Add(-time.Second).Zone()
 		_, after := next.Zone()
-		lo, hi := min(before, after), max(before, after)
-		// From the wall time with the smaller offset to the one with
-		// the larger: skipped (clocks forward) or repeated (back).
-		w := next.Add(time.Duration(lo) * time.Second).UTC()
-		start := w.Hour()*60 + w.Minute()
-		for i := 0; i < (hi-lo+59)/60; i++ {
-			m[(start+i)%1440], found = true, true
+		// Clocks forward: the wall times from the old offset's reading
+		// of the change to the new one's are skipped. A repeated time
+		// (clocks back) is not marked: the cron runs it once, at its
+		// first occurrence (Cron), and excluding it too emptied windows
+		// such as 01:00-03:00 in New York (issue 32 item 6).
+		if after > before {
+			w := next.Add(time.Duration(before) * time.Second).UTC()
+			start := w.Hour()*60 + w.Minute()
+			for i := 0; i < (after-before+59)/60; i++ {
+				m[(start+i)%1440], found = true, true
+			}
 		}
 		t = next
 	}
@@ -343,8 +347,8 @@ func Resolve(spec Spec, in HashInput) string {
 		min, hour = fmt.Sprint(t%60), fmt.Sprint(t/60)
 	}
 	if strings.Contains(fields, "h") {
-		// A time of day the zone's clocks skip or repeat (02:00-03:00 in
-		// Europe) would lose or double a run once a year: it is drawn
+		// A time of day the zone's clocks skip (02:00-03:00 in Europe
+		// and the US in spring) would lose a run once a year: it is drawn
 		// again among the window's other minutes, from bits of its own
 		// (every other time stays where it was).
 		ch := in.changing
