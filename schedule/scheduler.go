@@ -1206,6 +1206,10 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 			}
 			js = &m
 			st.Jobs[j.Key] = js
+		} else if m, ok := s.memJob(j.Key); ok && m.Runs > js.Runs {
+			// Runs this scheduler made while the file could not be
+			// written (a full disk): counted, not lost.
+			js.Runs = m.Runs
 		}
 		record(js)
 		return true
