@@ -30,7 +30,10 @@
 // machine's identity (Scheduler.Machine; not part of the job's key), each
 // cron field from its own bits. Schedules that agree on all four share one
 // effective Job: it runs once, at a time that does not depend on which
-// schedule owns it (the oldest by created time, then by name). Explicit
+// schedule owns it (the oldest by created time, then by name). A store
+// moved behind a symlink (hab/pkgs moved to another disk and linked back)
+// keeps the path it had as its identity (State.StoreIDs): its jobs keep
+// their keys, times and history. Explicit
 // cron specs are honoured as written and never merged.
 //
 // Every prune appends its removals and its outcome (a refusal too) to

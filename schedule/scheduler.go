@@ -361,7 +361,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 			st.Machine = s.Machine
 		}
 		machine = st.Machine
-		jobs = BuildJobsIn(defs, machine, s.Location, created)
+		jobs = buildJobs(defs, machine, s.Location, created, storeIDs(st))
 		pjobs = BuildPressureJobs(defs, created)
 		live := map[string]bool{}
 		for _, j := range jobs {

@@ -39,6 +39,11 @@ type State struct {
 	// Schedules records when each schedule was first seen (its created
 	// time when the file gives none).
 	Schedules map[string]ScheduleState `json:"schedules"`
+	// StoreIDs maps a store's canonical path to the one its jobs' keys and
+	// randomized times were drawn with, for a store moved behind a
+	// symlink (hab/pkgs moved to another disk and linked back): it keeps
+	// its jobs, times and history.
+	StoreIDs map[string]string `json:"store_ids,omitempty"`
 	// Jobs are the effective jobs by key.
 	Jobs map[string]*JobState `json:"jobs"`
 }
@@ -328,4 +333,46 @@ func (s *Scheduler) keepAside(path string, why error) (*State, error) {
 		return newState(), nil
 	}
 	return nil, fmt.Errorf("%w (no free name to keep it aside)", why)
+}
+
+// storeIDs returns (and records in st.StoreIDs) the identities of the
+// stores moved behind a symlink: a store path a job recorded that now
+// resolves elsewhere (hab/pkgs moved and linked back) keeps that path as
+// the identity of the store it leads to, unless that store has jobs of its
+// own in the state (then it is another store, not a move).
+func storeIDs(st *State) map[string]string {
+	ids := map[string]string{}
+	for k, v := range st.StoreIDs {
+		ids[k] = v
+	}
+	own := map[string]bool{}
+	for _, js := range st.Jobs {
+		own[js.Store] = true
+	}
+	resolved := map[string]string{}
+	for _, js := range st.Jobs {
+		if js.Store == "" {
+			continue
+		}
+		now, ok := resolved[js.Store]
+		if !ok {
+			now, _ = canonicalPath(js.Store)
+			resolved[js.Store] = now
+		}
+		if now == "" || now == js.Store || own[now] {
+			continue
+		}
+		if _, ok := ids[now]; ok {
+			continue
+		}
+		id := js.Store
+		if v, ok := ids[js.Store]; ok {
+			id = v
+		}
+		ids[now] = id
+	}
+	if len(ids) > 0 {
+		st.StoreIDs = ids
+	}
+	return ids
 }
