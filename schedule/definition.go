@@ -268,7 +268,7 @@ func ParseDefinition(file string, data []byte) (Definition, error) {
 			e := &DefinitionError{File: file, Msg: "unknown field"}
 			if len(sme.Errors) > 0 {
 				e.Line, e.Column = sme.Errors[0].Position()
-				e.Msg = "unknown field " + strings.Join(sme.Errors[0].Key(), ".")
+				e.Msg = "unknown field " + strings.Join(sme.Errors[0].Key(), ".") + suggestKey(sme.Errors[0].Key())
 			}
 			return Definition{}, e
 		}
