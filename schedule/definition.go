@@ -253,6 +253,8 @@ func canonicalPath(p string) (string, error) {
 
 // ParseDefinition parses one definition file's contents.
 func ParseDefinition(file string, data []byte) (Definition, error) {
+	// A UTF-8 byte order mark (an editor's) is not part of the TOML.
+	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	fail := func(field, format string, args ...any) error {
 		line, col := keyPos(data, strings.SplitN(field, "/", 2)[0])
 		return &DefinitionError{File: file, Line: line, Column: col, Field: field, Msg: fmt.Sprintf(format, args...)}
@@ -266,7 +268,7 @@ func ParseDefinition(file string, data []byte) (Definition, error) {
 			e := &DefinitionError{File: file, Msg: "unknown field"}
 			if len(sme.Errors) > 0 {
 				e.Line, e.Column = sme.Errors[0].Position()
-				e.Msg = "unknown field " + strings.Join(sme.Errors[0].Key(), ".")
+				e.Msg = "unknown field " + strings.Join(sme.Errors[0].Key(), ".") + suggestKey(sme.Errors[0].Key())
 			}
 			return Definition{}, e
 		}

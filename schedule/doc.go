@@ -30,7 +30,10 @@
 // machine's identity (Scheduler.Machine; not part of the job's key), each
 // cron field from its own bits. Schedules that agree on all four share one
 // effective Job: it runs once, at a time that does not depend on which
-// schedule owns it (the oldest by created time, then by name). Explicit
+// schedule owns it (the oldest by created time, then by name). A store
+// moved behind a symlink (hab/pkgs moved to another disk and linked back)
+// keeps the path it had as its identity (State.StoreIDs): its jobs keep
+// their keys, times and history. Explicit
 // cron specs are honoured as written and never merged.
 //
 // Every prune appends its removals and its outcome (a refusal too) to
@@ -73,12 +76,18 @@
 //
 // Only a scheduler without ReadOnly writes the state file. A state file
 // that is a symlink, not a regular file or of an unknown version is
-// refused (ErrState), and so is anything but a regular file with one link
+// refused (ErrState); one that does not parse (ErrCorruptState: zero
+// bytes, garbage, truncated JSON) is renamed aside (STATE.corrupt-TIME,
+// never over another), logged at ERROR and rebuilt from the Scheduler's
+// memory (at a start, its jobs start anew), not refused. Refused too is anything but a regular file with one link
 // owned by the effective user at the lock file's name, STATE.lock (the
 // rules of pkgstore.Store's lock file: opened without following a symlink
 // or blocking, created mode 0600). A job whose last due time is up to a day in the
 // future (the clock was set back a little) waits for the clock, so no due
-// time runs twice; one further ahead is re-anchored at now. A state file that cannot be
+// time runs twice; one further ahead is re-anchored at now. A clock that
+// is obviously wrong (before Scheduler.NotBefore, the build time, or more
+// than a day before the state's oldest record) holds every scheduled job
+// and rewrites nothing until it is right. A state file that cannot be
 // written (a full or read-only file system) does not stop Reload: the
 // state is read and kept in memory (logged). A run whose record cannot be
 // written is not repeated for that due time by the same Scheduler. A

@@ -69,9 +69,17 @@ func BuildJobs(defs []Definition, machine string, created func(Definition) time.
 }
 
 // BuildJobsIn is BuildJobs for cron read in the time zone loc (nil: UTC):
-// no randomized time of day falls where loc's clocks skip or repeat (see
+// no randomized time of day falls where loc's clocks skip (see
 // HashInput.Zone).
 func BuildJobsIn(defs []Definition, machine string, loc *time.Location, created func(Definition) time.Time) []Job {
+	return buildJobs(defs, machine, loc, created, nil)
+}
+
+// buildJobs is BuildJobsIn with stores' identities: ids maps a canonical
+// store path to the path its jobs' keys and randomized times are drawn
+// with (a store moved behind a symlink keeps the path it had: see
+// storeIDs); a store not in ids is its own identity.
+func buildJobs(defs []Definition, machine string, loc *time.Location, created func(Definition) time.Time, ids map[string]string) []Job {
 	defs = canonicalDefs(defs)
 	changing := changingMinutes(loc)
 	type group struct {
@@ -86,7 +94,11 @@ func BuildJobsIn(defs []Definition, machine string, loc *time.Location, created 
 			if jd.Type == Prune {
 				params = jd.Params.Canonical()
 			}
-			in := HashInput{Store: d.Store, Type: jd.Type, Params: params, Spec: jd.Spec.Canonical, Machine: machine, Zone: loc, changing: changing}
+			id := d.Store
+			if v, ok := ids[d.Store]; ok {
+				id = v
+			}
+			in := HashInput{Store: id, Type: jd.Type, Params: params, Spec: jd.Spec.Canonical, Machine: machine, Zone: loc, changing: changing}
 			var key string
 			if jd.Spec.Random {
 				key = "r-" + shortHash(in.Store, string(in.Type), in.Params, in.Spec)

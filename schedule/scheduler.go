@@ -83,6 +83,13 @@ type Scheduler struct {
 	// [0, CatchUpSpread) after the start, so that machines booting
 	// together do not all run at once. 0: missed runs run at once.
 	CatchUpSpread time.Duration
+	// NotBefore is a time the clock is never before when right (the time
+	// this hab-gc was built): a clock before it (a machine booting at
+	// 1970 before NTP) is obviously wrong, and no scheduled job runs or
+	// is re-anchored until it is right again. Zero: no such bound (a
+	// clock more than a day before the state's own oldest record is
+	// still taken as wrong).
+	NotBefore time.Time
 	// ReadOnly makes Reload leave the state file alone (inspection:
 	// schedule list, next, export): what it would record stays in memory.
 	ReadOnly bool
@@ -115,6 +122,9 @@ type Scheduler struct {
 	umu        sync.Mutex
 	unrecorded map[string]unrecorded // by job key
 	started    time.Time             // the first Reload
+	wrongClock string                // why the clock is taken as wrong (holdForClock); "" when right
+	absent     map[string]*absence   // by job key: stores that could not be opened (storeGone)
+	startWrong bool                  // started was read from a wrong clock
 	catchUp    map[string]time.Time  // missed runs waiting: when they run
 
 	cmu   sync.Mutex
@@ -308,6 +318,19 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		s.started = now
 	}
 	s.umu.Unlock()
+	// What a clock that is obviously wrong (clockWrong) would record as
+	// the first-seen time of a new schedule or job is the latest time the
+	// state knows instead: never a 1970 time that would make every due
+	// time since then "due".
+	stamp := func(st *State) time.Time {
+		if s.clockWrong(st, now) == "" {
+			return now
+		}
+		if l := latestRecord(st); l.After(now) {
+			return l
+		}
+		return now
+	}
 	var jobs, pjobs []Job
 	var view *State
 	var machine string
@@ -318,6 +341,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 	mem := s.view
 	s.mu.RUnlock()
 	update := func(st *State) bool {
+		now := stamp(st)
 		for _, d := range defs {
 			ss, ok := st.Schedules[d.Name]
 			if !ok && mem != nil {
@@ -337,6 +361,9 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 			}
 			return st.Schedules[d.Name].FirstSeen
 		}
+		if st.Machine == "" && !s.ForceMachine && mem != nil && mem.Machine != "" {
+			st.Machine = mem.Machine // the file was lost or damaged
+		}
 		if st.Machine == "" || s.ForceMachine && st.Machine != s.Machine {
 			if st.Machine != "" {
 				s.log().Info("the identity randomized times are drawn with changes: every randomized job's time moves", "from", st.Machine, "to", s.Machine)
@@ -344,7 +371,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 			st.Machine = s.Machine
 		}
 		machine = st.Machine
-		jobs = BuildJobsIn(defs, machine, s.Location, created)
+		jobs = buildJobs(defs, machine, s.Location, created, storeIDs(st))
 		pjobs = BuildPressureJobs(defs, created)
 		live := map[string]bool{}
 		for _, j := range jobs {
@@ -423,17 +450,27 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 	}
 	if s.ReadOnly {
 		var st *State
-		if st, err = LoadState(s.StatePath); err == nil {
+		st, err = LoadState(s.StatePath)
+		if errors.Is(err, ErrCorruptState) {
+			// Left as it is (ReadOnly); the next daemon keeps it aside.
+			s.log().Error("the schedule state file is damaged; showing the jobs as new (a daemon keeps the file aside and rebuilds it)", "state", s.StatePath, "error", err)
+			st, err = newState(), nil
+		}
+		if err == nil {
 			update(st)
 		}
-	} else if err = s.updateState(update); err != nil && !errors.Is(err, ErrState) {
+	} else if err = s.updateState(update); err != nil && (!errors.Is(err, ErrState) || errors.Is(err, ErrCorruptState)) {
 		// A full or read-only file system under the state: run from
 		// memory (the state as it reads, brought up to date), which is
 		// when a [pressure] prune may be needed most. A refused state
 		// file (ErrState) is never read past.
+		// A damaged one that cannot be kept aside: from memory too.
 		s.log().Error("the state file cannot be written; running with the state in memory: runs are not recorded across restarts", "state", s.StatePath, "error", err)
 		var st *State
-		if st, err = LoadState(s.StatePath); err == nil {
+		if st, err = LoadState(s.StatePath); errors.Is(err, ErrCorruptState) {
+			st, err = newState(), nil
+		}
+		if err == nil {
 			update(st)
 		}
 	}
@@ -603,6 +640,9 @@ type Status struct {
 // LastError.
 func (s *Scheduler) Status() ([]Status, error) {
 	st, err := LoadState(s.StatePath)
+	if errors.Is(err, ErrCorruptState) {
+		st, err = newState(), nil // what Reload made of it (logged there)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -724,11 +764,19 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 	}
 	jobs = maybe
 	st, err := LoadState(s.StatePath)
+	if errors.Is(err, ErrCorruptState) {
+		// Damaged: every job is restored from memory (restore keeps the
+		// file aside under the state's lock and writes the state again).
+		st, err = newState(), nil
+	}
 	if err != nil {
 		s.log().Error("reading state", "error", err)
 		return s.dispatch(ctx, byStore, s.addPressure(byStore, stores), wait)
 	}
 	s.restore(st, jobs)
+	if s.holdForClock(st, now) {
+		return s.dispatch(ctx, byStore, s.addPressure(byStore, stores), wait)
+	}
 	for _, j := range jobs {
 		if ctx.Err() != nil {
 			break
@@ -758,6 +806,9 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 			continue // ran already in this process; its record failed
 		}
 		if s.holdCatchUp(j, js, d, now) {
+			continue
+		}
+		if s.backingOff(j, now) {
 			continue
 		}
 		if byStore[j.Store] == nil {
@@ -1075,9 +1126,15 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 	}
 	store, err := pkgstore.Open(j.FSRoot)
 	if err != nil {
-		return fail(err.Error())
+		return s.storeGone(j, out, log, err.Error())
 	}
 	defer store.Close()
+	s.umu.Lock()
+	if s.absent[j.Key] != nil {
+		delete(s.absent, j.Key)
+		log.Info("the job's store can be opened again")
+	}
+	s.umu.Unlock()
 	wait := retention.LockWait(s.LockTimeout)
 	if wait > 0 {
 		log.Debug("waiting for the store's lock", "timeout", wait.String())
@@ -1159,6 +1216,10 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 			}
 			js = &m
 			st.Jobs[j.Key] = js
+		} else if m, ok := s.memJob(j.Key); ok && m.Runs > js.Runs {
+			// Runs this scheduler made while the file could not be
+			// written (a full disk): counted, not lost.
+			js.Runs = m.Runs
 		}
 		record(js)
 		return true
@@ -1516,4 +1577,163 @@ func withLogger(ctx context.Context, log *slog.Logger) context.Context {
 func loggerFrom(ctx context.Context) *slog.Logger {
 	log, _ := ctx.Value(loggerKey{}).(*slog.Logger)
 	return log // nil: Apply discards
+}
+
+// clockWrong says why now is obviously wrong ("" when it is not): before
+// NotBefore (the build time), or more than a day (setBack) before the
+// oldest record of the state, unless this Scheduler saw the clock go back
+// since it started (the records ahead are then its own, made while the
+// clock was fast: recoverClock re-anchors them).
+func (s *Scheduler) clockWrong(st *State, now time.Time) string {
+	if !s.NotBefore.IsZero() && now.Before(s.NotBefore) {
+		return "the clock is before this hab-gc was built (" + s.NotBefore.UTC().Format(time.RFC3339) + ")"
+	}
+	s.umu.Lock()
+	wentBack := !s.started.IsZero() && now.Before(s.started.Add(-missedGrace))
+	s.umu.Unlock()
+	if wentBack || st == nil {
+		return ""
+	}
+	if o := oldestRecord(st); !o.IsZero() && now.Add(setBack).Before(o) {
+		return "the clock is more than a day before the state's oldest record (" + o.UTC().Format(time.RFC3339) + ")"
+	}
+	return ""
+}
+
+// oldestRecord is the earliest time the state records: a schedule's
+// first sighting or a job's creation.
+func oldestRecord(st *State) time.Time {
+	var o time.Time
+	take := func(t time.Time) {
+		if !t.IsZero() && (o.IsZero() || t.Before(o)) {
+			o = t
+		}
+	}
+	for _, ss := range st.Schedules {
+		take(ss.FirstSeen)
+	}
+	for _, js := range st.Jobs {
+		take(js.Since)
+	}
+	return o
+}
+
+// latestRecord is the latest time the state records (first sightings,
+// creations, last due times, runs' ends).
+func latestRecord(st *State) time.Time {
+	var l time.Time
+	take := func(t time.Time) {
+		if t.After(l) {
+			l = t
+		}
+	}
+	for _, ss := range st.Schedules {
+		take(ss.FirstSeen)
+	}
+	for _, js := range st.Jobs {
+		take(js.Since)
+		if js.LastDue != nil {
+			take(*js.LastDue)
+		}
+		if js.LastRun != nil {
+			take(js.LastRun.End)
+		}
+	}
+	return l
+}
+
+// holdForClock reports whether the scheduled jobs wait because the clock
+// is obviously wrong (clockWrong): nothing runs, nothing is re-anchored,
+// and it is said once (at WARN), and again when the clock is right. A
+// start made while the clock was wrong is then moved to the first right
+// time, so a run missed while the machine was down still waits its
+// catch-up delay. A clock set back before the start (it was fast) moves
+// the start back too: due times after the correction are not "missed".
+func (s *Scheduler) holdForClock(st *State, now time.Time) bool {
+	why := s.clockWrong(st, now)
+	s.umu.Lock()
+	defer s.umu.Unlock()
+	was := s.wrongClock
+	s.wrongClock = why
+	switch {
+	case why != "":
+		s.startWrong = true // when right, the start is the first right time
+		if was == "" {
+			s.log().Warn("the clock is obviously wrong; no scheduled job runs until it is right, and the recorded runs are kept", "now", now.UTC().Format(time.RFC3339), "why", why)
+		}
+		return true
+	case was != "":
+		s.log().Info("the clock is right again; scheduled jobs run", "now", now.UTC().Format(time.RFC3339))
+	}
+	if s.startWrong || now.Before(s.started.Add(-missedGrace)) {
+		s.started, s.startWrong = now, false
+	}
+	return false
+}
+
+// absence is a job whose store could not be opened: why, and when it is
+// tried again.
+type absence struct {
+	why   string
+	next  time.Time
+	delay time.Duration
+}
+
+// maxStoreBackoff bounds the wait between tries of a job whose store
+// cannot be opened (it is tried at once when the store exists again).
+const maxStoreBackoff = 15 * time.Minute
+
+// storeGone handles a due job whose store cannot be opened (unmounted,
+// moved, not there yet): it stays due and is tried again after a minute,
+// then after twice as long each time up to maxStoreBackoff, or at the
+// first tick at which the store exists again. It is logged at ERROR and
+// recorded in the state (LastError) once per reason, not at every try.
+func (s *Scheduler) storeGone(j Job, out Outcome, log *slog.Logger, why string) Outcome {
+	out.Skipped = why
+	if s.NotRun != nil {
+		s.NotRun(j, why)
+	}
+	now := s.now()
+	s.umu.Lock()
+	a := s.absent[j.Key]
+	first := a == nil || a.why != why
+	if first {
+		a = &absence{why: why, delay: time.Minute}
+		if s.absent == nil {
+			s.absent = map[string]*absence{}
+		}
+		s.absent[j.Key] = a
+	} else {
+		a.delay = min(2*a.delay, maxStoreBackoff)
+	}
+	a.next = now.Add(a.delay)
+	s.umu.Unlock()
+	if !first {
+		log.Debug("job not run: its store still cannot be opened", "error", why, "retry_in", a.delay.String())
+		return out
+	}
+	log.Error("job not run: its store cannot be opened; it stays due, and is tried again at growing intervals (up to 15m) and as soon as the store exists (not logged again while the reason is the same)", "error", why)
+	s.updateState(func(st *State) bool {
+		if js := st.Jobs[j.Key]; js != nil {
+			js.LastError = fmt.Sprintf("%s: %s", now.UTC().Format(time.RFC3339), why)
+			return true
+		}
+		return false
+	})
+	return out
+}
+
+// backingOff reports whether a due job whose store could not be opened
+// waits for its next try (storeGone): the store does not exist yet, and
+// its retry time has not come.
+func (s *Scheduler) backingOff(j Job, now time.Time) bool {
+	s.umu.Lock()
+	a := s.absent[j.Key]
+	wait := a != nil && now.Before(a.next)
+	s.umu.Unlock()
+	if !wait {
+		return false
+	}
+	_, err := os.Stat(j.Store)
+	return err != nil
 }

@@ -257,16 +257,16 @@ type HashInput struct {
 	Machine string
 	// Zone is the time zone the job's cron is read in (nil: UTC). It is
 	// not hashed: a randomized time of day that falls where the zone's
-	// clocks change is drawn again among the times they never skip or
-	// repeat.
+	// clocks skip is drawn again among the times they never skip (a
+	// repeated time runs once, at its first occurrence, and may stay).
 	Zone *time.Location
 
 	changing *[1440]bool // Zone's changingMinutes, when already known
 }
 
 // changingMinutes marks the minutes of the day (wall clock) that loc's
-// clocks skip or repeat at some change between 2000 and 2100; nil when
-// they never change.
+// clocks skip at some change between 2000 and 2100; nil when they never
+// skip any.
 func changingMinutes(loc *time.Location) *[1440]bool {
 	if loc == nil || loc == time.UTC {
 		return nil
@@ -281,13 +281,17 @@ func changingMinutes(loc *time.Location) *[1440]bool {
 		}
 		_, before := next.Add(-time.Second).Zone()
 		_, after := next.Zone()
-		lo, hi := min(before, after), max(before, after)
-		// From the wall time with the smaller offset to the one with
-		// the larger: skipped (clocks forward) or repeated (back).
-		w := next.Add(time.Duration(lo) * time.Second).UTC()
-		start := w.Hour()*60 + w.Minute()
-		for i := 0; i < (hi-lo+59)/60; i++ {
-			m[(start+i)%1440], found = true, true
+		// Clocks forward: the wall times from the old offset's reading
+		// of the change to the new one's are skipped. A repeated time
+		// (clocks back) is not marked: the cron runs it once, at its
+		// first occurrence (Cron), and excluding it too emptied windows
+		// such as 01:00-03:00 in New York (issue 32 item 6).
+		if after > before {
+			w := next.Add(time.Duration(before) * time.Second).UTC()
+			start := w.Hour()*60 + w.Minute()
+			for i := 0; i < (after-before+59)/60; i++ {
+				m[(start+i)%1440], found = true, true
+			}
 		}
 		t = next
 	}
@@ -343,8 +347,8 @@ func Resolve(spec Spec, in HashInput) string {
 		min, hour = fmt.Sprint(t%60), fmt.Sprint(t/60)
 	}
 	if strings.Contains(fields, "h") {
-		// A time of day the zone's clocks skip or repeat (02:00-03:00 in
-		// Europe) would lose or double a run once a year: it is drawn
+		// A time of day the zone's clocks skip (02:00-03:00 in Europe
+		// and the US in spring) would lose a run once a year: it is drawn
 		// again among the window's other minutes, from bits of its own
 		// (every other time stays where it was).
 		ch := in.changing
@@ -458,15 +462,30 @@ func (c *Cron) Next(t time.Time) time.Time {
 // LastDue returns the latest due instant in (after, upTo], and whether
 // there is one. It never returns more than one: a job that missed many
 // runs catches up once.
+//
+// It searches back from upTo in windows that double from an hour (the
+// latest window with a due time is walked forward), so its cost follows
+// how often the job is due near upTo, not how long the range is: an
+// every-minute job after a five-year gap walks an hour, not 2.6 million
+// minutes (which a cap on the walk once cut short at a stale due time).
 func (c *Cron) LastDue(after, upTo time.Time) (time.Time, bool) {
-	var last time.Time
-	for n, i := c.Next(after), 0; !n.IsZero() && !n.After(upTo); n, i = c.Next(n), i+1 {
-		last = n
-		if i > 2_000_000 {
-			break
+	if !upTo.After(after) {
+		return time.Time{}, false
+	}
+	for back := time.Hour; ; back *= 2 {
+		lo := upTo.Add(-back)
+		whole := !lo.After(after) || back > 1<<20*time.Hour
+		if whole {
+			lo = after
+		}
+		var last time.Time
+		for n := c.Next(lo); !n.IsZero() && !n.After(upTo); n = c.Next(n) {
+			last = n
+		}
+		if !last.IsZero() || whole {
+			return last, !last.IsZero()
 		}
 	}
-	return last, !last.IsZero()
 }
 
 // Prev returns the latest due instant at or before t, and whether there

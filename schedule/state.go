@@ -19,6 +19,12 @@ import (
 // ErrState is wrapped by errors about a state file that is refused.
 var ErrState = errors.New("unusable schedule state")
 
+// ErrCorruptState is wrapped (with ErrState) by LoadState's error about a
+// state file that does not parse (zero bytes, garbage, JSON cut short: a
+// crash, a full disk). A Scheduler does not stop at it: it keeps the file
+// aside (keepAside) and rebuilds the state.
+var ErrCorruptState = errors.New("damaged schedule state")
+
 // ErrNoStatePath is returned by a Scheduler without a StatePath (the zero
 // Scheduler): where the runs are recorded must be said, and nothing is
 // written without it.
@@ -34,6 +40,11 @@ type State struct {
 	// Schedules records when each schedule was first seen (its created
 	// time when the file gives none).
 	Schedules map[string]ScheduleState `json:"schedules"`
+	// StoreIDs maps a store's canonical path to the one its jobs' keys and
+	// randomized times were drawn with, for a store moved behind a
+	// symlink (hab/pkgs moved to another disk and linked back): it keeps
+	// its jobs, times and history.
+	StoreIDs map[string]string `json:"store_ids,omitempty"`
 	// Jobs are the effective jobs by key.
 	Jobs map[string]*JobState `json:"jobs"`
 }
@@ -157,7 +168,7 @@ func LoadState(path string) (*State, error) {
 	st := newState()
 	st.Version = 0
 	if err := json.Unmarshal(b, st); err != nil {
-		return nil, fmt.Errorf("%w: state file %s: %v", ErrState, path, err)
+		return nil, fmt.Errorf("%w: %w: state file %s: %v", ErrState, ErrCorruptState, path, err)
 	}
 	if st.Version != stateVersion {
 		return nil, fmt.Errorf("%w: state file %s has version %d; this hab-gc reads version %d only (written by another hab-gc?)", ErrState, path, st.Version, stateVersion)
@@ -279,6 +290,9 @@ func (s *Scheduler) updateState(f func(*State) bool) error {
 	}
 	defer unlock()
 	st, err := LoadState(path)
+	if errors.Is(err, ErrCorruptState) {
+		st, err = s.keepAside(path, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -324,4 +338,77 @@ func lockState(root *os.Root, path string, wait time.Duration) (unlock func() er
 		return nil, fmt.Errorf("%w: state lock %s was replaced while being locked; try again", ErrState, f.Name())
 	}
 	return f.Close, nil
+}
+
+// keepAside renames a damaged state file (ErrCorruptState: why) to
+// PATH.corrupt-TIME, a name that did not exist (never over an earlier one),
+// for the operator, says so at ERROR, and returns an empty state for the
+// caller to rebuild (from the Scheduler's memory: Reload, restore). It is
+// called under the state's lock.
+func (s *Scheduler) keepAside(path string, why error) (*State, error) {
+	stamp := s.now().UTC().Format("20060102T150405Z")
+	for i := 0; i < 100; i++ {
+		aside := path + ".corrupt-" + stamp
+		if i > 0 {
+			aside += fmt.Sprintf("-%d", i)
+		}
+		// A hard link never replaces an existing name; the damaged name
+		// goes only once the link holds its bytes.
+		err := os.Link(path, aside)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w (keeping it aside as %s: %v)", why, aside, err)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("%w (kept aside as %s, but not removed: %v)", why, aside, err)
+		}
+		s.log().Error("the schedule state file is damaged; it is kept aside for inspection and rebuilt from what this hab-gc knows (jobs it does not know start anew: none runs at once)",
+			"state", path, "kept_as", aside, "error", why)
+		return newState(), nil
+	}
+	return nil, fmt.Errorf("%w (no free name to keep it aside)", why)
+}
+
+// storeIDs returns (and records in st.StoreIDs) the identities of the
+// stores moved behind a symlink: a store path a job recorded that now
+// resolves elsewhere (hab/pkgs moved and linked back) keeps that path as
+// the identity of the store it leads to, unless that store has jobs of its
+// own in the state (then it is another store, not a move).
+func storeIDs(st *State) map[string]string {
+	ids := map[string]string{}
+	for k, v := range st.StoreIDs {
+		ids[k] = v
+	}
+	own := map[string]bool{}
+	for _, js := range st.Jobs {
+		own[js.Store] = true
+	}
+	resolved := map[string]string{}
+	for _, js := range st.Jobs {
+		if js.Store == "" {
+			continue
+		}
+		now, ok := resolved[js.Store]
+		if !ok {
+			now, _ = canonicalPath(js.Store)
+			resolved[js.Store] = now
+		}
+		if now == "" || now == js.Store || own[now] {
+			continue
+		}
+		if _, ok := ids[now]; ok {
+			continue
+		}
+		id := js.Store
+		if v, ok := ids[js.Store]; ok {
+			id = v
+		}
+		ids[now] = id
+	}
+	if len(ids) > 0 {
+		st.StoreIDs = ids
+	}
+	return ids
 }

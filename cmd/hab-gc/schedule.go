@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -52,6 +53,47 @@ func zoneAndClock(cmd *cobra.Command) (*time.Location, func() time.Time, error) 
 	return loc, clock, nil
 }
 
+// buildTime is the time of the commit hab-gc was built from (vcs.time),
+// zero when unknown: a clock before it is obviously wrong
+// (schedule.Scheduler.NotBefore).
+func buildTime(bi *debug.BuildInfo, ok bool) time.Time {
+	if !ok {
+		return time.Time{}
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.time" {
+			if t, err := time.Parse(time.RFC3339, s.Value); err == nil {
+				return t
+			}
+		}
+	}
+	return time.Time{}
+}
+
+// definitionsRoot is the FS root of the schedule commands and the daemon:
+// --fs-root (or its setting) when given; otherwise, when every definition
+// in dir that parses names one fs_root, that one (its etc/machine-id and
+// its default state file are the daemon's: issue 33 item 5); else "/".
+func definitionsRoot(c *config, dir string) string {
+	if c.source("fs_root") != "default" {
+		return c.fsRoot()
+	}
+	defs, _ := schedule.LoadDir(dir)
+	root := ""
+	for _, d := range defs {
+		switch {
+		case root == "":
+			root = d.FSRoot
+		case filepath.Clean(d.FSRoot) != filepath.Clean(root):
+			return c.fsRoot()
+		}
+	}
+	if root == "" {
+		return c.fsRoot()
+	}
+	return root
+}
+
 // newScheduler builds a scheduler from the flags. Only the daemon writes
 // the state file: readOnly for the schedule commands.
 func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metricsFile) (*schedule.Scheduler, error) {
@@ -62,14 +104,15 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, usageError{fmt.Errorf("invalid --schedules %q: not a directory", dir)}
 	}
+	fsRoot := definitionsRoot(c, dir)
 	state, _ := cmd.Flags().GetString("state")
 	stateRoot := "" // a --state given is the user's choice, its directory made as given
 	if state == "" {
 		// Below the FS root: never written through a symlink there.
-		state, stateRoot = filepath.Join(c.fsRoot(), "hab", "sup", "default", "hab-gc", "schedule-state.json"), c.fsRoot()
+		state, stateRoot = filepath.Join(fsRoot, "hab", "sup", "default", "hab-gc", "schedule-state.json"), fsRoot
 		// The default state file lives beside a store: without one (a
 		// typo in --fs-root), nothing is created there.
-		if st, err := c.open(); err != nil {
+		if st, err := c.openAt(fsRoot); err != nil {
 			if !readOnly {
 				return nil, usageError{fmt.Errorf("%w; the state file defaults to FS_ROOT/hab/sup/default/hab-gc/schedule-state.json: name the FS root with --fs-root, or the state file with --state", err)}
 			}
@@ -85,7 +128,7 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	if err != nil {
 		return nil, err
 	}
-	machine, err := a.machineID(c)
+	machine, err := a.machineIDAt(fsRoot)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +147,11 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 			}
 		}
 	}
-	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, StateRoot: stateRoot, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, ForceMachine: explicit, CatchUpSpread: spread,
+	var notBefore time.Time
+	if now, _ := cmd.Flags().GetString("now"); now == "" {
+		notBefore = buildTime(debug.ReadBuildInfo()) // a rehearsal's --now may be any time
+	}
+	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, StateRoot: stateRoot, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, ForceMachine: explicit, CatchUpSpread: spread, NotBefore: notBefore,
 		Logger: slog.New(uniqueKeys(slog.NewTextHandler(a.stderr, nil))),
 		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.RunResult {
 			start := time.Now()
@@ -707,16 +754,21 @@ func exportedByUs(root *os.Root, name string) bool {
 // HAB_GC_MACHINE_ID when set, else FS_ROOT/etc/machine-id, else the host
 // name.
 func (a *app) machineID(c *config) (string, error) {
+	return a.machineIDAt(c.fsRoot())
+}
+
+// machineIDAt is machineID for the FS root root.
+func (a *app) machineIDAt(root string) (string, error) {
 	if v, ok := a.explicitMachineID(); ok {
 		return v, nil
 	}
-	b, err := safeio.ReadFile(filepath.Join(c.fsRoot(), "etc", "machine-id"), 4096, safeio.FollowLinks)
+	b, err := safeio.ReadFile(filepath.Join(root, "etc", "machine-id"), 4096, safeio.FollowLinks)
 	if id := strings.TrimSpace(string(b)); err == nil && id != "" {
 		return id, nil
 	}
 	h, err := os.Hostname()
 	if err != nil || h == "" {
-		return "", fmt.Errorf("no machine identity: %s/etc/machine-id is unreadable and the host name unknown: set HAB_GC_MACHINE_ID", c.fsRoot())
+		return "", fmt.Errorf("no machine identity: %s/etc/machine-id is unreadable and the host name unknown: set HAB_GC_MACHINE_ID", root)
 	}
 	return h, nil
 }
