@@ -91,7 +91,7 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 	log := w.o.log().With("package", pkg.String(), "trigger", string(t))
 	pol, ok := w.policyFor(pkg, t)
 	if !ok {
-		log.Info("nothing to purge: the service's spec names one release", "specs", fmt.Sprint(w.specIdents(pkg)))
+		log.Info("nothing to purge: "+w.nothingWhy(pkg), "specs", fmt.Sprint(w.specIdents(pkg)))
 		p.Err = errNothing
 		return p
 	}
@@ -156,4 +156,17 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 		w.o.OnPurge(p)
 	}
 	return p
+}
+
+// nothingWhy says why pkg's purge has nothing it may remove (policyFor's
+// ok false): every spec that loads it names one release, or what the
+// specs name and what Policy.Only names of pkg have no release in common
+// (a spec pinned to core/redis/6.2.5, --only core/redis/7.0.0).
+func (w *watcher) nothingWhy(pkg pkgstore.Ident) string {
+	for _, spec := range w.specIdents(pkg) {
+		if spec.Release == "" {
+			return "what the service's spec names and what --only names of its package have no release in common"
+		}
+	}
+	return "the service's spec names one release"
 }

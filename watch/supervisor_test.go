@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/watch"
 )
@@ -219,4 +220,33 @@ func TestSupervisorPurgesItself(t *testing.T) {
 			installed(t, b, map[string]bool{r1: false, r2: false, r3: true})
 		})
 	}
+}
+
+// TestOnlyOtherVersionThanSpec: --only core/redis/7.0.0 with a spec pinned
+// to core/redis/6.2.5 leaves the purge nothing it may remove (what both
+// name: no release), and its log says so, not that the spec names one
+// release (it names a version).
+func TestOnlyOtherVersionThanSpec(t *testing.T) {
+	b := storetest.New(t)
+	for _, id := range []string{"core/redis/6.2.5/20200101000001", "core/redis/6.2.5/20200101000002", "core/redis/7.0.0/20200101000003", "core/redis/7.0.0/20200101000004"} {
+		b.Add(storetest.Release{Ident: id, ModTime: old})
+	}
+	b.Spec("redis", "core/redis/6.2.5")
+	only, err := pkgstore.ParseIdent("core/redis/7.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := startOnly(t, b.Root, watch.Options{Policy: retention.Policy{KeepLatest: 1, Only: []pkgstore.Ident{only}}})
+	for end := time.Now().Add(10 * time.Second); !strings.Contains(w.log.String(), "nothing to purge"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("no purge at start within 10s; log:\n%s", w.log)
+		}
+	}
+	if strings.Contains(w.log.String(), "names one release") {
+		t.Errorf("the log says the spec names one release:\n%s", w.log)
+	}
+	installed(t, b, map[string]bool{
+		"core/redis/6.2.5/20200101000001": true, "core/redis/6.2.5/20200101000002": true,
+		"core/redis/7.0.0/20200101000003": true, "core/redis/7.0.0/20200101000004": true,
+	})
 }
