@@ -26,7 +26,8 @@ import (
 
 // planFor opens the store, scans it (with a progress bar on a terminal)
 // and computes the plan for the configured policy.
-func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (*retention.Plan, *pkgstore.Store, error) {
+func (a *app) planFor(cmd *cobra.Command, c *config, requireKeep, sizes bool) (*retention.Plan, *pkgstore.Store, error) {
+	ctx := cmd.Context()
 	pol, opts, err := c.pruneSetup(requireKeep)
 	if err != nil {
 		return nil, nil, err
@@ -35,7 +36,7 @@ func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (
 	if err != nil {
 		return nil, nil, err
 	}
-	bar := newProgress(a.stderr)
+	bar := a.progressFor(cmd)
 	opts.OnPhase = bar.onPhase
 	opts.Sizes = sizes
 	plan, err := retention.PlanStore(ctx, store, pol, time.Now(), opts)
@@ -186,7 +187,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		}
 		// Under disk pressure every release is measured, to name the
 		// largest kept ones when not enough can be freed.
-		plan, store, err := a.planFor(cmd.Context(), c, true, limits != nil)
+		plan, store, err := a.planFor(cmd, c, true, limits != nil)
 		if err != nil {
 			if pol, perr := c.policy(true); perr == nil && !dry && !refusedUnwritten(err) {
 				logRun(pol, nil, nil, err) // refused: a damaged store, runtime roots unknown...
@@ -213,7 +214,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			}
 		}
 		if !dry {
-			bar := newProgress(a.stderr)
+			bar := a.progressFor(cmd)
 			// A cancelled Apply puts back what it hid and finishes the
 			// release it was deleting: given time to, before the
 			// watchdog ends the process (which kill -9 safety covers).
@@ -300,7 +301,7 @@ that satisfy one of them are listed; the plan is still the whole store's.`,
 	}
 	addPolicyFlags(cmd.Flags())
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, argv []string) error {
-		plan, store, err := a.planFor(cmd.Context(), c, false, true)
+		plan, store, err := a.planFor(cmd, c, false, true)
 		if err != nil {
 			return err
 		}
@@ -415,7 +416,7 @@ release that satisfies it is explained. Takes the same policy flags as run.`,
   HAB_KEEP_LATEST=3 hab-gc why %s
   keep_latest = 3      (in FS_ROOT/hab/etc/hab-gc.toml, or the file given by --config)`, argv[0], argv[0])}
 		}
-		plan, store, err := a.planFor(cmd.Context(), c, true, false)
+		plan, store, err := a.planFor(cmd, c, true, false)
 		if err != nil {
 			return err
 		}
@@ -545,7 +546,10 @@ another package target. Everything else is an error. check exits 6 when it finds
 			defer unlock()
 		}
 		opts.Now = time.Now()
+		bar := a.progressFor(cmd)
+		opts.OnPhase = bar.onPhase
 		rep, err := store.Verify(cmd.Context(), opts)
+		bar.done()
 		if err != nil {
 			return err
 		}
