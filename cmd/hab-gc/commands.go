@@ -400,8 +400,9 @@ func (a *app) whyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "why IDENT",
 		Short: "Explain why a release is kept (the chain to the root that keeps it) or removed",
-		Long: `Explain the plan's decision for one release. IDENT may be partial (core/redis): the newest installed
-release that satisfies it is explained. Takes the same policy flags as run.`,
+		Long: `Explain the plan's decision for one release. IDENT may be partial (core/redis, core/redis/6.2.6): every
+installed release that satisfies it is explained, newest first (with --json, an array of what a full
+IDENT gives). Takes the same policy flags as run.`,
 		Args: args(cobra.ExactArgs(1)),
 	}
 	addPolicyFlags(cmd.Flags())
@@ -421,7 +422,7 @@ release that satisfies it is explained. Takes the same policy flags as run.`,
 			return err
 		}
 		defer store.Close()
-		ex, err := plan.Why(id)
+		exs, err := explainAll(plan, id)
 		if err != nil {
 			if errors.Is(err, retention.ErrNotInstalled) {
 				return usageError{err}
@@ -429,40 +430,20 @@ release that satisfies it is explained. Takes the same policy flags as run.`,
 			return err
 		}
 		if a.wantJSON(cmd) {
-			type whyJSON struct {
-				Ident       string             `json:"ident"`
-				Action      retention.Action   `json:"action"`
-				Reasons     []retention.Reason `json:"reasons"`
-				Chain       []string           `json:"chain"`
-				RootReasons []retention.Reason `json:"root_reasons"`
+			if id.FullyQualified() { // one release: one object, as always
+				return writeJSON(a.stdout, whyJSONOf(exs[0]))
 			}
-			chain := []string{}
-			for _, c := range ex.Chain {
-				chain = append(chain, c.String())
+			out := make([]whyJSON, 0, len(exs))
+			for _, ex := range exs {
+				out = append(out, whyJSONOf(ex))
 			}
-			return writeJSON(a.stdout, whyJSON{ex.Decision.Release.Ident.String(), ex.Decision.Action, ex.Decision.Reasons, chain, ex.RootReasons})
+			return writeJSON(a.stdout, out)
 		}
-		rel := ex.Decision.Release.Ident
-		if ex.Decision.Action == retention.Remove {
-			fmt.Fprintf(a.text, "%s would be removed:\n", rel)
-			for _, r := range ex.Decision.Reasons {
-				fmt.Fprintf(a.text, "  %s\n", r.Text)
+		for i, ex := range exs {
+			if i > 0 {
+				fmt.Fprintln(a.text)
 			}
-			return nil
-		}
-		fmt.Fprintf(a.text, "%s is kept:\n", rel)
-		for _, r := range ex.Decision.Reasons {
-			fmt.Fprintf(a.text, "  %s\n", r.Text)
-		}
-		if len(ex.Chain) > 1 {
-			fmt.Fprintf(a.text, "chain from the root that keeps it:\n")
-			for i, id := range ex.Chain {
-				fmt.Fprintf(a.text, "  %s%s\n", strings.Repeat("  ", i), id)
-			}
-			fmt.Fprintf(a.text, "the root %s is kept because:\n", ex.Chain[0])
-			for _, r := range ex.RootReasons {
-				fmt.Fprintf(a.text, "  %s\n", r.Text)
-			}
+			printWhy(a.text, ex)
 		}
 		return nil
 	})
