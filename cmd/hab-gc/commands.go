@@ -118,7 +118,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		Args: identArgs("run", "to limit removals to, as --only does"),
 	}
 	cmd.Flags().Bool("dry-run", false, "plan only; change nothing")
-	cmd.Flags().BoolP("verbose", "v", false, "list every kept release too, with its reasons")
+	cmd.Flags().BoolP("verbose", "v", false, "list every kept release too, with its reasons and size (every release is measured: slower on a big store)")
 	cmd.Flags().Bool("allow-unmatched", false, "run even when an --exclude, --only or --keep-latest-for given on the command line matches no installed release")
 	cmd.Flags().Bool("allow-keep-none", false, "run with keep_latest 0 and no --only: keep no release of any package by count (refused without it)")
 	addPolicyFlags(cmd.Flags())
@@ -186,8 +186,11 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			return err
 		}
 		// Under disk pressure every release is measured, to name the
-		// largest kept ones when not enough can be freed.
-		plan, store, err := a.planFor(cmd, c, true, limits != nil)
+		// largest kept ones when not enough can be freed; with --verbose,
+		// to show the kept ones' sizes. Otherwise only the removals are
+		// (a real store's kept releases are most of it).
+		verbose, _ := cmd.Flags().GetBool("verbose")
+		plan, store, err := a.planFor(cmd, c, true, limits != nil || verbose)
 		if err != nil {
 			if pol, perr := c.policy(true); perr == nil && !dry && !refusedUnwritten(err) {
 				logRun(pol, nil, nil, err) // refused: a damaged store, runtime roots unknown...
@@ -252,7 +255,6 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 				return werr
 			}
 		} else {
-			verbose, _ := cmd.Flags().GetBool("verbose")
 			printPlan(a.text, rep, verbose)
 			cr.print(a.text, verbose)
 			if press != nil {
