@@ -26,7 +26,8 @@ import (
 
 // planFor opens the store, scans it (with a progress bar on a terminal)
 // and computes the plan for the configured policy.
-func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (*retention.Plan, *pkgstore.Store, error) {
+func (a *app) planFor(cmd *cobra.Command, c *config, requireKeep, sizes bool) (*retention.Plan, *pkgstore.Store, error) {
+	ctx := cmd.Context()
 	pol, opts, err := c.pruneSetup(requireKeep)
 	if err != nil {
 		return nil, nil, err
@@ -35,7 +36,7 @@ func (a *app) planFor(ctx context.Context, c *config, requireKeep, sizes bool) (
 	if err != nil {
 		return nil, nil, err
 	}
-	bar := newProgress(a.stderr)
+	bar := a.progressFor(cmd)
 	opts.OnPhase = bar.onPhase
 	opts.Sizes = sizes
 	plan, err := retention.PlanStore(ctx, store, pol, time.Now(), opts)
@@ -117,7 +118,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		Args: identArgs("run", "to limit removals to, as --only does"),
 	}
 	cmd.Flags().Bool("dry-run", false, "plan only; change nothing")
-	cmd.Flags().BoolP("verbose", "v", false, "list every kept release too, with its reasons")
+	cmd.Flags().BoolP("verbose", "v", false, "list every kept release too, with its reasons and size (every release is measured: slower on a big store)")
 	cmd.Flags().Bool("allow-unmatched", false, "run even when an --exclude, --only or --keep-latest-for given on the command line matches no installed release")
 	cmd.Flags().Bool("allow-keep-none", false, "run with keep_latest 0 and no --only: keep no release of any package by count (refused without it)")
 	addPolicyFlags(cmd.Flags())
@@ -185,8 +186,11 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			return err
 		}
 		// Under disk pressure every release is measured, to name the
-		// largest kept ones when not enough can be freed.
-		plan, store, err := a.planFor(cmd.Context(), c, true, limits != nil)
+		// largest kept ones when not enough can be freed; with --verbose,
+		// to show the kept ones' sizes. Otherwise only the removals are
+		// (a real store's kept releases are most of it).
+		verbose, _ := cmd.Flags().GetBool("verbose")
+		plan, store, err := a.planFor(cmd, c, true, limits != nil || verbose)
 		if err != nil {
 			if pol, perr := c.policy(true); perr == nil && !dry && !refusedUnwritten(err) {
 				logRun(pol, nil, nil, err) // refused: a damaged store, runtime roots unknown...
@@ -213,7 +217,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			}
 		}
 		if !dry {
-			bar := newProgress(a.stderr)
+			bar := a.progressFor(cmd)
 			// A cancelled Apply puts back what it hid and finishes the
 			// release it was deleting: given time to, before the
 			// watchdog ends the process (which kill -9 safety covers).
@@ -251,7 +255,6 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 				return werr
 			}
 		} else {
-			verbose, _ := cmd.Flags().GetBool("verbose")
 			printPlan(a.text, rep, verbose)
 			cr.print(a.text, verbose)
 			if press != nil {
@@ -300,7 +303,7 @@ that satisfy one of them are listed; the plan is still the whole store's.`,
 	}
 	addPolicyFlags(cmd.Flags())
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, argv []string) error {
-		plan, store, err := a.planFor(cmd.Context(), c, false, true)
+		plan, store, err := a.planFor(cmd, c, false, true)
 		if err != nil {
 			return err
 		}
@@ -399,8 +402,9 @@ func (a *app) whyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "why IDENT",
 		Short: "Explain why a release is kept (the chain to the root that keeps it) or removed",
-		Long: `Explain the plan's decision for one release. IDENT may be partial (core/redis): the newest installed
-release that satisfies it is explained. Takes the same policy flags as run.`,
+		Long: `Explain the plan's decision for one release. IDENT may be partial (core/redis, core/redis/6.2.6): every
+installed release that satisfies it is explained, newest first (with --json, an array of what a full
+IDENT gives). Takes the same policy flags as run.`,
 		Args: args(cobra.ExactArgs(1)),
 	}
 	addPolicyFlags(cmd.Flags())
@@ -415,12 +419,12 @@ release that satisfies it is explained. Takes the same policy flags as run.`,
   HAB_KEEP_LATEST=3 hab-gc why %s
   keep_latest = 3      (in FS_ROOT/hab/etc/hab-gc.toml, or the file given by --config)`, argv[0], argv[0])}
 		}
-		plan, store, err := a.planFor(cmd.Context(), c, true, false)
+		plan, store, err := a.planFor(cmd, c, true, false)
 		if err != nil {
 			return err
 		}
 		defer store.Close()
-		ex, err := plan.Why(id)
+		exs, err := explainAll(plan, id)
 		if err != nil {
 			if errors.Is(err, retention.ErrNotInstalled) {
 				return usageError{err}
@@ -428,40 +432,20 @@ release that satisfies it is explained. Takes the same policy flags as run.`,
 			return err
 		}
 		if a.wantJSON(cmd) {
-			type whyJSON struct {
-				Ident       string             `json:"ident"`
-				Action      retention.Action   `json:"action"`
-				Reasons     []retention.Reason `json:"reasons"`
-				Chain       []string           `json:"chain"`
-				RootReasons []retention.Reason `json:"root_reasons"`
+			if id.FullyQualified() { // one release: one object, as always
+				return writeJSON(a.stdout, whyJSONOf(exs[0]))
 			}
-			chain := []string{}
-			for _, c := range ex.Chain {
-				chain = append(chain, c.String())
+			out := make([]whyJSON, 0, len(exs))
+			for _, ex := range exs {
+				out = append(out, whyJSONOf(ex))
 			}
-			return writeJSON(a.stdout, whyJSON{ex.Decision.Release.Ident.String(), ex.Decision.Action, ex.Decision.Reasons, chain, ex.RootReasons})
+			return writeJSON(a.stdout, out)
 		}
-		rel := ex.Decision.Release.Ident
-		if ex.Decision.Action == retention.Remove {
-			fmt.Fprintf(a.text, "%s would be removed:\n", rel)
-			for _, r := range ex.Decision.Reasons {
-				fmt.Fprintf(a.text, "  %s\n", r.Text)
+		for i, ex := range exs {
+			if i > 0 {
+				fmt.Fprintln(a.text)
 			}
-			return nil
-		}
-		fmt.Fprintf(a.text, "%s is kept:\n", rel)
-		for _, r := range ex.Decision.Reasons {
-			fmt.Fprintf(a.text, "  %s\n", r.Text)
-		}
-		if len(ex.Chain) > 1 {
-			fmt.Fprintf(a.text, "chain from the root that keeps it:\n")
-			for i, id := range ex.Chain {
-				fmt.Fprintf(a.text, "  %s%s\n", strings.Repeat("  ", i), id)
-			}
-			fmt.Fprintf(a.text, "the root %s is kept because:\n", ex.Chain[0])
-			for _, r := range ex.RootReasons {
-				fmt.Fprintf(a.text, "  %s\n", r.Text)
-			}
+			printWhy(a.text, ex)
 		}
 		return nil
 	})
@@ -545,7 +529,10 @@ another package target. Everything else is an error. check exits 6 when it finds
 			defer unlock()
 		}
 		opts.Now = time.Now()
+		bar := a.progressFor(cmd)
+		opts.OnPhase = bar.onPhase
 		rep, err := store.Verify(cmd.Context(), opts)
+		bar.done()
 		if err != nil {
 			return err
 		}

@@ -188,7 +188,10 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	for _, fs := range []*pflag.FlagSet{root.PersistentFlags(), run.Flags(), list.Flags(), why.Flags(), check.Flags(), daemon.Flags(), watchC.Flags()} {
 		annotateSettings(fs)
 	}
-	root.AddCommand(run, list, why, check, watchC, a.graphCmd(), daemon, a.scheduleCmd(), a.historyCmd(), a.leaseCmd(), a.versionCmd(), a.docsCmd(root), safetyTopic())
+	history := a.historyCmd()
+	run.ValidArgsFunction, list.ValidArgsFunction = a.identCompletion(0), a.identCompletion(0)
+	why.ValidArgsFunction, history.ValidArgsFunction = a.identCompletion(1), a.identCompletion(1)
+	root.AddCommand(run, list, why, check, watchC, a.graphCmd(), daemon, a.scheduleCmd(), history, a.leaseCmd(), a.versionCmd(), a.docsCmd(root), safetyTopic())
 	root.AddCommand(a.binlinksCmd())
 	root.AddCommand(topicCmds(root)...)
 	root.SetHelpCommand(helpCmd(root))
