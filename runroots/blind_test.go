@@ -42,6 +42,9 @@ type blindOutcome struct {
 	// Apply mode: what Apply did with oldApp.
 	Status        string             `json:"status"`
 	StatusReasons []retention.Reason `json:"status_reasons"`
+	// Kept is every release the plan keeps for being in use, with its
+	// in-use reason's text.
+	Kept map[string]string `json:"kept"`
 }
 
 // runBlindHelper runs blindPlan when the test binary was re-executed for
@@ -64,6 +67,14 @@ func runBlindHelper() {
 		if err == nil {
 			d, _ := plan.Decision(pkgstore.MustParseIdent(oldApp))
 			out.Action, out.Reasons = string(d.Action), d.Reasons
+			out.Kept = map[string]string{}
+			for _, d := range plan.Decisions {
+				for _, r := range d.Reasons {
+					if r.Code == retention.CodeInUse {
+						out.Kept[d.Release.Ident.String()] = r.Text
+					}
+				}
+			}
 			for _, f := range plan.Found {
 				if f.Source == "processes" {
 					out.Counts, out.Summary = f.Counts, f.Summary
@@ -179,6 +190,50 @@ func TestBlindScanKeepsWhatProcessesUse(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestBlindScanManyReleases: the lease probe checks the releases to remove
+// on several goroutines; each one a process holds a file of open is kept,
+// naming that file, wherever it falls among the others, and every other
+// one goes. (Issue 35: the probe was one goroutine, and allocated a
+// directory buffer per release.)
+func TestBlindScanManyReleases(t *testing.T) {
+	b := storetest.New(t)
+	const pkgs = 60
+	held := map[int]bool{0: true, 7: true, 31: true, 32: true, 59: true}
+	for i := range pkgs {
+		old := fmt.Sprintf("core/p%02d/1.0.0/20200101000000", i)
+		b.Add(storetest.Release{Ident: old, Files: map[string]string{"a/b/c.txt": "c\n", "d.txt": "d\n", "lib/x.so": "x\n"}})
+		b.Pkg(fmt.Sprintf("core/p%02d/2.0.0/20210101000000", i))
+	}
+	for i := range held {
+		proctest.Start(t, proctest.Open, b.PkgPath(fmt.Sprintf("core/p%02d/1.0.0/20200101000000", i))+"/a/b/c.txt")
+	}
+	out := planWithout(t, b.Root, "", "sys_ptrace")
+	if out.Err != "" {
+		t.Fatalf("blind plan failed: %s", out.Err)
+	}
+	if out.Counts["denied"] == 0 {
+		t.Fatalf("the planner was not blind (counts %v): the test proves nothing", out.Counts)
+	}
+	if got, want := out.Counts["lease_probed_files"], 3*pkgs; got < want {
+		t.Errorf("lease_probed_files %d, want at least %d (3 files of each of %d releases)", got, want, pkgs)
+	}
+	for i := range pkgs {
+		old := fmt.Sprintf("core/p%02d/1.0.0/20200101000000", i)
+		why, kept := out.Kept[old]
+		switch {
+		case held[i] && !kept:
+			t.Errorf("%s: a process holds a/b/c.txt open, but the blind plan does not keep it in use (%s)", old, out.Summary)
+		case held[i] && !strings.Contains(why, "a/b/c.txt"):
+			t.Errorf("%s kept for %q, want the held file named", old, why)
+		case !held[i] && kept:
+			t.Errorf("%s kept in use (%q), but nothing holds it", old, why)
+		}
+	}
+	if got := out.Counts["lease_busy_releases"]; got != len(held) {
+		t.Errorf("lease_busy_releases %d, want %d", got, len(held))
 	}
 }
 

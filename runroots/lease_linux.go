@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -24,14 +27,14 @@ func (lp leaseProbe) probe(ctx context.Context, dirs []retention.ProbeDir) (rete
 		st.unprobed, st.releasesUnprobed, st.example = len(dirs), len(dirs), "store: "+err.Error()
 	} else {
 		defer unix.Close(sfd)
-		for _, d := range dirs {
-			if err := ctx.Err(); err != nil {
-				return out, err
-			}
-			file, busy := lp.release(sfd, d.Path, &st)
-			if busy {
+		busy, err := lp.releases(ctx, sfd, dirs, &st)
+		if err != nil {
+			return out, err
+		}
+		for i, file := range busy {
+			if file != nil {
 				st.busy++
-				out.Roots = append(out.Roots, retention.Root{Ident: d.Ident, Code: retention.CodeInUse, Text: busyText(file)})
+				out.Roots = append(out.Roots, retention.Root{Ident: dirs[i].Ident, Code: retention.CodeInUse, Text: busyText(*file)})
 			}
 		}
 	}
@@ -93,7 +96,7 @@ func (lp leaseProbe) archives(ctx context.Context, st *probeStats, out *retentio
 		}
 		rel := pkgstore.ArtifactCacheDir + "/" + nm
 		before := w.st.unprobed
-		busy := w.file(cfd, nm, nm)
+		busy := w.file(cfd, nm, "")
 		switch {
 		case w.st.unprobed > before:
 			st.archivesUnprobed++
@@ -126,11 +129,60 @@ func readNames(dfd int) ([]string, error) {
 	}
 }
 
-// release probes one release directory (rel, relative to the store). It
-// returns the first file found in use.
-func (lp leaseProbe) release(sfd int, rel string, st *probeStats) (string, bool) {
+// releases probes the release directories dirs on several goroutines
+// (the probe is one open, fstat and two fcntl calls a file: system calls
+// that wait on nothing but the kernel, as the scan's reads). busy[i] is
+// the first file of dirs[i] found in use, nil when none is. The counts
+// are summed into st; its example is the one of the first directory, in
+// the order given, that had one, so that the summary does not depend on
+// the goroutines' timing.
+func (lp leaseProbe) releases(ctx context.Context, sfd int, dirs []retention.ProbeDir, st *probeStats) ([]*string, error) {
+	busy := make([]*string, len(dirs))
+	workers := min(4*runtime.GOMAXPROCS(0), len(dirs))
+	stats := make([]probeStats, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			ws := &stats[w]
+			ws.exampleAt = -1
+			dents := make([]byte, 8<<10) // one buffer a goroutine, not one a release
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(dirs) || ctx.Err() != nil {
+					return
+				}
+				ws.at = i
+				if file, ok := lp.release(sfd, dirs[i].Path, ws, dents); ok {
+					busy[i] = &file
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	first := -1
+	for _, ws := range stats {
+		st.files += ws.files
+		st.unprobed += ws.unprobed
+		st.releasesUnprobed += ws.releasesUnprobed
+		if ws.example != "" && (first < 0 || ws.exampleAt < first) {
+			first, st.example = ws.exampleAt, ws.example
+		}
+	}
+	return busy, nil
+}
+
+// release probes one release directory (rel, relative to the store),
+// reading directories with the buffer dents. It returns the first file
+// found in use.
+func (lp leaseProbe) release(sfd int, rel string, st *probeStats, dents []byte) (string, bool) {
 	dfd := sfd
-	for _, c := range strings.Split(rel, "/") {
+	for rest := rel; rest != ""; {
+		var c string
+		c, rest, _ = strings.Cut(rest, "/")
 		fd, err := unix.Openat(dfd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if dfd != sfd {
 			unix.Close(dfd)
@@ -152,7 +204,7 @@ func (lp leaseProbe) release(sfd int, rel string, st *probeStats) (string, bool)
 		return "", false
 	}
 	before := st.unprobed
-	w := walker{st: st, dev: root.Dev, base: rel}
+	w := walker{st: st, dev: root.Dev, base: rel, dents: dents}
 	file, busy := w.dir(dfd, "")
 	if !busy && lp.mapsUnseen() && unix.Fstatfs(dfd, &sfs) == nil && sfs.Type == overlayMagic {
 		// On overlayfs a mapping holds the lower file, not the overlay's:
@@ -223,7 +275,7 @@ func (w *walker) dir(dfd int, rel string) (string, bool) {
 			case unix.DT_DIR:
 				subs = append(subs, nm)
 			case unix.DT_REG:
-				if w.file(dfd, nm, join(rel, nm)) {
+				if w.file(dfd, nm, rel) {
 					return join(rel, nm), true
 				}
 			}
@@ -251,9 +303,10 @@ func (w *walker) dir(dfd int, rel string) (string, bool) {
 	return "", false
 }
 
-// file probes one regular file; it reports whether something else has it
-// open (or mapped, or executing).
-func (w *walker) file(dfd int, name, rel string) bool {
+// file probes one regular file, name in the directory dfd at dir inside
+// the release; it reports whether something else has it open (or mapped,
+// or executing).
+func (w *walker) file(dfd int, name, dir string) bool {
 	flags := unix.O_RDONLY | unix.O_NONBLOCK | unix.O_NOFOLLOW | unix.O_NOCTTY | unix.O_CLOEXEC
 	fd, err := unix.Openat(dfd, name, flags|unix.O_NOATIME, 0)
 	if errors.Is(err, unix.EPERM) {
@@ -265,7 +318,7 @@ func (w *walker) file(dfd int, name, rel string) bool {
 	case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ELOOP):
 		return false // gone, or now a symlink
 	case err != nil:
-		w.st.cannot(join(w.base, rel), err)
+		w.st.cannot(join(w.base, join(dir, name)), err)
 		return false
 	}
 	defer unix.Close(fd)
@@ -284,10 +337,10 @@ func (w *walker) file(dfd int, name, rel string) bool {
 		return true
 	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
 		w.st.files--
-		w.st.cannot(join(w.base, rel), fmt.Errorf("not its owner and no CAP_LEASE"))
+		w.st.cannot(join(w.base, join(dir, name)), fmt.Errorf("not its owner and no CAP_LEASE"))
 	default:
 		w.st.files--
-		w.st.cannot(join(w.base, rel), fmt.Errorf("no lease: %w", err))
+		w.st.cannot(join(w.base, join(dir, name)), fmt.Errorf("no lease: %w", err))
 	}
 	return false
 }
@@ -298,6 +351,9 @@ type probeStats struct {
 	// archives of the artifact cache checked, and not checkable
 	archives, archivesUnprobed int
 	example                    string // why a file could not be checked
+	// at is the index of the release being probed, exampleAt the one
+	// example came from (releases probes on several goroutines).
+	at, exampleAt int
 }
 
 // mapsUnseen reports whether the scan may have missed a mapping: a
@@ -344,7 +400,7 @@ func (st probeStats) summary(releases int) string {
 func (st *probeStats) cannot(rel string, err error) {
 	st.unprobed++
 	if st.example == "" {
-		st.example = rel + ": " + err.Error()
+		st.example, st.exampleAt = rel+": "+err.Error(), st.at
 	}
 }
 
