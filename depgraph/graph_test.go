@@ -131,3 +131,31 @@ func TestExports(t *testing.T) {
 		t.Fatalf("JSON closure of redis: %s", js)
 	}
 }
+
+// TestReverseEdgesConcurrently: the reverse edges are built at the first
+// call that needs them; the graph stays safe for concurrent reads then
+// (run with -race), and every reader sees them whole.
+func TestReverseEdgesConcurrently(t *testing.T) {
+	inv, g := build(t)
+	want := []string{app, openssl, redis}
+	slices.Sort(want)
+	errs := make(chan string, 8)
+	for range 8 {
+		go func() {
+			got := names(inv, g.ReverseClosure(ref(t, inv, glibc)))
+			if !slices.Equal(got, want) {
+				errs <- strings.Join(got, ",")
+				return
+			}
+			errs <- ""
+		}()
+	}
+	for range 8 {
+		if e := <-errs; e != "" {
+			t.Errorf("reverse closure of glibc read concurrently: %s, want %v", e, want)
+		}
+	}
+	if e := g.Edges(); e != 6 {
+		t.Errorf("Edges() = %d, want 6 (glibc<-openssl, openssl<-redis, glibc<-redis, redis<-app, openssl<-app, gone<-app)", e)
+	}
+}
