@@ -430,14 +430,25 @@ func depsUnknown(inv *pkgstore.Inventory) string {
 }
 
 func (p *Plan) decide() {
+	// The releases of a package are next to each other in inventory
+	// order, and those removed for their age share one reason's text:
+	// made once a package, not once a release (issue 35: 70% of a large
+	// store's releases are removed so, and their texts were 10% of the
+	// plan's memory).
+	var oldOf pkgstore.Ident
+	var oldText string
 	for i := range p.Decisions {
 		d := &p.Decisions[i]
 		r := d.Release
 		if p.reach.Reached(r.Ref) {
 			d.Action = Keep
-			d.Reasons = append(d.Reasons, p.rootOf[r.Ref]...)
 			if !p.reach.IsRoot(r.Ref) {
+				d.Reasons = append(d.Reasons, p.rootOf[r.Ref]...)
 				d.Reasons = append(d.Reasons, p.dependencyReason(r.Ref))
+			} else {
+				// A root's reasons are the plan's own: share them
+				// (clipped, so that an append by a caller copies).
+				d.Reasons = slices.Clip(p.rootOf[r.Ref])
 			}
 			continue
 		}
@@ -451,12 +462,15 @@ func (p *Plan) decide() {
 				Text: fmt.Sprintf("an older release of %s, which other packages need: free-deps keeps such a release by need alone, and no kept release needs it", pkgName(r.Ident))})
 			continue
 		}
-		n, from := p.Policy.keepFor(r.Ident)
-		if from != "" {
-			from = " (" + from + ")"
+		if oldText == "" || r.Ident.Origin != oldOf.Origin || r.Ident.Name != oldOf.Name {
+			n, from := p.Policy.keepFor(r.Ident)
+			if from != "" {
+				from = " (" + from + ")"
+			}
+			oldOf = r.Ident
+			oldText = fmt.Sprintf("not among the newest %d of %s%s, not protected, and no kept release needs it", n, pkgName(r.Ident), from)
 		}
-		d.Reasons = append(d.Reasons, Reason{Code: CodeOld,
-			Text: fmt.Sprintf("not among the newest %d of %s%s, not protected, and no kept release needs it", n, pkgName(r.Ident), from)})
+		d.Reasons = append(d.Reasons, Reason{Code: CodeOld, Text: oldText})
 	}
 }
 
