@@ -123,11 +123,14 @@ type Plan struct {
 	// this one kept.
 	InstallWait string
 
-	byRef  map[pkgstore.Ref]int
-	reach  *depgraph.Reach
-	rootOf map[pkgstore.Ref][]Reason
-	freed  map[pkgstore.Ref]string // removed only because Only's removals freed them
-	unused map[pkgstore.Ref]bool   // store-wide FreeDeps: count taken away (freed.go)
+	// decisionAt[ref] is the index in Decisions of ref's release, -1 for
+	// a Ref that is not an installed release (a slice: a map of 100,000
+	// entries took 2 MB).
+	decisionAt []int32
+	reach      *depgraph.Reach
+	rootOf     map[pkgstore.Ref][]Reason
+	freed      map[pkgstore.Ref]string // removed only because Only's removals freed them
+	unused     map[pkgstore.Ref]bool   // store-wide FreeDeps: count taken away (freed.go)
 	// services are the loaded services' spec idents (ServicesOnly, NoDeps).
 	services []pkgstore.Ident
 }
@@ -151,12 +154,13 @@ func Compute(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc)
 // root of the plan, with that Root's code and text. It reads nothing
 // itself.
 func ComputeFound(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc, found []Found) (*Plan, error) {
-	return computeAt(inv, pol, now, time.Time{}, hooks, found)
+	return computeAt(inv, nil, pol, now, time.Time{}, hooks, found)
 }
 
 // computeAt is ComputeFound with the real clock's reading (Plan.RealNow;
-// zero for none).
-func computeAt(inv *pkgstore.Inventory, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
+// zero for none) and, when g is not nil, the graph of inv already built
+// (a plan made again after a probe reuses the first one's).
+func computeAt(inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
 	if inv == nil {
 		return nil, ErrNoInventory
 	}
@@ -166,15 +170,21 @@ func computeAt(inv *pkgstore.Inventory, pol Policy, now, realNow time.Time, hook
 	if bl := inv.Blocking(); len(bl) > 0 && !pol.AllowDamaged {
 		return nil, &DamagedError{Problems: bl}
 	}
+	if g == nil || g.Inventory() != inv {
+		g = depgraph.New(inv)
+	}
 	p := &Plan{
-		Policy: pol, Now: now, RealNow: realNow, Inventory: inv, Graph: depgraph.New(inv), Found: found,
-		byRef: make(map[pkgstore.Ref]int, len(inv.Releases)), rootOf: map[pkgstore.Ref][]Reason{},
+		Policy: pol, Now: now, RealNow: realNow, Inventory: inv, Graph: g, Found: found,
+		decisionAt: make([]int32, inv.NumRefs()), rootOf: map[pkgstore.Ref][]Reason{},
 		services: serviceIdents(inv),
 	}
 	p.Decisions = make([]Decision, len(inv.Releases))
+	for i := range p.decisionAt {
+		p.decisionAt[i] = -1
+	}
 	for i, r := range inv.Releases {
 		p.Decisions[i] = Decision{Release: r}
-		p.byRef[r.Ref] = i
+		p.decisionAt[r.Ref] = int32(i)
 	}
 	p.findRoots()
 	p.Pins, p.Warnings = policyWarnings(inv, pol)
@@ -431,12 +441,12 @@ func depsUnknown(inv *pkgstore.Inventory) string {
 
 func (p *Plan) decide() {
 	// The releases of a package are next to each other in inventory
-	// order, and those removed for their age share one reason's text:
-	// made once a package, not once a release (issue 35: 70% of a large
+	// order, and those removed for their age share one reason: made once
+	// a package, not once a release (issue 35: 70% of a large
 	// store's releases are removed so, and their texts were 10% of the
 	// plan's memory).
 	var oldOf pkgstore.Ident
-	var oldText string
+	var oldReasons []Reason
 	for i := range p.Decisions {
 		d := &p.Decisions[i]
 		r := d.Release
@@ -462,15 +472,16 @@ func (p *Plan) decide() {
 				Text: fmt.Sprintf("an older release of %s, which other packages need: free-deps keeps such a release by need alone, and no kept release needs it", pkgName(r.Ident))})
 			continue
 		}
-		if oldText == "" || r.Ident.Origin != oldOf.Origin || r.Ident.Name != oldOf.Name {
+		if oldReasons == nil || r.Ident.Origin != oldOf.Origin || r.Ident.Name != oldOf.Name {
 			n, from := p.Policy.keepFor(r.Ident)
 			if from != "" {
 				from = " (" + from + ")"
 			}
 			oldOf = r.Ident
-			oldText = fmt.Sprintf("not among the newest %d of %s%s, not protected, and no kept release needs it", n, pkgName(r.Ident), from)
+			oldReasons = []Reason{{Code: CodeOld,
+				Text: fmt.Sprintf("not among the newest %d of %s%s, not protected, and no kept release needs it", n, pkgName(r.Ident), from)}}
 		}
-		d.Reasons = append(d.Reasons, Reason{Code: CodeOld, Text: oldText})
+		d.Reasons = oldReasons // shared, and full: an append copies
 	}
 }
 
@@ -533,11 +544,10 @@ func (p *Plan) Decision(id pkgstore.Ident) (Decision, bool) {
 	if !ok {
 		return Decision{}, false
 	}
-	i, ok := p.byRef[r]
-	if !ok {
+	if int(r) >= len(p.decisionAt) || p.decisionAt[r] < 0 {
 		return Decision{}, false
 	}
-	return p.Decisions[i], true
+	return p.Decisions[p.decisionAt[r]], true
 }
 
 // Explanation answers Why.

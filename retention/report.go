@@ -205,8 +205,7 @@ func (p *Plan) Report(res *Result) Report {
 	for _, d := range p.Decisions {
 		rr := ReportRelease{Ident: d.Release.Ident.String(), Action: d.Action, Reasons: d.Reasons}
 		if d.Release.Size >= 0 {
-			s := d.Release.Size
-			rr.Size = &s
+			rr.Size = &d.Release.Size // the release's own: no allocation a release
 		}
 		if o, ok := outcomes[d.Release.Ident]; ok {
 			rr.Outcome = &ReportOutcome{Status: o.Status, Reasons: o.Reasons, Error: o.ErrorText(), BytesFreed: o.Bytes}

@@ -110,8 +110,9 @@ func probeFound(ctx context.Context, found []Found, dirs []ProbeDir) error {
 
 // removalDirs are the directories of a plan's removals, for probeFound.
 func removalDirs(p *Plan) []ProbeDir {
-	var dirs []ProbeDir
-	for _, d := range p.Removals() {
+	removals := p.Removals()
+	dirs := make([]ProbeDir, 0, len(removals))
+	for _, d := range removals {
 		dirs = append(dirs, ProbeDir{Ident: d.Release.Ident, Path: d.Release.Path()})
 	}
 	return dirs
@@ -133,14 +134,15 @@ func pendingDirs(inv *pkgstore.Inventory) []ProbeDir {
 // probe of the plan's removals and a plan computed again with what it
 // found: a root it finds only keeps more (itself and what it needs).
 func planProbed(ctx context.Context, inv *pkgstore.Inventory, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
-	p, err := computeAt(inv, pol, now, realNow, hooks, found)
+	p, err := computeAt(inv, nil, pol, now, realNow, hooks, found)
 	if err != nil || !slices.ContainsFunc(found, func(f Found) bool { return f.Probe != nil }) {
 		return p, err
 	}
+	g := p.Graph
 	if err := probeFound(ctx, found, removalDirs(p)); err != nil {
 		return nil, err
 	}
-	return computeAt(inv, pol, now, realNow, hooks, found)
+	return computeAt(inv, g, pol, now, realNow, hooks, found)
 }
 
 // A RootFinder finds releases in use outside the store's own files. The
