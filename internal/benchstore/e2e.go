@@ -62,7 +62,36 @@ type Run struct {
 // is the caller's without HAB_GC_* variables, so that no setting of the
 // caller's changes the run.
 func DryRun(bin, root string, stdout io.Writer) (Run, error) {
-	cmd := exec.Command(bin, DryRunArgs(root)...)
+	run, _, err := runCLI(exec.Command(bin, DryRunArgs(root)...), stdout)
+	return run, err
+}
+
+// ErrCannotBlind is BlindDryRun's error where it cannot make a blind run:
+// not root, or no setpriv.
+var ErrCannotBlind = errors.New("benchstore: a blind run needs root and util-linux setpriv")
+
+// BlindDryRun is DryRun made blind, as in most containers and hardened
+// units: the CLI runs as root without CAP_SYS_PTRACE (util-linux
+// setpriv, which execs it, so that its peak RSS is still read), so that
+// /proc does not show it the processes that keep that capability (this
+// benchmark, PID 1), and it checks every file of every release to remove
+// with a write lease. It fails unless the run says it did.
+func BlindDryRun(bin, root string, stdout io.Writer) (Run, error) {
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil || os.Geteuid() != 0 {
+		return Run{}, ErrCannotBlind
+	}
+	args := append([]string{"--inh-caps=-sys_ptrace", "--bounding-set=-sys_ptrace", "--", bin}, DryRunArgs(root)...)
+	run, stderr, err := runCLI(exec.Command(setpriv, args...), stdout)
+	if err == nil && !bytes.Contains(stderr, []byte("write leases: ")) {
+		err = fmt.Errorf("benchstore: the blind run checked no write leases: %s", stderr)
+	}
+	return run, err
+}
+
+// runCLI runs cmd, its standard output to stdout (the null device when
+// nil), and returns what it cost and its standard error.
+func runCLI(cmd *exec.Cmd, stdout io.Writer) (Run, []byte, error) {
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "HAB_GC_") {
 			cmd.Env = append(cmd.Env, kv)
@@ -71,7 +100,7 @@ func DryRun(bin, root string, stdout io.Writer) (Run, error) {
 	if stdout == nil {
 		null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 		if err != nil {
-			return Run{}, err
+			return Run{}, nil, err
 		}
 		defer null.Close()
 		stdout = null
@@ -80,7 +109,7 @@ func DryRun(bin, root string, stdout io.Writer) (Run, error) {
 	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return Run{}, fmt.Errorf("benchstore: %s: %w", strings.Join(cmd.Args, " "), err)
+		return Run{}, nil, fmt.Errorf("benchstore: %s: %w", strings.Join(cmd.Args, " "), err)
 	}
 	// The peak RSS is the child's own high-water mark (VmHWM), read from
 	// /proc while it runs. The rusage wait4 returns is no use here: Go
@@ -111,12 +140,12 @@ func DryRun(bin, root string, stdout io.Writer) (Run, error) {
 	close(done)
 	rss := <-peak
 	if err != nil {
-		return Run{}, fmt.Errorf("benchstore: %s: %w\n%s", strings.Join(cmd.Args, " "), err, stderr.Bytes())
+		return Run{}, stderr.Bytes(), fmt.Errorf("benchstore: %s: %w\n%s", strings.Join(cmd.Args, " "), err, stderr.Bytes())
 	}
 	if rss == 0 {
-		return Run{}, errors.New("benchstore: no VmHWM read for the child process (no /proc?)")
+		return Run{}, stderr.Bytes(), errors.New("benchstore: no VmHWM read for the child process (no /proc?)")
 	}
-	return Run{Wall: wall, MaxRSS: rss}, nil
+	return Run{Wall: wall, MaxRSS: rss}, stderr.Bytes(), nil
 }
 
 // vmHWM reads a process's peak RSS in bytes from its /proc status file,
