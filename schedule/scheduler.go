@@ -126,6 +126,7 @@ type Scheduler struct {
 	absent     map[string]*absence   // by job key: stores that could not be opened (storeGone)
 	startWrong bool                  // started was read from a wrong clock
 	catchUp    map[string]time.Time  // missed runs waiting: when they run
+	stateSeen  fileMark              // the state file as this scheduler last wrote or read it
 
 	cmu   sync.Mutex
 	wake  map[string]time.Time  // by job key: its next due time (NextWake)
@@ -759,11 +760,19 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 	}
 	byStore := map[string][]pendingRun{}
 	var stores []string
-	if len(maybe) == 0 {
+	// An idle tick reads nothing, unless the state file is not as this
+	// scheduler left it (deleted, replaced, damaged): it is then read, and
+	// rebuilt from memory, at once, rather than at the next due time,
+	// which a restart meanwhile would never reach.
+	if len(maybe) == 0 && !s.stateChanged() {
 		return s.dispatch(ctx, byStore, s.addPressure(byStore, stores), wait)
 	}
+	known := jobs
 	jobs = maybe
 	st, err := LoadState(s.StatePath)
+	if err == nil {
+		s.markState()
+	}
 	if errors.Is(err, ErrCorruptState) {
 		// Damaged: every job is restored from memory (restore keeps the
 		// file aside under the state's lock and writes the state again).
@@ -773,7 +782,10 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 		s.log().Error("reading state", "error", err)
 		return s.dispatch(ctx, byStore, s.addPressure(byStore, stores), wait)
 	}
-	s.restore(st, jobs)
+	// Every job this scheduler knows is restored, not only those that
+	// may be due now: a job left out of a rebuilt file would start anew
+	// at the next start, and lose the due time it missed meanwhile.
+	s.restore(st, known)
 	if s.holdForClock(st, now) {
 		return s.dispatch(ctx, byStore, s.addPressure(byStore, stores), wait)
 	}
@@ -792,6 +804,10 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 			continue
 		}
 		now := s.now()
+		if js.LastDue == nil && !s.NotBefore.IsZero() && js.Since.Before(s.NotBefore) {
+			s.restamp(j, now)
+			continue
+		}
 		if a := anchor(js); a.After(now.Add(setBack)) {
 			s.recoverClock(j, a, now)
 			continue
@@ -1103,6 +1119,34 @@ func (s *Scheduler) recoverClock(j Job, a, now time.Time) {
 	})
 	if err != nil {
 		s.log().Error("recording the clock recovery", "job", j.Key, "error", err)
+	}
+}
+
+// restamp begins anew, at now, a job that has never run and was first
+// seen while the clock was obviously wrong with nothing in the state to
+// stamp it with (a damaged state at a boot at 1970): its 1970 creation
+// time would make the latest due time since then due, although it may
+// have run before the state was lost. As with a damaged state at any
+// start, the next due time after now runs; none runs at once.
+func (s *Scheduler) restamp(j Job, now time.Time) {
+	s.log().Warn("the job was first seen while the clock was obviously wrong; it begins now that the clock is right: its next due time runs", "job", j.Key, "now", now.UTC().Format(time.RFC3339))
+	if m, ok := s.memJob(j.Key); ok && m.LastDue == nil {
+		m.Since = now
+		s.remember(j.Key, m)
+	}
+	if s.ReadOnly {
+		return
+	}
+	err := s.updateState(func(st *State) bool {
+		js := st.Jobs[j.Key]
+		if js == nil || js.LastDue != nil || !js.Since.Before(s.NotBefore) {
+			return false
+		}
+		js.Since = now
+		return true
+	})
+	if err != nil {
+		s.log().Error("recording when the job begins", "job", j.Key, "error", err)
 	}
 }
 

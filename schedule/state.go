@@ -297,9 +297,55 @@ func (s *Scheduler) updateState(f func(*State) bool) error {
 		return err
 	}
 	if f(st) {
-		return st.save(root, path)
+		err := st.save(root, path)
+		if err == nil {
+			s.markState()
+		}
+		return err
 	}
 	return nil
+}
+
+// fileMark is what a stat of the state file shows of it: a file replaced,
+// written or deleted by another has another mark.
+type fileMark struct {
+	ok        bool
+	dev, ino  uint64
+	size      int64
+	modTimeNs int64
+}
+
+// markOf returns the state file's mark (not ok when it cannot be stat'ed).
+func markOf(path string) fileMark {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return fileMark{}
+	}
+	m := fileMark{ok: true, size: fi.Size(), modTimeNs: fi.ModTime().UnixNano()}
+	m.dev, m.ino = pkgstore.FileID(fi)
+	return m
+}
+
+// markState records the state file as it is now: this scheduler just
+// wrote or read it.
+func (s *Scheduler) markState() {
+	m := markOf(s.StatePath)
+	s.umu.Lock()
+	s.stateSeen = m
+	s.umu.Unlock()
+}
+
+// stateChanged reports whether the state file is not as this scheduler
+// last wrote or read it (one lstat). Read-only schedulers never rebuild
+// it, so for them it never has.
+func (s *Scheduler) stateChanged() bool {
+	if s.ReadOnly || s.StatePath == "" {
+		return false
+	}
+	m := markOf(s.StatePath)
+	s.umu.Lock()
+	defer s.umu.Unlock()
+	return !s.stateSeen.ok || m != s.stateSeen
 }
 
 // DefaultStateLockTimeout is the wait for the state's lock when
