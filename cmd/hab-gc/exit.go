@@ -33,16 +33,21 @@ const exitCodesHelp = `Exit codes:
   0  success
   1  unexpected error (I/O)
   2  usage error: a bad flag, environment variable or config value; an unknown or unusable store
-  3  refused: no retention policy set, the store is damaged, a pin on the command line matches nothing,
-     something other than hab-gc's own lock file is at the lock's name, or what is in use cannot be told
-     (/proc unreadable; processes /proc does not show fully and releases to remove that a write lease
-     cannot check; a configured Supervisor gateway failing)
-  4  partial failure: some removals failed, the others were done
+  3  refused: no retention policy set, a store-wide keep_latest 0 without --allow-keep-none, a real run
+     by a normal user (removing needs root), the store is damaged, a binlink directory became a symlink
+     after the plan, a pin on the command line matches nothing, an unsafe lock file (not a regular file
+     with one link owned by this user), or what is in use cannot be told (/proc unreadable; processes
+     /proc does not show fully and releases to remove that a write lease cannot check, without
+     --runtime-roots=best-effort; a configured Supervisor gateway failing)
+  4  partial failure: some removals failed, the others were done (binlinks: some links; daemon --once:
+     some due job); with --cache, the artifact cache could not be read
   5  lock timeout: another hab-gc holds the store's lock
   6  check found errors (with --strict, notices too)
   7  interrupted (SIGINT, SIGTERM): run put back every release it had hidden and not yet deleted;
      its report says what was removed, put back and not attempted; a command stopped before changing
-     anything says so; daemon --once says how many jobs ran
+     anything says so; daemon --once says how many jobs ran; a command that has not returned within
+     HAB_GC_STOP_GRACE (default 10s, 20s more while removing) of the first signal, or at a second
+     signal, is ended by the watchdog, saying so
   8  not enough space (run --min-free): below min-free, everything the policy allows was removed and free
      space is still below max-free; the report says how much is missing and what keeps the most space`
 

@@ -49,7 +49,7 @@ func executeWith(args []string, stdout, stderr io.Writer, lookup func(string) (s
 		// Stopped by SIGINT or SIGTERM before changing anything: a run
 		// interrupted while changing the store says what it did itself
 		// and returns exitCodeError{exitInterrupted}.
-		fmt.Fprintf(stderr, "hab-gc: interrupted (%v): stopped before changing anything\n", context.Cause(ctx))
+		stopper.say(fmt.Sprintf("interrupted (%v): stopped before changing anything", context.Cause(ctx)))
 		return exitInterrupted
 	}
 	if err != nil {

@@ -235,6 +235,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		switch f, _ := cmd.Flags().GetString("log-format"); f {
 		case "json":
 			s.Logger = slog.New(uniqueKeys(slog.NewJSONHandler(a.stderr, nil)))
+			a.stop.logTo(s.Logger) // the stop notices too
 		case "text":
 		default:
 			return usageError{fmt.Errorf("invalid --log-format %q: must be text or json", f)}

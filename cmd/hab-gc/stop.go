@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"slices"
@@ -52,6 +53,31 @@ type stopper struct {
 	mu     sync.Mutex
 	extra  time.Duration // held longer: a leased COMMAND's time to exit
 	onExit []func()      // before ending early: what must not outlive hab-gc
+	log    *slog.Logger  // the command's JSON log (daemon --log-format json); nil: plain lines
+}
+
+// logTo makes the stopper's notices records of l (a daemon logging JSON
+// says everything in JSON, its stop too) rather than plain lines.
+func (s *stopper) logTo(l *slog.Logger) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.log = l
+	s.mu.Unlock()
+}
+
+// say writes a notice: "hab-gc: TEXT" on stderr, or a WARN record of the
+// command's JSON log.
+func (s *stopper) say(text string) {
+	s.mu.Lock()
+	l := s.log
+	s.mu.Unlock()
+	if l != nil {
+		l.Warn(text)
+		return
+	}
+	fmt.Fprintf(s.stderr, "hab-gc: %s\n", text)
 }
 
 // start arms the stopper and returns the context the command runs with
@@ -83,7 +109,7 @@ func (s *stopper) watch(sigs <-chan os.Signal, cancel context.CancelCauseFunc, d
 	case <-done:
 		return
 	}
-	fmt.Fprintf(s.stderr, "hab-gc: interrupted (%s): stopping (a second signal ends it at once)\n", signalName(sig))
+	s.say(fmt.Sprintf("interrupted (%s): stopping (a second signal ends it at once)", signalName(sig)))
 	cancel(signalCause{sig})
 	s.mu.Lock()
 	grace := s.grace + s.extra
@@ -107,7 +133,7 @@ func (s *stopper) end(why string) {
 	for _, h := range hooks {
 		h()
 	}
-	fmt.Fprintf(s.stderr, "hab-gc: %s (exit %d); a run's hidden releases are put back or finished by the next run\n", why, exitInterrupted)
+	s.say(fmt.Sprintf("%s (exit %d); a run's hidden releases are put back or finished by the next run", why, exitInterrupted))
 	s.exit(exitInterrupted)
 }
 
