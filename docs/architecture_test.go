@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,8 +76,8 @@ func moduleImports(t *testing.T, root string) map[string][]string {
 		}
 		for _, im := range f.Imports {
 			p, _ := strconv.Unquote(im.Path.Value)
-			if strings.HasPrefix(p, module) {
-				out[pkg] = append(out[pkg], strings.TrimPrefix(p, module))
+			if d, ok := strings.CutPrefix(p, module); ok && !slices.Contains(out[pkg], d) {
+				out[pkg] = append(out[pkg], d)
 			}
 		}
 		return nil
