@@ -1156,7 +1156,7 @@ func finishInventory(fsRoot, target string, in *interner, releases []*Release, p
 		Target:   target,
 		Releases: releases,
 		idents:   in.idents,
-		index:    in.index,
+		sorted:   sortRefs(in.idents),
 		byRef:    make([]*Release, len(in.idents)),
 	}
 	if cmp := func(a, b *Release) int { return Compare(a.Ident, b.Ident) }; !slices.IsSortedFunc(inv.Releases, cmp) {

@@ -174,9 +174,22 @@ type ReportSummary struct {
 
 // Report describes the plan and, when res is non-nil, what Apply did.
 func (p *Plan) Report(res *Result) Report {
+	rep, rels := p.ReportStream(res)
+	rep.Releases = make([]ReportRelease, rels.Len())
+	for i := range rep.Releases {
+		rep.Releases[i] = rels.At(i)
+	}
+	return rep
+}
+
+// ReportStream is Report without its Releases (nil), and what gives them
+// one at a time: for a caller that writes a large report as it goes (hab-gc
+// run --json at 100,000 releases) and need not hold every ReportRelease at
+// once. Everything else, the summary included, is as Report has it.
+func (p *Plan) ReportStream(res *Result) (Report, ReportReleases) {
 	rep := Report{
 		DryRun: res == nil, FSRoot: p.Inventory.FSRoot, Target: p.Inventory.Target,
-		Releases: make([]ReportRelease, 0, len(p.Decisions)), Problems: p.Inventory.Problems,
+		Problems: p.Inventory.Problems,
 	}
 	if rep.Problems == nil {
 		rep.Problems = []pkgstore.Problem{}
@@ -193,24 +206,17 @@ func (p *Plan) Report(res *Result) Report {
 	if rep.RootSources == nil {
 		rep.RootSources = []Found{}
 	}
-	outcomes := map[pkgstore.Ident]Outcome{}
+	rels := ReportReleases{plan: p}
 	if res != nil {
+		rels.outcomes = make(map[pkgstore.Ident]Outcome, len(res.Outcomes))
 		for _, o := range res.Outcomes {
-			outcomes[o.Ident] = o
+			rels.outcomes[o.Ident] = o
 		}
 		rep.Summary.Removed, rep.Summary.KeptAtRun, rep.Summary.Failed, rep.Summary.BytesFreed = res.Removed, res.Kept, res.Failed, res.BytesFreed
 		rep.Leftovers = res.Leftovers
 		rep.Summary.NotAttempted, rep.Summary.Gone = res.NotAttempted, res.Gone
 	}
 	for _, d := range p.Decisions {
-		rr := ReportRelease{Ident: d.Release.Ident.String(), Action: d.Action, Reasons: d.Reasons}
-		if d.Release.Size >= 0 {
-			rr.Size = &d.Release.Size // the release's own: no allocation a release
-		}
-		if o, ok := outcomes[d.Release.Ident]; ok {
-			rr.Outcome = &ReportOutcome{Status: o.Status, Reasons: o.Reasons, Error: o.ErrorText(), BytesFreed: o.Bytes}
-		}
-		rep.Releases = append(rep.Releases, rr)
 		if d.Action == Keep {
 			rep.Summary.Keep++
 			if onlyYoung(d.Reasons) {
@@ -226,7 +232,36 @@ func (p *Plan) Report(res *Result) Report {
 		rep.Summary.InstallWait = res.InstallWait // found by Apply
 	}
 	rep.Summary.BytesReclaimable = p.ReclaimableBytes()
-	return rep
+	return rep, rels
+}
+
+// ReportReleases are a report's releases, made one at a time (see
+// Plan.ReportStream): At(i) is what Report's Releases[i] would be. Safe
+// for concurrent use.
+type ReportReleases struct {
+	plan     *Plan
+	outcomes map[pkgstore.Ident]Outcome
+}
+
+// Len is how many releases the report has: one a decision.
+func (rr ReportReleases) Len() int {
+	if rr.plan == nil {
+		return 0
+	}
+	return len(rr.plan.Decisions)
+}
+
+// At is the report of the i-th decision, in plan order.
+func (rr ReportReleases) At(i int) ReportRelease {
+	d := rr.plan.Decisions[i]
+	out := ReportRelease{Ident: d.Release.Ident.String(), Action: d.Action, Reasons: d.Reasons}
+	if d.Release.Size >= 0 {
+		out.Size = &d.Release.Size // the release's own: no allocation a release
+	}
+	if o, ok := rr.outcomes[d.Release.Ident]; ok {
+		out.Outcome = &ReportOutcome{Status: o.Status, Reasons: o.Reasons, Error: o.ErrorText(), BytesFreed: o.Bytes}
+	}
+	return out
 }
 
 // onlyYoung reports whether every reason is CodeYoung.

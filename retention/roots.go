@@ -59,9 +59,20 @@ type Found struct {
 // ProbeDir is a release directory that a Found's Probe is asked about.
 type ProbeDir struct {
 	Ident pkgstore.Ident
-	// Path is the directory relative to the store: ORIGIN/NAME/VERSION/
-	// RELEASE, or the name Apply hid it under in that VERSION directory.
+	// Path is the directory relative to the store: the name Apply hid it
+	// under in its VERSION directory, or empty for the release's own
+	// directory, ORIGIN/NAME/VERSION/RELEASE. Dir gives it either way.
 	Path string
+}
+
+// Dir is the directory relative to the store: Path, or Ident's
+// ORIGIN/NAME/VERSION/RELEASE when Path is empty (made when asked for, so
+// that a plan of 100,000 removals does not hold a path for each).
+func (d ProbeDir) Dir() string {
+	if d.Path != "" {
+		return d.Path
+	}
+	return d.Ident.String()
 }
 
 // Probed is what a Probe found.
@@ -110,10 +121,17 @@ func probeFound(ctx context.Context, found []Found, dirs []ProbeDir) error {
 
 // removalDirs are the directories of a plan's removals, for probeFound.
 func removalDirs(p *Plan) []ProbeDir {
-	removals := p.Removals()
-	dirs := make([]ProbeDir, 0, len(removals))
-	for _, d := range removals {
-		dirs = append(dirs, ProbeDir{Ident: d.Release.Ident, Path: d.Release.Path()})
+	n := 0
+	for _, d := range p.Decisions {
+		if d.Action == Remove {
+			n++
+		}
+	}
+	dirs := make([]ProbeDir, 0, n)
+	for _, d := range p.Decisions {
+		if d.Action == Remove {
+			dirs = append(dirs, ProbeDir{Ident: d.Release.Ident}) // Dir: its own directory
+		}
 	}
 	return dirs
 }

@@ -153,7 +153,7 @@ func (lp leaseProbe) releases(ctx context.Context, sfd int, dirs []retention.Pro
 					return
 				}
 				ws.at = i
-				if file, ok := lp.release(sfd, dirs[i].Path, ws, dents); ok {
+				if file, ok := lp.release(sfd, dirs[i].Dir(), ws, dents); ok {
 					busy[i] = &file
 				}
 			}

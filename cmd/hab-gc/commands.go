@@ -18,6 +18,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/depgraph"
 	"github.com/hab-gc/hab-gc/history"
+	"github.com/hab-gc/hab-gc/internal/jsonstream"
 	"github.com/hab-gc/hab-gc/metrics"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pressure"
@@ -242,7 +243,16 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 				}
 			}
 		}
-		rep := plan.Report(res)
+		asJSON := a.wantJSON(cmd)
+		var rep retention.Report
+		var rels retention.ReportReleases
+		if asJSON {
+			// Written as it goes: the releases are not all held at
+			// once (a large store's peak memory is at its report).
+			rep, rels = plan.ReportStream(res)
+		} else {
+			rep = plan.Report(res)
+		}
 		out := runReport{Report: rep}
 		if press != nil {
 			press.finish(plan, res != nil)
@@ -250,8 +260,8 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		}
 		out.Cache = cr.report()
 		out.CacheError = cr.readError()
-		if a.wantJSON(cmd) {
-			if werr := writeJSON(a.stdout, out); werr != nil {
+		if asJSON {
+			if werr := writeJSON(a.stdout, out, jsonstream.Elements("releases", rels.Len(), func(i int) any { return rels.At(i) })); werr != nil {
 				return werr
 			}
 		} else {

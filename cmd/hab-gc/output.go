@@ -20,9 +20,10 @@ import (
 // spaces, without HTML escaping (constraints such as <1.1 stay readable),
 // and a newline. The per-release arrays of a report are streamed element by
 // element, so a report of 100,000 releases is never held in memory as
-// JSON; the bytes are those a json.Encoder writes (see jsonstream).
-func writeJSON(w io.Writer, v any) error {
-	return jsonstream.Encode(w, v)
+// JSON; the bytes are those a json.Encoder writes (see jsonstream). opts
+// write a field from elements made as they are written (jsonstream.Elements).
+func writeJSON(w io.Writer, v any, opts ...jsonstream.Option) error {
+	return jsonstream.Encode(w, v, opts...)
 }
 
 // humanBytes formats a byte count; negative means unknown.

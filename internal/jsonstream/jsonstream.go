@@ -20,9 +20,12 @@ const indent = "  "
 // Encode writes v to w as a json.Encoder with SetIndent("", "  ") and
 // SetEscapeHTML(false) does, followed by a newline, streaming the
 // elements of v's top-level slices (see the package documentation).
-func Encode(w io.Writer, v any) error {
+func Encode(w io.Writer, v any, opts ...Option) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	s := &streamer{w: bw, encs: map[string]*json.Encoder{}}
+	for _, o := range opts {
+		o(s)
+	}
 	if err := s.top(reflect.ValueOf(v)); err != nil {
 		return err
 	}
@@ -43,11 +46,43 @@ func Streams(v any) bool {
 	return ok
 }
 
+// An Option changes what Encode writes.
+type Option func(*streamer)
+
+// Elements has Encode write the top-level field called name (its JSON
+// name, a field of v or of a struct v embeds) as the array of n elements
+// at(0), ..., at(n-1), made as they are written, instead of the field's
+// own value: a caller with a long array need not hold all of it. The bytes
+// are those Encode writes for v with that field set to the slice of those
+// elements (an empty array for n 0). at is called on several goroutines at
+// once, and once for each element. A field whose value is not a slice, or
+// a name v has no field of, is written as it is.
+func Elements(name string, n int, at func(i int) any) Option {
+	return func(s *streamer) {
+		if s.lazy == nil {
+			s.lazy = map[string]elements{}
+		}
+		s.lazy[name] = elements{n: n, at: func(i int) reflect.Value { return reflect.ValueOf(at(i)) }}
+	}
+}
+
+// elements is an array to write: n values, the i-th at(i).
+type elements struct {
+	n  int
+	at func(i int) reflect.Value
+}
+
+// sliceElements is a slice's elements.
+func sliceElements(v reflect.Value) elements {
+	return elements{n: v.Len(), at: v.Index}
+}
+
 // streamer writes the pieces of one value.
 type streamer struct {
 	w    *bufio.Writer
 	buf  bytes.Buffer
 	encs map[string]*json.Encoder // by indentation prefix, all writing to buf
+	lazy map[string]elements      // top-level fields written from Elements
 }
 
 // topValue is v with pointers followed, and whether Encode takes it apart:
@@ -105,7 +140,9 @@ func (s *streamer) object(v reflect.Value, fields []field) error {
 			return err
 		}
 		var err error
-		if fv.Kind() == reflect.Slice && streamable(fv.Type()) {
+		if l, ok := s.lazy[f.name]; ok && fv.Kind() == reflect.Slice {
+			err = s.elements(l, indent)
+		} else if fv.Kind() == reflect.Slice && streamable(fv.Type()) {
 			err = s.array(fv, indent)
 		} else {
 			err = s.piece(fv, indent)
@@ -125,23 +162,29 @@ func (s *streamer) object(v reflect.Value, fields []field) error {
 // array writes a slice whose own line starts with prefix, element by
 // element.
 func (s *streamer) array(v reflect.Value, prefix string) error {
-	switch {
-	case v.IsNil():
+	if v.IsNil() {
 		_, err := s.w.WriteString("null")
 		return err
-	case v.Len() == 0:
+	}
+	return s.elements(sliceElements(v), prefix)
+}
+
+// elements writes an array whose own line starts with prefix, element by
+// element.
+func (s *streamer) elements(v elements, prefix string) error {
+	if v.n == 0 {
 		_, err := s.w.WriteString("[]")
 		return err
 	}
 	inner := prefix + indent
-	if v.Len() >= 2*chunkLen && runtime.GOMAXPROCS(0) > 1 {
+	if v.n >= 2*chunkLen && runtime.GOMAXPROCS(0) > 1 {
 		if err := s.elementsParallel(v, inner); err != nil {
 			return err
 		}
 	} else {
-		for i := range v.Len() {
+		for i := range v.n {
 			s.w.WriteString(elementStart(i, inner))
-			if err := s.piece(v.Index(i), inner); err != nil {
+			if err := s.piece(v.at(i), inner); err != nil {
 				return err
 			}
 		}
@@ -166,8 +209,8 @@ const chunkLen = 256
 // elementsParallel writes the elements of a long array (what array
 // writes between its brackets), encoded GOMAXPROCS chunks at a time and
 // written in order: at most twice that many chunks are held at once.
-func (s *streamer) elementsParallel(v reflect.Value, inner string) error {
-	n := v.Len()
+func (s *streamer) elementsParallel(v elements, inner string) error {
+	n := v.n
 	chunks := (n + chunkLen - 1) / chunkLen
 	type result struct {
 		b   *bytes.Buffer
@@ -206,7 +249,7 @@ func (s *streamer) elementsParallel(v reflect.Value, inner string) error {
 				var err error
 				for i := c * chunkLen; i < min(n, (c+1)*chunkLen) && err == nil; i++ {
 					p.w.WriteString(elementStart(i, inner))
-					err = p.piece(v.Index(i), inner)
+					err = p.piece(v.at(i), inner)
 				}
 				if err == nil {
 					err = p.w.Flush()

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -488,4 +489,61 @@ func TestEncodeLongArrays(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestElements: a field written from Elements is byte for byte the field
+// holding the same elements, short and long (parallel chunks), empty, in an
+// embedded struct, and each element is made once; a name with no field, or
+// a field that is not a slice, changes nothing.
+func TestElements(t *testing.T) {
+	type wrapped struct {
+		retention.Report
+		Extra string `json:"extra"`
+	}
+	for _, n := range []int{0, 1, 3, 511, 512, 1300} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			full := bigReport(n)
+			for _, v := range []struct {
+				name       string
+				full, head any
+			}{
+				{"report", full, retention.Report{Problems: full.Problems, Warnings: full.Warnings, RootSources: full.RootSources}},
+				{"embedded", wrapped{Report: full, Extra: "x"}, wrapped{Report: retention.Report{Problems: full.Problems, Warnings: full.Warnings, RootSources: full.RootSources}, Extra: "x"}},
+			} {
+				t.Run(v.name, func(t *testing.T) {
+					want, err := reference(v.full)
+					if err != nil {
+						t.Fatal(err)
+					}
+					made := make([]atomic.Int32, n)
+					var got bytes.Buffer
+					err = jsonstream.Encode(&got, v.head, jsonstream.Elements("releases", n, func(i int) any {
+						made[i].Add(1)
+						return full.Releases[i]
+					}))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(got.Bytes(), want) {
+						t.Errorf("Elements: not the bytes of the full value:\n got %.300q\nwant %.300q", got.Bytes(), want)
+					}
+					for i := range made {
+						if c := made[i].Load(); c != 1 {
+							t.Fatalf("element %d made %d times", i, c)
+						}
+					}
+				})
+			}
+		})
+	}
+	t.Run("no such field", func(t *testing.T) {
+		rep := bigReport(3)
+		want, _ := reference(rep)
+		var got bytes.Buffer
+		err := jsonstream.Encode(&got, rep, jsonstream.Elements("nope", 1, func(int) any { return 1 }),
+			jsonstream.Elements("dry_run", 1, func(int) any { return 1 }))
+		if err != nil || !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("err %v; got %.200q want %.200q", err, got.Bytes(), want)
+		}
+	})
 }
