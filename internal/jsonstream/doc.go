@@ -7,7 +7,10 @@
 // writes the same bytes, but piece by piece through a bufio.Writer: each
 // top-level field of a struct, and each element of a top-level slice
 // (of the value itself or of one of its fields), is encoded on its own by
-// encoding/json, so the transient memory is one element's encoding.
+// encoding/json, so the transient memory is one element's encoding. With
+// Elements, a top-level field's array is made element by element as it is
+// written, so that not even the value holds it (hab-gc run --json writes a
+// plan's releases so).
 //
 // The output is byte for byte what json.Encoder with SetIndent("", "  ")
 // and SetEscapeHTML(false) writes for the same value, trailing newline
