@@ -219,12 +219,21 @@ type Inventory struct {
 	// sorted by path. See Problem.Blocking.
 	Problems []Problem
 
-	idents []Ident    // by Ref
-	byRef  []*Release // by Ref; nil when that ident is not installed
+	byRef []*Release // by Ref; nil when that ident is not installed
+	// absent are the idents of the Refs not installed, by Ref: an
+	// installed one's is its Release's (a copy for every Ref was 64
+	// bytes a release at the peak of a large plan).
+	absent []absentIdent
 	// sorted are the Refs ordered by their idents (cmpFields), for
 	// Lookup: 4 bytes a ref where the scan's map of ident strings took
 	// about 90 (its entry and its key), at the peak of a large plan.
 	sorted []Ref
+}
+
+// absentIdent is the ident of a Ref no installed release has.
+type absentIdent struct {
+	ref Ref
+	id  Ident
 }
 
 // cmpFields orders idents field by field, as Lookup searches them.
@@ -252,15 +261,24 @@ func sortRefs(idents []Ident) []Ref {
 }
 
 // Ident returns the ident a Ref stands for.
-func (inv *Inventory) Ident(r Ref) Ident { return inv.idents[r] }
+func (inv *Inventory) Ident(r Ref) Ident {
+	if rel := inv.byRef[r]; rel != nil {
+		return rel.Ident
+	}
+	i, ok := slices.BinarySearchFunc(inv.absent, r, func(a absentIdent, r Ref) int { return int(a.ref - r) })
+	if !ok { // every Ref is installed or absent (finishInventory)
+		panic(fmt.Sprintf("pkgstore: Ref %d is not of this inventory", r))
+	}
+	return inv.absent[i].id
+}
 
 // NumRefs returns how many idents the inventory interned; every Ref is in
 // [0, NumRefs()).
-func (inv *Inventory) NumRefs() int { return len(inv.idents) }
+func (inv *Inventory) NumRefs() int { return len(inv.byRef) }
 
 // Lookup returns the Ref of a fully qualified ident, if the scan met it.
 func (inv *Inventory) Lookup(id Ident) (Ref, bool) {
-	i, ok := slices.BinarySearchFunc(inv.sorted, id, func(r Ref, id Ident) int { return cmpFields(inv.idents[r], id) })
+	i, ok := slices.BinarySearchFunc(inv.sorted, id, func(r Ref, id Ident) int { return cmpFields(inv.Ident(r), id) })
 	if !ok {
 		return 0, false
 	}

@@ -1155,7 +1155,6 @@ func finishInventory(fsRoot, target string, in *interner, releases []*Release, p
 		FSRoot:   fsRoot,
 		Target:   target,
 		Releases: releases,
-		idents:   in.idents,
 		sorted:   sortRefs(in.idents),
 		byRef:    make([]*Release, len(in.idents)),
 	}
@@ -1165,6 +1164,11 @@ func finishInventory(fsRoot, target string, in *interner, releases []*Release, p
 	for _, r := range inv.Releases {
 		inv.byRef[r.Ref] = r
 	}
+	for i, id := range in.idents {
+		if inv.byRef[i] == nil {
+			inv.absent = append(inv.absent, absentIdent{Ref(i), id})
+		}
+	}
 	for _, r := range inv.Releases {
 		for i, deps := range [2][]Ref{r.TDeps, r.Deps} {
 			for _, d := range deps {
@@ -1173,7 +1177,7 @@ func finishInventory(fsRoot, target string, in *interner, releases []*Release, p
 				}
 				probs.add(Problem{Path: storePath(r.Ident.Origin, r.Ident.Name, r.Ident.Version, r.Ident.Release),
 					Kind: ProblemDepMissing, Release: r.Ident.String(),
-					Message: fmt.Sprintf("depends on %s, which is not installed", inv.idents[d])})
+					Message: fmt.Sprintf("depends on %s, which is not installed", inv.Ident(d))})
 			}
 		}
 	}
