@@ -73,11 +73,13 @@ func docsCommandLines(t *testing.T) [][]docCommand {
 			if !in {
 				continue
 			}
-			// In a block with "$ " prompts, only prompted lines are commands.
+			// In a block with "$ " prompts, only prompted lines are
+			// commands, with the lines they continue.
+			continuing := len(cur) > 0 && cur[len(cur)-1].continued
 			if strings.HasPrefix(tl, "$ ") {
 				prompted = true
 				tl = strings.TrimPrefix(tl, "$ ")
-			} else if prompted {
+			} else if prompted && !continuing {
 				continue
 			}
 			if c, _, ok := strings.Cut(tl, " # "); ok {
