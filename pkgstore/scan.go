@@ -26,7 +26,9 @@ import (
 
 // ErrNoStore is wrapped by the error Open returns when the FS root or its
 // package store cannot be used at all (missing, not a directory,
-// unreadable).
+// unreadable). Open's error also wraps the file system's own, so that a
+// caller tells the three apart: fs.ErrNotExist (not mounted yet, not
+// installed), syscall.ENOTDIR, fs.ErrPermission.
 var ErrNoStore = errors.New("no usable package store")
 
 // InstallTempPrefix is the prefix of the directories Habitat unpacks into
@@ -134,7 +136,8 @@ func RequireFSRoot(fsRoot string) error {
 // Open opens the store under fsRoot (Habitat's FS_ROOT; "/" on a normal
 // machine). It fails, wrapping ErrNoStore, when fsRoot is empty
 // (RequireFSRoot), or fsRoot or fsRoot/hab/pkgs is missing, not a
-// directory or unreadable.
+// directory or unreadable; the error then also wraps the cause
+// (fs.ErrNotExist, syscall.ENOTDIR, fs.ErrPermission).
 func Open(fsRoot string) (*Store, error) {
 	if err := supported(); err != nil {
 		return nil, err
@@ -144,27 +147,27 @@ func Open(fsRoot string) (*Store, error) {
 	}
 	abs, err := filepath.Abs(fsRoot)
 	if err != nil {
-		return nil, fmt.Errorf("%w: FS root %q: %v", ErrNoStore, fsRoot, err)
+		return nil, fmt.Errorf("%w: FS root %q: %w", ErrNoStore, fsRoot, err)
 	}
 	if fi, err := os.Stat(abs); err != nil {
-		return nil, fmt.Errorf("%w: FS root %s: %v", ErrNoStore, abs, err)
+		return nil, fmt.Errorf("%w: FS root %s: %w", ErrNoStore, abs, err)
 	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("%w: FS root %s is not a directory", ErrNoStore, abs)
+		return nil, fmt.Errorf("%w: FS root %s: %w", ErrNoStore, abs, &fs.PathError{Op: "open", Path: abs, Err: syscall.ENOTDIR})
 	}
 	storePath := filepath.Join(abs, StoreDir)
 	pkgs, err := safeio.OpenRoot(storePath)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrNoStore, storePath, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrNoStore, storePath, err)
 	}
 	if f, err := pkgs.Open("."); err != nil {
 		pkgs.Close()
-		return nil, fmt.Errorf("%w: %s: %v", ErrNoStore, storePath, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrNoStore, storePath, err)
 	} else {
 		_, err := f.ReadDir(1)
 		f.Close()
 		if err != nil && !errors.Is(err, io.EOF) {
 			pkgs.Close()
-			return nil, fmt.Errorf("%w: %s is unreadable: %v", ErrNoStore, storePath, err)
+			return nil, fmt.Errorf("%w: %s is unreadable: %w", ErrNoStore, storePath, err)
 		}
 	}
 	return &Store{fsRoot: abs, pkgs: pkgs}, nil
