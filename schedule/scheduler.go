@@ -1068,7 +1068,7 @@ func (s *Scheduler) runPressure(ctx context.Context, j Job) Outcome {
 		return out
 	}
 	defer store.Close()
-	unlock, err := store.Lock(ctx, s.LockTimeout)
+	unlock, err := store.Lock(ctx, retention.LockWait(s.LockTimeout))
 	if err != nil {
 		out.Skipped = err.Error()
 		log.Error("pressure prune not run; retried at the next check", "error", err)
