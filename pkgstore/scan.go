@@ -172,7 +172,7 @@ func Open(fsRoot string) (*Store, error) {
 	if fi, err := os.Stat(abs); err != nil {
 		return nil, fmt.Errorf("%w: FS root %s: %w", ErrNoStore, abs, err)
 	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("%w: FS root %s: %w", ErrNoStore, abs, &fs.PathError{Op: "open", Path: abs, Err: syscall.ENOTDIR})
+		return nil, fmt.Errorf("%w: FS root %s is %w", ErrNoStore, abs, syscall.ENOTDIR) // "... is not a directory"
 	}
 	storePath := filepath.Join(abs, StoreDir)
 	pkgs, err := safeio.OpenRoot(storePath)
