@@ -72,25 +72,71 @@ const (
 // ReleaseStatus tells the plan's verdict on a release.
 type ReleaseStatus func(pkgstore.Ident) Status
 
-// Options tune Plan.
+// ErrInvalidOptions is wrapped by Options.Validate's errors.
+var ErrInvalidOptions = errors.New("invalid artifact cache options")
+
+// Options tune Plan. The zero value of each field is its default, the
+// safe one, as everywhere in hab-gc (docs/library.md, "Zero and negative
+// values"); "none" is said with a named constant.
 type Options struct {
 	// KeepLatest archives of each origin/name whose release is not kept
-	// stay (an offline rollback); 0 keeps none.
+	// stay (an offline rollback). 0: DefaultKeepLatest (1);
+	// retention.KeepNone keeps none; another negative value is refused.
 	KeepLatest int
 	// MinAge leaves files modified or renamed into place more recently.
+	// 0: retention.DefaultMinAge (an hour, as a release's); retention.NoMinAge
+	// turns it off; another negative value is refused.
 	MinAge time.Duration
-	// Now is the clock reading for MinAge.
+	// Now is the clock reading for MinAge. Zero: the time Plan is called.
 	Now time.Time
 	// Target is the run's package target (pkgstore.Options.Target): an
 	// archive of another target, or whose TARGET cannot be read, is left
 	// alone (CodeForeignTarget), as the store's releases of other targets
 	// are; its release is never the installed one of the same ident.
-	// Empty: every target is judged.
+	// Empty: pkgstore.DefaultTarget(), this machine's, as a scan's.
 	Target string
 	// Protect, when set, says why the run keeps whatever is of an ident
 	// (retention.Plan.Protects: its pins, its --only scope); an archive
-	// it gives reasons for is kept with them. nil protects nothing.
+	// it gives reasons for is kept with them. nil: no pins (the release
+	// statuses still keep what they keep).
 	Protect func(pkgstore.Ident) []retention.Reason
+}
+
+// Validate refuses negative values other than the named ones
+// (retention.KeepNone, retention.NoMinAge), wrapping ErrInvalidOptions.
+func (o Options) Validate() error {
+	if o.KeepLatest < retention.KeepNone {
+		return fmt.Errorf("%w: keep-latest %d (0 for the default %d, retention.KeepNone for none)", ErrInvalidOptions, o.KeepLatest, DefaultKeepLatest)
+	}
+	if o.MinAge < 0 && o.MinAge != retention.NoMinAge {
+		return fmt.Errorf("%w: min-age %s is negative (0 for the default, retention.NoMinAge for none)", ErrInvalidOptions, o.MinAge)
+	}
+	return nil
+}
+
+// resolved returns o with each zero field set to its default and each
+// named "none" to its plain value (KeepLatest 0, MinAge 0): what Plan
+// uses. It does not validate.
+func (o Options) resolved() Options {
+	switch {
+	case o.KeepLatest == 0:
+		o.KeepLatest = DefaultKeepLatest
+	case o.KeepLatest < 0:
+		o.KeepLatest = 0
+	}
+	switch {
+	case o.MinAge == 0:
+		o.MinAge = retention.DefaultMinAge
+	case o.MinAge < 0:
+		o.MinAge = 0
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	if o.Target == "" {
+		o.Target = pkgstore.DefaultTarget()
+	}
+	return o
 }
 
 // File is the decision for one entry of the cache directory.
@@ -164,7 +210,14 @@ func Open(fsRoot string) (*Cache, error) {
 func (c *Cache) Close() error { return c.root.Close() }
 
 // Plan decides for every entry of the cache (sorted by name).
+//
+// opts are validated (Options.Validate) and their defaults resolved
+// ) first.
 func (c *Cache) Plan(ctx context.Context, status ReleaseStatus, opts Options) ([]File, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.resolved()
 	d, err := c.root.Open(".")
 	if err != nil {
 		return nil, err
@@ -182,7 +235,7 @@ func (c *Cache) Plan(ctx context.Context, status ReleaseStatus, opts Options) ([
 			return nil, err
 		}
 		f := c.examine(e.Name(), opts)
-		if f.Action == "" && opts.Target != "" && f.Target != opts.Target {
+		if f.Action == "" && f.Target != opts.Target {
 			text := "built for " + f.Target + ", not this run's target " + opts.Target + ": not the installed release of that ident; left alone"
 			if f.Target == "" {
 				text = "its TARGET could not be read, so it may not be this run's target " + opts.Target + ": left alone"

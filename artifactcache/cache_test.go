@@ -115,9 +115,20 @@ func TestPlan(t *testing.T) {
 			".core-redis-7.0.0-20230101000000-x86_64-linux.hart.tmp": "leave:dot-file",
 			"link-x86_64-linux.hart":                                 "leave:not-regular",
 		}},
-		{name: "keep latest 0", opts: Options{KeepLatest: 0, Now: later}, want: map[string]string{
+		{name: "keep none", opts: Options{KeepLatest: retention.KeepNone, Now: later}, want: map[string]string{
 			"core-redis-6.2.5-20211101000000-x86_64-linux.hart": "remove:not-installed",
 			"core-lib-foo-2.0-20210101000000-x86_64-linux.hart": "remove:not-installed",
+		}},
+		// The zero KeepLatest is DefaultKeepLatest, never none; the zero
+		// MinAge is an hour (issue 34 item 6).
+		{name: "zero KeepLatest keeps the default 1", opts: Options{Now: later}, want: map[string]string{
+			"core-redis-6.2.5-20211101000000-x86_64-linux.hart": "keep:cache-latest",
+			"core-redis-4.0.1-20200101000000-x86_64-linux.hart": "remove:not-installed",
+			"core-lib-foo-2.0-20210101000000-x86_64-linux.hart": "keep:cache-latest",
+		}},
+		{name: "zero MinAge is an hour", opts: Options{KeepLatest: 1}, want: map[string]string{
+			"core-redis-4.0.1-20200101000000-x86_64-linux.hart": "leave:too-young",
+			"corrupt-1.0-20200101000000-x86_64-linux.hart":      "leave:too-young",
 		}},
 		{name: "fresh downloads", opts: Options{KeepLatest: 1, MinAge: time.Hour, Now: time.Now()}, want: map[string]string{
 			"core-redis-4.0.1-20200101000000-x86_64-linux.hart": "leave:too-young",
@@ -280,14 +291,14 @@ func TestPlanTargetAndProtect(t *testing.T) {
 		opts Options
 		want map[string]string
 	}{
-		{"x86_64-linux run", Options{Target: "x86_64-linux", Protect: protect}, map[string]string{
+		{"x86_64-linux run", Options{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, Target: "x86_64-linux", Protect: protect}, map[string]string{
 			"redis-x86.hart":     "keep release-kept",
 			"redis-aarch64.hart": "leave foreign-target",
 			"redis-old.hart":     "remove not-installed",
 			"no-target.hart":     "leave foreign-target",
 			"pinned.hart":        "keep excluded",
 		}},
-		{"aarch64-linux run", Options{Target: "aarch64-linux"}, map[string]string{
+		{"aarch64-linux run", Options{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, Target: "aarch64-linux"}, map[string]string{
 			"redis-x86.hart":     "leave foreign-target",
 			"redis-aarch64.hart": "keep release-kept",
 			"redis-old.hart":     "leave foreign-target",
@@ -312,6 +323,38 @@ func TestPlanTargetAndProtect(t *testing.T) {
 				if got != tt.want[f.File] {
 					t.Errorf("%s: %q (%+v), want %q", f.File, got, f.Reasons, tt.want[f.File])
 				}
+			}
+		})
+	}
+}
+
+// TestOptionsNegative: a negative value other than the named ones is
+// refused, by Validate and by Plan (issue 34 item 6).
+func TestOptionsNegative(t *testing.T) {
+	root := cacheDir(t)
+	c, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, tc := range []struct {
+		name string
+		opts Options
+		ok   bool
+	}{
+		{"zero", Options{}, true},
+		{"KeepNone", Options{KeepLatest: retention.KeepNone}, true},
+		{"NoMinAge", Options{MinAge: retention.NoMinAge}, true},
+		{"keep-latest -2", Options{KeepLatest: -2}, false},
+		{"min-age -5s", Options{MinAge: -5 * time.Second}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.opts.Validate()
+			if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrInvalidOptions)) {
+				t.Fatalf("Validate: %v, want ok %v", err, tc.ok)
+			}
+			if _, perr := c.Plan(t.Context(), status(nil), tc.opts); (perr == nil) != tc.ok {
+				t.Fatalf("Plan: %v, want ok %v", perr, tc.ok)
 			}
 		})
 	}

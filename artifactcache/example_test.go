@@ -41,7 +41,8 @@ func ExampleCache_Plan() {
 		panic(err)
 	}
 	defer c.Close()
-	files, err := c.Plan(context.Background(), status, artifactcache.Options{KeepLatest: 1, Now: time.Now(), Target: "x86_64-linux"})
+	files, err := c.Plan(context.Background(), status, artifactcache.Options{KeepLatest: 1, Now: time.Now(), Target: "x86_64-linux",
+		MinAge: retention.NoMinAge}) // written a moment ago: on a machine leave MinAge out (an hour)
 	if err != nil {
 		panic(err)
 	}

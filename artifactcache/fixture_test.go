@@ -9,6 +9,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
 )
 
 // habitatFixture reads one of Habitat's own fixtures from
@@ -69,7 +70,7 @@ func TestIdentifyHabitatShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	files, err := c.Plan(t.Context(), func(id pkgstore.Ident) Status { return NotInstalled }, Options{})
+	files, err := c.Plan(t.Context(), func(id pkgstore.Ident) Status { return NotInstalled }, Options{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, Target: "x86_64-linux"})
 	if err != nil || len(files) != 1 || files[0].Ident == nil || files[0].Ident.String() != possums || files[0].Action != Remove {
 		t.Fatalf("plan %+v, %v", files, err)
 	}

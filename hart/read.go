@@ -21,7 +21,13 @@ var ErrNotHart = errors.New("not a readable Habitat package archive (.hart)")
 // bounds of what is read (Limits).
 var ErrLimit = errors.New("beyond the bounds hab-gc reads of an archive")
 
-// Limits bound what Read reads.
+// ErrInvalidLimits is wrapped by Limits.Validate's errors (and so by
+// Read's, which then reads nothing).
+var ErrInvalidLimits = errors.New("invalid archive read limits")
+
+// Limits bound what Read reads. A zero field is DefaultLimits' (the zero
+// Limits is DefaultLimits); a negative one is refused (Validate): there
+// is no "unbounded".
 type Limits struct {
 	// Unpacked bounds the bytes decompressed.
 	Unpacked int64
@@ -41,6 +47,29 @@ type Limits struct {
 const typeRegA = '\x00'
 
 func DefaultLimits() Limits { return Limits{Unpacked: 64 << 20, Entries: 100_000, Meta: 4 << 20} }
+
+// Validate refuses a negative bound.
+func (l Limits) Validate() error {
+	if l.Unpacked < 0 || l.Entries < 0 || l.Meta < 0 {
+		return fmt.Errorf("%w: %+v has a negative bound (0 is the default)", ErrInvalidLimits, l)
+	}
+	return nil
+}
+
+// resolved is l with each zero bound set to DefaultLimits'.
+func (l Limits) resolved() Limits {
+	d := DefaultLimits()
+	if l.Unpacked == 0 {
+		l.Unpacked = d.Unpacked
+	}
+	if l.Entries == 0 {
+		l.Entries = d.Entries
+	}
+	if l.Meta == 0 {
+		l.Meta = d.Meta
+	}
+	return l
+}
 
 // maxHeaderLine bounds each header line (a signature is about 90 bytes of
 // base64).
@@ -146,6 +175,10 @@ const (
 // Errors wrap ErrNotHart, or ErrLimit when a bound stopped Read before
 // IDENT.
 func Read(r io.Reader, lim Limits, want Want) (*Archive, error) {
+	if err := lim.Validate(); err != nil {
+		return nil, err
+	}
+	lim = lim.resolved()
 	br := bufio.NewReaderSize(r, 64<<10)
 	h, err := ParseHeader(br)
 	if err != nil {

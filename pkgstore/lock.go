@@ -73,7 +73,9 @@ func (e *LockedError) Error() string {
 func (e *LockedError) Unwrap() error { return ErrLocked }
 
 // Lock takes the store's exclusive lock (flock(2) on LockFile), waiting up
-// to timeout (0: try once). The kernel releases the lock when the process
+// to timeout (0 or less: try once). timeout is a wait, not an option: for
+// a LockTimeout option's meaning (0: 30 s), pass
+// retention.LockWait(LockTimeout). The kernel releases the lock when the process
 // dies, so there are no stale locks. The returned function releases it.
 //
 // The lock file is opened without following a symlink and without

@@ -26,7 +26,9 @@ import (
 
 // ErrNoStore is wrapped by the error Open returns when the FS root or its
 // package store cannot be used at all (missing, not a directory,
-// unreadable).
+// unreadable). Open's error also wraps the file system's own, so that a
+// caller tells the three apart: fs.ErrNotExist (not mounted yet, not
+// installed), syscall.ENOTDIR, fs.ErrPermission.
 var ErrNoStore = errors.New("no usable package store")
 
 // InstallTempPrefix is the prefix of the directories Habitat unpacks into
@@ -58,11 +60,12 @@ type Options struct {
 	// measure so keeps Size -1.
 	MeasureBeyond int
 	// Workers is how many origin/name directories are read at once.
-	// Default: DefaultWorkers().
+	// Default (0): DefaultWorkers(). Negative: refused (Validate).
 	Workers int
 	// BinlinkDirs are the directories to read binlinks from, relative to
 	// the FS root (absolute paths are taken under the FS root too).
-	// Default: DefaultBinlinkDirs().
+	// Default (nil or empty): DefaultBinlinkDirs(); a binlink keeps the
+	// release it points into, so there is no "none".
 	BinlinkDirs []string
 	// Now is the time used to report the age of leftover install
 	// directories and to tell an install in progress (see
@@ -95,6 +98,25 @@ type Options struct {
 	// (scanNameSlow), as where safeio.DirFD is missing; tests compare
 	// the two paths.
 	slowPath bool
+}
+
+// ErrInvalidOptions is wrapped by Options.Validate's errors (and so by
+// Scan's, which then reads nothing).
+var ErrInvalidOptions = errors.New("invalid scan options")
+
+// Validate refuses negative values: no field of Options has a named
+// "none" below zero (docs/library.md, "Zero and negative values"). Scan
+// calls it.
+func (o Options) Validate() error {
+	switch {
+	case o.MeasureBeyond < 0:
+		return fmt.Errorf("%w: measure-beyond %d is negative (0 measures none by count)", ErrInvalidOptions, o.MeasureBeyond)
+	case o.Workers < 0:
+		return fmt.Errorf("%w: workers %d is negative (0 is DefaultWorkers)", ErrInvalidOptions, o.Workers)
+	case o.InstallWindow < 0:
+		return fmt.Errorf("%w: install window %s is negative (0 is DefaultInstallWindow)", ErrInvalidOptions, o.InstallWindow)
+	}
+	return nil
 }
 
 // DefaultWorkers is how many directories a scan reads at once by default:
@@ -134,7 +156,8 @@ func RequireFSRoot(fsRoot string) error {
 // Open opens the store under fsRoot (Habitat's FS_ROOT; "/" on a normal
 // machine). It fails, wrapping ErrNoStore, when fsRoot is empty
 // (RequireFSRoot), or fsRoot or fsRoot/hab/pkgs is missing, not a
-// directory or unreadable.
+// directory or unreadable; the error then also wraps the cause
+// (fs.ErrNotExist, syscall.ENOTDIR, fs.ErrPermission).
 func Open(fsRoot string) (*Store, error) {
 	if err := supported(); err != nil {
 		return nil, err
@@ -144,27 +167,27 @@ func Open(fsRoot string) (*Store, error) {
 	}
 	abs, err := filepath.Abs(fsRoot)
 	if err != nil {
-		return nil, fmt.Errorf("%w: FS root %q: %v", ErrNoStore, fsRoot, err)
+		return nil, fmt.Errorf("%w: FS root %q: %w", ErrNoStore, fsRoot, err)
 	}
 	if fi, err := os.Stat(abs); err != nil {
-		return nil, fmt.Errorf("%w: FS root %s: %v", ErrNoStore, abs, err)
+		return nil, fmt.Errorf("%w: FS root %s: %w", ErrNoStore, abs, err)
 	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("%w: FS root %s is not a directory", ErrNoStore, abs)
+		return nil, fmt.Errorf("%w: FS root %s is %w", ErrNoStore, abs, syscall.ENOTDIR) // "... is not a directory"
 	}
 	storePath := filepath.Join(abs, StoreDir)
 	pkgs, err := safeio.OpenRoot(storePath)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrNoStore, storePath, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrNoStore, storePath, err)
 	}
 	if f, err := pkgs.Open("."); err != nil {
 		pkgs.Close()
-		return nil, fmt.Errorf("%w: %s: %v", ErrNoStore, storePath, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrNoStore, storePath, err)
 	} else {
 		_, err := f.ReadDir(1)
 		f.Close()
 		if err != nil && !errors.Is(err, io.EOF) {
 			pkgs.Close()
-			return nil, fmt.Errorf("%w: %s is unreadable: %v", ErrNoStore, storePath, err)
+			return nil, fmt.Errorf("%w: %s is unreadable: %w", ErrNoStore, storePath, err)
 		}
 	}
 	return &Store{fsRoot: abs, pkgs: pkgs}, nil
@@ -200,19 +223,22 @@ func (s *Store) Root() *os.Root { return s.pkgs }
 // binlinks. Damage is reported as Problems in the Inventory; the error is
 // non-nil only when ctx ends or the top of the store cannot be read.
 func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	if opts.Target == "" {
 		opts.Target = DefaultTarget()
 	}
 	if err := checkTarget(opts.Target); err != nil {
 		return nil, err
 	}
-	if opts.Workers <= 0 {
+	if opts.Workers == 0 {
 		opts.Workers = DefaultWorkers()
 	}
-	if opts.BinlinkDirs == nil {
+	if len(opts.BinlinkDirs) == 0 {
 		opts.BinlinkDirs = DefaultBinlinkDirs()
 	}
-	if opts.InstallWindow <= 0 {
+	if opts.InstallWindow == 0 {
 		opts.InstallWindow = DefaultInstallWindow
 	}
 	sc := &scanner{store: s, opts: opts, in: newInterner()}

@@ -27,13 +27,23 @@ const (
 var ErrBadLimits = errors.New("invalid free-space limits")
 
 // Limits are the free-space thresholds: below MinFree, free up to MaxFree.
+// The zero MinFree is never under pressure (nothing is removed); MaxFree
+// below MinFree, the zero MaxFree included, is refused by Resolve (the
+// CLI's --max-free defaults to --min-free). A negative size, or a
+// percentage above 100 or below 0, is refused too.
 type Limits struct {
 	MinFree, MaxFree Size
 }
 
 // Resolve returns both limits in bytes on a file system of total bytes;
-// MaxFree below MinFree is an error.
+// MaxFree below MinFree, a negative size and a percentage outside 0-100
+// are errors (ErrBadLimits).
 func (l Limits) Resolve(total int64) (minFree, maxFree int64, err error) {
+	for _, s := range []Size{l.MinFree, l.MaxFree} {
+		if s.Bytes < 0 || s.Percent < 0 || s.Percent > 100 || s.Percent != s.Percent {
+			return 0, 0, fmt.Errorf("%w: size %+v is negative or not a percentage of 0-100", ErrBadLimits, s)
+		}
+	}
 	minFree, maxFree = l.MinFree.Of(total), l.MaxFree.Of(total)
 	if maxFree < minFree {
 		return 0, 0, fmt.Errorf("%w: max-free %s is less than min-free %s", ErrBadLimits, l.MaxFree, l.MinFree)

@@ -2,6 +2,7 @@ package pressure
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -143,5 +144,25 @@ func TestLargestKept(t *testing.T) {
 	}
 	if n := len(LargestKept(p, 1)); n != 1 {
 		t.Errorf("LargestKept(1) gave %d", n)
+	}
+}
+
+// TestLimitsNegative (issue 34 item 6): no size of Limits has a "none"
+// below zero: a negative one, or a percentage outside 0-100, is refused;
+// the zero Limits is never under pressure.
+func TestLimitsNegative(t *testing.T) {
+	for _, l := range []Limits{
+		{MinFree: Size{Bytes: -1}, MaxFree: Size{Bytes: 10}},
+		{MaxFree: Size{Bytes: -1}},
+		{MinFree: Size{Percent: -5}, MaxFree: Size{Bytes: 10}},
+		{MaxFree: Size{Percent: 150}},
+	} {
+		if _, _, err := l.Resolve(1 << 30); !errors.Is(err, ErrBadLimits) {
+			t.Errorf("%+v: %v, want ErrBadLimits", l, err)
+		}
+	}
+	lo, hi, err := Limits{}.Resolve(1 << 30)
+	if err != nil || lo != 0 || hi != 0 {
+		t.Fatalf("zero Limits: %d %d %v", lo, hi, err)
 	}
 }

@@ -27,7 +27,8 @@ const DefaultSettle = 2 * time.Second
 // ApplyOptions tune Apply.
 type ApplyOptions struct {
 	// LockTimeout is how long to wait for another hab-gc's lock. The
-	// zero value waits DefaultLockTimeout; NoLockWait fails at once.
+	// zero value waits DefaultLockTimeout; NoLockWait fails at once;
+	// another negative value is refused (Validate).
 	LockTimeout time.Duration
 	// Locked says the caller already holds the store's lock, taken with
 	// Lock on this same Store (as the scheduler does while it checks and
@@ -37,7 +38,7 @@ type ApplyOptions struct {
 	Locked bool
 	// Settle is the pause between hiding releases and the final check for
 	// new dependents (see Apply). The zero value is DefaultSettle;
-	// NoSettle (any negative value) is none.
+	// NoSettle is none; another negative value is refused (Validate).
 	Settle time.Duration
 	// Progress, when set, receives an Event per release handled.
 	Progress func(Event)
@@ -288,6 +289,9 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	}
 	opts, err := oneOption(options)
 	if err != nil {
+		return nil, err
+	}
+	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	if err := p.checkStore(store); err != nil {

@@ -23,8 +23,26 @@ const NoLockWait time.Duration = -1
 // ("none"); the zero Settle is DefaultSettle.
 const NoSettle time.Duration = -1
 
+// ErrInvalidOptions is wrapped by ApplyOptions.Validate's errors (and so
+// by Apply's, which then changes nothing).
+var ErrInvalidOptions = errors.New("invalid apply options")
+
+// Validate refuses a negative LockTimeout or Settle other than the named
+// "none" (NoLockWait, NoSettle): one rule for every option of hab-gc's
+// packages (docs/library.md, "Zero and negative values"). Apply calls it.
+func (o ApplyOptions) Validate() error {
+	if o.LockTimeout < 0 && o.LockTimeout != NoLockWait {
+		return fmt.Errorf("%w: lock timeout %s is negative (0 waits DefaultLockTimeout, NoLockWait not at all)", ErrInvalidOptions, o.LockTimeout)
+	}
+	if o.Settle < 0 && o.Settle != NoSettle {
+		return fmt.Errorf("%w: settle %s is negative (0 is DefaultSettle, NoSettle none)", ErrInvalidOptions, o.Settle)
+	}
+	return nil
+}
+
 // LockWait returns how long a LockTimeout setting waits: the zero value
-// is DefaultLockTimeout, NoLockWait (any negative value) is no wait.
+// is DefaultLockTimeout, NoLockWait is no wait (and so, here, is any
+// other negative value, which Validate refuses).
 func LockWait(d time.Duration) time.Duration {
 	switch {
 	case d == 0:

@@ -384,7 +384,11 @@ func TestWhy(t *testing.T) {
 }
 
 func TestPolicyValidation(t *testing.T) {
-	for _, pol := range []retention.Policy{{KeepLatest: -2}, {KeepLatest: 1, SelfKeepLatest: -2}, {KeepLatest: 1, MinAge: -5 * time.Second}, {KeepLatest: 1, Only: []pkgstore.Ident{pkgstore.MustParseIdent("core/a/1/2")}}} {
+	for _, pol := range []retention.Policy{{KeepLatest: -2}, {KeepLatest: 1, SelfKeepLatest: -2}, {KeepLatest: 1, MinAge: -5 * time.Second}, {KeepLatest: 1, Only: []pkgstore.Ident{pkgstore.MustParseIdent("core/a/1/2")}},
+		// A zero ident, or one without a name or an origin, in Only is
+		// refused as in KeepLatestFor (issue 34 item 6).
+		{KeepLatest: 1, Only: []pkgstore.Ident{{}}}, {KeepLatest: 1, Only: []pkgstore.Ident{{Origin: "core"}}},
+		{KeepLatest: 1, Only: []pkgstore.Ident{{Name: "redis"}}}, {KeepLatest: 1, Only: []pkgstore.Ident{{Origin: "core", Version: "1"}}}} {
 		if err := pol.Validate(); !errors.Is(err, retention.ErrInvalidPolicy) {
 			t.Errorf("%+v: got %v", pol, err)
 		}

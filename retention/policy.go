@@ -158,6 +158,9 @@ func (p Policy) Validate() error {
 		}
 	}
 	for _, o := range p.Only {
+		if o.Origin == "" || o.Name == "" {
+			return fmt.Errorf("%w: only %q must name an origin/name (origin/name or origin/name/version)", ErrInvalidPolicy, o)
+		}
 		if o.Release != "" {
 			return fmt.Errorf("%w: only %q must be origin/name or origin/name/version", ErrInvalidPolicy, o)
 		}

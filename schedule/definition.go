@@ -111,6 +111,14 @@ type Params struct {
 	MinAge time.Duration
 }
 
+// Validate checks the parameters as the policy they make
+// (retention.Policy.Validate): KeepLatest 0 is refused, MinAge below zero
+// other than retention.NoMinAge too.
+func (p Params) Validate() error {
+	_, err := p.Policy()
+	return err
+}
+
 // Count is KeepLatest as a file or flag writes it: 0 for KeepNone.
 func (p Params) Count() int { return max(p.KeepLatest, 0) }
 

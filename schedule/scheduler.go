@@ -51,16 +51,16 @@ type Scheduler struct {
 	// LockTimeout bounds the wait for a store's lock when a job falls due
 	// while another holds it; the job is then retried, never dropped. As
 	// retention.ApplyOptions.LockTimeout: the zero value waits
-	// retention.DefaultLockTimeout, retention.NoLockWait not at all.
+	// retention.DefaultLockTimeout, retention.NoLockWait not at all;
+	// another negative value is refused (Validate, Reload).
 	LockTimeout time.Duration
 	// StateLockTimeout bounds the wait for the state file's lock
 	// (StatePath + ".lock"). An update holds it for milliseconds, so one
 	// held longer is another process's (an operator's flock, a stuck
 	// process): past the wait the update fails with ErrStateBusy and the
 	// scheduler goes on with the state in memory, as on a full disk. The
-	// zero value waits DefaultStateLockTimeout, and so does a negative one
-	// (unlike LockTimeout, there is no "do not wait": retention.NoLockWait
-	// here waits the default).
+	// zero value waits DefaultStateLockTimeout. There is no "do not
+	// wait": a negative value is refused (Validate, Reload).
 	StateLockTimeout time.Duration
 	// Run runs a job (default DefaultRun).
 	Run RunFunc
@@ -82,6 +82,7 @@ type Scheduler struct {
 	// down): it waits a stable per-machine, per-job delay in
 	// [0, CatchUpSpread) after the start, so that machines booting
 	// together do not all run at once. 0: missed runs run at once.
+	// Negative: refused (Validate, Reload).
 	CatchUpSpread time.Duration
 	// NotBefore is a time the clock is never before when right (the time
 	// this hab-gc was built): a clock before it (a machine booting at
@@ -100,7 +101,8 @@ type Scheduler struct {
 
 	// Settle is the pause of every prune's Apply between hiding releases
 	// and its last check for new dependents (retention.ApplyOptions.Settle):
-	// 0 is retention.DefaultSettle, retention.NoSettle none.
+	// 0 is retention.DefaultSettle, retention.NoSettle none; another
+	// negative value is refused (Validate, Reload).
 	Settle time.Duration
 	// OnPhase, when set, is told of each phase of every prune and
 	// pressure prune this Scheduler runs, with its job: the scan and the
@@ -278,6 +280,27 @@ func (s *Scheduler) log() *slog.Logger {
 	return s.Logger
 }
 
+// ErrInvalidScheduler is wrapped by Validate's errors.
+var ErrInvalidScheduler = errors.New("invalid scheduler settings")
+
+// Validate refuses negative durations but the named "none" ones:
+// LockTimeout and Settle are retention.ApplyOptions' (retention.NoLockWait
+// and retention.NoSettle are none), StateLockTimeout and CatchUpSpread
+// have no "none" below zero (docs/library.md, "Zero and negative
+// values"). Reload calls it, and reads nothing when it fails.
+func (s *Scheduler) Validate() error {
+	if err := (retention.ApplyOptions{LockTimeout: s.LockTimeout, Settle: s.Settle}).Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidScheduler, err)
+	}
+	if s.StateLockTimeout < 0 {
+		return fmt.Errorf("%w: state lock timeout %s is negative (0 waits DefaultStateLockTimeout)", ErrInvalidScheduler, s.StateLockTimeout)
+	}
+	if s.CatchUpSpread < 0 {
+		return fmt.Errorf("%w: catch-up spread %s is negative (0 runs missed runs at once)", ErrInvalidScheduler, s.CatchUpSpread)
+	}
+	return nil
+}
+
 // Reload reads the definitions again and brings the state up to date:
 // first-seen times for new schedules, a Since time for new jobs, owners and
 // members, and the removal of jobs no schedule asks for any more. Bad
@@ -289,6 +312,9 @@ func (s *Scheduler) log() *slog.Logger {
 func (s *Scheduler) Reload() (problems []error, err error) {
 	if s.StatePath == "" {
 		return nil, ErrNoStatePath
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
 	}
 	defs, errs := s.definitions()
 	for _, e := range errs {
@@ -1068,7 +1094,7 @@ func (s *Scheduler) runPressure(ctx context.Context, j Job) Outcome {
 		return out
 	}
 	defer store.Close()
-	unlock, err := store.Lock(ctx, s.LockTimeout)
+	unlock, err := store.Lock(ctx, retention.LockWait(s.LockTimeout))
 	if err != nil {
 		out.Skipped = err.Error()
 		log.Error("pressure prune not run; retried at the next check", "error", err)

@@ -112,8 +112,8 @@ type Client struct {
 	URL string
 	// Token, when set, is sent as a bearer token.
 	Token string
-	// Timeout bounds the request (default DefaultTimeout); MaxBytes the
-	// answer (default DefaultMaxBytes).
+	// Timeout bounds the request (0: DefaultTimeout); MaxBytes the
+	// answer (0: DefaultMaxBytes). Negative: refused (Validate).
 	Timeout  time.Duration
 	MaxBytes int64
 	// TLS, when set, is the TLS configuration for an https gateway (see
@@ -149,13 +149,31 @@ func (c Client) url() string {
 	return c.URL
 }
 
+// ErrInvalidClient is wrapped by Client.Validate's errors.
+var ErrInvalidClient = errors.New("invalid gateway client settings")
+
+// Validate refuses a negative Timeout or MaxBytes: neither has a "none"
+// (docs/library.md, "Zero and negative values"). Services calls it.
+func (c Client) Validate() error {
+	if c.Timeout < 0 {
+		return fmt.Errorf("%w: timeout %s is negative (0 is DefaultTimeout)", ErrInvalidClient, c.Timeout)
+	}
+	if c.MaxBytes < 0 {
+		return fmt.Errorf("%w: max bytes %d is negative (0 is DefaultMaxBytes)", ErrInvalidClient, c.MaxBytes)
+	}
+	return nil
+}
+
 // Services asks the gateway for the loaded services.
 func (c Client) Services(ctx context.Context) ([]Service, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
 	timeout, limit := c.Timeout, c.MaxBytes
-	if timeout <= 0 {
+	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	if limit <= 0 {
+	if limit == 0 {
 		limit = DefaultMaxBytes
 	}
 	hc := c.httpClient()

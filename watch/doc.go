@@ -83,6 +83,8 @@
 // # Clock
 //
 // Options.Now is the clock (the plan's now, the history's times, and the
-// deadlines); Delay, UnloadGrace and InstallWindow are settable, so tests
-// run in milliseconds against real inotify and real installs.
+// deadlines); Delay, UnloadGrace, InstallWindow and Settle (each purge's
+// pause before its last check, retention.DefaultSettle by default) are
+// settable, so tests and embedded purges run in milliseconds against real
+// inotify and real installs.
 package watch

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -34,5 +35,47 @@ func TestRunRefusesNoStore(t *testing.T) {
 				t.Error("OnStart was called")
 			}
 		})
+	}
+}
+
+// TestRunRefusesNegativeOptions (issue 34 item 6): a negative duration or
+// count without a named "none" is refused before anything is watched, as
+// is a LockTimeout or Settle below zero other than retention.NoLockWait
+// and retention.NoSettle.
+func TestRunRefusesNegativeOptions(t *testing.T) {
+	b := storetest.New(t)
+	st, err := pkgstore.Open(b.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	pol := retention.Policy{KeepLatest: 1}
+	for _, tc := range []struct {
+		name string
+		o    watch.Options
+		want error
+	}{
+		{"delay", watch.Options{Delay: -time.Second}, watch.ErrInvalidOptions},
+		{"unload grace", watch.Options{UnloadGrace: -time.Second}, watch.ErrInvalidOptions},
+		{"install window", watch.Options{InstallWindow: -time.Second}, watch.ErrInvalidOptions},
+		{"max watches", watch.Options{MaxWatches: -1}, watch.ErrInvalidOptions},
+		{"lock timeout", watch.Options{LockTimeout: -time.Second}, retention.ErrInvalidOptions},
+		{"settle", watch.Options{Settle: -time.Second}, retention.ErrInvalidOptions},
+		{"scan workers", watch.Options{Scan: pkgstore.Options{Workers: -1}}, pkgstore.ErrInvalidOptions},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			started := false
+			tc.o.Store, tc.o.Policy, tc.o.OnStart = st, pol, func() { started = true }
+			if err := tc.o.Validate(); !errors.Is(err, tc.want) {
+				t.Fatalf("Validate: %v, want %v", err, tc.want)
+			}
+			if err := watch.Run(context.Background(), tc.o); !errors.Is(err, tc.want) || started {
+				t.Fatalf("Run: %v (started %v), want %v before watching", err, started, tc.want)
+			}
+		})
+	}
+	ok := watch.Options{Store: st, Policy: pol, LockTimeout: retention.NoLockWait, Settle: retention.NoSettle}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("the named nones: %v", err)
 	}
 }

@@ -1,6 +1,8 @@
 package watch
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -87,8 +89,9 @@ type Options struct {
 	// an install directory, a download, a fetched archive), so does the
 	// purge.
 	InstallWindow time.Duration
-	// LockTimeout is each purge's ApplyOptions.LockTimeout. A purge that
-	// cannot take the lock is tried again after Delay.
+	// LockTimeout is each purge's ApplyOptions.LockTimeout (0:
+	// retention.DefaultLockTimeout; retention.NoLockWait: no wait). A
+	// purge that cannot take the lock is tried again after Delay.
 	LockTimeout time.Duration
 	// Settle is each purge's ApplyOptions.Settle: the pause between hiding
 	// the releases and the last check for new dependents (0:
@@ -119,7 +122,7 @@ type Options struct {
 	// ProcRoot is where the processes are read to tell which release of
 	// the Supervisor's package runs (runroots.Scan; default /proc).
 	ProcRoot string
-	// MaxWatches, when above 0, caps the inotify watches as if the
+	// MaxWatches, when above 0 (0: no cap but the kernel's), caps the inotify watches as if the
 	// kernel's limit (fs.inotify.max_user_watches) were that: reaching it
 	// falls back to rescans, as reaching the kernel's does.
 	MaxWatches int
@@ -137,22 +140,56 @@ type Purge struct {
 	Err    error
 }
 
+// ErrInvalidOptions is wrapped by Options.Validate's errors (and so by
+// Run's, which then watches nothing).
+var ErrInvalidOptions = errors.New("invalid watch options")
+
+// Validate checks the values of o (not its Store, which Run checks):
+// the policy (retention.Policy.Validate), each purge's scan and apply
+// options (pkgstore.Options.Validate, retention.ApplyOptions.Validate:
+// LockTimeout and Settle are "none" only as retention.NoLockWait and
+// retention.NoSettle), and no negative Delay, UnloadGrace, InstallWindow
+// or MaxWatches, which have no "none". Run calls it.
+func (o Options) Validate() error {
+	if err := o.Policy.Validate(); err != nil {
+		return err
+	}
+	if err := o.Scan.Validate(); err != nil {
+		return err
+	}
+	if err := (retention.ApplyOptions{LockTimeout: o.LockTimeout, Settle: o.Settle}).Validate(); err != nil {
+		return err
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"delay", o.Delay}, {"unload grace", o.UnloadGrace}, {"install window", o.InstallWindow}} {
+		if d.v < 0 {
+			return fmt.Errorf("%w: %s %s is negative (0 is the default)", ErrInvalidOptions, d.name, d.v)
+		}
+	}
+	if o.MaxWatches < 0 {
+		return fmt.Errorf("%w: max watches %d is negative (0: the kernel's limit)", ErrInvalidOptions, o.MaxWatches)
+	}
+	return nil
+}
+
 func (o Options) delay() time.Duration {
-	if o.Delay <= 0 {
+	if o.Delay == 0 {
 		return DefaultDelay
 	}
 	return o.Delay
 }
 
 func (o Options) grace() time.Duration {
-	if o.UnloadGrace <= 0 {
+	if o.UnloadGrace == 0 {
 		return DefaultUnloadGrace
 	}
 	return o.UnloadGrace
 }
 
 func (o Options) installWindow() time.Duration {
-	if o.InstallWindow <= 0 {
+	if o.InstallWindow == 0 {
 		return DefaultInstallWindow
 	}
 	return o.InstallWindow

@@ -62,7 +62,7 @@ func Run(ctx context.Context, o Options) error {
 	if err := o.Store.Usable(); err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
-	if err := o.Policy.Validate(); err != nil {
+	if err := o.Validate(); err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
 	root := o.Store.FSRoot()

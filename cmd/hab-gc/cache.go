@@ -67,17 +67,10 @@ func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressu
 	case err != nil: // none: nothing to clean
 		return &cacheRun{note: err.Error()}, nil
 	}
-	minAge := retention.DefaultMinAge
-	switch {
-	case plan.Policy.MinAge == retention.NoMinAge:
-		minAge = 0
-	case plan.Policy.MinAge > 0:
-		minAge = plan.Policy.MinAge
-	}
 	status := artifactcache.StatusOf(plan, underPressure)
 	// The run's pins and --only reach the cache (plan.Protects), and an
 	// archive counts for the store's target only.
-	files, err := cache.Plan(ctx, status, artifactcache.Options{KeepLatest: keep, MinAge: minAge, Now: time.Now(),
+	files, err := cache.Plan(ctx, status, artifactcache.Options{KeepLatest: retention.KeepCount(keep), MinAge: plan.Policy.MinAge, Now: time.Now(),
 		Target: plan.Inventory.Target, Protect: plan.Protects})
 	if err != nil {
 		cache.Close()

@@ -1,0 +1,70 @@
+package artifactcache_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hab-gc/hab-gc/artifactcache"
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pkgstore/pkgstoretest"
+	"github.com/hab-gc/hab-gc/pressure"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// PlanPressure is disk pressure with the artifact cache in one call (and
+// Apply in a second): below min-free, the cache's archives of releases
+// that are not installed go first, and releases the policy removes only
+// for what they leave missing. Here the file system is one byte short of
+// its 2 GiB min-free, so one archive is enough and every release stays.
+func ExamplePlanPressure() {
+	fsRoot, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(fsRoot)
+	old := time.Now().Add(-48 * time.Hour)
+	s, _ := pkgstoretest.New(fsRoot)
+	s.Add(pkgstoretest.Release{Ident: "core/redis/6.2.5/20211001000000", ModTime: old},
+		pkgstoretest.Release{Ident: "core/redis/6.2.6/20220101000000", ModTime: old})
+	cache := filepath.Join(fsRoot, artifactcache.Dir)
+	os.MkdirAll(cache, 0o755)
+	for _, id := range []string{"core/redis/5.0.0/20200101000000", "core/redis/5.0.1/20200201000000"} { // not installed
+		os.WriteFile(filepath.Join(cache, pkgstore.MustParseIdent(id).ArchiveName("x86_64-linux")), storetest.Hart(id), 0o644)
+	}
+	ctx := context.Background()
+	store, err := pkgstore.Open(fsRoot)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	// The file system is one byte short of 2 GiB free (Free's default
+	// reads statfs), and the archives count as downloaded long ago (their
+	// install window, an hour by default, has passed).
+	free := func() (pressure.Space, error) { return pressure.Space{Avail: 2<<30 - 1, Total: 100 << 30}, nil }
+	scan := pkgstore.Options{InstallWindow: time.Nanosecond}
+
+	// Below 2 GiB free, free up to 2 GiB: archives first, then releases.
+	limits := pressure.Limits{MinFree: pressure.Size{Bytes: 2 << 30}, MaxFree: pressure.Size{Bytes: 2 << 30}}
+	opts := artifactcache.PressureOptions{Limits: limits, Free: free, Scan: scan} // on a machine: Limits alone
+	policy := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}         // on a machine: MinAge left out
+	pp, err := artifactcache.PlanPressure(ctx, store, policy, time.Now(), opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pp.Close()
+	fmt.Println(pp.Verdict.Text(limits)) // the dry run: pp.Plan, pp.Files
+	res, err := pp.Apply(ctx, store)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, o := range res.Cache {
+		fmt.Println(o.Status, o.File)
+	}
+	fmt.Println("releases removed:", res.Result.Removed) // res.Missing: what is still missing
+	// Output:
+	// free space 2.0 GiB is below min-free 2.0 GiB: removing 0 release(s) to reach max-free 2.0 GiB
+	// removed core-redis-5.0.0-20200101000000-x86_64-linux.hart
+	// releases removed: 0
+}
