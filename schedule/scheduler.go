@@ -126,7 +126,10 @@ type Scheduler struct {
 	absent     map[string]*absence   // by job key: stores that could not be opened (storeGone)
 	startWrong bool                  // started was read from a wrong clock
 	catchUp    map[string]time.Time  // missed runs waiting: when they run
-	stateSeen  fileMark              // the state file as this scheduler last wrote or read it
+	stateSeen  stateMark             // the state's files as this scheduler last wrote or read them
+
+	smu  sync.Mutex // guards disk; held through each update of the state
+	disk *diskState // the state as its files hold it, when last read or written (nil: read them)
 
 	cmu   sync.Mutex
 	wake  map[string]time.Time  // by job key: its next due time (NextWake)
@@ -486,6 +489,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		}
 		crons[j.Key] = c
 	}
+	s.shareView(view)
 	s.mu.Lock()
 	s.jobs, s.crons, s.view, s.pressure, s.machine = jobs, crons, view, pjobs, machine
 	s.mu.Unlock()
@@ -769,10 +773,7 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 	}
 	known := jobs
 	jobs = maybe
-	st, err := LoadState(s.StatePath)
-	if err == nil {
-		s.markState()
-	}
+	st, err := s.readState() // read only when the files changed
 	if errors.Is(err, ErrCorruptState) {
 		// Damaged: every job is restored from memory (restore keeps the
 		// file aside under the state's lock and writes the state again).
@@ -1250,6 +1251,12 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 		js.LastError = ""
 		js.Claim, js.CatchUp = nil, nil
 		recorded = *js
+		// What is remembered is what the file records: not the run's
+		// plan report, problems and error value (kept for a whole
+		// fleet, they would be its last runs' reports).
+		r := *recorded.LastRun
+		r.Result.Plan, r.Result.ProblemList, r.Result.Err = nil, nil, nil
+		recorded.LastRun = &r
 	}
 	err = s.commit(func(st *State) bool {
 		js := st.Jobs[j.Key]

@@ -195,7 +195,7 @@ func (s *Scheduler) fly(ctx context.Context, j Job, f *flight) {
 	s.fmu.Unlock()
 	now := s.now()
 	due := now
-	if st, err := LoadState(s.StatePath); err == nil {
+	if st, err := s.readState(); err == nil {
 		if js := st.Jobs[j.Key]; js != nil {
 			_, crons := s.snapshot()
 			if d, ok := dueAt(crons[j.Key], js, now); ok {
