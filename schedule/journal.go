@@ -182,17 +182,17 @@ func replay(st *State, id string, jb []byte) (journalStatus, int64, error) {
 	return journalOK, n, nil
 }
 
-// writeState writes w, the state of d after an update, to the files d
-// was read from, in root (their directory): what changed appended to the
-// journal, or the whole state. It returns the diskState the files hold
+// writeState writes an update of d, the state its files hold, to them
+// (in root, their directory): rec, what changed, appended to the
+// journal, or the whole state after the update (whole) when full or when
+// the journal cannot take it. It returns the diskState the files hold
 // afterwards (nil: to be read again).
-func writeState(root *os.Root, path string, d *diskState, w *State) (*diskState, error) {
-	rec, full := diffState(d.st, w)
+func writeState(root *os.Root, path string, d *diskState, rec journalRecord, full bool, whole func() *State) (*diskState, error) {
 	if !full && d.exists && rec.empty() {
 		return d, nil
 	}
 	if full || !d.exists || d.id == "" || d.journal == journalTorn {
-		return w.saveWhole(root, path)
+		return whole().saveWhole(root, path)
 	}
 	b, err := json.Marshal(&rec)
 	if err != nil {
@@ -207,7 +207,7 @@ func writeState(root *os.Root, path string, d *diskState, w *State) (*diskState,
 			return nil, err
 		}
 		if !ok {
-			return w.saveWhole(root, path)
+			return whole().saveWhole(root, path)
 		}
 		d.journalSize += int64(len(b))
 	case d.journal == journalNone && int64(len(b)) <= limit:
@@ -221,7 +221,7 @@ func writeState(root *os.Root, path string, d *diskState, w *State) (*diskState,
 		}
 		d.journal, d.journalSize = journalOK, int64(len(hb)+len(b))
 	default:
-		return w.saveWhole(root, path)
+		return whole().saveWhole(root, path)
 	}
 	// What the files hold now: the record as written, read back (so
 	// that nothing the file does not record stays in memory).
@@ -265,24 +265,13 @@ func appendJournal(root *os.Root, path string, d *diskState, b []byte) (bool, er
 }
 
 // saveWhole writes the state whole (saveFull), and returns the diskState
-// the files then hold: what was written, read back (nil when it does not
-// parse: the files are read again).
+// the files then hold: st's values (shared, not copied: see shareJobs).
 func (st *State) saveWhole(root *os.Root, path string) (*diskState, error) {
-	b, id, err := st.saveFull(root, path)
+	_, id, err := st.saveFull(root, path)
 	if err != nil {
 		return nil, err
 	}
-	d := &diskState{st: newState(), exists: true, id: id, mark: marksOf(path)}
-	if err := json.Unmarshal(b, &stateFile{State: d.st}); err != nil {
-		return nil, nil
-	}
-	if d.st.Schedules == nil {
-		d.st.Schedules = map[string]ScheduleState{}
-	}
-	if d.st.Jobs == nil {
-		d.st.Jobs = map[string]*JobState{}
-	}
-	return d, nil
+	return &diskState{st: st.recorded(), exists: true, id: id, mark: marksOf(path)}, nil
 }
 
 // saveFull writes the state whole as the base, with a new journal_id,

@@ -203,6 +203,23 @@ func stateDir(fsRoot, path string) (*os.Root, error) {
 // must be a regular file with one link owned by the effective user;
 // anything else at its name is refused (ErrState) and never written.
 func (s *Scheduler) updateState(f func(*State) bool) error {
+	return s.update(nil, f)
+}
+
+// updateJobs is updateState for an update of the jobs with keys alone
+// (a claim, a run's record): f is given a State holding copies of those
+// jobs only (those the files hold), and no schedules (a nil map: an
+// update of schedules uses updateState); only those jobs are compared
+// and written. It costs in proportion to the jobs, not to the fleet.
+func (s *Scheduler) updateJobs(keys []string, f func(*State) bool) error {
+	if keys == nil {
+		keys = []string{}
+	}
+	return s.update(keys, f)
+}
+
+// update is updateState (keys nil) or updateJobs.
+func (s *Scheduler) update(keys []string, f func(*State) bool) error {
 	path := s.StatePath
 	if path == "" {
 		return ErrNoStatePath
@@ -235,11 +252,29 @@ func (s *Scheduler) updateState(f func(*State) bool) error {
 	}
 	// f changes a copy: an update that is not saved (or fails) leaves
 	// the state as the files hold it.
-	w := cloneState(d.st)
+	var w *State
+	if keys == nil {
+		w = cloneState(d.st)
+	} else {
+		w = partialState(d.st, keys)
+	}
 	if !f(w) {
 		return nil
 	}
-	s.disk, err = writeState(root, path, d, w)
+	var rec journalRecord
+	full := false
+	whole := func() *State { return w }
+	if keys == nil {
+		rec, full = diffState(d.st, w)
+	} else {
+		rec, full = diffJobs(d.st, w, keys)
+		whole = func() *State {
+			st := cloneState(d.st)
+			rec.apply(st)
+			return st
+		}
+	}
+	s.disk, err = writeState(root, path, d, rec, full, whole)
 	if err == nil {
 		s.markState()
 	}
@@ -262,9 +297,11 @@ func (s *Scheduler) diskLocked(path string) (*diskState, error) {
 	return d, nil
 }
 
-// readState returns a copy of the state as its files hold it (read only
-// when they changed since this scheduler last read or wrote them), and
-// marks it as seen (stateChanged).
+// readState returns the state as its files hold it (read only when they
+// changed since this scheduler last read or wrote them), and marks it as
+// seen (stateChanged). Its maps are its own, but its JobStates are the
+// ones the scheduler keeps of the files: a caller copies one before
+// changing it.
 func (s *Scheduler) readState() (*State, error) {
 	s.smu.Lock()
 	defer s.smu.Unlock()
@@ -275,7 +312,7 @@ func (s *Scheduler) readState() (*State, error) {
 	s.umu.Lock()
 	s.stateSeen = d.mark
 	s.umu.Unlock()
-	return cloneState(d.st), nil
+	return d.st.shallow(), nil
 }
 
 // shareView makes the jobs of view (what Reload leaves in memory) that

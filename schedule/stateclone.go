@@ -85,6 +85,41 @@ func cloneState(st *State) *State {
 	return c
 }
 
+// recorded returns the state as the file records it, in maps of its own
+// but sharing st's values: a JobState with what the file does not record
+// (a run's plan report, problems, error value) is copied without it.
+// Neither st's values nor the result's may then be changed in place
+// (entries are replaced), as for the state in memory (Scheduler.view).
+func (st *State) recorded() *State {
+	c := &State{Version: st.Version, Machine: st.Machine, Schedules: maps.Clone(st.Schedules),
+		Jobs: make(map[string]*JobState, len(st.Jobs))}
+	if st.StoreIDs != nil {
+		c.StoreIDs = maps.Clone(st.StoreIDs)
+	}
+	if c.Schedules == nil {
+		c.Schedules = map[string]ScheduleState{}
+	}
+	for k, js := range st.Jobs {
+		if js != nil && js.LastRun != nil {
+			if r := js.LastRun.Result; r.Plan != nil || r.ProblemList != nil || r.Err != nil {
+				js = copyJobState(js)
+				js.LastRun.Result.Plan, js.LastRun.Result.ProblemList, js.LastRun.Result.Err = nil, nil, nil
+			}
+		}
+		c.Jobs[k] = js
+	}
+	return c
+}
+
+// shallow is a copy of st with maps of its own and st's values.
+func (st *State) shallow() *State {
+	c := &State{Version: st.Version, Machine: st.Machine, Schedules: maps.Clone(st.Schedules), Jobs: maps.Clone(st.Jobs)}
+	if st.StoreIDs != nil {
+		c.StoreIDs = maps.Clone(st.StoreIDs)
+	}
+	return c
+}
+
 // copyJobState is a copy of js that shares nothing a caller may change
 // with it (but Members, see cloneState).
 func copyJobState(js *JobState) *JobState {
@@ -174,6 +209,54 @@ func diffState(old, st *State) (rec journalRecord, full bool) {
 				rec.Schedules = map[string]*ScheduleState{}
 			}
 			rec.Schedules[k] = nil
+		}
+	}
+	return rec, false
+}
+
+// partialState is the State updateJobs gives its f: copies of the jobs
+// of st with keys (those it holds), and no schedules.
+func partialState(st *State, keys []string) *State {
+	p := &State{Version: st.Version, Machine: st.Machine, Jobs: make(map[string]*JobState, len(keys))}
+	if st.StoreIDs != nil {
+		p.StoreIDs = maps.Clone(st.StoreIDs)
+	}
+	for _, k := range keys {
+		if js := st.Jobs[k]; js != nil {
+			p.Jobs[k] = copyJobState(js)
+		}
+	}
+	return p
+}
+
+// diffJobs is diffState for a partialState of old with keys: only those
+// jobs (and any f added) are compared.
+func diffJobs(old, p *State, keys []string) (rec journalRecord, full bool) {
+	if old.Version != p.Version || old.Machine != p.Machine || !maps.Equal(old.StoreIDs, p.StoreIDs) || len(p.Schedules) > 0 {
+		return rec, true
+	}
+	note := func(k string, js *JobState) {
+		if rec.Jobs == nil {
+			rec.Jobs = map[string]*JobState{}
+		}
+		rec.Jobs[k] = js
+	}
+	for _, k := range keys {
+		js, in := p.Jobs[k]
+		o, was := old.Jobs[k]
+		switch {
+		case !in && was && o != nil:
+			note(k, nil) // removed
+		case in && (!was || !jobStateEqual(o, js)):
+			note(k, js)
+		}
+	}
+	for k, js := range p.Jobs {
+		if _, listed := rec.Jobs[k]; listed || slices.Contains(keys, k) {
+			continue
+		}
+		if o, was := old.Jobs[k]; !was || !jobStateEqual(o, js) {
+			note(k, js)
 		}
 	}
 	return rec, false
