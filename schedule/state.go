@@ -269,7 +269,7 @@ func (s *Scheduler) update(keys []string, f func(*State) bool) error {
 	} else {
 		rec, full = diffJobs(d.st, w, keys)
 		whole = func() *State {
-			st := cloneState(d.st)
+			st := d.st.shallow() // written, not changed: the kept jobs are shared
 			rec.apply(st)
 			return st
 		}
