@@ -493,10 +493,36 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 	s.mu.Lock()
 	s.jobs, s.crons, s.view, s.pressure, s.machine = jobs, crons, view, pjobs, machine
 	s.mu.Unlock()
+	s.forgetGone(jobs, pjobs)
 	s.cmu.Lock()
 	s.wake, s.after = nil, nil
 	s.cmu.Unlock()
 	return errs, nil
+}
+
+// forgetGone drops what this Scheduler keeps by job key (a store's
+// absence, a catch-up time) for the jobs a Reload left out, so that
+// definitions that come and go do not grow it. (The per-job run slots,
+// a channel each, stay: one may be held by a run under way.)
+func (s *Scheduler) forgetGone(jobs ...[]Job) {
+	live := map[string]bool{}
+	for _, js := range jobs {
+		for _, j := range js {
+			live[j.Key] = true
+		}
+	}
+	s.umu.Lock()
+	defer s.umu.Unlock()
+	for k := range s.absent {
+		if !live[k] {
+			delete(s.absent, k)
+		}
+	}
+	for k := range s.catchUp {
+		if !live[k] {
+			delete(s.catchUp, k)
+		}
+	}
 }
 
 // ours reports whether a schedule in the state is this scheduler's to

@@ -3,6 +3,8 @@ package schedule
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -123,5 +125,43 @@ func TestStateEqualSeesEveryField(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReloadForgetsGoneJobs (issue 32 item 8): what a Scheduler keeps by
+// job key (a store's absence, a catch-up time) is dropped for the jobs a
+// Reload leaves out: definitions that come and go do not grow it.
+func TestReloadForgetsGoneJobs(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "root", "hab", "pkgs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := ParseSpec("17 * * * *")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDefinition("a", filepath.Join(dir, "root"), time.Time{}, JobDef{Type: Check, Spec: sp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Scheduler{StatePath: filepath.Join(dir, "state.json")}
+	if err := s.Register(d); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	key := s.Jobs()[0].Key
+	s.umu.Lock()
+	s.absent = map[string]*absence{key: {why: "x"}, "gone": {why: "x"}}
+	s.catchUp = map[string]time.Time{key: {}, "gone": {}}
+	s.umu.Unlock()
+	if _, err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	s.umu.Lock()
+	defer s.umu.Unlock()
+	if len(s.absent) != 1 || s.absent[key] == nil || len(s.catchUp) != 1 {
+		t.Fatalf("after the reload: absent %v, catch-up %v; want the live job's only", s.absent, s.catchUp)
 	}
 }
