@@ -19,8 +19,8 @@ import (
 // BenchmarkScale10k (issue 32 item 8): 10,000 definitions over 100 stores
 // (each an explicit daily prune at a time of its own). heap-MB-1 is the
 // live heap after the first Reload, heap-MB-4 after three more (reloads
-// must not grow it); state-KB is the state file, which the record of each
-// run rewrites whole (not yet in proportion to what changed).
+// must not grow it); state-KB is the state file (the record of a run is
+// appended to its journal: see BenchmarkTick10k).
 func BenchmarkScale10k(b *testing.B) {
 	var defs []schedule.Definition
 	for st := 0; st < 100; st++ {

@@ -15,13 +15,15 @@ type committer struct {
 }
 
 type commitReq struct {
+	keys []string
 	f    func(*State) bool
 	done chan error
 }
 
-func (s *Scheduler) commit(f func(*State) bool) error {
+// commit is updateJobs(keys, f), batched.
+func (s *Scheduler) commit(keys []string, f func(*State) bool) error {
 	c := &s.committer
-	req := &commitReq{f: f, done: make(chan error, 1)}
+	req := &commitReq{keys: keys, f: f, done: make(chan error, 1)}
 	c.qmu.Lock()
 	c.queue = append(c.queue, req)
 	c.qmu.Unlock()
@@ -36,7 +38,11 @@ func (s *Scheduler) commit(f func(*State) bool) error {
 	batch := c.queue
 	c.queue = nil
 	c.qmu.Unlock()
-	err := s.updateState(func(st *State) bool {
+	var all []string
+	for _, r := range batch {
+		all = append(all, r.keys...)
+	}
+	err := s.updateJobs(all, func(st *State) bool {
 		changed := false
 		for _, r := range batch {
 			if r.f(st) {

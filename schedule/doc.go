@@ -74,7 +74,12 @@
 // A run missed before the Scheduler started (the machine was down) waits a
 // stable per-machine delay below CatchUpSpread.
 //
-// Only a scheduler without ReadOnly writes the state file. A state file
+// Only a scheduler without ReadOnly writes the state file. The state is
+// the state file (the whole state) and its journal, STATE.journal: an
+// update appends the jobs and schedules it changed, fsynced, and the whole
+// state is written again (atomically) only when the journal would outgrow
+// it; a Scheduler keeps the state as the files hold it and reads them
+// again only when their lstat changes (see journal.go). A state file
 // that is a symlink, not a regular file or of an unknown version is
 // refused (ErrState); one that does not parse (ErrCorruptState: zero
 // bytes, garbage, truncated JSON) is renamed aside (STATE.corrupt-TIME,
@@ -110,7 +115,10 @@
 // phase of each prune, with its job). A run's Outcome.Result.Err is its
 // error for errors.Is and errors.As (retention.ErrDamaged,
 // pkgstore.ErrLocked, ErrRemovalsFailed); Result.Error is its text, which
-// the state file records.
+// the state file records. Trigger's error is the one place to look: nil
+// exactly when the Outcome did not fail, else wrapping ErrRunFailed and
+// the run's error, ErrNotRun, or the context's error; a context already
+// ended never starts a run.
 //
 // Cron expressions are read in a time zone (UTC by default), by systemd's
 // calendar rule so that exported timers agree: a wall time that a

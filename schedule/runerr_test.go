@@ -61,8 +61,8 @@ func TestRunResultErr(t *testing.T) {
 			s.Run = nil // the real prune
 			e.reload(s)
 			o, err := s.Trigger(context.Background(), s.Jobs()[0].Key)
-			if err != nil || !o.Ran {
-				t.Fatalf("trigger: %+v, %v", o, err)
+			if !o.Ran || !errors.Is(err, schedule.ErrRunFailed) || !errors.Is(err, o.Result.Err) {
+				t.Fatalf("trigger: %+v, %v; want the run's error", o, err)
 			}
 			res := o.Result
 			if res.Err == nil || res.Error != res.Err.Error() || !o.Failed() {
@@ -92,7 +92,7 @@ func TestRunFuncErrRecorded(t *testing.T) {
 		return schedule.RunResult{Err: fmt.Errorf("pruning: %w", boom)}
 	})
 	o, err := s.Trigger(context.Background(), key)
-	if err != nil || !o.Ran || !o.Failed() || !errors.Is(o.Result.Err, boom) || o.Result.Error != "pruning: boom" {
+	if !errors.Is(err, boom) || !o.Ran || !o.Failed() || !errors.Is(o.Result.Err, boom) || o.Result.Error != "pruning: boom" {
 		t.Fatalf("outcome %+v, %v", o, err)
 	}
 	st, err := schedule.LoadState(e.state)

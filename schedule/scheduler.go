@@ -128,7 +128,10 @@ type Scheduler struct {
 	absent     map[string]*absence   // by job key: stores that could not be opened (storeGone)
 	startWrong bool                  // started was read from a wrong clock
 	catchUp    map[string]time.Time  // missed runs waiting: when they run
-	stateSeen  fileMark              // the state file as this scheduler last wrote or read it
+	stateSeen  stateMark             // the state's files as this scheduler last wrote or read them
+
+	smu  sync.Mutex // guards disk; held through each update of the state
+	disk *diskState // the state as its files hold it, when last read or written (nil: read them)
 
 	cmu   sync.Mutex
 	wake  map[string]time.Time  // by job key: its next due time (NextWake)
@@ -205,7 +208,7 @@ func (s *Scheduler) holdCatchUp(j Job, js *JobState, due, now time.Time) bool {
 		js.CatchUp = cu
 		s.remember(j.Key, *js)
 		s.umu.Unlock()
-		err := s.commit(func(st *State) bool {
+		err := s.commit([]string{j.Key}, func(st *State) bool {
 			if p := st.Jobs[j.Key]; p != nil {
 				p.CatchUp = cu
 				return true
@@ -512,13 +515,40 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		}
 		crons[j.Key] = c
 	}
+	s.shareView(view)
 	s.mu.Lock()
 	s.jobs, s.crons, s.view, s.pressure, s.machine = jobs, crons, view, pjobs, machine
 	s.mu.Unlock()
+	s.forgetGone(jobs, pjobs)
 	s.cmu.Lock()
 	s.wake, s.after = nil, nil
 	s.cmu.Unlock()
 	return errs, nil
+}
+
+// forgetGone drops what this Scheduler keeps by job key (a store's
+// absence, a catch-up time) for the jobs a Reload left out, so that
+// definitions that come and go do not grow it. (The per-job run slots,
+// a channel each, stay: one may be held by a run under way.)
+func (s *Scheduler) forgetGone(jobs ...[]Job) {
+	live := map[string]bool{}
+	for _, js := range jobs {
+		for _, j := range js {
+			live[j.Key] = true
+		}
+	}
+	s.umu.Lock()
+	defer s.umu.Unlock()
+	for k := range s.absent {
+		if !live[k] {
+			delete(s.absent, k)
+		}
+	}
+	for k := range s.catchUp {
+		if !live[k] {
+			delete(s.catchUp, k)
+		}
+	}
 }
 
 // ours reports whether a schedule in the state is this scheduler's to
@@ -765,12 +795,11 @@ func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
 // worker is still busy keeps its due jobs for a later tick.
 func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 	var outs []Outcome
-	all, crons := s.snapshot()
-	var jobs []Job
-	for _, j := range all {
-		if s.Only == "" || j.Key == s.Only {
-			jobs = append(jobs, j)
-		}
+	jobs, crons := s.snapshot()
+	if s.Only != "" {
+		// Not a copy of the fleet's jobs at every tick: 10,000 Jobs
+		// copied and grown were half a tick's CPU (issue 32 item 8).
+		jobs = slices.DeleteFunc(slices.Clone(jobs), func(j Job) bool { return j.Key != s.Only })
 	}
 	// What this scheduler knows (its Reload, its runs, what it read)
 	// says which jobs may be due; the state file is read only when one
@@ -795,10 +824,7 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 	}
 	known := jobs
 	jobs = maybe
-	st, err := LoadState(s.StatePath)
-	if err == nil {
-		s.markState()
-	}
+	st, err := s.readState() // read only when the files changed
 	if errors.Is(err, ErrCorruptState) {
 		// Damaged: every job is restored from memory (restore keeps the
 		// file aside under the state's lock and writes the state again).
@@ -820,6 +846,10 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
 			break
 		}
 		js := st.Jobs[j.Key]
+		if js != nil {
+			c := *js // readState's JobStates are shared: holdCatchUp sets CatchUp
+			js = &c
+		}
 		if m, ok := s.memJob(j.Key); ok && m.LastDue != nil && (js == nil || js.LastDue == nil || js.LastDue.Before(*m.LastDue)) {
 			js = &m // a run this scheduler made that the file does not show (not writable)
 		} else if ok && js != nil && js.LastDue != nil && (m.LastDue == nil || m.LastDue.Before(*js.LastDue)) {
@@ -1135,7 +1165,7 @@ func (s *Scheduler) recoverClock(j Job, a, now time.Time) {
 	if s.ReadOnly {
 		return
 	}
-	err := s.updateState(func(st *State) bool {
+	err := s.updateJobs([]string{j.Key}, func(st *State) bool {
 		js := st.Jobs[j.Key]
 		if js == nil || !anchor(js).After(now) {
 			return false
@@ -1163,7 +1193,7 @@ func (s *Scheduler) restamp(j Job, now time.Time) {
 	if s.ReadOnly {
 		return
 	}
-	err := s.updateState(func(st *State) bool {
+	err := s.updateJobs([]string{j.Key}, func(st *State) bool {
 		js := st.Jobs[j.Key]
 		if js == nil || js.LastDue != nil || !js.Since.Before(s.NotBefore) {
 			return false
@@ -1185,7 +1215,7 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 		if s.NotRun != nil {
 			s.NotRun(j, why)
 		}
-		s.updateState(func(st *State) bool {
+		s.updateJobs([]string{j.Key}, func(st *State) bool {
 			if js := st.Jobs[j.Key]; js != nil {
 				js.LastError = fmt.Sprintf("%s: %s", s.now().UTC().Format(time.RFC3339), why)
 				return true
@@ -1235,7 +1265,7 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 	// another scheduler sharing the state file from checking the same due
 	// time while it runs.
 	skip := ""
-	claimErr := s.commit(func(st *State) bool {
+	claimErr := s.commit([]string{j.Key}, func(st *State) bool {
 		var changed bool
 		skip, changed = s.claimIn(st, j, due)
 		return changed
@@ -1276,8 +1306,14 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
 		js.LastError = ""
 		js.Claim, js.CatchUp = nil, nil
 		recorded = *js
+		// What is remembered is what the file records: not the run's
+		// plan report, problems and error value (kept for a whole
+		// fleet, they would be its last runs' reports).
+		r := *recorded.LastRun
+		r.Result.Plan, r.Result.ProblemList, r.Result.Err = nil, nil, nil
+		recorded.LastRun = &r
 	}
-	err = s.commit(func(st *State) bool {
+	err = s.commit([]string{j.Key}, func(st *State) bool {
 		js := st.Jobs[j.Key]
 		if js == nil {
 			m, ok := s.memJob(j.Key)
@@ -1358,7 +1394,13 @@ func (s *Scheduler) claimIn(st *State, j Job, due time.Time) (skip string, chang
 // start without writing the state again.
 func (s *Scheduler) claimAll(byStore map[string][]pendingRun) []Outcome {
 	var outs []Outcome
-	err := s.updateState(func(st *State) bool {
+	var keys []string
+	for _, runs := range byStore {
+		for _, r := range runs {
+			keys = append(keys, r.j.Key)
+		}
+	}
+	err := s.updateJobs(keys, func(st *State) bool {
 		outs = nil
 		changed := false
 		for store, runs := range byStore {
@@ -1783,7 +1825,7 @@ func (s *Scheduler) storeGone(j Job, out Outcome, log *slog.Logger, why string) 
 		return out
 	}
 	log.Error("job not run: its store cannot be opened; it stays due, and is tried again at growing intervals (up to 15m) and as soon as the store exists (not logged again while the reason is the same)", "error", why)
-	s.updateState(func(st *State) bool {
+	s.updateJobs([]string{j.Key}, func(st *State) bool {
 		if js := st.Jobs[j.Key]; js != nil {
 			js.LastError = fmt.Sprintf("%s: %s", now.UTC().Format(time.RFC3339), why)
 			return true

@@ -1,14 +1,11 @@
 package schedule
 
 import (
-	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
@@ -146,52 +143,31 @@ const maxStateSize = 64 << 20
 // stateVersion is the only state format LoadState reads.
 const stateVersion = 1
 
-// LoadState reads a state file; a missing one is an empty state. A state
-// file that is a symlink or not a regular file, is larger than 64 MiB or
-// has a version other than 1 is refused (ErrState), as the lock file rules
-// do: the scheduler never reads or replaces what the name points to.
+// LoadState reads a state file and its journal (PATH.journal: see
+// journal.go); a missing state file is an empty state. A state file or
+// journal that is a symlink or not a regular file, is larger than 64 MiB
+// or has a version other than 1 is refused (ErrState), as the lock file
+// rules do: the scheduler never reads or replaces what the name points
+// to.
 func LoadState(path string) (*State, error) {
-	if path == "" {
-		return nil, ErrNoStatePath
-	}
-	b, err := safeio.ReadFile(path, maxStateSize, safeio.NoFollow)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return newState(), nil
-	case errors.Is(err, syscall.ELOOP):
-		return nil, fmt.Errorf("%w: state file %s is a symlink; hab-gc neither follows nor replaces it: remove it or name the real file with --state", ErrState, path)
-	case errors.Is(err, safeio.ErrNotRegular), errors.Is(err, safeio.ErrTooLarge):
-		return nil, fmt.Errorf("%w: state file %s: %v", ErrState, path, errors.Unwrap(err))
-	case err != nil:
+	d, err := loadState(path)
+	if err != nil {
 		return nil, err
 	}
-	st := newState()
-	st.Version = 0
-	if err := json.Unmarshal(b, st); err != nil {
-		return nil, fmt.Errorf("%w: %w: state file %s: %v", ErrState, ErrCorruptState, path, err)
-	}
-	if st.Version != stateVersion {
-		return nil, fmt.Errorf("%w: state file %s has version %d; this hab-gc reads version %d only (written by another hab-gc?)", ErrState, path, st.Version, stateVersion)
-	}
-	if st.Schedules == nil {
-		st.Schedules = map[string]ScheduleState{}
-	}
-	if st.Jobs == nil {
-		st.Jobs = map[string]*JobState{}
-	}
-	return st, nil
+	return d.st, nil
 }
 
-// Save writes the state atomically: a temporary file in the same
-// directory (made when missing), fsynced, renamed over the old one, and
-// the directory fsynced.
+// Save writes the state whole and atomically: a temporary file in the
+// same directory (made when missing), fsynced, renamed over the old one,
+// and the directory fsynced; the journal of the old one is removed.
 func (st *State) Save(path string) error {
 	root, err := stateDir("", path)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	return st.save(root, path)
+	_, _, err = st.saveFull(root, path)
+	return err
 }
 
 // stateDir opens the directory of the state file path as an os.Root,
@@ -217,50 +193,6 @@ func stateDir(fsRoot, path string) (*os.Root, error) {
 	return r, nil
 }
 
-// save writes the state as Save does, in root, the state file's
-// directory.
-func (st *State) save(root *os.Root, path string) error {
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	base := filepath.Base(path)
-	var f *os.File
-	var tmp string
-	for range 100 { // os.CreateTemp's way, inside root
-		tmp = ".hab-gc-state-" + rand.Text()[:16]
-		if f, err = safeio.OpenAt(root, tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); !errors.Is(err, fs.ErrExist) {
-			break
-		}
-	}
-	if err != nil {
-		return err
-	}
-	defer root.Remove(tmp)
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if fi, err := root.Lstat(base); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w: state file %s is not a regular file; not replacing it", ErrState, path)
-	}
-	if err := root.Rename(tmp, base); err != nil {
-		return err
-	}
-	if d, err := root.Open("."); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
-}
-
 // updateState runs f on the state read fresh from disk, under an
 // exclusive lock on StatePath.lock (waiting at most StateLockTimeout), and
 // saves it when f returns true. Two schedulers sharing a state file never
@@ -271,6 +203,23 @@ func (st *State) save(root *os.Root, path string) error {
 // must be a regular file with one link owned by the effective user;
 // anything else at its name is refused (ErrState) and never written.
 func (s *Scheduler) updateState(f func(*State) bool) error {
+	return s.update(nil, f)
+}
+
+// updateJobs is updateState for an update of the jobs with keys alone
+// (a claim, a run's record): f is given a State holding copies of those
+// jobs only (those the files hold), and no schedules (a nil map: an
+// update of schedules uses updateState); only those jobs are compared
+// and written. It costs in proportion to the jobs, not to the fleet.
+func (s *Scheduler) updateJobs(keys []string, f func(*State) bool) error {
+	if keys == nil {
+		keys = []string{}
+	}
+	return s.update(keys, f)
+}
+
+// update is updateState (keys nil) or updateJobs.
+func (s *Scheduler) update(keys []string, f func(*State) bool) error {
 	path := s.StatePath
 	if path == "" {
 		return ErrNoStatePath
@@ -289,21 +238,105 @@ func (s *Scheduler) updateState(f func(*State) bool) error {
 		return err
 	}
 	defer unlock()
-	st, err := LoadState(path)
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	d, err := s.diskLocked(path)
 	if errors.Is(err, ErrCorruptState) {
-		st, err = s.keepAside(path, err)
+		var st *State
+		if st, err = s.keepAside(path, err); err == nil {
+			d = &diskState{st: st} // written whole
+		}
 	}
 	if err != nil {
 		return err
 	}
-	if f(st) {
-		err := st.save(root, path)
-		if err == nil {
-			s.markState()
-		}
-		return err
+	// f changes a copy: an update that is not saved (or fails) leaves
+	// the state as the files hold it.
+	var w *State
+	if keys == nil {
+		w = cloneState(d.st)
+	} else {
+		w = partialState(d.st, keys)
 	}
-	return nil
+	if !f(w) {
+		return nil
+	}
+	var rec journalRecord
+	full := false
+	whole := func() *State { return w }
+	if keys == nil {
+		rec, full = diffState(d.st, w)
+	} else {
+		rec, full = diffJobs(d.st, w, keys)
+		whole = func() *State {
+			st := d.st.shallow() // written, not changed: the kept jobs are shared
+			rec.apply(st)
+			return st
+		}
+	}
+	s.disk, err = writeState(root, path, d, rec, full, whole)
+	if err == nil {
+		s.markState()
+	}
+	return err
+}
+
+// diskLocked returns the state as its files hold it: as this scheduler
+// last read or wrote them when their marks are unchanged (nothing is read
+// again), else read. Called with smu held.
+func (s *Scheduler) diskLocked(path string) (*diskState, error) {
+	if d := s.disk; d != nil && d.mark.base.ok && marksOf(path) == d.mark {
+		return d, nil
+	}
+	s.disk = nil
+	d, err := loadState(path)
+	if err != nil {
+		return nil, err
+	}
+	s.disk = d
+	return d, nil
+}
+
+// readState returns the state as its files hold it (read only when they
+// changed since this scheduler last read or wrote them), and marks it as
+// seen (stateChanged). Its maps are its own, but its JobStates are the
+// ones the scheduler keeps of the files: a caller copies one before
+// changing it.
+func (s *Scheduler) readState() (*State, error) {
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	d, err := s.diskLocked(s.StatePath)
+	if err != nil {
+		return nil, err
+	}
+	s.umu.Lock()
+	s.stateSeen = d.mark
+	s.umu.Unlock()
+	return d.st.shallow(), nil
+}
+
+// shareView makes the jobs of view (what Reload leaves in memory) that
+// are as the state's files hold them the very JobStates of disk, and
+// copies the others out of the clone they were made in, so that the two
+// do not each hold the fleet: neither is ever changed in place (entries
+// are replaced: remember, journalRecord.apply).
+func (s *Scheduler) shareView(view *State) {
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	var disk map[string]*JobState
+	if s.disk != nil {
+		disk = s.disk.st.Jobs
+	}
+	for k, js := range view.Jobs {
+		if js == nil {
+			continue
+		}
+		if d := disk[k]; d != nil && jobStateEqual(d, js) {
+			view.Jobs[k] = d
+		} else {
+			view.Jobs[k] = copyJobState(js)
+		}
+	}
 }
 
 // fileMark is what a stat of the state file shows of it: a file replaced,
@@ -326,26 +359,26 @@ func markOf(path string) fileMark {
 	return m
 }
 
-// markState records the state file as it is now: this scheduler just
-// wrote or read it.
+// markState records the state's files as they are now: this scheduler
+// just wrote them.
 func (s *Scheduler) markState() {
-	m := markOf(s.StatePath)
+	m := marksOf(s.StatePath)
 	s.umu.Lock()
 	s.stateSeen = m
 	s.umu.Unlock()
 }
 
-// stateChanged reports whether the state file is not as this scheduler
-// last wrote or read it (one lstat). Read-only schedulers never rebuild
+// stateChanged reports whether the state's files are not as this
+// scheduler last wrote or read them (two lstats). Read-only schedulers never rebuild
 // it, so for them it never has.
 func (s *Scheduler) stateChanged() bool {
 	if s.ReadOnly || s.StatePath == "" {
 		return false
 	}
-	m := markOf(s.StatePath)
+	m := marksOf(s.StatePath)
 	s.umu.Lock()
 	defer s.umu.Unlock()
-	return !s.stateSeen.ok || m != s.stateSeen
+	return !s.stateSeen.base.ok || m != s.stateSeen
 }
 
 // DefaultStateLockTimeout is the wait for the state's lock when
@@ -409,6 +442,18 @@ func (s *Scheduler) keepAside(path string, why error) (*State, error) {
 		}
 		if err := os.Remove(path); err != nil {
 			return nil, fmt.Errorf("%w (kept aside as %s, but not removed: %v)", why, aside, err)
+		}
+		// The journal too (it may be what is damaged), under a name of
+		// its own: PATH.journal.corrupt-TIME.
+		jpath := journalPath(path)
+		if fi, err := os.Lstat(jpath); err == nil && fi.Mode().IsRegular() {
+			jaside := jpath + aside[len(path):]
+			if err := os.Link(jpath, jaside); err != nil {
+				return nil, fmt.Errorf("%w (keeping its journal aside as %s: %v)", why, jaside, err)
+			}
+			if err := os.Remove(jpath); err != nil {
+				return nil, fmt.Errorf("%w (its journal kept aside as %s, but not removed: %v)", why, jaside, err)
+			}
 		}
 		s.log().Error("the schedule state file is damaged; it is kept aside for inspection and rebuilt from what this hab-gc knows (jobs it does not know start anew: none runs at once)",
 			"state", path, "kept_as", aside, "error", why)

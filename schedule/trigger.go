@@ -10,6 +10,16 @@ import (
 // ErrNoJob is returned by Trigger and Next for a key no job has.
 var ErrNoJob = errors.New("no such job")
 
+// ErrRunFailed is wrapped by Trigger's error when the job ran and failed;
+// the error wraps the run's own error too (Outcome.Result.Err:
+// retention.ErrDamaged, pkgstore.ErrLocked, ErrRemovalsFailed...).
+var ErrRunFailed = errors.New("the job's run failed")
+
+// ErrNotRun is wrapped by Trigger's error when the job could not run and
+// stays due (Outcome.Skipped says why: the store's lock not taken in
+// time, an unusable store).
+var ErrNotRun = errors.New("the job did not run")
+
 // flight is a triggered run: every Trigger that asks before it starts
 // waits for it and gets its Outcome. Its context is its own: it ends only
 // when every Trigger waiting for it has given up (waiters, under the
@@ -51,7 +61,42 @@ func (s *Scheduler) slot(key string) chan struct{} {
 // does. ctx ending stops this caller's wait only: the run goes on while another
 // Trigger waits for it, and ends (sees its context cancelled) when none
 // does. A run that finished is reported as run, whenever ctx ended.
+//
+// A ctx already ended when Trigger is called never starts (nor records)
+// a run: Trigger returns ctx's error at once.
+//
+// The error is the one place to look for failure: it is nil only when the
+// job ran and succeeded, or its due time was run by another scheduler
+// (Outcome.Skipped SkippedAlreadyRan or running) or a pressure job found
+// enough free space — exactly when Outcome.Failed is false. A run that
+// failed returns an error wrapping ErrRunFailed and the run's own error
+// (Outcome.Result.Err), with the Outcome; a job that could not run returns
+// one wrapping ErrNotRun; ctx ending before a run finished returns ctx's
+// error; ErrNoJob and ErrNoStatePath as named.
 func (s *Scheduler) Trigger(ctx context.Context, key string) (Outcome, error) {
+	o, err := s.trigger(ctx, key)
+	if err == nil {
+		err = o.err()
+	}
+	return o, err
+}
+
+// err is the error Trigger returns for an Outcome (nil when it did not
+// fail).
+func (o Outcome) err() error {
+	switch {
+	case !o.Failed():
+		return nil
+	case o.Ran && o.Result.Err != nil:
+		return fmt.Errorf("%w: job %s: %w", ErrRunFailed, o.Job.Key, o.Result.Err)
+	case o.Ran:
+		return fmt.Errorf("%w: job %s: %s", ErrRunFailed, o.Job.Key, o.Result.Error)
+	default:
+		return fmt.Errorf("%w: job %s: %s", ErrNotRun, o.Job.Key, o.Skipped)
+	}
+}
+
+func (s *Scheduler) trigger(ctx context.Context, key string) (Outcome, error) {
 	if s.StatePath == "" {
 		return Outcome{}, ErrNoStatePath
 	}
@@ -64,6 +109,9 @@ func (s *Scheduler) Trigger(ctx context.Context, key string) (Outcome, error) {
 	}
 	if job == nil {
 		return Outcome{}, fmt.Errorf("%w: %q", ErrNoJob, key)
+	}
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, err // never a run for a caller that gave up
 	}
 	s.fmu.Lock()
 	if s.pending == nil {
@@ -128,6 +176,16 @@ func (s *Scheduler) fly(ctx context.Context, j Job, f *flight) {
 		return
 	}
 	defer func() { <-slot }()
+	if err := ctx.Err(); err != nil {
+		// Every caller gave up while the slot was busy: no run.
+		s.fmu.Lock()
+		if s.pending[j.Key] == f {
+			delete(s.pending, j.Key)
+		}
+		s.fmu.Unlock()
+		f.err = err
+		return
+	}
 	// From here on, a new Trigger makes a new flight: this one may have
 	// begun before what it wants to see.
 	s.fmu.Lock()
@@ -137,7 +195,7 @@ func (s *Scheduler) fly(ctx context.Context, j Job, f *flight) {
 	s.fmu.Unlock()
 	now := s.now()
 	due := now
-	if st, err := LoadState(s.StatePath); err == nil {
+	if st, err := s.readState(); err == nil {
 		if js := st.Jobs[j.Key]; js != nil {
 			_, crons := s.snapshot()
 			if d, ok := dueAt(crons[j.Key], js, now); ok {
