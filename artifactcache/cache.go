@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
+	"github.com/hab-gc/hab-gc/internal/humanize"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -115,7 +117,7 @@ type fileID struct {
 }
 
 func idOf(fi fs.FileInfo) fileID {
-	dev, ino := pkgstore.FileID(fi)
+	dev, ino := fileinfo.ID(fi)
 	return fileID{dev, ino, fi.Size(), fi.ModTime()}
 }
 
@@ -218,7 +220,7 @@ func (c *Cache) Plan(ctx context.Context, status ReleaseStatus, opts Options) ([
 			if rank < opts.KeepLatest {
 				files[i].Action = Keep
 				files[i].Reasons = append(files[i].Reasons, retention.Reason{Code: CodeCacheLatest,
-					Text: fmt.Sprintf("newest archive of %s whose release is not kept (%s of %d kept for an offline rollback)", pkg, retention.Ordinal(rank+1), opts.KeepLatest)})
+					Text: fmt.Sprintf("newest archive of %s whose release is not kept (%s of %d kept for an offline rollback)", pkg, humanize.Ordinal(rank+1), opts.KeepLatest)})
 			} else {
 				files[i].Action = Remove
 			}
@@ -278,7 +280,7 @@ func allocated(fi fs.FileInfo) int64 {
 	if links(fi) > 1 {
 		return 0
 	}
-	return pkgstore.DiskUsage(fi)
+	return fileinfo.DiskUsage(fi)
 }
 
 // Outcome is what Remove did with one file.

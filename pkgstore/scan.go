@@ -20,6 +20,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/onefs"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
@@ -857,7 +858,7 @@ func (sc *scanner) scanReleaseSlow(vroot *os.Root, id Ident, odd string) *Releas
 	rel := &Release{Ident: id, Size: -1}
 	if fi, err := rroot.Stat("."); err == nil {
 		rel.ModTime, rel.ChangeTime = fi.ModTime(), changeTime(fi)
-		rel.Dev, rel.Ino = FileID(fi)
+		rel.Dev, rel.Ino = fileinfo.ID(fi)
 	}
 	fq := id.String()
 

@@ -7,10 +7,4 @@ import (
 	"time"
 )
 
-// FileID returns the device and inode of a file, or zeros where the
-// platform has none.
-func FileID(fi fs.FileInfo) (dev, ino uint64) { return 0, 0 }
-
 func changeTime(fi fs.FileInfo) time.Time { return time.Time{} }
-
-func DiskUsage(fi fs.FileInfo) int64 { return fi.Size() }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/depgraph"
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/onefs"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -664,7 +665,7 @@ func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
 	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
 		return hiddenRelease{}, &keptError{Reason{CodeChanged, "its directory was replaced by a " + fileKind(fi.Mode()) + " since the plan; left alone"}}
 	}
-	if dev, ino := pkgstore.FileID(fi); dev != r.Dev || ino != r.Ino {
+	if dev, ino := fileinfo.ID(fi); dev != r.Dev || ino != r.Ino {
 		return hiddenRelease{}, &keptError{Reason{CodeChanged, "its directory was replaced since the plan was made"}}
 	}
 	dir := path.Dir(rel)

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -322,7 +323,7 @@ func markOf(path string) fileMark {
 		return fileMark{}
 	}
 	m := fileMark{ok: true, size: fi.Size(), modTimeNs: fi.ModTime().UnixNano()}
-	m.dev, m.ino = pkgstore.FileID(fi)
+	m.dev, m.ino = fileinfo.ID(fi)
 	return m
 }
 

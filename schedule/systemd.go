@@ -64,7 +64,7 @@ WantedBy=timers.target
 	// systemd expands variables in the arguments, not in the executable.
 	words := []string{quoteWord(escapeSpecifiers(inv.Exe))}
 	for _, a := range append(slices.Clone(inv.Args), "--job", j.Key) {
-		words = append(words, ExecQuote(a))
+		words = append(words, execQuote(a))
 	}
 	var env strings.Builder
 	for _, e := range inv.Env {
@@ -88,11 +88,11 @@ RestartSec=5min
 // escapeSpecifiers doubles %, which systemd expands (%h, %n...).
 func escapeSpecifiers(s string) string { return strings.ReplaceAll(s, "%", "%%") }
 
-// ExecQuote quotes one ExecStart word as systemd reads it: % becomes %%
+// execQuote quotes one ExecStart word as systemd reads it: % becomes %%
 // and $ becomes $$ (no specifier or variable is expanded), and a word with
 // blanks, quotes, backslashes or control characters, or an empty one, is
 // double-quoted with C escapes.
-func ExecQuote(s string) string {
+func execQuote(s string) string {
 	return quoteWord(strings.ReplaceAll(escapeSpecifiers(s), "$", "$$"))
 }
 
