@@ -43,19 +43,20 @@ const (
 	Leave Action = "leave"
 )
 
-// Reason codes of cache decisions.
+// Reason codes of cache decisions. Where the idea is the retention plan's,
+// so is the code: an archive whose release is being installed is kept with
+// retention.CodeInstalling, one too young with retention.CodeYoung, and a
+// file that is not the one the plan read is kept at removal with
+// retention.CodeChanged.
 const (
 	CodeReleaseKept   retention.Code = "release-kept"   // keep: the plan keeps its release
-	CodeInstalling    retention.Code = "installing"     // keep: its release is being installed
 	CodeCacheLatest   retention.Code = "cache-latest"   // keep: among the newest KeepLatest archives of its package
 	CodeNotInstalled  retention.Code = "not-installed"  // remove: its release is not installed
 	CodeRemovedInRun  retention.Code = "removed-in-run" // remove: the run removes its release
 	CodeNotHart       retention.Code = "not-hart"       // leave
 	CodeDotFile       retention.Code = "dot-file"       // leave: a download in progress
-	CodeYoung         retention.Code = "too-young"      // leave
 	CodeNotRegular    retention.Code = "not-regular"    // leave
 	CodeForeignTarget retention.Code = "foreign-target" // leave: built for another target than the run's
-	CodeChanged       retention.Code = "changed"        // kept at removal: not the file that was read
 	DefaultKeepLatest                = 1
 )
 
@@ -199,7 +200,7 @@ func (c *Cache) Plan(ctx context.Context, status ReleaseStatus, opts Options) ([
 		if f.Action == "" {
 			st := status(*f.Ident)
 			if st == Installing {
-				f.Action, f.Reasons = Keep, []retention.Reason{{Code: CodeInstalling, Text: "its release " + f.Ident.String() + " is being installed (an install directory of it is in the store): Habitat unpacks it from this archive"}}
+				f.Action, f.Reasons = Keep, []retention.Reason{{Code: retention.CodeInstalling, Text: "its release " + f.Ident.String() + " is being installed (an install directory of it is in the store): Habitat unpacks it from this archive"}}
 			} else if st == Kept {
 				f.Action, f.Reasons = Keep, []retention.Reason{{Code: CodeReleaseKept, Text: "its release " + f.Ident.String() + " is kept"}}
 			} else {
@@ -252,7 +253,7 @@ func (c *Cache) examine(name string, opts Options) File {
 	// (pkgstore.ChangedAt): it would otherwise keep the archive for good.
 	changed, _ := pkgstore.ChangedAt(fi, opts.Now)
 	if age := opts.Now.Sub(changed); opts.MinAge > 0 && age < opts.MinAge {
-		return leave(CodeYoung, fmt.Sprintf("written %s ago, less than the minimum age %s (a download may be in progress)", age.Round(time.Second), opts.MinAge))
+		return leave(retention.CodeYoung, fmt.Sprintf("written %s ago, less than the minimum age %s (a download may be in progress)", age.Round(time.Second), opts.MinAge))
 	}
 	if !strings.HasSuffix(name, ".hart") {
 		return leave(CodeNotHart, "not named *.hart (a download in progress, or not Habitat's): left alone")
@@ -322,7 +323,7 @@ func (c *Cache) removeOne(f File) Outcome {
 		out.Status, out.Reason = retention.StatusFailed, err.Error()
 		return out
 	case !fi.Mode().IsRegular() || idOf(fi) != f.id:
-		out.Reason = string(CodeChanged) + ": not the file that was read: left alone"
+		out.Reason = string(retention.CodeChanged) + ": not the file that was read: left alone"
 		return out
 	}
 	hidden := ".hab-gc-" + strings.ToLower(rand.Text()[:10]) + "-" + path.Base(f.File)
@@ -337,7 +338,7 @@ func (c *Cache) removeOne(f File) Outcome {
 			out.Status, out.Reason = retention.StatusFailed, "replaced while being removed; left as "+hidden+": "+err.Error()
 			return out
 		}
-		out.Reason = string(CodeChanged) + ": replaced while being removed: put back"
+		out.Reason = string(retention.CodeChanged) + ": replaced while being removed: put back"
 		return out
 	}
 	if err := c.root.Remove(hidden); err != nil {

@@ -100,11 +100,11 @@ func Recheck(ctx context.Context, store *pkgstore.Store, files []File, res *rete
 		case f.Action != Remove:
 		case err != nil:
 			f.Action = Keep
-			f.Reasons = append(f.Reasons, retention.Reason{Code: CodeInstalling,
+			f.Reasons = append(f.Reasons, retention.Reason{Code: retention.CodeInstalling,
 				Text: "the store could not be read again for installs begun since the plan, so no archive is removed: " + err.Error()})
 		case f.Ident != nil && installing(*f.Ident):
 			f.Action = Keep
-			f.Reasons = append(f.Reasons, retention.Reason{Code: CodeInstalling,
+			f.Reasons = append(f.Reasons, retention.Reason{Code: retention.CodeInstalling,
 				Text: "its release " + f.Ident.String() + " began to be installed since the plan: Habitat unpacks it from this archive"})
 		}
 	}
