@@ -60,11 +60,12 @@ const (
 	DefaultKeepLatest                = 1
 )
 
-// Status is what the retention plan does with a release.
-type Status int
+// ReleaseState is what the retention plan does with a release, as the
+// cache sees it: not installed, kept, removed, or being installed.
+type ReleaseState int
 
 const (
-	NotInstalled Status = iota
+	NotInstalled ReleaseState = iota
 	Kept
 	Removed
 	// Installing: an install of the release is in progress (or was
@@ -72,8 +73,8 @@ const (
 	Installing
 )
 
-// ReleaseStatus tells the plan's verdict on a release.
-type ReleaseStatus func(pkgstore.Ident) Status
+// ReleaseStateFunc tells the state of a release (StateOf: by a plan).
+type ReleaseStateFunc func(pkgstore.Ident) ReleaseState
 
 // Options tune Plan.
 type Options struct {
@@ -167,7 +168,7 @@ func Open(fsRoot string) (*Cache, error) {
 func (c *Cache) Close() error { return c.root.Close() }
 
 // Plan decides for every entry of the cache (sorted by name).
-func (c *Cache) Plan(ctx context.Context, status ReleaseStatus, opts Options) ([]File, error) {
+func (c *Cache) Plan(ctx context.Context, status ReleaseStateFunc, opts Options) ([]File, error) {
 	d, err := c.root.Open(".")
 	if err != nil {
 		return nil, err
@@ -284,12 +285,12 @@ func allocated(fi fs.FileInfo) int64 {
 	return fileinfo.DiskUsage(fi)
 }
 
-// Outcome is what Remove did with one file.
-type Outcome struct {
-	File   string           `json:"file"`
-	Status retention.Status `json:"status"`
-	Reason string           `json:"reason,omitempty"`
-	Bytes  int64            `json:"bytes_freed"`
+// FileOutcome is what Remove did with one file.
+type FileOutcome struct {
+	File   string                  `json:"file"`
+	Status retention.RemovalStatus `json:"status"`
+	Reason string                  `json:"reason,omitempty"`
+	Bytes  int64                   `json:"bytes_freed"`
 }
 
 // Remove deletes the files the plan removes, each atomically: checked to
@@ -297,14 +298,14 @@ type Outcome struct {
 // (which Habitat and hab-gc skip), checked again, and unlinked. A file
 // that changed is kept. The caller holds the store's lock. It stops
 // between files when ctx ends.
-func (c *Cache) Remove(ctx context.Context, files []File) []Outcome {
-	var outs []Outcome
+func (c *Cache) Remove(ctx context.Context, files []File) []FileOutcome {
+	var outs []FileOutcome
 	for _, f := range files {
 		if f.Action != Remove {
 			continue
 		}
 		if ctx.Err() != nil {
-			outs = append(outs, Outcome{File: f.File, Status: retention.StatusNotAttempted, Reason: "the run was cancelled"})
+			outs = append(outs, FileOutcome{File: f.File, Status: retention.StatusNotAttempted, Reason: "the run was cancelled"})
 			continue
 		}
 		outs = append(outs, c.removeOne(f))
@@ -312,8 +313,8 @@ func (c *Cache) Remove(ctx context.Context, files []File) []Outcome {
 	return outs
 }
 
-func (c *Cache) removeOne(f File) Outcome {
-	out := Outcome{File: f.File, Status: retention.StatusKept}
+func (c *Cache) removeOne(f File) FileOutcome {
+	out := FileOutcome{File: f.File, Status: retention.StatusKept}
 	fi, err := c.root.Lstat(f.File)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

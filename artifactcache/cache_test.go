@@ -72,8 +72,8 @@ func cacheDir(t *testing.T) string {
 	return root
 }
 
-func status(kept []string, removed ...string) ReleaseStatus {
-	return func(id pkgstore.Ident) Status {
+func status(kept []string, removed ...string) ReleaseStateFunc {
+	return func(id pkgstore.Ident) ReleaseState {
 		for _, k := range kept {
 			if id.String() == k {
 				return Kept

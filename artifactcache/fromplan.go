@@ -9,15 +9,15 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// StatusOf is the ReleaseStatus a store's plan gives the cache clean-up
+// StateOf is the ReleaseStateFunc a store's plan gives the cache clean-up
 // (Plan): Installing for a release being installed from its archive
 // (BeingInstalled), NotInstalled for one the plan does not know, Removed
 // for one it removes, else Kept. Under disk pressure (underPressure) a
 // release the plan removes counts as kept: pressure may keep it, and its
 // archive then stays until a later run.
-func StatusOf(plan *retention.Plan, underPressure bool) ReleaseStatus {
+func StateOf(plan *retention.Plan, underPressure bool) ReleaseStateFunc {
 	installing := BeingInstalled(plan.Inventory)
-	return func(id pkgstore.Ident) Status {
+	return func(id pkgstore.Ident) ReleaseState {
 		if installing(id) {
 			return Installing
 		}

@@ -73,7 +73,7 @@ func TestCacheKeepsWhatAFreshSymlinkedArchiveLeadsTo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cache.Close()
-	files, err := cache.Plan(context.Background(), artifactcache.StatusOf(plan, false), artifactcache.Options{Now: time.Now(), Target: "x86_64-linux"})
+	files, err := cache.Plan(context.Background(), artifactcache.StateOf(plan, false), artifactcache.Options{Now: time.Now(), Target: "x86_64-linux"})
 	if err != nil {
 		t.Fatal(err)
 	}

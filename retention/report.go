@@ -138,10 +138,10 @@ type ReportRelease struct {
 
 // ReportOutcome is what a real run did with a release the plan removes.
 type ReportOutcome struct {
-	Status     Status   `json:"status"`
-	Reasons    []Reason `json:"reasons,omitempty"`
-	Error      string   `json:"error,omitempty"`
-	BytesFreed int64    `json:"bytes_freed"`
+	Status     RemovalStatus `json:"status"`
+	Reasons    []Reason      `json:"reasons,omitempty"`
+	Error      string        `json:"error,omitempty"`
+	BytesFreed int64         `json:"bytes_freed"`
 }
 
 // ReportSummary counts a Report.
@@ -193,7 +193,7 @@ func (p *Plan) Report(res *Result) Report {
 	if rep.RootSources == nil {
 		rep.RootSources = []Found{}
 	}
-	outcomes := map[pkgstore.Ident]Outcome{}
+	outcomes := map[pkgstore.Ident]RemovalOutcome{}
 	if res != nil {
 		for _, o := range res.Outcomes {
 			outcomes[o.Ident] = o

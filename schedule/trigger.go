@@ -11,7 +11,7 @@ import (
 var ErrNoJob = errors.New("no such job")
 
 // flight is a triggered run: every Trigger that asks before it starts
-// waits for it and gets its Outcome. Its context is its own: it ends only
+// waits for it and gets its RunOutcome. Its context is its own: it ends only
 // when every Trigger waiting for it has given up (waiters, under the
 // Scheduler's fmu), so that one caller's cancel never drops another's
 // request.
@@ -20,7 +20,7 @@ type flight struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	waiters int
-	out     Outcome
+	out     RunOutcome
 	err     error
 }
 
@@ -44,16 +44,16 @@ func (s *Scheduler) slot(key string) chan struct{} {
 // garbage-collection scheduler's ScheduleAndWait does: a run of the job
 // that is under way (scheduled or triggered) is waited for, then one more
 // run starts, and every Trigger that asks meanwhile shares that run and
-// its Outcome. The run counts as the job's run for its latest due time
+// its RunOutcome. The run counts as the job's run for its latest due time
 // (it is recorded as any run is), so a scheduled run that was due is not
 // made again: a Supervisor's purge after an update never races the timed
 // one, and does not double it. A run needs the store's lock, as RunDue's
 // does. ctx ending stops this caller's wait only: the run goes on while another
 // Trigger waits for it, and ends (sees its context cancelled) when none
 // does. A run that finished is reported as run, whenever ctx ended.
-func (s *Scheduler) Trigger(ctx context.Context, key string) (Outcome, error) {
+func (s *Scheduler) Trigger(ctx context.Context, key string) (RunOutcome, error) {
 	if s.StatePath == "" {
-		return Outcome{}, ErrNoStatePath
+		return RunOutcome{}, ErrNoStatePath
 	}
 	var job *Job
 	for _, j := range s.Jobs() {
@@ -63,7 +63,7 @@ func (s *Scheduler) Trigger(ctx context.Context, key string) (Outcome, error) {
 		}
 	}
 	if job == nil {
-		return Outcome{}, fmt.Errorf("%w: %q", ErrNoJob, key)
+		return RunOutcome{}, fmt.Errorf("%w: %q", ErrNoJob, key)
 	}
 	s.fmu.Lock()
 	if s.pending == nil {
@@ -93,7 +93,7 @@ func (s *Scheduler) Trigger(ctx context.Context, key string) (Outcome, error) {
 	default:
 	}
 	if f.waiters--; f.waiters > 0 {
-		return Outcome{}, ctx.Err() // the run goes on for the others
+		return RunOutcome{}, ctx.Err() // the run goes on for the others
 	}
 	// The last one waiting: the run is cancelled, and what it did (it may
 	// have removed releases before it saw that) is reported.
@@ -104,7 +104,7 @@ func (s *Scheduler) Trigger(ctx context.Context, key string) (Outcome, error) {
 	if f.out.Ran {
 		return f.out, f.err
 	}
-	return Outcome{}, ctx.Err()
+	return RunOutcome{}, ctx.Err()
 }
 
 // fly runs a pending flight once the job's slot is free.
