@@ -251,8 +251,8 @@ func (c *Cache) examine(name string, opts Options) File {
 	}
 	f.Size = allocated(fi)
 	// A modification time ahead of the clock is judged by the change time
-	// (pkgstore.ChangedAt): it would otherwise keep the archive for good.
-	changed, _ := pkgstore.ChangedAt(fi, opts.Now)
+	// (fileinfo.ChangedAt): it would otherwise keep the archive for good.
+	changed, _ := fileinfo.ChangedAt(fi, opts.Now)
 	if age := opts.Now.Sub(changed); opts.MinAge > 0 && age < opts.MinAge {
 		return leave(retention.CodeYoung, fmt.Sprintf("written %s ago, less than the minimum age %s (a download may be in progress)", age.Round(time.Second), opts.MinAge))
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/artifactcache"
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -49,7 +50,7 @@ func TestCacheKeepsWhatAFreshSymlinkedArchiveLeadsTo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fileChanged, linkChanged := pkgstore.LastChange(fi), pkgstore.LastChange(li)
+	fileChanged, linkChanged := fileinfo.LastChange(fi), fileinfo.LastChange(li)
 	if !linkChanged.After(fileChanged) {
 		t.Fatalf("the link (%s) is not newer than the archive (%s)", linkChanged, fileChanged)
 	}
