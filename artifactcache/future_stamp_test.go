@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
 )
 
 // TestPlanFutureStamp (issue 31 item 5): an archive modified in 2031
