@@ -28,8 +28,8 @@ type Invocation struct {
 	Env  []string
 }
 
-// UnitBase is the file name (without .timer or .service) of a job's units.
-func UnitBase(j Job) string { return fmt.Sprintf("hab-gc-%s-%s", j.Type, j.Key) }
+// unitBase is the file name (without .timer or .service) of a job's units.
+func unitBase(j Job) string { return fmt.Sprintf("hab-gc-%s-%s", j.Type, j.Key) }
 
 // SystemdUnits returns a timer and a service unit for a job: the timer
 // fires at the job's resolved time in loc (OnCalendar, Persistent=true so
@@ -41,7 +41,7 @@ func SystemdUnits(j Job, inv Invocation, loc *time.Location) ([]Unit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("job %s (%s): %w", j.Key, j.Spec.Raw, err)
 	}
-	base := UnitBase(j)
+	base := unitBase(j)
 	desc := escapeSpecifiers(fmt.Sprintf("hab-gc %s of %s (%s, owner %s)", j.Type, j.Store, j.Spec.Raw, j.Owner))
 	desc = strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\r' {
