@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
+	"github.com/hab-gc/hab-gc/internal/humanize"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -41,27 +43,29 @@ const (
 	Leave Action = "leave"
 )
 
-// Reason codes of cache decisions.
+// Reason codes of cache decisions. Where the idea is the retention plan's,
+// so is the code: an archive whose release is being installed is kept with
+// retention.CodeInstalling, one too young with retention.CodeYoung, and a
+// file that is not the one the plan read is kept at removal with
+// retention.CodeChanged.
 const (
 	CodeReleaseKept   retention.Code = "release-kept"   // keep: the plan keeps its release
-	CodeInstalling    retention.Code = "installing"     // keep: its release is being installed
 	CodeCacheLatest   retention.Code = "cache-latest"   // keep: among the newest KeepLatest archives of its package
 	CodeNotInstalled  retention.Code = "not-installed"  // remove: its release is not installed
 	CodeRemovedInRun  retention.Code = "removed-in-run" // remove: the run removes its release
 	CodeNotHart       retention.Code = "not-hart"       // leave
 	CodeDotFile       retention.Code = "dot-file"       // leave: a download in progress
-	CodeYoung         retention.Code = "too-young"      // leave
 	CodeNotRegular    retention.Code = "not-regular"    // leave
 	CodeForeignTarget retention.Code = "foreign-target" // leave: built for another target than the run's
-	CodeChanged       retention.Code = "changed"        // kept at removal: not the file that was read
 	DefaultKeepLatest                = 1
 )
 
-// Status is what the retention plan does with a release.
-type Status int
+// ReleaseState is what the retention plan does with a release, as the
+// cache sees it: not installed, kept, removed, or being installed.
+type ReleaseState int
 
 const (
-	NotInstalled Status = iota
+	NotInstalled ReleaseState = iota
 	Kept
 	Removed
 	// Installing: an install of the release is in progress (or was
@@ -69,8 +73,8 @@ const (
 	Installing
 )
 
-// ReleaseStatus tells the plan's verdict on a release.
-type ReleaseStatus func(pkgstore.Ident) Status
+// ReleaseStateFunc tells the state of a release (StateOf: by a plan).
+type ReleaseStateFunc func(pkgstore.Ident) ReleaseState
 
 // ErrInvalidOptions is wrapped by Options.Validate's errors.
 var ErrInvalidOptions = errors.New("invalid artifact cache options")
@@ -161,7 +165,7 @@ type fileID struct {
 }
 
 func idOf(fi fs.FileInfo) fileID {
-	dev, ino := pkgstore.FileID(fi)
+	dev, ino := fileinfo.ID(fi)
 	return fileID{dev, ino, fi.Size(), fi.ModTime()}
 }
 
@@ -212,8 +216,8 @@ func (c *Cache) Close() error { return c.root.Close() }
 // Plan decides for every entry of the cache (sorted by name).
 //
 // opts are validated (Options.Validate) and their defaults resolved
-// ) first.
-func (c *Cache) Plan(ctx context.Context, status ReleaseStatus, opts Options) ([]File, error) {
+// first.
+func (c *Cache) Plan(ctx context.Context, status ReleaseStateFunc, opts Options) ([]File, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -250,7 +254,7 @@ func (c *Cache) Plan(ctx context.Context, status ReleaseStatus, opts Options) ([
 		if f.Action == "" {
 			st := status(*f.Ident)
 			if st == Installing {
-				f.Action, f.Reasons = Keep, []retention.Reason{{Code: CodeInstalling, Text: "its release " + f.Ident.String() + " is being installed (an install directory of it is in the store): Habitat unpacks it from this archive"}}
+				f.Action, f.Reasons = Keep, []retention.Reason{{Code: retention.CodeInstalling, Text: "its release " + f.Ident.String() + " is being installed (an install directory of it is in the store): Habitat unpacks it from this archive"}}
 			} else if st == Kept {
 				f.Action, f.Reasons = Keep, []retention.Reason{{Code: CodeReleaseKept, Text: "its release " + f.Ident.String() + " is kept"}}
 			} else {
@@ -271,7 +275,7 @@ func (c *Cache) Plan(ctx context.Context, status ReleaseStatus, opts Options) ([
 			if rank < opts.KeepLatest {
 				files[i].Action = Keep
 				files[i].Reasons = append(files[i].Reasons, retention.Reason{Code: CodeCacheLatest,
-					Text: fmt.Sprintf("newest archive of %s whose release is not kept (%s of %d kept for an offline rollback)", pkg, retention.Ordinal(rank+1), opts.KeepLatest)})
+					Text: fmt.Sprintf("newest archive of %s whose release is not kept (%s of %d kept for an offline rollback)", pkg, humanize.Ordinal(rank+1), opts.KeepLatest)})
 			} else {
 				files[i].Action = Remove
 			}
@@ -300,10 +304,10 @@ func (c *Cache) examine(name string, opts Options) File {
 	}
 	f.Size = allocated(fi)
 	// A modification time ahead of the clock is judged by the change time
-	// (pkgstore.ChangedAt): it would otherwise keep the archive for good.
-	changed, _ := pkgstore.ChangedAt(fi, opts.Now)
+	// (fileinfo.ChangedAt): it would otherwise keep the archive for good.
+	changed, _ := fileinfo.ChangedAt(fi, opts.Now)
 	if age := opts.Now.Sub(changed); opts.MinAge > 0 && age < opts.MinAge {
-		return leave(CodeYoung, fmt.Sprintf("written %s ago, less than the minimum age %s (a download may be in progress)", age.Round(time.Second), opts.MinAge))
+		return leave(retention.CodeYoung, fmt.Sprintf("written %s ago, less than the minimum age %s (a download may be in progress)", age.Round(time.Second), opts.MinAge))
 	}
 	if !strings.HasSuffix(name, ".hart") {
 		return leave(CodeNotHart, "not named *.hart (a download in progress, or not Habitat's): left alone")
@@ -331,15 +335,15 @@ func allocated(fi fs.FileInfo) int64 {
 	if links(fi) > 1 {
 		return 0
 	}
-	return pkgstore.DiskUsage(fi)
+	return fileinfo.DiskUsage(fi)
 }
 
-// Outcome is what Remove did with one file.
-type Outcome struct {
-	File   string           `json:"file"`
-	Status retention.Status `json:"status"`
-	Reason string           `json:"reason,omitempty"`
-	Bytes  int64            `json:"bytes_freed"`
+// FileOutcome is what Remove did with one file.
+type FileOutcome struct {
+	File   string                  `json:"file"`
+	Status retention.RemovalStatus `json:"status"`
+	Reason string                  `json:"reason,omitempty"`
+	Bytes  int64                   `json:"bytes_freed"`
 }
 
 // Remove deletes the files the plan removes, each atomically: checked to
@@ -347,14 +351,14 @@ type Outcome struct {
 // (which Habitat and hab-gc skip), checked again, and unlinked. A file
 // that changed is kept. The caller holds the store's lock. It stops
 // between files when ctx ends.
-func (c *Cache) Remove(ctx context.Context, files []File) []Outcome {
-	var outs []Outcome
+func (c *Cache) Remove(ctx context.Context, files []File) []FileOutcome {
+	var outs []FileOutcome
 	for _, f := range files {
 		if f.Action != Remove {
 			continue
 		}
 		if ctx.Err() != nil {
-			outs = append(outs, Outcome{File: f.File, Status: retention.StatusNotAttempted, Reason: "the run was cancelled"})
+			outs = append(outs, FileOutcome{File: f.File, Status: retention.StatusNotAttempted, Reason: "the run was cancelled"})
 			continue
 		}
 		outs = append(outs, c.removeOne(f))
@@ -362,8 +366,8 @@ func (c *Cache) Remove(ctx context.Context, files []File) []Outcome {
 	return outs
 }
 
-func (c *Cache) removeOne(f File) Outcome {
-	out := Outcome{File: f.File, Status: retention.StatusKept}
+func (c *Cache) removeOne(f File) FileOutcome {
+	out := FileOutcome{File: f.File, Status: retention.StatusKept}
 	fi, err := c.root.Lstat(f.File)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -373,7 +377,7 @@ func (c *Cache) removeOne(f File) Outcome {
 		out.Status, out.Reason = retention.StatusFailed, err.Error()
 		return out
 	case !fi.Mode().IsRegular() || idOf(fi) != f.id:
-		out.Reason = string(CodeChanged) + ": not the file that was read: left alone"
+		out.Reason = string(retention.CodeChanged) + ": not the file that was read: left alone"
 		return out
 	}
 	hidden := ".hab-gc-" + strings.ToLower(rand.Text()[:10]) + "-" + path.Base(f.File)
@@ -388,7 +392,7 @@ func (c *Cache) removeOne(f File) Outcome {
 			out.Status, out.Reason = retention.StatusFailed, "replaced while being removed; left as "+hidden+": "+err.Error()
 			return out
 		}
-		out.Reason = string(CodeChanged) + ": replaced while being removed: put back"
+		out.Reason = string(retention.CodeChanged) + ": replaced while being removed: put back"
 		return out
 	}
 	if err := c.root.Remove(hidden); err != nil {

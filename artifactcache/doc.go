@@ -26,8 +26,8 @@
 // # With a store's plan
 //
 // `hab-gc run --cache` does what an importer cleaning the cache beside a
-// prune should do: StatusOf turns the store's retention.Plan into the
-// ReleaseStatus Plan takes, so that an archive Habitat is about to unpack
+// prune should do: StateOf turns the store's retention.Plan into the
+// ReleaseStateFunc Plan takes, so that an archive Habitat is about to unpack
 // (an install directory of its release, a fresh archive, a fresh symlink
 // named as its archive: BeingInstalled) stays; then, after the plan's
 // Apply and under the store's lock, Recheck judges the removals again (a

@@ -29,7 +29,7 @@ func ExampleCache_Plan() {
 		os.Chtimes(p, old, old)
 	}
 	kept := pkgstore.MustParseIdent("core/redis/7.0.2/20220301000000")
-	status := func(id pkgstore.Ident) artifactcache.Status { // what the store's plan says
+	status := func(id pkgstore.Ident) artifactcache.ReleaseState { // what the store's plan says
 		if id == kept {
 			return artifactcache.Kept
 		}

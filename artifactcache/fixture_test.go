@@ -70,7 +70,7 @@ func TestIdentifyHabitatShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	files, err := c.Plan(t.Context(), func(id pkgstore.Ident) Status { return NotInstalled }, Options{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, Target: "x86_64-linux"})
+	files, err := c.Plan(t.Context(), func(id pkgstore.Ident) ReleaseState { return NotInstalled }, Options{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, Target: "x86_64-linux"})
 	if err != nil || len(files) != 1 || files[0].Ident == nil || files[0].Ident.String() != possums || files[0].Action != Remove {
 		t.Fatalf("plan %+v, %v", files, err)
 	}

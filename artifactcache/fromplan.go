@@ -9,15 +9,15 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// StatusOf is the ReleaseStatus a store's plan gives the cache clean-up
+// StateOf is the ReleaseStateFunc a store's plan gives the cache clean-up
 // (Plan): Installing for a release being installed from its archive
 // (BeingInstalled), NotInstalled for one the plan does not know, Removed
 // for one it removes, else Kept. Under disk pressure (underPressure) a
 // release the plan removes counts as kept: pressure may keep it, and its
 // archive then stays until a later run.
-func StatusOf(plan *retention.Plan, underPressure bool) ReleaseStatus {
+func StateOf(plan *retention.Plan, underPressure bool) ReleaseStateFunc {
 	installing := BeingInstalled(plan.Inventory)
-	return func(id pkgstore.Ident) Status {
+	return func(id pkgstore.Ident) ReleaseState {
 		if installing(id) {
 			return Installing
 		}
@@ -100,11 +100,11 @@ func Recheck(ctx context.Context, store *pkgstore.Store, files []File, res *rete
 		case f.Action != Remove:
 		case err != nil:
 			f.Action = Keep
-			f.Reasons = append(f.Reasons, retention.Reason{Code: CodeInstalling,
+			f.Reasons = append(f.Reasons, retention.Reason{Code: retention.CodeInstalling,
 				Text: "the store could not be read again for installs begun since the plan, so no archive is removed: " + err.Error()})
 		case f.Ident != nil && installing(*f.Ident):
 			f.Action = Keep
-			f.Reasons = append(f.Reasons, retention.Reason{Code: CodeInstalling,
+			f.Reasons = append(f.Reasons, retention.Reason{Code: retention.CodeInstalling,
 				Text: "its release " + f.Ident.String() + " began to be installed since the plan: Habitat unpacks it from this archive"})
 		}
 	}

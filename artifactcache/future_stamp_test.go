@@ -11,7 +11,7 @@ import (
 // TestPlanFutureStamp (issue 31 item 5): an archive modified in 2031
 // (`touch -d`, a clock stepped back) was "written -40000h ago, less than
 // the minimum age" on every run until 2031. A modification time ahead of
-// the clock is judged by the inode change time (pkgstore.ChangedAt): with
+// the clock is judged by the inode change time (fileinfo.ChangedAt): with
 // the clock 2 h ahead that is older than the hour, and the archive of a
 // release not installed goes.
 func TestPlanFutureStamp(t *testing.T) {

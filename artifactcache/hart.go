@@ -1,25 +1,17 @@
 package artifactcache
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 
-	hartfile "github.com/hab-gc/hab-gc/hart"
+	"github.com/hab-gc/hab-gc/hart"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
 // ErrNotHart is wrapped by errors about a file that is not a readable
-// .hart (hartfile.ErrNotHart).
-var ErrNotHart = hartfile.ErrNotHart
-
-// Header is a .hart's header.
-type Header = hartfile.Header
-
-// ParseHeader reads a header (four lines and a blank one) from r, no line
-// longer than a few KiB; r is left at the start of the archive.
-func ParseHeader(r *bufio.Reader) (Header, error) { return hartfile.ParseHeader(r) }
+// .hart: it is hart.ErrNotHart (package hart reads the archives).
+var ErrNotHart = hart.ErrNotHart
 
 // Identify reads a .hart as Habitat's PackageArchive::ident does
 // (components/core/src/package/archive.rs): its header, then its xz tar's
@@ -27,18 +19,18 @@ func ParseHeader(r *bufio.Reader) (Header, error) { return hartfile.ParseHeader(
 // a release (the parent directories hab/, hab/pkgs, ... of older
 // archives; payload), also under the opt/hab/pkgs prefix Habitat's
 // pattern accepts. The release is IDENT's, which must agree with the path
-// of its entry. Reads are bounded (hartfile.DefaultLimits).
-func Identify(r io.Reader) (Header, pkgstore.Ident, error) {
+// of its entry. Reads are bounded (hart.DefaultLimits).
+func Identify(r io.Reader) (hart.Header, pkgstore.Ident, error) {
 	h, id, _, err := identify(r)
 	return h, id, err
 }
 
 // identify is Identify, with the archive's TARGET ("" when it has none
 // within the bounds).
-func identify(r io.Reader) (Header, pkgstore.Ident, string, error) {
-	a, err := hartfile.Read(r, hartfile.DefaultLimits(), hartfile.WantIdent)
+func identify(r io.Reader) (hart.Header, pkgstore.Ident, string, error) {
+	a, err := hart.Read(r, hart.DefaultLimits(), hart.WantIdent)
 	if err != nil {
-		var h Header
+		var h hart.Header
 		if a != nil {
 			h = a.Header
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/artifactcache"
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -38,7 +39,7 @@ func TestCacheKeepsArchiveOfInstallBegunAfterPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The archive counts as cached long ago: the plan's clock is a day on.
-	now := pkgstore.LastChange(fi).Add(24 * time.Hour)
+	now := fileinfo.LastChange(fi).Add(24 * time.Hour)
 	store, err := pkgstore.Open(b.Root)
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ func TestCacheKeepsArchiveOfInstallBegunAfterPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cache.Close()
-	files, err := cache.Plan(context.Background(), artifactcache.StatusOf(plan, false), artifactcache.Options{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, Now: now, Target: "x86_64-linux"})
+	files, err := cache.Plan(context.Background(), artifactcache.StateOf(plan, false), artifactcache.Options{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, Now: now, Target: "x86_64-linux"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package artifactcache
 import (
 	"fmt"
 
+	"github.com/hab-gc/hab-gc/internal/humanize"
 	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -38,13 +39,13 @@ func Limit(files []File, sp pressure.Space, l pressure.Limits) (int64, error) {
 		case f.Action != Remove:
 		case sp.Avail >= minFree:
 			f.Action = Keep
-			f.Reasons = append(f.Reasons, retention.Reason{Code: pressure.CodeEnoughFree, Text: fmt.Sprintf("free space %s is not below min-free %s: nothing is removed", pressure.Human(sp.Avail), pressure.Human(minFree))})
+			f.Reasons = append(f.Reasons, retention.Reason{Code: pressure.CodeEnoughFree, Text: fmt.Sprintf("free space %s is not below min-free %s: nothing is removed", humanize.Bytes(sp.Avail), humanize.Bytes(minFree))})
 		case chosen[f.File]:
 			freed += f.Size
-			f.Reasons = append(f.Reasons, retention.Reason{Code: pressure.CodePressure, Text: "removed to reach max-free " + pressure.Human(maxFree) + ": the artifact cache goes before any release"})
+			f.Reasons = append(f.Reasons, retention.Reason{Code: pressure.CodePressure, Text: "removed to reach max-free " + humanize.Bytes(maxFree) + ": the artifact cache goes before any release"})
 		default:
 			f.Action = Keep
-			f.Reasons = append(f.Reasons, retention.Reason{Code: pressure.CodeTargetMet, Text: "not needed now: the archives before it reach max-free " + pressure.Human(maxFree)})
+			f.Reasons = append(f.Reasons, retention.Reason{Code: pressure.CodeTargetMet, Text: "not needed now: the archives before it reach max-free " + humanize.Bytes(maxFree)})
 		}
 	}
 	return freed, nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/artifactcache"
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -49,7 +50,7 @@ func TestCacheKeepsWhatAFreshSymlinkedArchiveLeadsTo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fileChanged, linkChanged := pkgstore.LastChange(fi), pkgstore.LastChange(li)
+	fileChanged, linkChanged := fileinfo.LastChange(fi), fileinfo.LastChange(li)
 	if !linkChanged.After(fileChanged) {
 		t.Fatalf("the link (%s) is not newer than the archive (%s)", linkChanged, fileChanged)
 	}
@@ -73,7 +74,7 @@ func TestCacheKeepsWhatAFreshSymlinkedArchiveLeadsTo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cache.Close()
-	files, err := cache.Plan(context.Background(), artifactcache.StatusOf(plan, false), artifactcache.Options{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, Now: time.Now(), Target: "x86_64-linux"})
+	files, err := cache.Plan(context.Background(), artifactcache.StateOf(plan, false), artifactcache.Options{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, Now: time.Now(), Target: "x86_64-linux"})
 	if err != nil {
 		t.Fatal(err)
 	}

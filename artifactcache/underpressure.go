@@ -62,7 +62,7 @@ type PressureResult struct {
 	Result *retention.Result
 	// Cache is what Remove did with each archive to remove (none when the
 	// store's Apply failed: the archives then stay).
-	Cache []Outcome
+	Cache []FileOutcome
 	// FreeAfter is the free space read after the run (-1 when it could
 	// not be read, or when not under pressure: nothing was removed).
 	FreeAfter int64
@@ -74,7 +74,7 @@ type PressureResult struct {
 // PlanPressure plans a disk-pressure clean-up of store and its artifact
 // cache in one call, as `hab-gc run --cache --min-free` does: the store's
 // plan under pol (retention.PlanStore at now), the cache's plan from it
-// (StatusOf, under pressure: only archives of releases that are not
+// (StateOf, under pressure: only archives of releases that are not
 // installed go), then disk pressure on both (Limit on the archives first,
 // pressure.LimitAfter on the releases for what they leave missing). At or
 // above min-free nothing is removed. Apply carries it out.
@@ -110,7 +110,7 @@ func PlanPressure(ctx context.Context, store *pkgstore.Store, pol retention.Poli
 		if co.MinAge == 0 {
 			co.MinAge = pol.MinAge
 		}
-		if pp.Files, pp.CacheErr = pp.cache.Plan(ctx, StatusOf(plan, true), co); pp.CacheErr != nil {
+		if pp.Files, pp.CacheErr = pp.cache.Plan(ctx, StateOf(plan, true), co); pp.CacheErr != nil {
 			pp.cache.Close()
 			pp.cache = nil
 			if ctx.Err() != nil {
@@ -181,7 +181,7 @@ func (pp *PressurePlan) Apply(ctx context.Context, store *pkgstore.Store, opts .
 // removeArchives removes the cache's archives to remove under the
 // store's lock (taken unless the caller holds it: o.Locked), after
 // Recheck.
-func (pp *PressurePlan) removeArchives(ctx context.Context, store *pkgstore.Store, o retention.ApplyOptions, res *retention.Result) ([]Outcome, error) {
+func (pp *PressurePlan) removeArchives(ctx context.Context, store *pkgstore.Store, o retention.ApplyOptions, res *retention.Result) ([]FileOutcome, error) {
 	if o.Locked {
 		if err := store.HoldsLock(); err != nil {
 			return nil, fmt.Errorf("artifact cache: %w", err)

@@ -9,22 +9,22 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// Status is what became of one step.
-type Status string
+// StepStatus is what became of one step.
+type StepStatus string
 
 const (
-	StatusRelinked Status = "relinked"
-	StatusRemoved  Status = "removed"
+	StatusRelinked StepStatus = "relinked"
+	StatusRemoved  StepStatus = "removed"
 	// StatusKept: left alone, by the plan (ActionLeave) or because the
-	// link changed since the plan (Outcome.Why says how).
-	StatusKept   Status = "kept"
-	StatusFailed Status = "failed"
+	// link changed since the plan (StepOutcome.Why says how).
+	StatusKept   StepStatus = "kept"
+	StatusFailed StepStatus = "failed"
 )
 
-// Outcome is what Apply did with one step.
-type Outcome struct {
+// StepOutcome is what Apply did with one step.
+type StepOutcome struct {
 	Step
-	Status Status `json:"status"`
+	Status StepStatus `json:"status"`
 	// Why says why a step was kept.
 	Why string `json:"why,omitempty"`
 	// Err is why it failed.
@@ -34,14 +34,14 @@ type Outcome struct {
 
 // Result is what Apply did.
 type Result struct {
-	Outcomes                        []Outcome
+	Outcomes                        []StepOutcome
 	Relinked, Removed, Kept, Failed int
 }
 
 // Partial reports whether some step failed.
 func (r *Result) Partial() bool { return r != nil && r.Failed > 0 }
 
-func (r *Result) add(o Outcome) {
+func (r *Result) add(o StepOutcome) {
 	if o.Err != nil {
 		o.Status, o.Error = StatusFailed, o.Err.Error()
 	}
@@ -107,7 +107,7 @@ func Apply(ctx context.Context, store *pkgstore.Store, plan *Plan) (*Result, err
 	res := &Result{}
 	for _, s := range plan.Steps {
 		if s.Action == ActionLeave {
-			res.add(Outcome{Step: s, Status: StatusKept, Why: s.Reason})
+			res.add(StepOutcome{Step: s, Status: StatusKept, Why: s.Reason})
 			continue
 		}
 		if err := ctx.Err(); err != nil {

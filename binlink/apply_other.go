@@ -18,6 +18,6 @@ func (dir) close() {}
 
 func (dir) sync() {}
 
-func (dir) apply(store *pkgstore.Store, s Step, _ func(string)) Outcome {
-	return Outcome{Step: s, Err: errors.ErrUnsupported}
+func (dir) apply(store *pkgstore.Store, s Step, _ func(string)) StepOutcome {
+	return StepOutcome{Step: s, Err: errors.ErrUnsupported}
 }

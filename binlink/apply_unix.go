@@ -90,9 +90,9 @@ func (d dir) same(name string, want unix.Stat_t, target string) bool {
 func (d dir) tempName(i int) string { return fmt.Sprintf(".hab-gc-binlink-%d-%d", os.Getpid(), i) }
 
 // apply carries out one relink or removal (see the package documentation).
-func (d dir) apply(store *pkgstore.Store, s Step, beforeChange func(string)) Outcome {
+func (d dir) apply(store *pkgstore.Store, s Step, beforeChange func(string)) StepOutcome {
 	name := path.Base(s.Link)
-	o := Outcome{Step: s, Status: StatusKept}
+	o := StepOutcome{Step: s, Status: StatusKept}
 	st, target, ok, err := d.link(name)
 	switch {
 	case errors.Is(err, unix.ENOENT):
@@ -137,7 +137,7 @@ func (d dir) apply(store *pkgstore.Store, s Step, beforeChange func(string)) Out
 // and then symlinks the target (fs::remove_file, then
 // filesystem::symlink): the same link in the end, without the moment when
 // the command is missing, and never removing what is not the planned link.
-func (d dir) relink(name string, old unix.Stat_t, s Step, o Outcome) Outcome {
+func (d dir) relink(name string, old unix.Stat_t, s Step, o StepOutcome) StepOutcome {
 	tmp, err := d.symlinkTemp(s.NewTarget)
 	if err != nil {
 		o.Err = fmt.Errorf("creating a symlink in %s: %w", d.full, err)
@@ -175,7 +175,7 @@ func (d dir) relink(name string, old unix.Stat_t, s Step, o Outcome) Outcome {
 
 // remove: the link renamed to a temporary name (replacing nothing),
 // checked there to be the planned link and unlinked, or renamed back.
-func (d dir) remove(name string, old unix.Stat_t, s Step, o Outcome) Outcome {
+func (d dir) remove(name string, old unix.Stat_t, s Step, o StepOutcome) StepOutcome {
 	var tmp string
 	for i := 0; ; i++ {
 		tmp = d.tempName(i)

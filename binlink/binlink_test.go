@@ -93,7 +93,7 @@ func TestRepair(t *testing.T) {
 		link       string // bin/NAME -> target
 		target     string
 		want       string // the link's target after Apply; "" for removed
-		status     binlink.Status
+		status     binlink.StepStatus
 	}{
 		{"relink to the newest release", false, "redis-server", "/hab/pkgs/" + redis1 + "/bin/redis-server", "/hab/pkgs/" + redis3 + "/bin/redis-server", binlink.StatusRelinked},
 		{"relink to the newest that has it", false, "redis-cli", "/hab/pkgs/" + redis1 + "/bin/redis-cli", "/hab/pkgs/" + redis2 + "/bin/redis-cli", binlink.StatusRelinked},

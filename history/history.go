@@ -30,7 +30,7 @@ const (
 )
 
 // Outcomes of a run record (a release record's outcome is its
-// retention.Status: removed or failed).
+// retention.RemovalStatus: removed or failed).
 const (
 	RunOK      = "ok"      // every planned removal was done or kept at revalidation
 	RunPartial = "partial" // some removals failed; the others were done

@@ -16,7 +16,7 @@ import (
 // stays failed (issue 24 item 5).
 func TestRecordsInterrupted(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	res := &retention.Result{Outcomes: []retention.Outcome{
+	res := &retention.Result{Outcomes: []retention.RemovalOutcome{
 		{Ident: pkgstore.MustParseIdent("core/a/1/20200101000000"), Status: retention.StatusKept},
 	}}
 	for _, tt := range []struct {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/hart"
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
@@ -57,7 +58,7 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 	now := sc.opts.Now
 	if fi, err := vroot.Lstat(entry); err == nil {
 		var ahead bool
-		changed, ahead = ChangedAt(fi, now)
+		changed, ahead = fileinfo.ChangedAt(fi, now)
 		modified, noticeAt = fi.ModTime(), fi.ModTime()
 		if !now.IsZero() && modified.After(now) {
 			// What check's notice (a young install directory) is judged
@@ -65,7 +66,7 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 			noticeAt = changed
 		}
 		if ahead {
-			sc.problems.add(futureProblem(storePath(origin, name, version, entry), fi.ModTime(), changeTime(fi), now, 0))
+			sc.problems.add(futureProblem(storePath(origin, name, version, entry), fi.ModTime(), fileinfo.ChangeTime(fi), now, 0))
 		}
 	}
 	// Habitat makes it mode 0700 (tempfile's TempDir): a hab-gc that is
@@ -205,52 +206,8 @@ func addIdentList(ids, more []Ident) []Ident {
 	return ids
 }
 
-// LastChange is the later of a file's modification and inode change
-// times: what an install or a download renamed into place last did to it
-// (rename(2) sets the change time, which no archive extraction can set
-// back). Where the platform has no change time, the modification time.
-func LastChange(fi fs.FileInfo) time.Time {
-	t := fi.ModTime()
-	if c := changeTime(fi); c.After(t) {
-		t = c
-	}
-	return t
-}
-
-// futureSlack is how far ahead of the scan's clock a time may be before
-// it is reported (ProblemFutureTime): files written during a long scan
-// are stamped after its clock reading. It is never waited for: a time
-// ahead of the clock is always judged by the change time.
-const futureSlack = 5 * time.Minute
-
-// ChangedAt is LastChange judged against the clock now: a modification
-// time ahead of it (set by hand, `touch -d 2031-01-01`; kept from an
-// archive unpacked with future times; left by a clock stepped back) is
-// no change to come, so the inode change time is taken instead, which no
-// program can set (setting the modification time sets it to the present).
-// future reports a time more than a few minutes ahead of now, the
-// modification time or the change time (a clock set back past it: then
-// the file counts as changing until the clock passes it). Where the
-// platform has no change time, a modification time ahead of now counts
-// as now. With a zero now, LastChange.
-func ChangedAt(fi fs.FileInfo, now time.Time) (t time.Time, future bool) {
-	if now.IsZero() {
-		return LastChange(fi), false
-	}
-	m, c := fi.ModTime(), changeTime(fi)
-	ahead := now.Add(futureSlack)
-	future = m.After(ahead) || c.After(ahead)
-	if !m.After(now) {
-		return LastChange(fi), future
-	}
-	if c.IsZero() {
-		return now, future
-	}
-	return c, future
-}
-
 // futureStamp describes the first of the files under an install directory
-// whose times are ahead of the clock (ChangedAt), and how many there are.
+// whose times are ahead of the clock (fileinfo.ChangedAt), and how many there are.
 type futureStamp struct {
 	path     string // relative to the walk's root
 	mod, chg time.Time
@@ -259,7 +216,7 @@ type futureStamp struct {
 
 func (f *futureStamp) add(p string, fi fs.FileInfo) {
 	if f.n++; f.n == 1 {
-		f.path, f.mod, f.chg = p, fi.ModTime(), changeTime(fi)
+		f.path, f.mod, f.chg = p, fi.ModTime(), fileinfo.ChangeTime(fi)
 	}
 }
 
@@ -271,7 +228,7 @@ func futureProblem(path string, mod, chg, now time.Time, others int) Problem {
 	switch {
 	case chg.IsZero():
 		msg += ": the platform has no inode change time, so it counts as changed now"
-	case chg.After(now.Add(futureSlack)):
+	case chg.After(now.Add(fileinfo.FutureSlack)):
 		msg = fmt.Sprintf("inode change time %s is ahead of the clock (%s): the clock was set back, and it counts as changing until the clock passes it (modified %s)",
 			chg.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339), mod.UTC().Format(time.RFC3339))
 	default:
@@ -284,7 +241,7 @@ func futureProblem(path string, mod, chg, now time.Time, others int) Problem {
 }
 
 // latestChange returns the latest change of anything under r (without
-// following symlinks; each judged against now: ChangedAt), and false when
+// following symlinks; each judged against now: fileinfo.ChangedAt), and false when
 // it gave up (too many entries, or one it could not read); future is the
 // first of those with times ahead of the clock.
 func latestChange(r *os.Root, now time.Time) (time.Time, bool, futureStamp) {
@@ -302,7 +259,7 @@ func latestChange(r *os.Root, now time.Time) (time.Time, bool, futureStamp) {
 			return fs.SkipAll
 		}
 		if fi, err := d.Info(); err == nil {
-			c, ahead := ChangedAt(fi, now)
+			c, ahead := fileinfo.ChangedAt(fi, now)
 			if ahead && p != "." { // the directory itself: reported by its caller
 				future.add(p, fi)
 			}
@@ -427,9 +384,9 @@ func (s *Store) readFetched(inv *Inventory, sc *scanner) {
 		if err != nil {
 			continue
 		}
-		changed, ahead := ChangedAt(fi, sc.opts.Now)
+		changed, ahead := fileinfo.ChangedAt(fi, sc.opts.Now)
 		if ahead {
-			sc.problems.add(futureProblem(ArtifactCacheDir+"/"+n, fi.ModTime(), changeTime(fi), sc.opts.Now, 0))
+			sc.problems.add(futureProblem(ArtifactCacheDir+"/"+n, fi.ModTime(), fileinfo.ChangeTime(fi), sc.opts.Now, 0))
 		}
 		if sc.opts.Now.Sub(changed) >= sc.opts.InstallWindow {
 			continue
@@ -486,9 +443,9 @@ func (sc *scanner) symlinkedArchive(cache *os.Root, e fs.DirEntry, inv *Inventor
 		return Installing{}, false
 	}
 	now := sc.opts.Now
-	changed, ahead := ChangedAt(fi, now)
+	changed, ahead := fileinfo.ChangedAt(fi, now)
 	if ahead {
-		sc.problems.add(futureProblem(ArtifactCacheDir+"/"+n, fi.ModTime(), changeTime(fi), now, 0))
+		sc.problems.add(futureProblem(ArtifactCacheDir+"/"+n, fi.ModTime(), fileinfo.ChangeTime(fi), now, 0))
 	}
 	switch to, err := cache.Stat(n); {
 	case errors.Is(err, fs.ErrNotExist):
@@ -496,9 +453,9 @@ func (sc *scanner) symlinkedArchive(cache *os.Root, e fs.DirEntry, inv *Inventor
 	case err == nil && !to.Mode().IsRegular():
 		return Installing{}, false
 	case err == nil:
-		c, ahead := ChangedAt(to, now)
+		c, ahead := fileinfo.ChangedAt(to, now)
 		if ahead {
-			sc.problems.add(futureProblem(ArtifactCacheDir+"/"+n+" (the file the symlink leads to)", to.ModTime(), changeTime(to), now, 0))
+			sc.problems.add(futureProblem(ArtifactCacheDir+"/"+n+" (the file the symlink leads to)", to.ModTime(), fileinfo.ChangeTime(to), now, 0))
 		}
 		if c.After(changed) {
 			changed = c

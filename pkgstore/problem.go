@@ -86,7 +86,7 @@ type Problem struct {
 	Blocking bool `json:"blocking"`
 	// Modified is, for an install directory (ProblemInstallLeftover of an
 	// install, not of hab-gc), its modification time (its inode change
-	// time when that is ahead of the scan's clock: ChangedAt): a young one
+	// time when that is ahead of the scan's clock: fileinfo.ChangedAt): a young one
 	// is most likely an install in progress. Zero otherwise.
 	Modified time.Time `json:"modified,omitzero"`
 }

@@ -20,6 +20,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/onefs"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
@@ -882,8 +883,8 @@ func (sc *scanner) scanReleaseSlow(vroot *os.Root, id Ident, odd string) *Releas
 
 	rel := &Release{Ident: id, Size: -1}
 	if fi, err := rroot.Stat("."); err == nil {
-		rel.ModTime, rel.ChangeTime = fi.ModTime(), changeTime(fi)
-		rel.Dev, rel.Ino = FileID(fi)
+		rel.ModTime, rel.ChangeTime = fi.ModTime(), fileinfo.ChangeTime(fi)
+		rel.Dev, rel.Ino = fileinfo.ID(fi)
 	}
 	fq := id.String()
 

@@ -1,6 +1,10 @@
 package pkgstore
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
+)
 
 // StoreID identifies a package store directory (FSROOT/hab/pkgs) by its
 // device and inode, whatever path reached it: an Inventory records the
@@ -22,6 +26,6 @@ func (s *Store) ID() (StoreID, error) {
 	if err != nil {
 		return StoreID{}, fmt.Errorf("%s: %w", s.Path(), err)
 	}
-	dev, ino := FileID(fi)
+	dev, ino := fileinfo.ID(fi)
 	return StoreID{Dev: dev, Ino: ino}, nil
 }

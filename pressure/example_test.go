@@ -17,6 +17,6 @@ func ExampleLimits() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(pressure.Human(lo), pressure.Human(hi))
+	fmt.Println(pressure.Size{Bytes: lo}, pressure.Size{Bytes: hi})
 	// Output: 2.0 GiB 10.0 GiB
 }

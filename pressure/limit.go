@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/hab-gc/hab-gc/internal/humanize"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -53,9 +54,9 @@ func (l Limits) Resolve(total int64) (minFree, maxFree int64, err error) {
 
 func (l Limits) maxText(maxFree int64) string {
 	if l.MaxFree.Percent > 0 {
-		return fmt.Sprintf("max-free %s (%s)", l.MaxFree, Human(maxFree))
+		return fmt.Sprintf("max-free %s (%s)", l.MaxFree, humanize.Bytes(maxFree))
 	}
-	return "max-free " + Human(maxFree)
+	return "max-free " + humanize.Bytes(maxFree)
 }
 
 // Verdict is what Limit decided.
@@ -79,11 +80,11 @@ type Verdict struct {
 func (v Verdict) Text(l Limits) string {
 	switch {
 	case !v.Under:
-		return fmt.Sprintf("free space %s is not below min-free %s: nothing removed", Human(v.FreeBefore), Human(v.MinFree))
+		return fmt.Sprintf("free space %s is not below min-free %s: nothing removed", humanize.Bytes(v.FreeBefore), humanize.Bytes(v.MinFree))
 	case v.Reached:
-		return fmt.Sprintf("free space %s is below min-free %s: removing %d release(s) to reach %s", Human(v.FreeBefore), Human(v.MinFree), len(v.Chosen), l.maxText(v.MaxFree))
+		return fmt.Sprintf("free space %s is below min-free %s: removing %d release(s) to reach %s", humanize.Bytes(v.FreeBefore), humanize.Bytes(v.MinFree), len(v.Chosen), l.maxText(v.MaxFree))
 	}
-	return fmt.Sprintf("free space %s is below min-free %s: removing all %d release(s) the policy allows still leaves %s missing to reach %s", Human(v.FreeBefore), Human(v.MinFree), len(v.Chosen), Human(v.Short), l.maxText(v.MaxFree))
+	return fmt.Sprintf("free space %s is below min-free %s: removing all %d release(s) the policy allows still leaves %s missing to reach %s", humanize.Bytes(v.FreeBefore), humanize.Bytes(v.MinFree), len(v.Chosen), humanize.Bytes(v.Short), l.maxText(v.MaxFree))
 }
 
 // Candidates returns the plan's removals as the selection sees them:
@@ -138,7 +139,7 @@ func LimitAfter(p *retention.Plan, sp Space, l Limits, first int64) (Verdict, er
 	}
 	v := Verdict{FreeBefore: sp.Avail, Total: sp.Total, MinFree: minFree, MaxFree: maxFree, Under: sp.Avail < minFree}
 	if !v.Under {
-		why := retention.Reason{Code: CodeEnoughFree, Text: fmt.Sprintf("free space %s is not below min-free %s: nothing is removed", Human(sp.Avail), Human(minFree))}
+		why := retention.Reason{Code: CodeEnoughFree, Text: fmt.Sprintf("free space %s is not below min-free %s: nothing is removed", humanize.Bytes(sp.Avail), humanize.Bytes(minFree))}
 		for i := range p.Decisions {
 			if d := &p.Decisions[i]; d.Action == retention.Remove {
 				d.Action, d.Reasons = retention.Keep, append(d.Reasons, why)
@@ -164,7 +165,7 @@ func LimitAfter(p *retention.Plan, sp Space, l Limits, first int64) (Verdict, er
 			d.Reasons = append(d.Reasons, retention.Reason{Code: CodeTargetMet, Text: fmt.Sprintf("not needed now: the removals before it in pressure order reach %s", target)})
 			continue
 		}
-		text := fmt.Sprintf("removed to reach %s: %s of %s (%d newer installed; %s in pressure order)", target, oldest(c.OldestRank), c.Package, c.Behind, retention.Ordinal(c.Position))
+		text := fmt.Sprintf("removed to reach %s: %s of %s (%d newer installed; %s in pressure order)", target, oldest(c.OldestRank), c.Package, c.Behind, humanize.Ordinal(c.Position))
 		if c.With != "" {
 			text += ", with " + c.With + ", which it needs"
 		}
@@ -199,5 +200,5 @@ func oldest(rank int) string {
 	if rank == 1 {
 		return "the oldest"
 	}
-	return retention.Ordinal(rank) + " oldest"
+	return humanize.Ordinal(rank) + " oldest"
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/humanize"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -72,7 +73,7 @@ func TestLimit(t *testing.T) {
 		{name: "one is enough", avail: 0, min: Size{Bytes: one}, max: Size{Bytes: one}, under: true, reached: true,
 			// redis/1.0 is 3 behind; it needs lib/1.0 but nothing removed needs redis/1.0.
 			want:     []string{"core/redis/1.0/20200101000000"},
-			wantText: map[string]string{"core/redis/1.0/20200101000000": "removed to reach max-free " + Human(one) + ": the oldest of core/redis (3 newer installed; 1st in pressure order)"}},
+			wantText: map[string]string{"core/redis/1.0/20200101000000": "removed to reach max-free " + humanize.Bytes(one) + ": the oldest of core/redis (3 newer installed; 1st in pressure order)"}},
 		{name: "two in order", avail: one / 2, min: Size{Bytes: one}, max: Size{Bytes: 2 * one}, under: true, reached: true,
 			want:     []string{"core/redis/1.0/20200101000000", "core/redis/2.0/20200201000000"},
 			wantText: map[string]string{"core/redis/2.0/20200201000000": "2nd oldest of core/redis (2 newer installed; 2nd in pressure order)"}},

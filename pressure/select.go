@@ -7,6 +7,8 @@ import (
 )
 
 // Candidate is a release the plan may remove, as the selection sees it.
+// Select takes candidates in pressure order: the most superseded first
+// (highest Behind), then the oldest installed (InstalledAt), then by Key.
 type Candidate struct {
 	// Key names it (its ident).
 	Key string
@@ -37,9 +39,9 @@ type Choice struct {
 	With string
 }
 
-// Less orders candidates: the most superseded first, then the oldest
-// installed, then by Key.
-func Less(a, b Candidate) int {
+// pressureOrder compares candidates in pressure order (see Candidate):
+// negative when a goes before b.
+func pressureOrder(a, b Candidate) int {
 	if c := cmp.Compare(b.Behind, a.Behind); c != 0 {
 		return c
 	}
@@ -49,14 +51,14 @@ func Less(a, b Candidate) int {
 	return cmp.Compare(a.Key, b.Key)
 }
 
-// Select takes candidates in order (see Less) until avail plus what they
+// Select takes candidates in pressure order (see Candidate) until avail plus what they
 // occupy reaches target, and stops; avail at or above target takes none.
 // A candidate's Dependents are taken just before it. reached reports
 // whether the target is met; short is what is still missing (0 when
 // reached). The input is not changed.
 func Select(cands []Candidate, avail, target int64) (chosen []Choice, reached bool, short int64) {
 	ordered := slices.Clone(cands)
-	slices.SortStableFunc(ordered, Less)
+	slices.SortStableFunc(ordered, pressureOrder)
 	byKey := make(map[string]Candidate, len(ordered))
 	for _, c := range ordered {
 		byKey[c.Key] = c
@@ -81,7 +83,7 @@ func Select(cands []Candidate, avail, target int64) (chosen []Choice, reached bo
 				deps = append(deps, d)
 			}
 		}
-		slices.SortStableFunc(deps, Less)
+		slices.SortStableFunc(deps, pressureOrder)
 		for _, d := range deps {
 			take(d, c.Key)
 		}

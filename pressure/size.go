@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/hab-gc/hab-gc/internal/humanize"
 )
 
 // ErrBadSize is wrapped by ParseSize's errors.
@@ -85,23 +87,5 @@ func (s Size) String() string {
 	if s.Percent > 0 {
 		return strconv.FormatFloat(s.Percent, 'f', -1, 64) + "%"
 	}
-	return Human(s.Bytes)
-}
-
-// Human formats bytes in binary units, one decimal: "512 B", "5.0 GiB",
-// "1.5 MiB".
-func Human(n int64) string {
-	if n < 0 {
-		return "-" + Human(-n)
-	}
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+	return humanize.Bytes(s.Bytes)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/depgraph"
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/onefs"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -56,26 +57,26 @@ type ApplyOptions struct {
 	hook func(stage string, id pkgstore.Ident, hidden string)
 }
 
-// Status is the outcome of one planned removal.
-type Status string
+// RemovalStatus is what became of one planned removal.
+type RemovalStatus string
 
 const (
-	StatusRemoved Status = "removed"
-	StatusKept    Status = "kept"
-	StatusFailed  Status = "failed"
+	StatusRemoved RemovalStatus = "removed"
+	StatusKept    RemovalStatus = "kept"
+	StatusFailed  RemovalStatus = "failed"
 	// StatusGone: the release was no longer installed when Apply reached
 	// it (uninstalled by someone else since the plan; reason CodeGone).
 	// Apply neither kept nor removed it.
-	StatusGone Status = "gone"
+	StatusGone RemovalStatus = "gone"
 	// StatusNotAttempted: Apply stopped (its context was cancelled) before
 	// it reached the release, which is untouched.
-	StatusNotAttempted Status = "not-attempted"
+	StatusNotAttempted RemovalStatus = "not-attempted"
 )
 
-// Outcome is what Apply did with one release the plan removes.
-type Outcome struct {
+// RemovalOutcome is what Apply did with one release the plan removes.
+type RemovalOutcome struct {
 	Ident   pkgstore.Ident
-	Status  Status
+	Status  RemovalStatus
 	Reasons []Reason // why it was kept at revalidation, or is gone
 	Bytes   int64    // bytes freed (removed releases)
 	// Err is the outcome's one error, a *ReleaseError (what Apply was
@@ -91,7 +92,7 @@ type Outcome struct {
 // record it (ReportOutcome.Error): the text of Err without the ident,
 // which the record already names. It is empty unless Status is
 // StatusFailed (a release kept because it changed says so in Reasons).
-func (o Outcome) ErrorText() string {
+func (o RemovalOutcome) ErrorText() string {
 	if o.Status != StatusFailed || o.Err == nil {
 		return ""
 	}
@@ -128,13 +129,13 @@ func (a *applier) phase(ph Phase, done, total int) {
 
 // Event reports progress.
 type Event struct {
-	Outcome
+	RemovalOutcome
 	Done, Total int
 }
 
 // Result is what Apply did.
 type Result struct {
-	Outcomes []Outcome
+	Outcomes []RemovalOutcome
 	// Removed, Kept, Failed and Gone count Outcomes by status (Kept: kept
 	// at revalidation; a release already gone is not kept, it is Gone);
 	// Failed also counts Leftovers that could not be deleted.
@@ -161,7 +162,7 @@ type Leftover struct {
 	// release it held, which something needs), StatusFailed (it could not
 	// be deleted; counted in Result.Failed) or StatusNotAttempted (not a
 	// directory hab-gc made: left alone).
-	Status Status `json:"status"`
+	Status RemovalStatus `json:"status"`
 	// Text says why, or what went wrong.
 	Text string `json:"text"`
 }
@@ -232,7 +233,7 @@ const (
 // take the lock (ctx ended, or LockTimeout passed), Locked was set but the
 // Store does not hold the lock (pkgstore.ErrNotLocked), or the first scan or
 // RootFinder failed. Otherwise the Result accounts for every planned
-// removal (one Outcome each) and for the leftovers of interrupted runs,
+// removal (one RemovalOutcome each) and for the leftovers of interrupted runs,
 // and comes with a non-nil error when Apply stopped early:
 //
 //   - revalidation failed (e.g. the store is now damaged, errors.Is
@@ -272,7 +273,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 			why.Text += ": " + err.Error()
 		}
 		for _, d := range p.Removals() {
-			res.Outcomes = append(res.Outcomes, Outcome{Ident: d.Release.Ident, Status: StatusNotAttempted, Reasons: []Reason{why}})
+			res.Outcomes = append(res.Outcomes, RemovalOutcome{Ident: d.Release.Ident, Status: StatusNotAttempted, Reasons: []Reason{why}})
 			res.NotAttempted++
 		}
 	}
@@ -393,10 +394,10 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 			a.done(a.notListed(d.Release))
 			continue
 		case fd.Action == Keep:
-			a.done(Outcome{Ident: id, Status: StatusKept, Reasons: fd.Reasons})
+			a.done(RemovalOutcome{Ident: id, Status: StatusKept, Reasons: fd.Reasons})
 			continue
 		case fd.Release.Dev != d.Release.Dev || fd.Release.Ino != d.Release.Ino:
-			a.done(Outcome{Ident: id, Status: StatusKept, Reasons: []Reason{{CodeChanged, "its directory was replaced since the plan was made"}}})
+			a.done(RemovalOutcome{Ident: id, Status: StatusKept, Reasons: []Reason{{CodeChanged, "its directory was replaced since the plan was made"}}})
 			continue
 		}
 		if unsynced.needs[id] {
@@ -551,7 +552,7 @@ func (a *applier) stop(hidden []hiddenRelease, rest []Decision) (*Result, error)
 
 func (a *applier) notAttempted(rest []Decision, why Reason) {
 	for _, d := range rest {
-		a.done(Outcome{Ident: d.Release.Ident, Status: StatusNotAttempted, Reasons: []Reason{why}})
+		a.done(RemovalOutcome{Ident: d.Release.Ident, Status: StatusNotAttempted, Reasons: []Reason{why}})
 	}
 }
 
@@ -579,7 +580,7 @@ func (a *applier) stage(stage string, id pkgstore.Ident, hidden string) {
 	}
 }
 
-func (a *applier) done(o Outcome) {
+func (a *applier) done(o RemovalOutcome) {
 	o = o.withErr()
 	switch o.Status {
 	case StatusRemoved:
@@ -613,7 +614,7 @@ func (a *applier) done(o Outcome) {
 		a.log.Info("release removed", attrs...)
 	}
 	if a.opts.Progress != nil {
-		a.opts.Progress(Event{Outcome: o, Done: a.n, Total: a.total})
+		a.opts.Progress(Event{RemovalOutcome: o, Done: a.n, Total: a.total})
 	}
 }
 
@@ -624,26 +625,26 @@ func (a *applier) failOrKeep(id pkgstore.Ident, err error) {
 		if kept.reason.Code == CodeGone {
 			st = StatusGone
 		}
-		a.done(Outcome{Ident: id, Status: st, Reasons: []Reason{kept.reason}})
+		a.done(RemovalOutcome{Ident: id, Status: st, Reasons: []Reason{kept.reason}})
 		return
 	}
-	a.done(Outcome{Ident: id, Status: StatusFailed, Err: &ReleaseError{Ident: id, Op: "hide", Err: err}})
+	a.done(RemovalOutcome{Ident: id, Status: StatusFailed, Err: &ReleaseError{Ident: id, Op: "hide", Err: err}})
 }
 
 // notListed is the outcome of a planned removal the rescan no longer
 // lists: gone when nothing is at its path; kept, changed, when something
 // else is (a symlink or a file put in its place, which the scan reports
 // as a problem and Apply leaves alone).
-func (a *applier) notListed(r *pkgstore.Release) Outcome {
+func (a *applier) notListed(r *pkgstore.Release) RemovalOutcome {
 	fi, err := a.root.Lstat(r.Path())
 	if errors.Is(err, fs.ErrNotExist) {
-		return Outcome{Ident: r.Ident, Status: StatusGone, Reasons: []Reason{{CodeGone, "no longer installed"}}}
+		return RemovalOutcome{Ident: r.Ident, Status: StatusGone, Reasons: []Reason{{CodeGone, "no longer installed"}}}
 	}
 	why := "it is no longer listed as a release since the plan (see the scan's problems); left alone"
 	if err == nil && (fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir()) {
 		why = "its directory was replaced by a " + fileKind(fi.Mode()) + " since the plan; left alone"
 	}
-	return Outcome{Ident: r.Ident, Status: StatusKept, Reasons: []Reason{{CodeChanged, why}}}
+	return RemovalOutcome{Ident: r.Ident, Status: StatusKept, Reasons: []Reason{{CodeChanged, why}}}
 }
 
 type keptError struct{ reason Reason }
@@ -668,7 +669,7 @@ func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
 	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
 		return hiddenRelease{}, &keptError{Reason{CodeChanged, "its directory was replaced by a " + fileKind(fi.Mode()) + " since the plan; left alone"}}
 	}
-	if dev, ino := pkgstore.FileID(fi); dev != r.Dev || ino != r.Ino {
+	if dev, ino := fileinfo.ID(fi); dev != r.Dev || ino != r.Ino {
 		return hiddenRelease{}, &keptError{Reason{CodeChanged, "its directory was replaced since the plan was made"}}
 	}
 	dir := path.Dir(rel)
@@ -767,20 +768,20 @@ func (a *applier) restore(h hiddenRelease, why Reason) {
 		if a.ctx.Err() != nil {
 			// Stopping: delete nothing more; the next run removes the
 			// hidden copy.
-			a.done(Outcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays, and the next run removes the hidden one"}}})
+			a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays, and the next run removes the hidden one"}}})
 			return
 		}
 		a.destroy(h.name, h.rel.Ident.Release, false)
-		a.done(Outcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays"}}})
+		a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays"}}})
 		return
 	}
 	if err := a.root.Rename(h.name, rel); err != nil {
-		a.done(Outcome{Ident: h.rel.Ident, Status: StatusFailed,
+		a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusFailed,
 			Err: &ReleaseError{Ident: h.rel.Ident, Op: "restore", Err: fmt.Errorf("needed again (%s) but could not be restored from %s: %w", why.Text, h.name, err)}})
 		return
 	}
 	a.syncDir(path.Dir(rel))
-	a.done(Outcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why}})
+	a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why}})
 }
 
 // remove deletes a hidden release for good, surveyed (sv) and found to
@@ -792,14 +793,14 @@ func (a *applier) remove(h hiddenRelease, sv survey) {
 		err = a.finish(h.name, h.rel.Ident.Release)
 	}
 	if err != nil {
-		a.done(Outcome{Ident: h.rel.Ident, Status: StatusFailed,
+		a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusFailed,
 			Err: &ReleaseError{Ident: h.rel.Ident, Op: "delete", Err: fmt.Errorf("hidden from Habitat, but not all of it could be deleted (the next run retries): %w", err)}})
 		return
 	}
 	if h.size >= 0 {
 		bytes = h.size
 	}
-	a.done(Outcome{Ident: h.rel.Ident, Status: StatusRemoved, Bytes: bytes})
+	a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusRemoved, Bytes: bytes})
 }
 
 // survey is what a hidden directory holds before it is deleted: its

@@ -55,13 +55,13 @@ func applyPlan(t *testing.T, p *retention.Plan, root string, opts retention.Appl
 
 func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
 
-func outcome(res *retention.Result, ident string) (retention.Outcome, bool) {
+func outcome(res *retention.Result, ident string) (retention.RemovalOutcome, bool) {
 	for _, o := range res.Outcomes {
 		if o.Ident.String() == ident {
 			return o, true
 		}
 	}
-	return retention.Outcome{}, false
+	return retention.RemovalOutcome{}, false
 }
 
 func TestApplyRemovesAndPrunes(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 )
 
 const (
-	statusNotAttempted = retention.Status("not-attempted")
+	statusNotAttempted = retention.RemovalStatus("not-attempted")
 	codeCancelled      = retention.Code("cancelled")
 )
 
@@ -31,9 +31,9 @@ func libStore(t *testing.T, n int) *storetest.Builder {
 
 // countOutcomes checks that every planned removal has exactly one outcome
 // and that the Result's counts agree with them.
-func countOutcomes(t *testing.T, p *retention.Plan, res *retention.Result) map[retention.Status]int {
+func countOutcomes(t *testing.T, p *retention.Plan, res *retention.Result) map[retention.RemovalStatus]int {
 	t.Helper()
-	n := map[retention.Status]int{}
+	n := map[retention.RemovalStatus]int{}
 	seen := map[pkgstore.Ident]bool{}
 	for _, o := range res.Outcomes {
 		if seen[o.Ident] {

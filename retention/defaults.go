@@ -93,11 +93,3 @@ func ParseDuration(s string, none time.Duration) (time.Duration, error) {
 	}
 	return d, nil
 }
-
-// FormatDuration spells a duration setting as ParseDuration reads it.
-func FormatDuration(d, none time.Duration) string {
-	if d == none {
-		return "none"
-	}
-	return d.String()
-}

@@ -7,12 +7,12 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// ErrChangedSincePlan is wrapped by the Outcome.Err of a release Apply
+// ErrChangedSincePlan is wrapped by the RemovalOutcome.Err of a release Apply
 // kept because it changed since the plan (replaced, or the store could not
 // be checked again): CodeChanged.
 var ErrChangedSincePlan = errors.New("changed since the plan")
 
-// ReleaseError is one release's failure in Apply (Outcome.Err): what Apply
+// ReleaseError is one release's failure in Apply (RemovalOutcome.Err): what Apply
 // was doing, and the error, which callers test with errors.Is and
 // errors.As (fs.ErrPermission, syscall.EROFS, ErrChangedSincePlan...).
 // Errors about the whole run (the store's lock: *pkgstore.LockedError,
@@ -30,7 +30,7 @@ func (e *ReleaseError) Unwrap() error { return e.Err }
 
 // withErr fills o.Err for a release kept because it changed since the
 // plan, when the caller did not.
-func (o Outcome) withErr() Outcome {
+func (o RemovalOutcome) withErr() RemovalOutcome {
 	if o.Err != nil || o.Status != StatusKept {
 		return o
 	}

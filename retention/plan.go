@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/depgraph"
+	"github.com/hab-gc/hab-gc/internal/humanize"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -275,7 +276,7 @@ func (p *Plan) findRoots() {
 		keepNewest := func(rels []*pkgstore.Release, scope string) {
 			for i := len(rels) - 1; i >= 0 && i >= len(rels)-n; i-- {
 				rank := len(rels) - i
-				p.addRoot(rels[i].Ref, code, fmt.Sprintf("newest release of %s%s (%s of %d kept)", scope, what, ordinal(rank), n))
+				p.addRoot(rels[i].Ref, code, fmt.Sprintf("newest release of %s%s (%s of %d kept)", scope, what, humanize.Ordinal(rank), n))
 			}
 		}
 		keepNewest(rels, pkgName(rels[0].Ident))
@@ -587,23 +588,6 @@ func (p *Plan) Why(id pkgstore.Ident) (Explanation, error) {
 		ex.RootReasons = p.rootOf[root]
 	}
 	return ex, nil
-}
-
-// Ordinal formats n as English does places: 1st, 2nd, 3rd, 4th, 11th...
-func Ordinal(n int) string { return ordinal(n) }
-
-func ordinal(n int) string {
-	suffix := "th"
-	switch {
-	case n%100 >= 11 && n%100 <= 13:
-	case n%10 == 1:
-		suffix = "st"
-	case n%10 == 2:
-		suffix = "nd"
-	case n%10 == 3:
-		suffix = "rd"
-	}
-	return fmt.Sprintf("%d%s", n, suffix)
 }
 
 // installRoots keeps what installs in progress need (see

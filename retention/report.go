@@ -138,10 +138,10 @@ type ReportRelease struct {
 
 // ReportOutcome is what a real run did with a release the plan removes.
 type ReportOutcome struct {
-	Status     Status   `json:"status"`
-	Reasons    []Reason `json:"reasons,omitempty"`
-	Error      string   `json:"error,omitempty"`
-	BytesFreed int64    `json:"bytes_freed"`
+	Status     RemovalStatus `json:"status"`
+	Reasons    []Reason      `json:"reasons,omitempty"`
+	Error      string        `json:"error,omitempty"`
+	BytesFreed int64         `json:"bytes_freed"`
 }
 
 // ReportSummary counts a Report.
@@ -208,7 +208,7 @@ func (p *Plan) ReportStream(res *Result) (Report, ReportReleases) {
 	}
 	rels := ReportReleases{plan: p}
 	if res != nil {
-		rels.outcomes = make(map[pkgstore.Ident]Outcome, len(res.Outcomes))
+		rels.outcomes = make(map[pkgstore.Ident]RemovalOutcome, len(res.Outcomes))
 		for _, o := range res.Outcomes {
 			rels.outcomes[o.Ident] = o
 		}
@@ -240,7 +240,7 @@ func (p *Plan) ReportStream(res *Result) (Report, ReportReleases) {
 // for concurrent use.
 type ReportReleases struct {
 	plan     *Plan
-	outcomes map[pkgstore.Ident]Outcome
+	outcomes map[pkgstore.Ident]RemovalOutcome
 }
 
 // Len is how many releases the report has: one a decision.

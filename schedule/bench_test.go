@@ -96,7 +96,7 @@ func BenchmarkTick(b *testing.B) {
 	})
 }
 
-func ran(outs []schedule.Outcome) int {
+func ran(outs []schedule.RunOutcome) int {
 	n := 0
 	for _, o := range outs {
 		if o.Ran {

@@ -147,7 +147,7 @@ func (w *dirWatch) close() { w.w.Close() }
 // RunOnce runs what is due now and, when a missed run waits its catch-up
 // delay (CatchUpSpread), waits for it and runs it too, until ctx ends:
 // `daemon --once`, for systemd timers and cron.
-func (s *Scheduler) RunOnce(ctx context.Context) []Outcome {
+func (s *Scheduler) RunOnce(ctx context.Context) []RunOutcome {
 	outs := s.RunDue(ctx)
 	for at := s.PendingCatchUp(); !at.IsZero() && ctx.Err() == nil; at = s.PendingCatchUp() {
 		t := time.NewTimer(max(at.Sub(s.now()), 0))

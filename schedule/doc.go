@@ -106,13 +106,13 @@
 // (NewDefinition, Scheduler.Register; Dir may then be empty) and gets the
 // same validation and merging as files: the store is canonicalised by
 // BuildJobs itself, so a trailing slash never makes two jobs. It asks when
-// a job runs next (Scheduler.Next, Status) and can run one now and wait
+// a job runs next (Scheduler.Next, Scheduler.Status) and can run one now and wait
 // for it (Scheduler.Trigger, as containerd's ScheduleAndWait): a run under
 // way is waited for, triggers that ask meanwhile share the next run, and
 // that run counts as the job's due run, so the timed one is not repeated.
 // The scheduler's clock and logger reach the plan and Apply, and so do
 // Scheduler.Settle (Apply's settle pause) and Scheduler.OnPhase (each
-// phase of each prune, with its job). A run's Outcome.Result.Err is its
+// phase of each prune, with its job). A run's RunOutcome.Result.Err is its
 // error for errors.Is and errors.As (retention.ErrDamaged,
 // pkgstore.ErrLocked, ErrRemovalsFailed); Result.Error is its text, which
 // the state file records. Trigger's error is the one place to look: nil

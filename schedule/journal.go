@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/safeio"
-	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
 // The state is two files (issue 32 item 8): the state file (PATH, the
@@ -251,7 +251,7 @@ func appendJournal(root *os.Root, path string, d *diskState, b []byte) (bool, er
 	if err != nil {
 		return false, err
 	}
-	dev, ino := pkgstore.FileID(fi)
+	dev, ino := fileinfo.ID(fi)
 	if !fi.Mode().IsRegular() || fi.Size() != d.journalSize || dev != d.mark.journal.dev || ino != d.mark.journal.ino {
 		return false, nil
 	}

@@ -86,7 +86,7 @@ func TestRegisterAndTrigger(t *testing.T) {
 
 	// Three triggers at once: one run, three identical outcomes.
 	var wg sync.WaitGroup
-	outs := make([]schedule.Outcome, 3)
+	outs := make([]schedule.RunOutcome, 3)
 	for i := range outs {
 		wg.Add(1)
 		go func() {

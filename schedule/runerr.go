@@ -40,7 +40,7 @@ func partialError(ar *retention.Result) error {
 func failedRun(err error) RunResult { return RunResult{Err: err, Error: err.Error()} }
 
 // withErrText fills Error from Err when a RunFunc set only Err, so that
-// the run counts as failed (Outcome.Failed) and the state records why.
+// the run counts as failed (RunOutcome.Failed) and the state records why.
 func (r RunResult) withErrText() RunResult {
 	if r.Err != nil && r.Error == "" {
 		r.Error = r.Err.Error()

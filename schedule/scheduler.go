@@ -675,8 +675,8 @@ func (s *Scheduler) Jobs() []Job {
 	return jobs
 }
 
-// Status is a job with its persisted state and next due time.
-type Status struct {
+// JobStatus is a job with its persisted state and next due time.
+type JobStatus struct {
 	Job
 	State JobState
 	Next  time.Time
@@ -695,7 +695,7 @@ type Status struct {
 // file does not hold, as Reload left it in memory: InState is false),
 // and when it runs next. A run this process could not record shows in
 // LastError.
-func (s *Scheduler) Status() ([]Status, error) {
+func (s *Scheduler) Status() ([]JobStatus, error) {
 	st, err := LoadState(s.StatePath)
 	if errors.Is(err, ErrCorruptState) {
 		st, err = newState(), nil // what Reload made of it (logged there)
@@ -708,7 +708,7 @@ func (s *Scheduler) Status() ([]Status, error) {
 	s.mu.RLock()
 	view := s.view
 	s.mu.RUnlock()
-	var out []Status
+	var out []JobStatus
 	for _, j := range jobs {
 		js, in := JobState{}, false
 		if p := st.Jobs[j.Key]; p != nil {
@@ -728,7 +728,7 @@ func (s *Scheduler) Status() ([]Status, error) {
 		if d, ok := due(c, &js, now); ok {
 			next = d // overdue: runs at the next tick
 		}
-		out = append(out, Status{Job: j, State: js, Next: next, InState: in})
+		out = append(out, JobStatus{Job: j, State: js, Next: next, InState: in})
 	}
 	return out, nil
 }
@@ -751,8 +751,8 @@ func due(c *Cron, js *JobState, now time.Time) (time.Time, bool) {
 	return c.LastDue(anchor(js), now)
 }
 
-// Outcome reports one job the scheduler considered in RunDue.
-type Outcome struct {
+// RunOutcome reports one job the scheduler considered in RunDue.
+type RunOutcome struct {
 	Job     Job
 	Due     time.Time
 	Ran     bool
@@ -762,11 +762,11 @@ type Outcome struct {
 	Triggered bool
 }
 
-// SkippedAlreadyRan is Outcome.Skipped of a job whose due time another
+// SkippedAlreadyRan is RunOutcome.Skipped of a job whose due time another
 // run (another scheduler's) recorded meanwhile: nothing to do.
 const SkippedAlreadyRan = "already ran for this due time"
 
-// skippedRunning starts Outcome.Skipped of a check whose due time another
+// skippedRunning starts RunOutcome.Skipped of a check whose due time another
 // scheduler has claimed and is running.
 const skippedRunning = "already running for this due time"
 
@@ -774,7 +774,7 @@ const skippedRunning = "already running for this due time"
 // stayed due (lock timeout, unusable store), or it ran and failed. A due
 // time another scheduler ran or is running, and a pressure job with
 // enough free space, are not failures.
-func (o Outcome) Failed() bool {
+func (o RunOutcome) Failed() bool {
 	if o.Ran {
 		return o.Result.Error != ""
 	}
@@ -784,7 +784,7 @@ func (o Outcome) Failed() bool {
 // RunDue runs every job that is due now, one at a time, each under its
 // store's lock: the state is read again under the lock, so a due time
 // that another scheduler already ran is not run twice.
-func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
+func (s *Scheduler) RunDue(ctx context.Context) []RunOutcome {
 	return s.runDue(ctx, true)
 }
 
@@ -793,8 +793,8 @@ func (s *Scheduler) RunDue(ctx context.Context) []Outcome {
 // store never delays another store's jobs. With wait, it returns once
 // every run is done, with their outcomes; without (Loop), a store whose
 // worker is still busy keeps its due jobs for a later tick.
-func (s *Scheduler) runDue(ctx context.Context, wait bool) []Outcome {
-	var outs []Outcome
+func (s *Scheduler) runDue(ctx context.Context, wait bool) []RunOutcome {
+	var outs []RunOutcome
 	jobs, crons := s.snapshot()
 	if s.Only != "" {
 		// Not a copy of the fleet's jobs at every tick: 10,000 Jobs
@@ -944,9 +944,9 @@ func (s *Scheduler) addPressure(byStore map[string][]pendingRun, stores []string
 // store's own; a store whose worker is busy (a run of an earlier tick) is
 // left for later: the worker wakes Loop when it is done. One store's runs
 // (scheduled and pressure) never overlap; other stores' are not delayed.
-func (s *Scheduler) dispatch(ctx context.Context, byStore map[string][]pendingRun, stores []string, wait bool) []Outcome {
+func (s *Scheduler) dispatch(ctx context.Context, byStore map[string][]pendingRun, stores []string, wait bool) []RunOutcome {
 	var mu sync.Mutex
-	var outs []Outcome
+	var outs []RunOutcome
 	var wg sync.WaitGroup
 	s.wmu.Lock()
 	if s.sem == nil {
@@ -1005,7 +1005,7 @@ func (s *Scheduler) dispatch(ctx context.Context, byStore map[string][]pendingRu
 				case <-ctx.Done():
 					return
 				}
-				var o Outcome
+				var o RunOutcome
 				if r.pressure {
 					if !r.checked {
 						if under, err := s.underPressure(r.j); err != nil {
@@ -1033,7 +1033,7 @@ func (s *Scheduler) dispatch(ctx context.Context, byStore map[string][]pendingRu
 	}
 	wg.Wait()
 	// Pressure prunes after the scheduled runs, as each store ran them.
-	slices.SortStableFunc(outs, func(a, b Outcome) int {
+	slices.SortStableFunc(outs, func(a, b RunOutcome) int {
 		if pa, pb := a.Job.Type == Pressure, b.Job.Type == Pressure; pa != pb {
 			if pa {
 				return 1
@@ -1070,7 +1070,7 @@ func (s *Scheduler) runFunc() RunFunc {
 	return s.Run
 }
 
-// SkippedEnoughFree is Outcome.Skipped of a pressure job that found, under
+// SkippedEnoughFree is RunOutcome.Skipped of a pressure job that found, under
 // the store's lock, that free space is no longer below min_free (a prune
 // that ran meanwhile freed it): nothing to do, not a failure.
 const SkippedEnoughFree = "enough free space now"
@@ -1093,7 +1093,7 @@ func (s *Scheduler) PressureJobs() []Job {
 // RunDue and the daemon's loop check the pressure jobs at every tick,
 // each after its store's scheduled runs; the loop wakes at least every
 // minute.
-func (s *Scheduler) RunPressure(ctx context.Context) []Outcome {
+func (s *Scheduler) RunPressure(ctx context.Context) []RunOutcome {
 	byStore := map[string][]pendingRun{}
 	return s.dispatch(ctx, byStore, s.addPressure(byStore, nil), true)
 }
@@ -1111,8 +1111,8 @@ func (s *Scheduler) underPressure(j Job) (bool, error) {
 	return sp.Avail < minFree, err
 }
 
-func (s *Scheduler) runPressure(ctx context.Context, j Job) Outcome {
-	out := Outcome{Job: j, Due: s.now()}
+func (s *Scheduler) runPressure(ctx context.Context, j Job) RunOutcome {
+	out := RunOutcome{Job: j, Due: s.now()}
 	log := s.log().With("job", j.Key, "type", string(j.Type), "store", j.Store, "owner", j.Owner)
 	store, err := pkgstore.Open(j.FSRoot)
 	if err != nil {
@@ -1206,10 +1206,10 @@ func (s *Scheduler) restamp(j Job, now time.Time) {
 	}
 }
 
-func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) Outcome {
-	out := Outcome{Job: j, Due: due}
+func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) RunOutcome {
+	out := RunOutcome{Job: j, Due: due}
 	log := s.log().With("job", j.Key, "type", string(j.Type), "store", j.Store, "owner", j.Owner, "due", due.UTC().Format(time.RFC3339))
-	fail := func(why string) Outcome {
+	fail := func(why string) RunOutcome {
 		out.Skipped = why
 		log.Error("job not run; it stays due and is retried", "error", why)
 		if s.NotRun != nil {
@@ -1392,8 +1392,8 @@ func (s *Scheduler) claimIn(st *State, j Job, due time.Time) (skip string, chang
 // claimAll claims the due times of a tick's runs in one write of the
 // state, and returns the outcomes of those that must not run; the others
 // start without writing the state again.
-func (s *Scheduler) claimAll(byStore map[string][]pendingRun) []Outcome {
-	var outs []Outcome
+func (s *Scheduler) claimAll(byStore map[string][]pendingRun) []RunOutcome {
+	var outs []RunOutcome
 	var keys []string
 	for _, runs := range byStore {
 		for _, r := range runs {
@@ -1409,7 +1409,7 @@ func (s *Scheduler) claimAll(byStore map[string][]pendingRun) []Outcome {
 				skip, ch := s.claimIn(st, r.j, r.due)
 				changed = changed || ch
 				if skip != "" {
-					outs = append(outs, Outcome{Job: r.j, Due: r.due, Skipped: skip})
+					outs = append(outs, RunOutcome{Job: r.j, Due: r.due, Skipped: skip})
 					continue
 				}
 				keep = append(keep, r)
@@ -1800,7 +1800,7 @@ const maxStoreBackoff = 15 * time.Minute
 // then after twice as long each time up to maxStoreBackoff, or at the
 // first tick at which the store exists again. It is logged at ERROR and
 // recorded in the state (LastError) once per reason, not at every try.
-func (s *Scheduler) storeGone(j Job, out Outcome, log *slog.Logger, why string) Outcome {
+func (s *Scheduler) storeGone(j Job, out RunOutcome, log *slog.Logger, why string) RunOutcome {
 	out.Skipped = why
 	if s.NotRun != nil {
 		s.NotRun(j, why)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -355,7 +356,7 @@ func markOf(path string) fileMark {
 		return fileMark{}
 	}
 	m := fileMark{ok: true, size: fi.Size(), modTimeNs: fi.ModTime().UnixNano()}
-	m.dev, m.ino = pkgstore.FileID(fi)
+	m.dev, m.ino = fileinfo.ID(fi)
 	return m
 }
 

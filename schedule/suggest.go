@@ -1,9 +1,10 @@
 package schedule
 
 import (
-	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/hab-gc/hab-gc/internal/suggest"
 )
 
 // suggestKey returns " (did you mean K?)" for the known key K of the
@@ -28,18 +29,12 @@ func suggestKey(key []string) string {
 			return ""
 		}
 	}
-	bad := key[len(key)-1]
-	best, dist := "", 3
+	names := make([]string, 0, t.NumField())
 	for i := 0; i < t.NumField(); i++ {
 		name, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
-		if d := editDistance(bad, name); name != "" && d < dist {
-			best, dist = name, d
-		}
+		names = append(names, name)
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %s?)", best)
+	return suggest.Hint(key[len(key)-1], names, 2)
 }
 
 func tomlField(t reflect.Type, name string) (reflect.StructField, bool) {
@@ -49,25 +44,4 @@ func tomlField(t reflect.Type, name string) (reflect.StructField, bool) {
 		}
 	}
 	return reflect.StructField{}, false
-}
-
-// editDistance is Levenshtein's distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

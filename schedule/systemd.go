@@ -28,8 +28,8 @@ type Invocation struct {
 	Env  []string
 }
 
-// UnitBase is the file name (without .timer or .service) of a job's units.
-func UnitBase(j Job) string { return fmt.Sprintf("hab-gc-%s-%s", j.Type, j.Key) }
+// unitBase is the file name (without .timer or .service) of a job's units.
+func unitBase(j Job) string { return fmt.Sprintf("hab-gc-%s-%s", j.Type, j.Key) }
 
 // SystemdUnits returns a timer and a service unit for a job: the timer
 // fires at the job's resolved time in loc (OnCalendar, Persistent=true so
@@ -41,7 +41,7 @@ func SystemdUnits(j Job, inv Invocation, loc *time.Location) ([]Unit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("job %s (%s): %w", j.Key, j.Spec.Raw, err)
 	}
-	base := UnitBase(j)
+	base := unitBase(j)
 	desc := escapeSpecifiers(fmt.Sprintf("hab-gc %s of %s (%s, owner %s)", j.Type, j.Store, j.Spec.Raw, j.Owner))
 	desc = strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\r' {
@@ -64,7 +64,7 @@ WantedBy=timers.target
 	// systemd expands variables in the arguments, not in the executable.
 	words := []string{quoteWord(escapeSpecifiers(inv.Exe))}
 	for _, a := range append(slices.Clone(inv.Args), "--job", j.Key) {
-		words = append(words, ExecQuote(a))
+		words = append(words, execQuote(a))
 	}
 	var env strings.Builder
 	for _, e := range inv.Env {
@@ -88,11 +88,11 @@ RestartSec=5min
 // escapeSpecifiers doubles %, which systemd expands (%h, %n...).
 func escapeSpecifiers(s string) string { return strings.ReplaceAll(s, "%", "%%") }
 
-// ExecQuote quotes one ExecStart word as systemd reads it: % becomes %%
+// execQuote quotes one ExecStart word as systemd reads it: % becomes %%
 // and $ becomes $$ (no specifier or variable is expanded), and a word with
 // blanks, quotes, backslashes or control characters, or an empty one, is
 // double-quoted with C escapes.
-func ExecQuote(s string) string {
+func execQuote(s string) string {
 	return quoteWord(strings.ReplaceAll(escapeSpecifiers(s), "$", "$$"))
 }
 

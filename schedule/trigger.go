@@ -21,7 +21,7 @@ var ErrRunFailed = errors.New("the job's run failed")
 var ErrNotRun = errors.New("the job did not run")
 
 // flight is a triggered run: every Trigger that asks before it starts
-// waits for it and gets its Outcome. Its context is its own: it ends only
+// waits for it and gets its RunOutcome. Its context is its own: it ends only
 // when every Trigger waiting for it has given up (waiters, under the
 // Scheduler's fmu), so that one caller's cancel never drops another's
 // request.
@@ -30,7 +30,7 @@ type flight struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	waiters int
-	out     Outcome
+	out     RunOutcome
 	err     error
 }
 
@@ -54,7 +54,7 @@ func (s *Scheduler) slot(key string) chan struct{} {
 // garbage-collection scheduler's ScheduleAndWait does: a run of the job
 // that is under way (scheduled or triggered) is waited for, then one more
 // run starts, and every Trigger that asks meanwhile shares that run and
-// its Outcome. The run counts as the job's run for its latest due time
+// its RunOutcome. The run counts as the job's run for its latest due time
 // (it is recorded as any run is), so a scheduled run that was due is not
 // made again: a Supervisor's purge after an update never races the timed
 // one, and does not double it. A run needs the store's lock, as RunDue's
@@ -73,7 +73,7 @@ func (s *Scheduler) slot(key string) chan struct{} {
 // (Outcome.Result.Err), with the Outcome; a job that could not run returns
 // one wrapping ErrNotRun; ctx ending before a run finished returns ctx's
 // error; ErrNoJob and ErrNoStatePath as named.
-func (s *Scheduler) Trigger(ctx context.Context, key string) (Outcome, error) {
+func (s *Scheduler) Trigger(ctx context.Context, key string) (RunOutcome, error) {
 	o, err := s.trigger(ctx, key)
 	if err == nil {
 		err = o.err()
@@ -83,7 +83,7 @@ func (s *Scheduler) Trigger(ctx context.Context, key string) (Outcome, error) {
 
 // err is the error Trigger returns for an Outcome (nil when it did not
 // fail).
-func (o Outcome) err() error {
+func (o RunOutcome) err() error {
 	switch {
 	case !o.Failed():
 		return nil
@@ -96,9 +96,9 @@ func (o Outcome) err() error {
 	}
 }
 
-func (s *Scheduler) trigger(ctx context.Context, key string) (Outcome, error) {
+func (s *Scheduler) trigger(ctx context.Context, key string) (RunOutcome, error) {
 	if s.StatePath == "" {
-		return Outcome{}, ErrNoStatePath
+		return RunOutcome{}, ErrNoStatePath
 	}
 	var job *Job
 	for _, j := range s.Jobs() {
@@ -108,10 +108,10 @@ func (s *Scheduler) trigger(ctx context.Context, key string) (Outcome, error) {
 		}
 	}
 	if job == nil {
-		return Outcome{}, fmt.Errorf("%w: %q", ErrNoJob, key)
+		return RunOutcome{}, fmt.Errorf("%w: %q", ErrNoJob, key)
 	}
 	if err := ctx.Err(); err != nil {
-		return Outcome{}, err // never a run for a caller that gave up
+		return RunOutcome{}, err // never a run for a caller that gave up
 	}
 	s.fmu.Lock()
 	if s.pending == nil {
@@ -141,7 +141,7 @@ func (s *Scheduler) trigger(ctx context.Context, key string) (Outcome, error) {
 	default:
 	}
 	if f.waiters--; f.waiters > 0 {
-		return Outcome{}, ctx.Err() // the run goes on for the others
+		return RunOutcome{}, ctx.Err() // the run goes on for the others
 	}
 	// The last one waiting: the run is cancelled, and what it did (it may
 	// have removed releases before it saw that) is reported.
@@ -152,7 +152,7 @@ func (s *Scheduler) trigger(ctx context.Context, key string) (Outcome, error) {
 	if f.out.Ran {
 		return f.out, f.err
 	}
-	return Outcome{}, ctx.Err()
+	return RunOutcome{}, ctx.Err()
 }
 
 // fly runs a pending flight once the job's slot is free.

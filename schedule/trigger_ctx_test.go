@@ -74,7 +74,7 @@ func TestTriggerJoinerOwnContext(t *testing.T) {
 	go func() { _, err := s.Trigger(ctxB, key); b <- err }()
 	time.Sleep(200 * time.Millisecond) // B's run is pending
 	type res struct {
-		o   schedule.Outcome
+		o   schedule.RunOutcome
 		err error
 	}
 	c := make(chan res, 1)

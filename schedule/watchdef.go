@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/humanize"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -101,7 +102,7 @@ func (w WatchDef) String() string {
 		parts = append(parts, fmt.Sprintf("exclude=%q", e))
 	}
 	if w.Params.MinAge != 0 {
-		parts = append(parts, "min_age="+retention.FormatDuration(w.Params.MinAge, retention.NoMinAge))
+		parts = append(parts, "min_age="+humanize.DurationSetting(w.Params.MinAge, retention.NoMinAge))
 	}
 	if w.All {
 		parts = append(parts, "all")

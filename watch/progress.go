@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
@@ -68,7 +69,7 @@ func (w *watcher) installing(pkg pkgstore.Ident) (string, bool) {
 				}
 				// A modification time ahead of the clock is judged by the
 				// change time: it would otherwise hold the purge for good.
-				if changed, _ := pkgstore.ChangedAt(fi, now); now.Sub(changed) < w.o.installWindow() {
+				if changed, _ := fileinfo.ChangedAt(fi, now); now.Sub(changed) < w.o.installWindow() {
 					rel, _ := filepath.Rel(w.store, path)
 					return rel, true
 				}

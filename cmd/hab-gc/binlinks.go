@@ -139,9 +139,9 @@ func (a *app) logBinlinks(ctx context.Context, c *config, res *binlink.Result, e
 // real run what became of it.
 type binlinkJSON struct {
 	binlink.Step
-	Status binlink.Status `json:"status,omitempty"`
-	Why    string         `json:"why,omitempty"`
-	Error  string         `json:"error,omitempty"`
+	Status binlink.StepStatus `json:"status,omitempty"`
+	Why    string             `json:"why,omitempty"`
+	Error  string             `json:"error,omitempty"`
 }
 
 // binlinksReport prints the plan (res nil: a dry run) or what Apply did.

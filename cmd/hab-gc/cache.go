@@ -26,7 +26,7 @@ func addCacheFlags(cmd *cobra.Command) {
 type cacheRun struct {
 	cache *artifactcache.Cache
 	files []artifactcache.File
-	outs  map[string]artifactcache.Outcome
+	outs  map[string]artifactcache.FileOutcome
 	note  string // why the cache was not cleaned
 	// readErr says why the cache could not be read (a refused or
 	// unreadable directory, a failed listing): the run then exits 4.
@@ -67,7 +67,7 @@ func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressu
 	case err != nil: // none: nothing to clean
 		return &cacheRun{note: err.Error()}, nil
 	}
-	status := artifactcache.StatusOf(plan, underPressure)
+	status := artifactcache.StateOf(plan, underPressure)
 	// The run's pins and --only reach the cache (plan.Protects), and an
 	// archive counts for the store's target only.
 	files, err := cache.Plan(ctx, status, artifactcache.Options{KeepLatest: retention.KeepCount(keep), MinAge: plan.Policy.MinAge, Now: time.Now(),
@@ -110,7 +110,7 @@ func (cr *cacheRun) apply(ctx context.Context, store *pkgstore.Store, timeout ti
 	}
 	defer unlock()
 	artifactcache.Recheck(ctx, store, cr.files, res, pkgstore.Options{Target: cr.target, Now: time.Now(), InstallWindow: cr.window})
-	cr.outs = map[string]artifactcache.Outcome{}
+	cr.outs = map[string]artifactcache.FileOutcome{}
 	for _, o := range cr.cache.Remove(ctx, cr.files) {
 		cr.outs[o.File] = o
 	}
@@ -132,12 +132,12 @@ func (cr *cacheRun) failed() int {
 
 // cacheReport is one archive in run --json's "cache" list.
 type cacheReport struct {
-	File    string                 `json:"file"`
-	Ident   *string                `json:"ident"`
-	Action  artifactcache.Action   `json:"action"`
-	Reasons []retention.Reason     `json:"reasons"`
-	Size    int64                  `json:"size"`
-	Outcome *artifactcache.Outcome `json:"outcome,omitempty"`
+	File    string                     `json:"file"`
+	Ident   *string                    `json:"ident"`
+	Action  artifactcache.Action       `json:"action"`
+	Reasons []retention.Reason         `json:"reasons"`
+	Size    int64                      `json:"size"`
+	Outcome *artifactcache.FileOutcome `json:"outcome,omitempty"`
 }
 
 func (cr *cacheRun) report() []cacheReport {

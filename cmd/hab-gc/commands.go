@@ -18,10 +18,10 @@ import (
 
 	"github.com/hab-gc/hab-gc/depgraph"
 	"github.com/hab-gc/hab-gc/history"
+	"github.com/hab-gc/hab-gc/internal/humanize"
 	"github.com/hab-gc/hab-gc/internal/jsonstream"
 	"github.com/hab-gc/hab-gc/metrics"
 	"github.com/hab-gc/hab-gc/pkgstore"
-	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -292,7 +292,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			return exitCodeError{exitPartial}
 		}
 		if press != nil && press.missing > 0 {
-			fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s still missing to reach max-free %s\n", pressure.Human(press.missing), pressure.Human(press.verdict.MaxFree))
+			fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s still missing to reach max-free %s\n", humanize.Bytes(press.missing), humanize.Bytes(press.verdict.MaxFree))
 			return exitCodeError{exitNotEnough}
 		}
 		return nil

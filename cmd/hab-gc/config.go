@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
+	"github.com/hab-gc/hab-gc/internal/suggest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/retention"
@@ -237,37 +238,11 @@ func bareWord(de *toml.DecodeError) (key, word string, ok bool) {
 
 // didYouMean suggests the known key nearest to a misspelt one.
 func didYouMean(key string) string {
-	best, dist := "", 3
+	var keys []string
 	for _, s := range settings() {
-		if d := editDistance(key, s.key); d < dist {
-			best, dist = s.key, d
-		}
+		keys = append(keys, s.key)
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %s?)", best)
-}
-
-// editDistance is Levenshtein's distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return suggest.Hint(key, keys, 2)
 }
 
 // noWildcard refuses a glob in a pin or an only entry: Habitat's idents

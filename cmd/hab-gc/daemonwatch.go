@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hab-gc/hab-gc/internal/humanize"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
 	"github.com/hab-gc/hab-gc/watch"
@@ -36,7 +37,7 @@ func (a *app) watchConfig(daemon *cobra.Command, fsRoot string, wd schedule.Watc
 		vals = append(vals, [2]string{"keep-latest-for", k})
 	}
 	if wd.Params.MinAge != 0 {
-		vals = append(vals, [2]string{"min-age", retention.FormatDuration(wd.Params.MinAge, retention.NoMinAge)})
+		vals = append(vals, [2]string{"min-age", humanize.DurationSetting(wd.Params.MinAge, retention.NoMinAge)})
 	}
 	for _, v := range vals {
 		if err := set(v[0], v[1]); err != nil {

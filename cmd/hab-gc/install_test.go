@@ -140,7 +140,7 @@ func TestCacheKeepsArchivesBeingInstalled(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none", "--cache", "--cache-keep-latest=0", "--json"}, Stdout: &stdout, Stderr: &stderr}
 			cmd.Run()
-			if !strings.Contains(stdout.String(), `"installing"`) {
+			if !strings.Contains(stdout.String(), `"install-in-progress"`) || !strings.Contains(stdout.String(), "Habitat unpacks it from this archive") {
 				t.Errorf("the cache's plan does not say the archive is being installed:\n%s\nstderr %s", stdout.String(), stderr.String())
 			}
 		}

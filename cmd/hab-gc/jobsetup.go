@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hab-gc/hab-gc/internal/humanize"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
@@ -37,7 +38,7 @@ func (a *app) jobConfig(daemon *cobra.Command, fsRoot string, j schedule.Job) (*
 			return nil, err
 		}
 		if j.Params.MinAge != 0 {
-			if err := set("min-age", retention.FormatDuration(j.Params.MinAge, retention.NoMinAge)); err != nil {
+			if err := set("min-age", humanize.DurationSetting(j.Params.MinAge, retention.NoMinAge)); err != nil {
 				return nil, err
 			}
 		}

@@ -9,7 +9,7 @@ import (
 // logNothingDue is daemon --once's word when no job ran: nothing was due,
 // and when each job (only the --job one, when given) is next due, so that a
 // timer that fired early or a --job not yet due is not silent.
-func logNothingDue(s *schedule.Scheduler, outs []schedule.Outcome) {
+func logNothingDue(s *schedule.Scheduler, outs []schedule.RunOutcome) {
 	if ran(outs) > 0 {
 		return
 	}

@@ -10,9 +10,9 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/hab-gc/hab-gc/internal/humanize"
 	"github.com/hab-gc/hab-gc/internal/jsonstream"
 	"github.com/hab-gc/hab-gc/pkgstore"
-	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -31,7 +31,7 @@ func humanBytes(n int64) string {
 	if n < 0 {
 		return "?"
 	}
-	return pressure.Human(n)
+	return humanize.Bytes(n)
 }
 
 func reasonLines(rs []retention.Reason) []string {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hab-gc/hab-gc/internal/humanize"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/retention"
@@ -113,13 +114,13 @@ func (p *pressureRun) report() pressureReport {
 func (p *pressureRun) print(w io.Writer) {
 	fmt.Fprintf(w, "\nDisk pressure: %s.\n", p.verdict.Text(p.limits))
 	if p.after != nil {
-		fmt.Fprintf(w, "Free space: %s before, %s after (min-free %s, max-free %s).\n", pressure.Human(p.verdict.FreeBefore), pressure.Human(*p.after), pressure.Human(p.verdict.MinFree), pressure.Human(p.verdict.MaxFree))
+		fmt.Fprintf(w, "Free space: %s before, %s after (min-free %s, max-free %s).\n", humanize.Bytes(p.verdict.FreeBefore), humanize.Bytes(*p.after), humanize.Bytes(p.verdict.MinFree), humanize.Bytes(p.verdict.MaxFree))
 	}
 	if p.missing == 0 {
 		return
 	}
-	fmt.Fprintf(w, "Still missing %s to reach max-free %s. The largest releases the policy keeps:\n", pressure.Human(p.missing), pressure.Human(p.verdict.MaxFree))
+	fmt.Fprintf(w, "Still missing %s to reach max-free %s. The largest releases the policy keeps:\n", humanize.Bytes(p.missing), humanize.Bytes(p.verdict.MaxFree))
 	for _, d := range p.largest {
-		fmt.Fprintf(w, "  %s  %s  %s\n", d.Release.Ident, pressure.Human(d.Release.Size), reasonLines(d.Reasons)[0])
+		fmt.Fprintf(w, "  %s  %s  %s\n", d.Release.Ident, humanize.Bytes(d.Release.Size), reasonLines(d.Reasons)[0])
 	}
 }

@@ -791,7 +791,7 @@ func pressureSpec(j schedule.Job) string {
 }
 
 // ran counts the outcomes of jobs that ran.
-func ran(outs []schedule.Outcome) int {
+func ran(outs []schedule.RunOutcome) int {
 	n := 0
 	for _, o := range outs {
 		if o.Ran {
@@ -802,7 +802,7 @@ func ran(outs []schedule.Outcome) int {
 }
 
 // notInState marks, in schedule list, the NEXT time of a job the state
-// file does not hold (schedule.Status.InState), explained once under the
+// file does not hold (schedule.JobStatus.InState), explained once under the
 // table by notInStateNote.
 const (
 	notInState     = "(not in state)"

@@ -5,6 +5,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/hab-gc/hab-gc/internal/suggest"
 )
 
 // testOnlyEnv are HAB_GC_* variables hab-gc's own tests give the processes
@@ -53,16 +55,7 @@ func (c *config) warnUnknownEnv() {
 	}
 	sort.Strings(unknown)
 	for _, name := range unknown {
-		best, dist := "", len(name)/3+1
-		for _, k := range known {
-			if d := editDistance(name, k); d < dist {
-				best, dist = k, d
-			}
-		}
-		hint := ""
-		if best != "" {
-			hint = fmt.Sprintf(" (did you mean %s?)", best)
-		}
+		hint := suggest.Hint(name, known, len(name)/3)
 		c.warnings = append(c.warnings, fmt.Sprintf("unknown environment variable %s%s; it is ignored", name, hint))
 	}
 }

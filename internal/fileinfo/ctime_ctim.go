@@ -1,6 +1,6 @@
 //go:build linux || openbsd || dragonfly || solaris || illumos || aix
 
-package pkgstore
+package fileinfo
 
 import (
 	"io/fs"
@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// changeTime returns a file's inode change time (ctime), which rename(2)
+// ChangeTime returns a file's inode change time (ctime), which rename(2)
 // sets and no archive extraction can set back.
-func changeTime(fi fs.FileInfo) time.Time {
+func ChangeTime(fi fs.FileInfo) time.Time {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec))
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package pkgstore_test
+package fileinfo_test
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 )
 
 // TestChangedAt (issue 31 item 5): a modification time ahead of the clock
@@ -47,7 +47,7 @@ func TestChangedAt(t *testing.T) {
 		{"mtime a moment ahead: not reported", fi, future.Add(-time.Second), ct, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, future := pkgstore.ChangedAt(tc.fi, tc.now)
+			got, future := fileinfo.ChangedAt(tc.fi, tc.now)
 			if !got.Equal(tc.want) || future != tc.wantFuture {
 				t.Errorf("ChangedAt = %s, %v; want %s, %v", got, future, tc.want, tc.wantFuture)
 			}
