@@ -221,6 +221,15 @@ type Inventory struct {
 	idents []Ident    // by Ref
 	byRef  []*Release // by Ref; nil when that ident is not installed
 	index  map[string]Ref
+
+	// What Rescan takes again (see rescan.go): the interner, what was
+	// read of each ORIGIN/NAME directory (nil when it cannot be taken),
+	// the options it was read with, and the idents the last full scan
+	// interned.
+	in       *interner
+	parts    []namePart
+	scanKey  scanKey
+	fullRefs int
 }
 
 // Ident returns the ident a Ref stands for.
