@@ -49,6 +49,27 @@ import (
 // plan-and-apply: a purge that cannot show its plan first (to log it, or
 // stop on a warning) would be the easy, and worse, path.
 func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, opts ...pkgstore.Options) (*Plan, error) {
+	return planStore(ctx, store, nil, nil, pol, now, opts)
+}
+
+// PlanRescan is PlanStore with the store read by a Rescan of prev
+// (pkgstore.Store.Rescan): what prev read of each ORIGIN/NAME directory
+// not in changed is taken again, everything else is read afresh, and the
+// roots are found and the plan computed as PlanStore does, over the whole
+// store. With a nil prev it is PlanStore. prev is typically the Inventory
+// of the previous plan of the same store; the caller vouches for changed
+// (package watch passes what inotify reported). The plan is applied as
+// any other: Apply reads the whole store again under the lock, whatever
+// the plan was made from.
+func PlanRescan(ctx context.Context, store *pkgstore.Store, prev *pkgstore.Inventory, changed []pkgstore.Ident, pol Policy, now time.Time, opts ...pkgstore.Options) (*Plan, error) {
+	if prev == nil {
+		return PlanStore(ctx, store, pol, now, opts...)
+	}
+	return planStore(ctx, store, prev, changed, pol, now, opts)
+}
+
+// planStore is PlanStore, with its scan a Rescan of prev when prev is set.
+func planStore(ctx context.Context, store *pkgstore.Store, prev *pkgstore.Inventory, changed []pkgstore.Ident, pol Policy, now time.Time, opts []pkgstore.Options) (*Plan, error) {
 	if err := store.Usable(); err != nil {
 		return nil, err
 	}
@@ -69,7 +90,12 @@ func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 		// those to remove afterwards.
 		scan.MeasureBeyond = pol.keep()
 	}
-	inv, err := store.Scan(ctx, scan)
+	var inv *pkgstore.Inventory
+	if prev != nil {
+		inv, err = store.Rescan(ctx, prev, changed, scan)
+	} else {
+		inv, err = store.Scan(ctx, scan)
+	}
 	if err != nil {
 		return nil, err
 	}

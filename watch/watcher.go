@@ -52,6 +52,7 @@ type watcher struct {
 	pending  map[pkgstore.Ident]*pending
 	unloaded map[pkgstore.Ident]time.Time // package -> when its last spec went
 	seen     map[string]bool              // O/N/V/R releases, for rescans
+	reads    reads                        // what the next purge's plan reads again
 }
 
 // Run watches the store and its specs directory until ctx is done and
@@ -68,7 +69,7 @@ func Run(ctx context.Context, o Options) error {
 	root := o.Store.FSRoot()
 	w := &watcher{o: o, store: filepath.Join(root, pkgstore.StoreDir), specsDir: filepath.Join(root, pkgstore.SpecsDir),
 		watched: map[string]bool{}, specs: map[string]pkgstore.Ident{}, pending: map[pkgstore.Ident]*pending{},
-		unloaded: map[pkgstore.Ident]time.Time{}, seen: map[string]bool{}}
+		unloaded: map[pkgstore.Ident]time.Time{}, seen: map[string]bool{}, reads: newReads()}
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		w.fallBack(err)
@@ -141,6 +142,7 @@ func (w *watcher) loop(ctx context.Context) error {
 			if !ok {
 				continue
 			}
+			w.reads.all() // events may be lost: the next plan reads the whole store
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				w.o.log().Warn("inotify queue overflowed: rescanning the store", "error", err)
 				w.readSpecs(true)
@@ -170,6 +172,7 @@ func (w *watcher) fallBack(err error) {
 		return
 	}
 	w.fallback = true
+	w.reads.all()
 	if w.fsw != nil {
 		w.fsw.Close()
 		w.fsw = nil
@@ -209,7 +212,9 @@ func (w *watcher) add(dir string) bool {
 // fresh, each release found is new (the directory appeared after Run
 // started).
 func (w *watcher) addTree(dir string, depth int, fresh bool) {
-	w.add(dir) // before listing: nothing created meanwhile is missed
+	if !w.add(dir) && w.fsw != nil { // before listing: nothing created meanwhile is missed
+		w.unwatched(dir, depth)
+	}
 	entries, err := safeio.ReadDir(dir)
 	if err != nil {
 		return
@@ -245,6 +250,7 @@ func (w *watcher) newRelease(rel string) {
 
 // handle reacts to one inotify event.
 func (w *watcher) handle(ev fsnotify.Event) {
+	w.changed(ev)
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		delete(w.watched, ev.Name) // the kernel drops the watch of a removed directory
 	}
