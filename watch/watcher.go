@@ -66,6 +66,21 @@ func Run(ctx context.Context, o Options) error {
 	if err := o.Policy.Validate(); err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
+	w := newWatcher(o)
+	defer w.close()
+	w.o.log().Info("watching the store", "store", w.store, "specs", w.specsDir, "watches", len(w.watched),
+		"fallback", w.fallback, "all", o.All, "delay", o.delay().String(), "on_unload", o.OnUnload)
+	w.markAtStart()
+	if o.OnStart != nil {
+		o.OnStart()
+	}
+	return w.loop(ctx)
+}
+
+// newWatcher sets the watches of o's store and its specs directory
+// (falling back to polling when inotify cannot be used) and reads the
+// specs. close releases the watches.
+func newWatcher(o Options) *watcher {
 	root := o.Store.FSRoot()
 	w := &watcher{o: o, store: filepath.Join(root, pkgstore.StoreDir), specsDir: filepath.Join(root, pkgstore.SpecsDir),
 		watched: map[string]bool{}, specs: map[string]pkgstore.Ident{}, pending: map[pkgstore.Ident]*pending{},
@@ -75,22 +90,17 @@ func Run(ctx context.Context, o Options) error {
 		w.fallBack(err)
 	} else {
 		w.fsw = fsw
-		defer func() {
-			if w.fsw != nil {
-				w.fsw.Close()
-			}
-		}()
 	}
 	w.readSpecs(false)
 	w.watchSpecs()
 	w.addTree(w.store, 0, false) // what is installed now is not new
-	w.o.log().Info("watching the store", "store", w.store, "specs", w.specsDir, "watches", len(w.watched),
-		"fallback", w.fallback, "all", o.All, "delay", o.delay().String(), "on_unload", o.OnUnload)
-	w.markAtStart()
-	if o.OnStart != nil {
-		o.OnStart()
+	return w
+}
+
+func (w *watcher) close() {
+	if w.fsw != nil {
+		w.fsw.Close()
 	}
-	return w.loop(ctx)
 }
 
 func (w *watcher) loop(ctx context.Context) error {
@@ -142,14 +152,7 @@ func (w *watcher) loop(ctx context.Context) error {
 			if !ok {
 				continue
 			}
-			w.reads.all() // events may be lost: the next plan reads the whole store
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				w.o.log().Warn("inotify queue overflowed: rescanning the store", "error", err)
-				w.readSpecs(true)
-				w.rescan(true)
-				continue
-			}
-			w.o.log().Warn("inotify error", "error", err)
+			w.handleError(err)
 		case <-rescan:
 			w.readSpecs(true)
 			w.rescan(true)
@@ -163,6 +166,20 @@ func (w *watcher) loop(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// handleError reacts to an error of the inotify watcher: events may have
+// been lost, so the next plan reads the whole store, and after an
+// overflow the store is listed again for new releases.
+func (w *watcher) handleError(err error) {
+	w.reads.all()
+	if errors.Is(err, fsnotify.ErrEventOverflow) {
+		w.o.log().Warn("inotify queue overflowed: rescanning the store", "error", err)
+		w.readSpecs(true)
+		w.rescan(true)
+		return
+	}
+	w.o.log().Warn("inotify error", "error", err)
 }
 
 // fallBack stops using inotify: every Delay, the store and the specs are
