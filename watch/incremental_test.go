@@ -36,10 +36,16 @@ func TestPropertyIncrementalPlan(t *testing.T) {
 	if testing.Short() {
 		seeds = 4
 	}
+	incremental := 0
 	for seed := range uint64(seeds) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			propertyIncremental(t, seed, steps)
+			incremental += propertyIncremental(t, seed, steps)
 		})
+	}
+	// A plan after a damaged step fails (unless the policy allows it),
+	// and the next reads everything: most are made incrementally still.
+	if incremental < seeds*steps/2 {
+		t.Fatalf("%d of %d plans were made incrementally", incremental, seeds*steps)
 	}
 }
 
@@ -222,7 +228,7 @@ func (s *incStore) change() string {
 	return "nothing"
 }
 
-func propertyIncremental(t *testing.T, seed uint64, steps int) {
+func propertyIncremental(t *testing.T, seed uint64, steps int) (incremental int) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(seed, 35))
 	b := storetest.New(t)
@@ -248,7 +254,6 @@ func propertyIncremental(t *testing.T, seed uint64, steps int) {
 		t.Fatal("no inotify")
 	}
 	sentinel := filepath.Join(w.specsDir, "sentinel")
-	incremental := 0
 	for step := range steps {
 		what := s.change()
 		if what == "apply" && w.reads.last != nil {
@@ -268,6 +273,9 @@ func propertyIncremental(t *testing.T, seed uint64, steps int) {
 			t.Fatal(err)
 		}
 		drain(t, w, sentinel)
+		if w.fsw == nil {
+			t.Fatalf("step %d (%s): the watch fell back to polling", step, what)
+		}
 		now := time.Now()
 		if rng.IntN(2) == 0 {
 			now = now.Add(2 * time.Hour) // install directories are leftovers by it
@@ -292,23 +300,29 @@ func propertyIncremental(t *testing.T, seed uint64, steps int) {
 			t.Fatalf("step %d (%s): the decisions differ:\nincremental %v\nfull        %v", step, what, a, b)
 		}
 	}
-	if incremental == 0 {
-		t.Fatal("no plan was incremental")
-	}
+	t.Logf("%d of %d plans made incrementally", incremental, steps)
+	return incremental
 }
 
-// drain handles the watcher's events until the sentinel file's.
+// drain handles the watcher's events until the sentinel file's (written
+// again when the watches are set again, the old watcher's events lost).
 func drain(t *testing.T, w *watcher, sentinel string) {
 	t.Helper()
 	timeout := time.After(20 * time.Second)
-	for {
+	for fsw := w.fsw; w.fsw != nil; {
+		if w.fsw != fsw {
+			fsw = w.fsw
+			if err := os.WriteFile(sentinel, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		select {
-		case ev := <-w.fsw.Events:
+		case ev := <-fsw.Events:
 			w.handle(ev)
-			if ev.Name == sentinel && ev.Has(fsnotify.Write|fsnotify.Create) {
+			if ev.Name == sentinel && ev.Has(fsnotify.Write|fsnotify.Create) && w.fsw == fsw {
 				return
 			}
-		case err := <-w.fsw.Errors:
+		case err := <-fsw.Errors:
 			w.handleError(err)
 		case <-timeout:
 			t.Fatal("no event for the sentinel")
@@ -360,7 +374,19 @@ func inventoryView(inv *pkgstore.Inventory) invView {
 func decisionsView(p *retention.Plan) []string {
 	out := []string{"install wait: " + p.InstallWait}
 	for _, d := range p.Decisions {
-		out = append(out, fmt.Sprintf("%s %s %v", d.Release.Ident, d.Action, d.Reasons))
+		// A dependency's chain names one of the releases that need it,
+		// picked by Ref order, which differs between scans (a scan's
+		// workers intern idents in the order they read them): the code
+		// says it is kept as a dependency, not which chain is shown.
+		var reasons []string
+		for _, r := range d.Reasons {
+			if r.Code == retention.CodeDependency {
+				reasons = append(reasons, string(r.Code))
+				continue
+			}
+			reasons = append(reasons, string(r.Code)+": "+r.Text)
+		}
+		out = append(out, fmt.Sprintf("%s %s %q", d.Release.Ident, d.Action, reasons))
 	}
 	return out
 }

@@ -67,25 +67,36 @@ func (w *watcher) changed(ev fsnotify.Event) {
 	}
 	w.reads.changed[pkgstore.Ident{Origin: parts[0], Name: parts[1]}] = true
 	if len(parts) <= 3 && ev.Has(fsnotify.Rename) && w.watched[ev.Name] {
-		// A name or version directory moved: the watches below it stay
-		// on the moved directories and would report their changes under
-		// the old path. They go, the next plan reads everything, and the
-		// directory is watched again where it appears (its Create).
-		w.reads.all()
-		w.unwatchBelow(ev.Name)
+		// A name or version directory moved (Habitat never does): the
+		// watches on it and below it stay on the moved directories,
+		// reporting their changes under the old path, and the watcher
+		// drops the moved one's own when it reads the move's IN_MOVE_SELF,
+		// even after it was watched again at its new path (one watch per
+		// inode). The watches are set again from scratch.
+		w.rewatch("a watched directory moved: " + rel)
 	}
 }
 
-// unwatchBelow removes the watches on the directories below dir.
-func (w *watcher) unwatchBelow(dir string) {
-	for d := range w.watched {
-		if strings.HasPrefix(d, dir+"/") {
-			if w.fsw != nil {
-				w.fsw.Remove(d)
-			}
-			delete(w.watched, d)
-		}
+// rewatch sets every watch again on a new inotify watcher (the old one's
+// pending events are dropped), noting the releases not seen before as
+// new, as a rescan does; the next plan reads the whole store.
+func (w *watcher) rewatch(why string) {
+	w.reads.all()
+	if w.fsw == nil {
+		return
 	}
+	w.o.log().Info("setting the watches again", "why", why)
+	w.fsw.Close()
+	w.fsw = nil
+	clear(w.watched)
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		w.fallBack(err)
+		return
+	}
+	w.fsw = fsw
+	w.watchSpecs()
+	w.addTree(w.store, 0, true)
 }
 
 // unwatched notes a directory (at depth, as addTree's) that could not
