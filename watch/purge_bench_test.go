@@ -106,7 +106,9 @@ func BenchmarkPurgeAfterUpdate(b *testing.B) {
 			return p
 		}
 		incremental := func() (*retention.Plan, error) { return w.plan(ctx, pol, time.Now(), scanAt(time.Now())) }
-		whole := func() (*retention.Plan, error) { return retention.PlanStore(ctx, store, pol, time.Now(), scanAt(time.Now())) }
+		whole := func() (*retention.Plan, error) {
+			return retention.PlanStore(ctx, store, pol, time.Now(), scanAt(time.Now()))
+		}
 		if i%2 == 0 {
 			p, f = timed(&purge, incremental), timed(&full, whole)
 		} else {
