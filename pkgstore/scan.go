@@ -1171,10 +1171,9 @@ func (sc *scanner) inventory() *Inventory {
 		p.hi = len(all)
 		p.releases = nil // inv.Releases[lo:hi] from now on
 	}
-	sorted := slices.IsSortedFunc(all, func(a, b *Release) int { return Compare(a.Ident, b.Ident) })
-	inv := finishInventory(sc.store.fsRoot, sc.opts.Target, sc.in, all, &sc.problems)
+	inv, resorted := finishInventory(sc.store.fsRoot, sc.opts.Target, sc.in, all, &sc.problems)
 	inv.in = sc.in
-	if sorted {
+	if !resorted {
 		// Each part's releases are where it says in inv.Releases: a
 		// Rescan can take them again.
 		inv.parts, inv.scanKey = sc.parts, sc.opts.key()
@@ -1187,9 +1186,10 @@ func (sc *scanner) inventory() *Inventory {
 }
 
 // finishInventory sorts the releases, indexes them and reports
-// dependencies that are not installed.
-func finishInventory(fsRoot, target string, in *interner, releases []*Release, probs *problems) *Inventory {
-	inv := &Inventory{
+// dependencies that are not installed. resorted says whether they were
+// not sorted already.
+func finishInventory(fsRoot, target string, in *interner, releases []*Release, probs *problems) (inv *Inventory, resorted bool) {
+	inv = &Inventory{
 		FSRoot:   fsRoot,
 		Target:   target,
 		Releases: releases,
@@ -1199,6 +1199,7 @@ func finishInventory(fsRoot, target string, in *interner, releases []*Release, p
 	}
 	if cmp := func(a, b *Release) int { return Compare(a.Ident, b.Ident) }; !slices.IsSortedFunc(inv.Releases, cmp) {
 		slices.SortFunc(inv.Releases, cmp)
+		resorted = true
 	}
 	for _, r := range inv.Releases {
 		inv.byRef[r.Ref] = r
@@ -1215,5 +1216,5 @@ func finishInventory(fsRoot, target string, in *interner, releases []*Release, p
 			}
 		}
 	}
-	return inv
+	return inv, resorted
 }
