@@ -14,6 +14,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/hab-gc/hab-gc/depgraph"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -260,7 +261,7 @@ func propertyIncremental(t *testing.T, seed uint64, steps int) (incremental int)
 			// A real purge's removals, made from the last plan (the
 			// inventory the watcher keeps): Apply's events are noted as
 			// any others.
-			p, err := retention.Compute(w.reads.last, pol, time.Now(), store.HasUninstallHook)
+			p, err := retention.Compute(w.reads.last.Inventory, pol, time.Now(), store.HasUninstallHook)
 			if err == nil {
 				if _, err := p.Apply(ctx, store, retention.ApplyOptions{Settle: retention.NoSettle}); err != nil {
 					t.Logf("apply: %v", err)
@@ -295,6 +296,12 @@ func propertyIncremental(t *testing.T, seed uint64, steps int) (incremental int)
 		}
 		if a, b := inventoryView(inc.Inventory), inventoryView(full.Inventory); !reflect.DeepEqual(a, b) {
 			t.Fatalf("step %d (%s): the inventories differ:\nincremental %+v\nfull        %+v", step, what, a, b)
+		}
+		g := depgraph.New(inc.Inventory)
+		for r := range pkgstore.Ref(g.Len()) {
+			if a, b := inc.Graph.Deps(r), g.Deps(r); !slices.Equal(a, b) {
+				t.Fatalf("step %d (%s): the incremental plan's graph has %s needing %v, a graph made afresh %v", step, what, inc.Inventory.Ident(r), a, b)
+			}
 		}
 		if a, b := decisionsView(inc), decisionsView(full); !reflect.DeepEqual(a, b) {
 			t.Fatalf("step %d (%s): the decisions differ:\nincremental %v\nfull        %v", step, what, a, b)

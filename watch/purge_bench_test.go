@@ -69,7 +69,7 @@ func BenchmarkPurgeAfterUpdate(b *testing.B) {
 		b.Fatal(err)
 	}
 	var pkgs []pkgstore.Ident
-	for _, r := range w.reads.last.Releases {
+	for _, r := range w.reads.last.Inventory.Releases {
 		if id := r.Ident.Package(); len(pkgs) == 0 || pkgs[len(pkgs)-1] != id {
 			pkgs = append(pkgs, id)
 		}

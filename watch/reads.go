@@ -16,13 +16,14 @@ import (
 // reads is what the next purge's plan must read again of the store: the
 // ORIGIN/NAME directories inotify reported a change in since the last
 // plan read them, those that are not fully watched, or everything.
-// Between purges the watcher keeps the last plan's inventory (last), and
+// Between purges the watcher keeps the last plan's inventory and graph
+// (last), and
 // a purge's plan takes again what it read of every other ORIGIN/NAME
 // directory (retention.PlanRescan); what lies outside them (the top of
 // the store, the specs, binlinks, mounts, the artifact cache, leases,
 // processes) is read afresh by every plan.
 type reads struct {
-	last    *pkgstore.Inventory
+	last    *retention.Plan         // the last plan's Inventory and Graph alone
 	changed map[pkgstore.Ident]bool // ORIGIN/NAME
 	// blind are ORIGIN/NAME directories one of whose directories could
 	// not be watched: read again by every plan.
@@ -139,6 +140,6 @@ func (w *watcher) plan(ctx context.Context, pol retention.Policy, now time.Time,
 		r.full = true
 		return p, err
 	}
-	r.last = p.Inventory
+	r.last = &retention.Plan{Inventory: p.Inventory, Graph: p.Graph}
 	return p, nil
 }
