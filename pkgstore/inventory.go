@@ -227,7 +227,7 @@ type Inventory struct {
 	// the options it was read with, and the idents the last full scan
 	// interned.
 	in       *interner
-	parts    []namePart
+	parts    []keptPart
 	scanKey  scanKey
 	fullRefs int
 }

@@ -21,6 +21,20 @@ type namePart struct {
 	debris       []string
 }
 
+// keptPart is what an inventory keeps of a namePart for a Rescan: where
+// its releases are in inv.Releases, how many release directories it
+// read, and whether it may be taken again.
+type keptPart struct {
+	origin, name string
+	lo, hi, n    int32
+	reusable     bool
+}
+
+// kept is what the inventory keeps of p.
+func (p *namePart) kept() keptPart {
+	return keptPart{origin: p.origin, name: p.name, lo: int32(p.lo), hi: int32(p.hi), n: int32(p.n), reusable: p.reusable()}
+}
+
 // reusable reports whether a Rescan may take the part again when its
 // directory did not change: it holds releases and nothing else. A part
 // with anything more is read again every time: an install directory (in
@@ -79,7 +93,7 @@ func (sc *scanner) reuse(j nameJob) bool {
 		return false
 	}
 	p := &sc.prev.parts[i]
-	if !p.reusable() {
+	if !p.reusable {
 		return false
 	}
 	old := sc.prev.Releases[p.lo:p.hi]
@@ -90,7 +104,7 @@ func (sc *scanner) reuse(j nameJob) bool {
 		copies[k].Size = -1
 		rels[k] = &copies[k]
 	}
-	sc.found(j.i, namePart{origin: j.origin, name: j.name, releases: rels, n: p.n})
+	sc.found(j.i, namePart{origin: j.origin, name: j.name, releases: rels, n: int(p.n)})
 	return true
 }
 

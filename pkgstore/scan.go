@@ -1176,7 +1176,10 @@ func (sc *scanner) inventory() *Inventory {
 	if !resorted {
 		// Each part's releases are where it says in inv.Releases: a
 		// Rescan can take them again.
-		inv.parts, inv.scanKey = sc.parts, sc.opts.key()
+		inv.parts, inv.scanKey = make([]keptPart, len(sc.parts)), sc.opts.key()
+		for i := range sc.parts {
+			inv.parts[i] = sc.parts[i].kept()
+		}
 		inv.fullRefs = sc.fullRefs
 		if inv.fullRefs == 0 {
 			inv.fullRefs = len(sc.in.idents)
