@@ -31,7 +31,15 @@ type Graph struct {
 
 // New builds the graph of inv: one node per Ref, one edge per distinct
 // dependency named in DEPS or TDEPS. A nil inventory is an empty graph.
-func New(inv *pkgstore.Inventory) *Graph {
+func New(inv *pkgstore.Inventory) *Graph { return NewFrom(inv, nil) }
+
+// NewFrom is New, taking from prev, the graph of an earlier inventory,
+// the edges of every release that has the very same DEPS and TDEPS in
+// both (the same Refs in the same memory: a pkgstore Rescan shares them
+// with the inventory it took them from, and a Ref keeps its ident from
+// an inventory to the one a Rescan makes of it). Its edges are those New
+// would compute, copied instead of sorted again. A nil prev is New.
+func NewFrom(inv *pkgstore.Inventory, prev *Graph) *Graph {
 	if inv == nil {
 		inv = pkgstore.NewInventory("", "", nil) // an empty graph, not a panic
 	}
@@ -46,6 +54,11 @@ func New(inv *pkgstore.Inventory) *Graph {
 		r := inv.ReleaseOf(pkgstore.Ref(i))
 		if r == nil {
 			return nil
+		}
+		if prev != nil && i < prev.Len() {
+			if pr := prev.inv.ReleaseOf(pkgstore.Ref(i)); pr != nil && same(pr.Deps, r.Deps) && same(pr.TDeps, r.TDeps) {
+				return prev.out[prev.off[i]:prev.off[i+1]]
+			}
 		}
 		buf = buf[:0]
 		for _, d := range r.Deps {
@@ -74,6 +87,12 @@ func New(inv *pkgstore.Inventory) *Graph {
 		copy(g.out[g.off[i]:g.off[i+1]], deps(i))
 	}
 	return g
+}
+
+// same reports whether a and b are the same slice: the same elements in
+// the same memory.
+func same(a, b []pkgstore.Ref) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // reverse builds the reverse adjacency, once, by counting sort.

@@ -228,6 +228,15 @@ type Inventory struct {
 	// Lookup: 4 bytes a ref where the scan's map of ident strings took
 	// about 90 (its entry and its key), at the peak of a large plan.
 	sorted []Ref
+
+	// What Rescan takes again (see rescan.go): what was read of each
+	// ORIGIN/NAME directory (nil when it cannot be taken), the options
+	// it was read with, and the idents the last full scan interned. The
+	// scan's interner is not kept (its map of ident strings was about 90
+	// bytes a release): Rescan makes one again from the inventory.
+	parts    []keptPart
+	scanKey  scanKey
+	fullRefs int
 }
 
 // absentIdent is the ident of a Ref no installed release has.

@@ -224,14 +224,24 @@ func (s *Store) Root() *os.Root { return s.pkgs }
 // binlinks. Damage is reported as Problems in the Inventory; the error is
 // non-nil only when ctx ends or the top of the store cannot be read.
 func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
-	if err := opts.Validate(); err != nil {
+	opts, err := opts.withDefaults()
+	if err != nil {
 		return nil, err
+	}
+	return s.scan(ctx, &scanner{store: s, opts: opts, in: newInterner()})
+}
+
+// withDefaults checks the options (Validate) and the target, and fills in
+// the defaults of those left zero.
+func (opts Options) withDefaults() (Options, error) {
+	if err := opts.Validate(); err != nil {
+		return opts, err
 	}
 	if opts.Target == "" {
 		opts.Target = DefaultTarget()
 	}
 	if err := checkTarget(opts.Target); err != nil {
-		return nil, err
+		return opts, err
 	}
 	if opts.Workers == 0 {
 		opts.Workers = DefaultWorkers()
@@ -242,7 +252,13 @@ func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 	if opts.InstallWindow == 0 {
 		opts.InstallWindow = DefaultInstallWindow
 	}
-	sc := &scanner{store: s, opts: opts, in: newInterner()}
+	return opts, nil
+}
+
+// scan reads the store with sc (Scan's, or Rescan's with what it may
+// take again from a previous inventory) and returns the inventory.
+func (s *Store) scan(ctx context.Context, sc *scanner) (*Inventory, error) {
+	opts := sc.opts
 	sc.phase(0, 0)
 	err := sc.walk(ctx)
 	if err != nil {
@@ -392,13 +408,21 @@ type scanner struct {
 	problems problems
 
 	mu         sync.Mutex
-	byName     [][]*Release // the releases of todo[i], sorted
+	parts      []namePart // what was read of todo[i]
 	scanned    int
 	names      int // origin/name directories read
 	total      int // of those found
 	installing []Installing
 	opaques    []Opaque
 	debris     []string
+
+	// Rescan's: the previous inventory, the index of its parts by
+	// ORIGIN/NAME, the directories changed since it was read, and the
+	// idents its last full scan interned.
+	prev     *Inventory
+	prevAt   map[Ident]int
+	changed  map[Ident]bool
+	fullRefs int
 }
 
 // nameJob is a NAME directory to scan. odd, when set, says why a name on
@@ -461,7 +485,7 @@ func (sc *scanner) walk(ctx context.Context) error {
 		}
 	}
 	sc.total = len(todo)
-	sc.byName = make([][]*Release, len(todo))
+	sc.parts = make([]namePart, len(todo))
 	sc.phase(0, sc.total)
 	jobs := make(chan nameJob, 64)
 	var wg sync.WaitGroup
@@ -474,13 +498,16 @@ func (sc *scanner) walk(ctx context.Context) error {
 				if ctx.Err() != nil {
 					continue
 				}
-				sc.scanName(w, j)
+				sc.scanJob(w, j)
 			}
 		}()
 	}
 	for _, j := range todo {
 		if ctx.Err() != nil {
 			break
+		}
+		if sc.reuse(j) {
+			continue // read by the previous scan and unchanged since (Rescan)
 		}
 		jobs <- j
 	}
@@ -601,7 +628,7 @@ func (w *worker) list(d safeio.DirFD) ([]safeio.DirEntry, error) {
 // symlink (safeio.DirFD). A release whose reading meets anything unusual
 // is read again the slower way, through an os.Root (scanReleaseSlow),
 // which says what it found.
-func (sc *scanner) scanName(w *worker, j nameJob) {
+func (sc *scanner) scanName(w *worker, j nameJob) (found []*Release, n int) {
 	origin, name, odd := j.origin, j.name, j.odd
 	nf, err := sc.store.pkgs.OpenFile(safeio.Dir(origin+"/"+name), os.O_RDONLY|oDirectory|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -614,8 +641,7 @@ func (sc *scanner) scanName(w *worker, j nameJob) {
 		if err == nil {
 			nd.Close()
 		}
-		sc.scanNameSlow(j)
-		return
+		return sc.scanNameSlow(j)
 	}
 	defer nd.Close()
 	versions, err := w.list(nd)
@@ -632,8 +658,6 @@ func (sc *scanner) scanName(w *worker, j nameJob) {
 		}
 		return strings.Compare(b.Name, a.Name)
 	})
-	var found []*Release
-	n := 0
 	for _, v := range versions {
 		ok, odd := sc.dirEntryOK(v.Type, "version", odd, origin, name, v.Name)
 		if !ok {
@@ -700,12 +724,12 @@ func (sc *scanner) scanName(w *worker, j nameJob) {
 		}
 		vd.Close()
 	}
-	sc.found(j.i, found, n)
+	return found, n
 }
 
 // scanNameSlow reads the releases of one origin/name directory through
 // os.Root alone (where safeio.DirFD is not available).
-func (sc *scanner) scanNameSlow(j nameJob) {
+func (sc *scanner) scanNameSlow(j nameJob) (found []*Release, n int) {
 	origin, name, odd := j.origin, j.name, j.odd
 	nroot, err := sc.store.pkgs.OpenRoot(safeio.Dir(origin + "/" + name))
 	if err != nil {
@@ -718,8 +742,6 @@ func (sc *scanner) scanNameSlow(j nameJob) {
 		sc.unreadable(err, origin, name)
 		return
 	}
-	var found []*Release
-	n := 0
 	for _, v := range versions {
 		ok, odd := sc.dirEntryOK(v.Type(), "version", odd, origin, name, v.Name())
 		if !ok {
@@ -752,21 +774,15 @@ func (sc *scanner) scanNameSlow(j nameJob) {
 		}
 		vroot.Close()
 	}
-	sc.found(j.i, found, n)
+	return found, n
 }
 
-// found records the releases of the i-th origin/name directory (n
-// release directories read), sorted, and reports progress.
-func (sc *scanner) found(i int, found []*Release, n int) {
-	// scanName reads newest first: reversed, that is almost always
-	// sorted already.
-	slices.Reverse(found)
-	if cmp := func(a, b *Release) int { return Compare(a.Ident, b.Ident) }; !slices.IsSortedFunc(found, cmp) {
-		slices.SortFunc(found, cmp)
-	}
+// found records what was read of the i-th origin/name directory and
+// reports progress.
+func (sc *scanner) found(i int, part namePart) {
 	sc.mu.Lock()
-	sc.byName[i] = found
-	sc.scanned += n
+	sc.parts[i] = part
+	sc.scanned += part.n
 	sc.names++
 	if sc.opts.Progress != nil {
 		sc.opts.Progress(sc.scanned)
@@ -1154,31 +1170,55 @@ func treeSize(r *os.Root) int64 {
 	return u.Bytes
 }
 
-func sum(byName [][]*Release) int {
-	n := 0
-	for _, rs := range byName {
-		n += len(rs)
-	}
-	return n
-}
-
 func (sc *scanner) inventory() *Inventory {
 	// Names were listed in order and each one's releases sorted, so
 	// their concatenation is sorted (finishInventory checks).
+	n := 0
+	for _, p := range sc.parts {
+		n += len(p.releases)
+		sc.problems.list = append(sc.problems.list, p.problems...)
+		for t, c := range p.foreign {
+			if sc.problems.foreign == nil {
+				sc.problems.foreign = map[string]int{}
+			}
+			sc.problems.foreign[t] += c
+		}
+		sc.installing = append(sc.installing, p.installing...)
+		sc.opaques = append(sc.opaques, p.opaques...)
+		sc.debris = append(sc.debris, p.debris...)
+	}
 	var all []*Release
-	if n := sum(sc.byName); n > 0 {
+	if n > 0 {
 		all = make([]*Release, 0, n)
 	}
-	for _, rs := range sc.byName {
-		all = append(all, rs...)
+	for i := range sc.parts {
+		p := &sc.parts[i]
+		p.lo = len(all)
+		all = append(all, p.releases...)
+		p.hi = len(all)
+		p.releases = nil // inv.Releases[lo:hi] from now on
 	}
-	return finishInventory(sc.store.fsRoot, sc.opts.Target, sc.in, all, &sc.problems)
+	inv, resorted := finishInventory(sc.store.fsRoot, sc.opts.Target, sc.in, all, &sc.problems)
+	if !resorted {
+		// Each part's releases are where it says in inv.Releases: a
+		// Rescan can take them again.
+		inv.parts, inv.scanKey = make([]keptPart, len(sc.parts)), sc.opts.key()
+		for i := range sc.parts {
+			inv.parts[i] = sc.parts[i].kept()
+		}
+		inv.fullRefs = sc.fullRefs
+		if inv.fullRefs == 0 {
+			inv.fullRefs = len(sc.in.idents)
+		}
+	}
+	return inv
 }
 
 // finishInventory sorts the releases, indexes them and reports
-// dependencies that are not installed.
-func finishInventory(fsRoot, target string, in *interner, releases []*Release, probs *problems) *Inventory {
-	inv := &Inventory{
+// dependencies that are not installed. resorted says whether they were
+// not sorted already.
+func finishInventory(fsRoot, target string, in *interner, releases []*Release, probs *problems) (inv *Inventory, resorted bool) {
+	inv = &Inventory{
 		FSRoot:   fsRoot,
 		Target:   target,
 		Releases: releases,
@@ -1187,6 +1227,7 @@ func finishInventory(fsRoot, target string, in *interner, releases []*Release, p
 	}
 	if cmp := func(a, b *Release) int { return Compare(a.Ident, b.Ident) }; !slices.IsSortedFunc(inv.Releases, cmp) {
 		slices.SortFunc(inv.Releases, cmp)
+		resorted = true
 	}
 	for _, r := range inv.Releases {
 		inv.byRef[r.Ref] = r
@@ -1208,5 +1249,5 @@ func finishInventory(fsRoot, target string, in *interner, releases []*Release, p
 			}
 		}
 	}
-	return inv
+	return inv, resorted
 }

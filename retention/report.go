@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/hab-gc/hab-gc/depgraph"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -49,6 +50,31 @@ import (
 // plan-and-apply: a purge that cannot show its plan first (to log it, or
 // stop on a warning) would be the easy, and worse, path.
 func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, opts ...pkgstore.Options) (*Plan, error) {
+	return planStore(ctx, store, nil, nil, pol, now, opts)
+}
+
+// PlanRescan is PlanStore with the store read by a Rescan of the
+// inventory prev was made from (pkgstore.Store.Rescan): what it read of
+// each ORIGIN/NAME directory not in changed is taken again, everything
+// else is read afresh, and the roots are found and the plan computed as
+// PlanStore does, over the whole store; the dependency graph takes from
+// prev's the edges of the releases taken again (depgraph.NewFrom). prev
+// needs only its Inventory and Graph (the previous plan of the same
+// store, or a Plan holding just those); with a nil prev, or one without
+// them, it is PlanStore. The caller vouches for changed (package watch
+// passes what inotify reported). The plan is applied as any other: Apply
+// reads the whole store again under the lock, whatever the plan was made
+// from.
+func PlanRescan(ctx context.Context, store *pkgstore.Store, prev *Plan, changed []pkgstore.Ident, pol Policy, now time.Time, opts ...pkgstore.Options) (*Plan, error) {
+	if prev == nil || prev.Inventory == nil {
+		return PlanStore(ctx, store, pol, now, opts...)
+	}
+	return planStore(ctx, store, prev, changed, pol, now, opts)
+}
+
+// planStore is PlanStore, with its scan a Rescan of prev's inventory when
+// prev is set.
+func planStore(ctx context.Context, store *pkgstore.Store, prev *Plan, changed []pkgstore.Ident, pol Policy, now time.Time, opts []pkgstore.Options) (*Plan, error) {
 	if err := store.Usable(); err != nil {
 		return nil, err
 	}
@@ -69,7 +95,12 @@ func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 		// those to remove afterwards.
 		scan.MeasureBeyond = pol.keep()
 	}
-	inv, err := store.Scan(ctx, scan)
+	var inv *pkgstore.Inventory
+	if prev != nil {
+		inv, err = store.Rescan(ctx, prev.Inventory, changed, scan)
+	} else {
+		inv, err = store.Scan(ctx, scan)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +111,11 @@ func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 	}
 	// The real clock too: a release young by it is kept whatever now says
 	// (Plan.RealNow).
-	p, err := planProbed(ctx, inv, pol, now, time.Now(), store.HasUninstallHook, found)
+	var g *depgraph.Graph
+	if prev != nil && prev.Graph != nil {
+		g = depgraph.NewFrom(inv, prev.Graph)
+	}
+	p, err := planProbedGraph(ctx, inv, g, pol, now, time.Now(), store.HasUninstallHook, found)
 	if err != nil {
 		return nil, err
 	}

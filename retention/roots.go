@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hab-gc/hab-gc/depgraph"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -152,11 +153,17 @@ func pendingDirs(inv *pkgstore.Inventory) []ProbeDir {
 // probe of the plan's removals and a plan computed again with what it
 // found: a root it finds only keeps more (itself and what it needs).
 func planProbed(ctx context.Context, inv *pkgstore.Inventory, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
-	p, err := computeAt(inv, nil, pol, now, realNow, hooks, found)
+	return planProbedGraph(ctx, inv, nil, pol, now, realNow, hooks, found)
+}
+
+// planProbedGraph is planProbed with inv's graph already built (nil:
+// built here).
+func planProbedGraph(ctx context.Context, inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
+	p, err := computeAt(inv, g, pol, now, realNow, hooks, found)
 	if err != nil || !slices.ContainsFunc(found, func(f Found) bool { return f.Probe != nil }) {
 		return p, err
 	}
-	g := p.Graph
+	g = p.Graph
 	if err := probeFound(ctx, found, removalDirs(p)); err != nil {
 		return nil, err
 	}

@@ -40,6 +40,30 @@
 // (slog), written to the store's history (package history, job "watch")
 // and counted in the metrics (type "watch"), like any run.
 //
+// # What a purge reads
+//
+// The first purge plans the whole store, as a dry run does; the watcher
+// keeps that plan's inventory, and each later purge's plan reads again
+// only the ORIGIN/NAME directories inotify reported a change in since
+// the last plan (retention.PlanRescan, pkgstore.Store.Rescan): any event
+// under one marks it (a release renamed in or away, an install directory,
+// hab-gc's own removals). What such a plan reads afresh every time: the
+// top of the store (which origin and name directories there are), the
+// directories that held anything but releases at the last read (an
+// install directory, debris, damage, a release of another target), the
+// specs, the binlinks, the mounts, the artifact cache, the leases and the
+// processes; the plan itself is computed over the whole store. The whole
+// store is read again after anything the watcher cannot attribute to a
+// package: an inotify overflow or error, an event on the store directory
+// or an origin made or removed in it, a name or version directory moved
+// (the watches are then set again), a directory that could not be
+// watched (its package is read by every plan; above the names, the whole
+// store is), a plan that failed, or polling. What is inside a release
+// directory is not watched: Habitat renames a release into place complete
+// and never changes it. Apply is unchanged: it reads the whole store
+// again under the lock and revalidates the plan against it, and after
+// hiding once more.
+//
 // # Which packages, and what of them
 //
 // As the Supervisor's own purge (habitat-sh/habitat
@@ -77,8 +101,9 @@
 //
 // When the kernel's limits are reached (fs.inotify.max_user_watches,
 // max_user_instances) Run logs a warning saying so and falls back to
-// listing the store's directories every Delay, purging what it finds new.
-// An inotify queue overflow leads to one such rescan.
+// listing the store's directories every Delay, purging what it finds new;
+// every purge's plan then reads the whole store. An inotify queue
+// overflow leads to one such rescan.
 //
 // # Clock
 //

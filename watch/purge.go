@@ -100,7 +100,7 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 	if scan.InstallWindow <= 0 {
 		scan.InstallWindow = w.o.installWindow()
 	}
-	p.Plan, p.Err = retention.PlanStore(ctx, w.o.Store, pol, p.Start, scan)
+	p.Plan, p.Err = w.plan(ctx, pol, p.Start, scan)
 	if p.Err == nil && p.Plan.InstallWait != "" {
 		// Elsewhere an install is running (an install directory, a
 		// download, a fetched archive not installed yet): the plan keeps

@@ -52,6 +52,7 @@ type watcher struct {
 	pending  map[pkgstore.Ident]*pending
 	unloaded map[pkgstore.Ident]time.Time // package -> when its last spec went
 	seen     map[string]bool              // O/N/V/R releases, for rescans
+	reads    reads                        // what the next purge's plan reads again
 }
 
 // Run watches the store and its specs directory until ctx is done and
@@ -65,24 +66,8 @@ func Run(ctx context.Context, o Options) error {
 	if err := o.Validate(); err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
-	root := o.Store.FSRoot()
-	w := &watcher{o: o, store: filepath.Join(root, pkgstore.StoreDir), specsDir: filepath.Join(root, pkgstore.SpecsDir),
-		watched: map[string]bool{}, specs: map[string]pkgstore.Ident{}, pending: map[pkgstore.Ident]*pending{},
-		unloaded: map[pkgstore.Ident]time.Time{}, seen: map[string]bool{}}
-	fsw, err := fsnotify.NewWatcher()
-	if err != nil {
-		w.fallBack(err)
-	} else {
-		w.fsw = fsw
-		defer func() {
-			if w.fsw != nil {
-				w.fsw.Close()
-			}
-		}()
-	}
-	w.readSpecs(false)
-	w.watchSpecs()
-	w.addTree(w.store, 0, false) // what is installed now is not new
+	w := newWatcher(o)
+	defer w.close()
 	w.o.log().Info("watching the store", "store", w.store, "specs", w.specsDir, "watches", len(w.watched),
 		"fallback", w.fallback, "all", o.All, "delay", o.delay().String(), "on_unload", o.OnUnload)
 	w.markAtStart()
@@ -90,6 +75,32 @@ func Run(ctx context.Context, o Options) error {
 		o.OnStart()
 	}
 	return w.loop(ctx)
+}
+
+// newWatcher sets the watches of o's store and its specs directory
+// (falling back to polling when inotify cannot be used) and reads the
+// specs. close releases the watches.
+func newWatcher(o Options) *watcher {
+	root := o.Store.FSRoot()
+	w := &watcher{o: o, store: filepath.Join(root, pkgstore.StoreDir), specsDir: filepath.Join(root, pkgstore.SpecsDir),
+		watched: map[string]bool{}, specs: map[string]pkgstore.Ident{}, pending: map[pkgstore.Ident]*pending{},
+		unloaded: map[pkgstore.Ident]time.Time{}, seen: map[string]bool{}, reads: newReads()}
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		w.fallBack(err)
+	} else {
+		w.fsw = fsw
+	}
+	w.readSpecs(false)
+	w.watchSpecs()
+	w.addTree(w.store, 0, false) // what is installed now is not new
+	return w
+}
+
+func (w *watcher) close() {
+	if w.fsw != nil {
+		w.fsw.Close()
+	}
 }
 
 func (w *watcher) loop(ctx context.Context) error {
@@ -141,13 +152,7 @@ func (w *watcher) loop(ctx context.Context) error {
 			if !ok {
 				continue
 			}
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				w.o.log().Warn("inotify queue overflowed: rescanning the store", "error", err)
-				w.readSpecs(true)
-				w.rescan(true)
-				continue
-			}
-			w.o.log().Warn("inotify error", "error", err)
+			w.handleError(err)
 		case <-rescan:
 			w.readSpecs(true)
 			w.rescan(true)
@@ -163,6 +168,20 @@ func (w *watcher) loop(ctx context.Context) error {
 	}
 }
 
+// handleError reacts to an error of the inotify watcher: events may have
+// been lost, so the next plan reads the whole store, and after an
+// overflow the store is listed again for new releases.
+func (w *watcher) handleError(err error) {
+	w.reads.all()
+	if errors.Is(err, fsnotify.ErrEventOverflow) {
+		w.o.log().Warn("inotify queue overflowed: rescanning the store", "error", err)
+		w.readSpecs(true)
+		w.rescan(true)
+		return
+	}
+	w.o.log().Warn("inotify error", "error", err)
+}
+
 // fallBack stops using inotify: every Delay, the store and the specs are
 // listed again and compared with what was seen.
 func (w *watcher) fallBack(err error) {
@@ -170,6 +189,7 @@ func (w *watcher) fallBack(err error) {
 		return
 	}
 	w.fallback = true
+	w.reads.all()
 	if w.fsw != nil {
 		w.fsw.Close()
 		w.fsw = nil
@@ -209,7 +229,9 @@ func (w *watcher) add(dir string) bool {
 // fresh, each release found is new (the directory appeared after Run
 // started).
 func (w *watcher) addTree(dir string, depth int, fresh bool) {
-	w.add(dir) // before listing: nothing created meanwhile is missed
+	if !w.add(dir) && w.fsw != nil { // before listing: nothing created meanwhile is missed
+		w.unwatched(dir, depth)
+	}
 	entries, err := safeio.ReadDir(dir)
 	if err != nil {
 		return
@@ -245,6 +267,7 @@ func (w *watcher) newRelease(rel string) {
 
 // handle reacts to one inotify event.
 func (w *watcher) handle(ev fsnotify.Event) {
+	w.changed(ev)
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		delete(w.watched, ev.Name) // the kernel drops the watch of a removed directory
 	}
