@@ -83,6 +83,14 @@ func (b *Builder) Binlink(dir, name, target string) *Builder {
 	return b.check()
 }
 
+// Binstub writes DIR/NAME.bat as `hab pkg binlink` does on Windows
+// (pkgstoretest.RenderBinstub).
+func (b *Builder) Binstub(dir, name, target string, env map[string]string) *Builder {
+	b.t.Helper()
+	b.s.Binstub(dir, name, target, env)
+	return b.check()
+}
+
 // File writes a file (and its parents).
 func (b *Builder) File(rel, content string) *Builder {
 	b.t.Helper()
