@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore/pkgstoretest"
 )
 
@@ -24,10 +25,10 @@ type Builder struct {
 }
 
 // New makes an empty store (hab/pkgs exists) in a fresh temporary
-// directory.
+// directory (testtool.TempDir: one Wine can remove too).
 func New(t testing.TB) *Builder {
 	t.Helper()
-	return At(t, t.TempDir())
+	return At(t, testtool.TempDir(t))
 }
 
 // At makes an empty store under root.
