@@ -1,3 +1,5 @@
+//go:build unix
+
 package binlink_test
 
 import (

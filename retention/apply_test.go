@@ -14,6 +14,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 var fast = retention.ApplyOptions{Settle: -1}
@@ -110,7 +112,7 @@ func TestApplyWholePackageGoesWithItsDirectories(t *testing.T) {
 // sentinel makes a directory outside the store with files that must
 // survive everything.
 func sentinel(t *testing.T) string {
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	for _, f := range []string{"a", "sub/b"} {
 		os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
 		os.WriteFile(filepath.Join(dir, f), []byte("keep me"), 0o644)

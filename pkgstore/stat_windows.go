@@ -1,0 +1,31 @@
+//go:build windows
+
+package pkgstore
+
+import (
+	"io/fs"
+	"syscall"
+	"time"
+)
+
+// FileID returns zeros on Windows: os's FileInfo there carries no file
+// number (the volume serial and file index need an open handle). A
+// release directory replaced between the plan and its removal is then
+// not told by its identity; the re-scan under the lock still judges the
+// release as it is.
+func FileID(fi fs.FileInfo) (dev, ino uint64) { return 0, 0 }
+
+// changeTime on Windows is the creation time: Habitat unpacks a release
+// into a new directory and renames it into place (habitat-sh/habitat
+// components/core/src/package/list.rs INSTALL_TMP_PREFIX), so its
+// creation is when it was installed, whatever modification times the
+// archive carried. NTFS's change time needs an open handle.
+func changeTime(fi fs.FileInfo) time.Time {
+	if d, ok := fi.Sys().(*syscall.Win32FileAttributeData); ok {
+		return time.Unix(0, d.CreationTime.Nanoseconds())
+	}
+	return time.Time{}
+}
+
+// DiskUsage is the file's size: its allocation needs an open handle.
+func DiskUsage(fi fs.FileInfo) int64 { return fi.Size() }
