@@ -4,6 +4,7 @@ package pkgstore
 
 import (
 	"io/fs"
+	"os"
 	"time"
 )
 
@@ -14,3 +15,5 @@ func FileID(fi fs.FileInfo) (dev, ino uint64) { return 0, 0 }
 func changeTime(fi fs.FileInfo) time.Time { return time.Time{} }
 
 func DiskUsage(fi fs.FileInfo) int64 { return fi.Size() }
+
+func openFileID(f *os.File) (dev, ino uint64, err error) { return 0, 0, nil }

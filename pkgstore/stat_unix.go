@@ -4,6 +4,7 @@ package pkgstore
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 )
 
@@ -22,4 +23,14 @@ func DiskUsage(fi fs.FileInfo) int64 {
 		return int64(st.Blocks) * 512
 	}
 	return fi.Size()
+}
+
+// openFileID is FileID of the open file f.
+func openFileID(f *os.File) (dev, ino uint64, err error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	dev, ino = FileID(fi)
+	return dev, ino, nil
 }

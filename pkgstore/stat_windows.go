@@ -4,8 +4,13 @@ package pkgstore
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/hab-gc/hab-gc/internal/winfs"
 )
 
 // FileID returns zeros on Windows: os's FileInfo there carries no file
@@ -29,3 +34,13 @@ func changeTime(fi fs.FileInfo) time.Time {
 
 // DiskUsage is the file's size: its allocation needs an open handle.
 func DiskUsage(fi fs.FileInfo) int64 { return fi.Size() }
+
+// openFileID is the volume serial number and file index of the open file
+// f (GetFileInformationByHandle): Windows' device and inode.
+func openFileID(f *os.File) (dev, ino uint64, err error) {
+	in, err := winfs.Stat(windows.Handle(f.Fd()))
+	if err != nil {
+		return 0, 0, err
+	}
+	return uint64(in.Volume), in.Index, nil
+}

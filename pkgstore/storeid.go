@@ -18,10 +18,14 @@ func (id StoreID) String() string { return fmt.Sprintf("dev %d inode %d", id.Dev
 // ID returns the store directory's identity, read on its open
 // descriptor.
 func (s *Store) ID() (StoreID, error) {
-	fi, err := s.pkgs.Stat(".")
+	f, err := s.pkgs.Open(".")
 	if err != nil {
 		return StoreID{}, fmt.Errorf("%s: %w", s.Path(), err)
 	}
-	dev, ino := FileID(fi)
+	defer f.Close()
+	dev, ino, err := openFileID(f)
+	if err != nil {
+		return StoreID{}, fmt.Errorf("%s: %w", s.Path(), err)
+	}
 	return StoreID{Dev: dev, Ino: ino}, nil
 }
