@@ -857,7 +857,7 @@ func (sc *scanner) scanReleaseSlow(vroot *os.Root, id Ident, odd string) *Releas
 	rel := &Release{Ident: id, Size: -1}
 	if fi, err := rroot.Stat("."); err == nil {
 		rel.ModTime, rel.ChangeTime = fi.ModTime(), changeTime(fi)
-		rel.Dev, rel.Ino = FileID(fi)
+		rel.Dev, rel.Ino = DirID(rroot, ".", fi)
 	}
 	fq := id.String()
 

@@ -17,3 +17,6 @@ func changeTime(fi fs.FileInfo) time.Time { return time.Time{} }
 func DiskUsage(fi fs.FileInfo) int64 { return fi.Size() }
 
 func openFileID(f *os.File) (dev, ino uint64, err error) { return 0, 0, nil }
+
+// DirID is FileID(fi).
+func DirID(root *os.Root, rel string, fi fs.FileInfo) (dev, ino uint64) { return FileID(fi) }

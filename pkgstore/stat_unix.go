@@ -34,3 +34,7 @@ func openFileID(f *os.File) (dev, ino uint64, err error) {
 	dev, ino = FileID(fi)
 	return dev, ino, nil
 }
+
+// DirID is the device and inode of the directory rel inside root, which
+// Lstat described as fi: FileID(fi) on Unix.
+func DirID(root *os.Root, rel string, fi fs.FileInfo) (dev, ino uint64) { return FileID(fi) }

@@ -10,14 +10,12 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/hab-gc/hab-gc/internal/onefs"
 	"github.com/hab-gc/hab-gc/internal/winfs"
 )
 
 // FileID returns zeros on Windows: os's FileInfo there carries no file
-// number (the volume serial and file index need an open handle). A
-// release directory replaced between the plan and its removal is then
-// not told by its identity; the re-scan under the lock still judges the
-// release as it is.
+// number (the volume serial and file index need an open handle: DirID).
 func FileID(fi fs.FileInfo) (dev, ino uint64) { return 0, 0 }
 
 // changeTime on Windows is the creation time: Habitat unpacks a release
@@ -43,4 +41,24 @@ func openFileID(f *os.File) (dev, ino uint64, err error) {
 		return 0, 0, err
 	}
 	return uint64(in.Volume), in.Index, nil
+}
+
+// DirID is the volume serial number and file index of the directory rel
+// inside root, read on a handle opened without following a reparse point
+// (fi, Lstat's, carries neither on Windows): what tells a release
+// directory replaced since the plan from the one planned. Zeros when it
+// cannot be opened so.
+func DirID(root *os.Root, rel string, fi fs.FileInfo) (dev, ino uint64) {
+	top, err := root.Open(".")
+	if err != nil {
+		return 0, 0
+	}
+	defer top.Close()
+	d, err := onefs.OpenDir(top, rel)
+	if err != nil {
+		return 0, 0
+	}
+	defer d.Close()
+	dev, ino, _ = openFileID(d)
+	return dev, ino
 }

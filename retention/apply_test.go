@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -267,6 +268,9 @@ func reasonText(rs []retention.Reason) string {
 }
 
 func TestApplyLock(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no table of lock holders (Linux's /proc/locks): the holder is named by the pid in the lock file, unverified")
+	}
 	b := base(t)
 	s, err := pkgstore.Open(b.Root)
 	if err != nil {

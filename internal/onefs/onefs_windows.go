@@ -297,3 +297,74 @@ func OpenDir(dir *os.File, rel string) (*os.File, error) {
 	}
 	return os.NewFile(uintptr(owned), path.Join(dir.Name(), rel)), nil
 }
+
+// HeldOpen returns the first file in the directory open as dir (rel to
+// it) that another process holds so that it could not be deleted or
+// renamed (winfs.InUse on an open for DELETE, and for writing unless
+// read-only: a running program's image refuses writers), or "" when none
+// is. Reparse points are not followed. What it cannot open for another
+// reason is not reported: the removal itself then fails, and says why.
+// Windows refuses to move a directory holding such a file, but Wine
+// does not: this check is what keeps the release there.
+func HeldOpen(dir *os.File) (string, error) {
+	return heldOpen(windows.Handle(dir.Fd()), ".")
+}
+
+func heldOpen(h windows.Handle, rel string) (string, error) {
+	entries, err := winfs.Names(h)
+	if err != nil {
+		return "", fmt.Errorf("listing %s: %w", rel, err)
+	}
+	for _, e := range entries {
+		name := path.Join(rel, e.Name())
+		if e.IsDir() {
+			ch, err := winfs.Open(h, e.Name(), dirAccess, winfs.ShareAll, openExists, 0)
+			if err != nil {
+				continue
+			}
+			in, err := winfs.Stat(ch)
+			held := ""
+			if err == nil && in.IsDir() && !in.Reparse() {
+				held, err = heldOpen(ch, name)
+			}
+			windows.CloseHandle(ch)
+			if held != "" || err != nil {
+				return held, err
+			}
+			continue
+		}
+		access := uint32(windows.DELETE)
+		if info, err := e.Info(); err == nil && info.Mode().Perm()&0o200 != 0 {
+			access |= windows.FILE_WRITE_DATA
+		}
+		ch, err := winfs.Open(h, e.Name(), access, winfs.ShareAll, openExists, 0)
+		if err == nil {
+			windows.CloseHandle(ch)
+			continue
+		}
+		if errors.Is(err, windows.ERROR_SHARING_VIOLATION) || errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
+			return name, nil
+		}
+	}
+	return "", nil
+}
+
+// RemoveEmpty deletes name, an empty directory in the open directory
+// parent, never following a reparse point: a symlink or junction there is
+// left alone (an error wrapping winfs.ErrReparsePoint), a directory with
+// anything in it fails (ERROR_DIR_NOT_EMPTY).
+func RemoveEmpty(parent *os.File, name string) error {
+	h, err := winfs.Open(windows.Handle(parent.Fd()), name, windows.DELETE|windows.FILE_LIST_DIRECTORY, winfs.ShareAll, openExists, windows.FILE_DIRECTORY_FILE)
+	if err != nil {
+		return err
+	}
+	defer windows.CloseHandle(h)
+	in, err := winfs.Stat(h)
+	if err != nil {
+		return err
+	}
+	if in.Reparse() {
+		return &os.PathError{Op: "remove", Path: name, Err: winfs.ErrReparsePoint}
+	}
+	return winfs.Delete(h, in)
+}
