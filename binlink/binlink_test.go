@@ -17,6 +17,8 @@ import (
 	"github.com/hab-gc/hab-gc/binlink"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 var ctx = context.Background()
@@ -262,7 +264,7 @@ func TestSymlinkedBinlinkDir(t *testing.T) {
 		if plan.Changes() != 2 {
 			t.Fatalf("plan %+v; want two relinks", plan.Steps)
 		}
-		elsewhere := filepath.Join(t.TempDir(), "bin")
+		elsewhere := filepath.Join(testtool.TempDir(t), "bin")
 		if err := os.Rename(b.Path("usr/local/bin"), elsewhere); err != nil {
 			t.Fatal(err)
 		}
@@ -417,7 +419,7 @@ func TestPlanAdversarialMetadata(t *testing.T) {
 			}
 		}},
 		{"the command is a symlink out of the store", func(t *testing.T, b *storetest.Builder, rel string) {
-			outside := filepath.Join(t.TempDir(), "redis-server")
+			outside := filepath.Join(testtool.TempDir(t), "redis-server")
 			if err := os.WriteFile(outside, []byte("x"), 0o755); err != nil {
 				t.Fatal(err)
 			}

@@ -93,6 +93,15 @@ func NewPlan(store *pkgstore.Store, inv *pkgstore.Inventory, opts Options) (*Pla
 		if !bl.InStore || !bl.Dangling {
 			continue
 		}
+		if bl.Binstub {
+			// A Windows binstub (pkgstore.Binlink.Binstub) is a batch file
+			// Habitat renders (habitat-sh/habitat components/hab/static/
+			// template_binstub.bat), not a symlink to point elsewhere:
+			// `hab pkg binlink --force` rewrites it.
+			p.Steps = append(p.Steps, Step{Link: bl.Path, Target: bl.Target, Release: bl.Release, Dangling: bl.Why, Action: ActionLeave,
+				Reason: "it is a Windows binstub (a .bat file), which hab-gc does not rewrite (`hab pkg binlink --force` does): left alone", storePath: bl.StorePath})
+			continue
+		}
 		st := planOne(store.Root(), inv, bl, opts)
 		if st.Action != ActionLeave {
 			if why := symlinkedDir(store.FSRoot(), path.Dir(bl.Path)); why != "" {

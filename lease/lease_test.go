@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/lease"
@@ -40,12 +42,18 @@ func TestMain(m *testing.M) {
 		for _, a := range os.Args[1:] {
 			ids = append(ids, pkgstore.MustParseIdent(a))
 		}
-		if _, err := lease.Acquire(root, "test helper", ids...); err != nil {
+		l, err := lease.Acquire(root, "test helper", ids...)
+		if err != nil {
 			os.Stdout.WriteString(err.Error() + "\n")
 			os.Exit(1)
 		}
 		os.Stdout.WriteString("held\n")
-		select {}
+		// Held until killed: a lease the garbage collector finds
+		// unreachable has its file closed, and its lock released.
+		for {
+			time.Sleep(time.Hour)
+			runtime.KeepAlive(l)
+		}
 	}
 	os.Exit(m.Run())
 }
@@ -61,7 +69,7 @@ func ids(ss ...string) []pkgstore.Ident {
 // storeRoot returns an FS root with an empty store.
 func storeRoot(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
+	root := testtool.TempDir(t)
 	if err := os.MkdirAll(filepath.Join(root, "hab", "pkgs"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -144,6 +152,7 @@ func TestBadLeases(t *testing.T) {
 		make func(t *testing.T, dir string)
 	}{
 		{"symlink", func(t *testing.T, dir string) {
+			testtool.NeedSymlinks(t)
 			if err := os.Symlink("/etc/passwd", filepath.Join(dir, "x.lease")); err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +165,7 @@ func TestBadLeases(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
+			root := testtool.TempDir(t)
 			dir := lease.Dir(root)
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/hab-gc/hab-gc/lease"
 	"github.com/hab-gc/hab-gc/pkgstore"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // holdLease starts a real process that takes a lease on idents under
@@ -104,12 +106,13 @@ func TestReadRemovesNothing(t *testing.T) {
 // Read and Acquire refuse, naming it, and the files there, locked or not,
 // are left as they are (issue 20 item 5).
 func TestSymlinkedLeaseDir(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	for _, link := range []string{
 		lease.RelDir,
 		filepath.Dir(lease.RelDir), // hab/sup/default/hab-gc
 	} {
 		t.Run(link, func(t *testing.T) {
-			root, other := t.TempDir(), t.TempDir()
+			root, other := testtool.TempDir(t), testtool.TempDir(t)
 			if err := os.MkdirAll(filepath.Join(root, "hab", "pkgs"), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +159,8 @@ func TestSymlinkedLeaseDir(t *testing.T) {
 // is written through it (issue 31 item 4): Sweep removes no dead lease
 // there, and Acquire makes no lease, both failing with ErrSymlink.
 func TestHabSymlinkReadNotWritten(t *testing.T) {
-	root, real := t.TempDir(), t.TempDir()
+	testtool.NeedSymlinks(t)
+	root, real := testtool.TempDir(t), testtool.TempDir(t)
 	moved := filepath.Join(real, "hab")
 	if err := os.MkdirAll(filepath.Join(moved, "pkgs"), 0o755); err != nil {
 		t.Fatal(err)
@@ -190,9 +194,10 @@ func TestHabSymlinkReadNotWritten(t *testing.T) {
 // both fail naming the symlink (ErrSymlink). Only the last two levels
 // (hab-gc, leases) were checked before.
 func TestNoLeaseBelowSymlinkedDir(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	for _, link := range []string{"hab", "hab/sup", "hab/sup/default"} {
 		t.Run(link, func(t *testing.T) {
-			root, outside := t.TempDir(), t.TempDir()
+			root, outside := testtool.TempDir(t), testtool.TempDir(t)
 			if err := os.MkdirAll(filepath.Join(root, "hab", "pkgs"), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -254,7 +259,7 @@ func TestSweep(t *testing.T) {
 func TestAcquireNeedsStore(t *testing.T) {
 	for _, name := range []string{"missing", "empty"} {
 		t.Run(name, func(t *testing.T) {
-			w := t.TempDir()
+			w := testtool.TempDir(t)
 			root := filepath.Join(w, "fs")
 			if name == "empty" {
 				if err := os.Mkdir(root, 0o755); err != nil {

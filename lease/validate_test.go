@@ -8,6 +8,8 @@ import (
 
 	"github.com/hab-gc/hab-gc/lease"
 	"github.com/hab-gc/hab-gc/pkgstore"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestAcquireValidates (issue 34 items 2 and 3): a lease on an ident that
@@ -38,7 +40,7 @@ func TestAcquireValidates(t *testing.T) {
 		})
 	}
 	t.Run("empty FS root", func(t *testing.T) {
-		wd := t.TempDir()
+		wd := testtool.TempDir(t)
 		t.Chdir(wd)
 		if err := os.MkdirAll(filepath.Join(wd, pkgstore.StoreDir), 0o755); err != nil {
 			t.Fatal(err)

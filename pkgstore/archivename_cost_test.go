@@ -11,6 +11,8 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // craftedLinks is a store whose artifact cache holds 60 fresh symlinks
@@ -47,6 +49,7 @@ func craftedLinks(tb testing.TB) (root string, links int) {
 // TestCraftedSymlinkNames (adversary): each crafted fresh link holds
 // removals (its first reading is not installed).
 func TestCraftedSymlinkNames(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	root, links := craftedLinks(t)
 	inv, err := pkgstore.Scan(context.Background(), root, pkgstore.Options{Target: "x86_64-linux", Now: time.Now()})
 	if err != nil {

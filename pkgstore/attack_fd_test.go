@@ -64,7 +64,7 @@ func TestFastPathOnDTUnknownFS(t *testing.T) {
 		t.Skip("mounting a loop device needs root")
 	}
 	mkfs := testtool.Need(t, "mkfs.ext2", "e2fsprogs")
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	img, mnt := dir+"/img", dir+"/mnt"
 	if err := os.Mkdir(mnt, 0o755); err != nil {
 		t.Fatal(err)

@@ -39,6 +39,10 @@ func (s *Store) readBinlinks(inv *Inventory, dirs []string, probs *problems) {
 			continue
 		}
 		for _, e := range entries {
+			if e.Type().IsRegular() && hasBinstubExt(e.Name()) {
+				s.readBinstub(inv, rel, full, e.Name(), probs)
+				continue
+			}
 			if e.Type()&fs.ModeSymlink == 0 {
 				continue
 			}
@@ -76,19 +80,26 @@ func (s *Store) binlink(inv *Inventory, dir, linkPath, target string) (Binlink, 
 	default:
 		return Binlink{}, false
 	}
-	bl := Binlink{Path: linkPath, Target: target, InStore: true, Dangling: true, StorePath: rest}
+	return s.storeLink(inv, Binlink{Path: linkPath, Target: target}, rest), true
+}
+
+// storeLink judges bl, a link or binstub whose target is rest in the
+// store (ORIGIN/NAME/VERSION/RELEASE/...): which release, and whether it
+// leads anywhere.
+func (s *Store) storeLink(inv *Inventory, bl Binlink, rest string) Binlink {
+	bl.InStore, bl.Dangling, bl.StorePath = true, true, rest
 	parts := strings.SplitN(rest, "/", 5)
 	if len(parts) < 4 {
-		return s.partialBinlink(inv, bl, rest), true
+		return s.partialBinlink(inv, bl, rest)
 	}
 	id, err := ParseFullIdent(strings.Join(parts[:4], "/"))
 	if err != nil {
-		return bl, true
+		return bl
 	}
 	bl.Release = id
 	if inv.Installed(id) == nil {
 		bl.Why = notInstalled(inv, id)
-		return bl, true
+		return bl
 	}
 	file := "its directory"
 	if len(parts) == 5 {
@@ -114,7 +125,7 @@ func (s *Store) binlink(inv *Inventory, dir, linkPath, target string) (Binlink, 
 	default:
 		bl.Dangling = false
 	}
-	return bl, true
+	return bl
 }
 
 // notInstalled says why a link into release id, which is not installed,
@@ -181,4 +192,37 @@ func dangling(fsRoot, rel string) (link, target string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// hasBinstubExt reports a name ending in .bat, in any case.
+func hasBinstubExt(name string) bool {
+	return len(name) > len(BinstubExt) && strings.EqualFold(name[len(name)-len(BinstubExt):], BinstubExt)
+}
+
+// readBinstub reads the batch file name in the binlink directory rel
+// (full on disk): on Windows `hab pkg binlink` writes binstubs, not
+// symlinks (habitat-sh/habitat components/hab/src/command/pkg/binlink.rs
+// Binlink::link and binstub_path). Each path into the store it names (its
+// target as Habitat reads it back, the program its last line runs, its
+// PATH) is a Binlink with Binstub set, so that the release behind
+// hab\bin\redis-cli.bat is kept as the one behind a symlink is. A batch
+// file naming nothing in the store is not a binlink. It is read without
+// following a symlink and never past safeio.Limit; one that cannot be
+// read is a blocking problem, since the releases it names are unknown.
+func (s *Store) readBinstub(inv *Inventory, rel, full, name string, probs *problems) {
+	linkPath := rel + "/" + quoteName(name)
+	data, err := safeio.ReadFile(filepath.Join(full, name), safeio.Limit, safeio.NoFollow)
+	if err != nil {
+		probs.add(Problem{Path: linkPath, Kind: ProblemUnreadable, Blocking: true,
+			Message: fmt.Sprintf("cannot read binstub, so which release it runs is unknown: %s", errMsg(err))})
+		return
+	}
+	for _, target := range ParseBinstub(data).Named() {
+		rest, ok := WindowsStorePath(target, s.fsRoot)
+		if !ok {
+			continue
+		}
+		bl := s.storeLink(inv, Binlink{Path: linkPath, Target: target, Binstub: true}, rest)
+		inv.Binlinks = append(inv.Binlinks, bl)
+	}
 }

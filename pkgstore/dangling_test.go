@@ -9,6 +9,8 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestDanglingRootDirs: the specs directory or a binlink directory (or a
@@ -17,6 +19,7 @@ import (
 // binlinks": what they protect is unknown, a blocking problem naming it.
 // A directory that is simply absent is no problem.
 func TestDanglingRootDirs(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	cases := []struct {
 		name, link string // FS-root-relative symlink to a missing target ("" for none)
 		problem    string // the problem's path; "" for none
@@ -36,7 +39,7 @@ func TestDanglingRootDirs(t *testing.T) {
 				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				if err := os.Symlink(filepath.Join(t.TempDir(), "not-mounted"), p); err != nil {
+				if err := os.Symlink(filepath.Join(testtool.TempDir(t), "not-mounted"), p); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -65,6 +68,7 @@ func TestDanglingRootDirs(t *testing.T) {
 // not "no dependencies": what the release needs is unknown, a blocking
 // problem naming it.
 func TestDanglingMetadata(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	for _, file := range []string{"DEPS", "TDEPS"} {
 		t.Run(file, func(t *testing.T) {
 			b := storetest.New(t)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestDanglingBinlinkReasons: `hab pkg uninstall` leaves the binlinks of
@@ -19,6 +21,7 @@ import (
 // would not take: candidate.is_file()). Links that lead somewhere are not
 // reported.
 func TestDanglingBinlinkReasons(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	const r1, r2 = "core/redis/6.2.5/20200101000000", "core/redis/7.0.0/20210101000000"
 	b := storetest.New(t)
 	b.Add(storetest.Release{Ident: r2, Files: map[string]string{"bin/redis-server": "#!/bin/sh\n", "bin/redis-real": "x"}})

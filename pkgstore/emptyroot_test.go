@@ -7,13 +7,15 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestOpenRefusesEmptyFSRoot (issue 34 item 3): Open("") opened the
 // machine's /hab/pkgs; an empty FS root is an error wrapping ErrNoStore,
 // never the machine's store nor the working directory's.
 func TestOpenRefusesEmptyFSRoot(t *testing.T) {
-	wd := t.TempDir()
+	wd := testtool.TempDir(t)
 	t.Chdir(wd)
 	if err := os.MkdirAll(filepath.Join(wd, pkgstore.StoreDir), 0o755); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pkgstore/pkgstoretest"
 	"golang.org/x/sys/unix"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // damages are the ways a release can differ from the common one the
@@ -169,7 +171,7 @@ func normalized(inv *pkgstore.Inventory) string {
 // damages, core/pII/1.0.i/20200101000000 needing it, damaged that way.
 func damagedStore(t *testing.T) (string, *pkgstoretest.Store) {
 	t.Helper()
-	root := t.TempDir()
+	root := testtool.TempDir(t)
 	s, err := pkgstoretest.New(root)
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ func TestInferTarget(t *testing.T) {
 		{"core/hab", []rel{{"core/hab/0.80.0/20190101000000", k2}}, k2, "core/hab/0.80.0/20190101000000", nil},
 		{"bad TARGET ignored", []rel{{"chef/hab/1.6.0/20200101000000", "nonsense"}, {"core/hab/0.80.0/20190101000000", k2}}, k2, "core/hab/0.80.0/20190101000000", nil},
 		{"several, this machine's among them", []rel{{"chef/hab/1.6.0/20200101000000", k2}, {"chef/hab/1.6.1/20200201000000", pkgstore.DefaultTarget()}}, pkgstore.DefaultTarget(), "chef/hab/1.6.1/20200201000000", nil},
-		{"several, not this machine's", []rel{{"chef/hab/1.6.0/20200101000000", k2}, {"chef/hab/1.6.1/20200201000000", "x86_64-windows"}}, "", "", pkgstore.ErrTargetAmbiguous},
+		{"several, not this machine's", []rel{{"chef/hab/1.6.0/20200101000000", k2}, {"chef/hab/1.6.1/20200201000000", notThisMachine()}}, "", "", pkgstore.ErrTargetAmbiguous},
 		{"no Habitat release", []rel{{"core/a/1/20200101000000", k2}}, pkgstore.DefaultTarget(), "", nil},
 	}
 	for _, tc := range cases {
@@ -74,4 +74,12 @@ func TestScanTargetNotInstalled(t *testing.T) {
 			t.Fatalf("problem %v with a release of the target installed", p)
 		}
 	}
+}
+
+// notThisMachine is a known target that is not this machine's.
+func notThisMachine() string {
+	if pkgstore.DefaultTarget() == "x86_64-windows" {
+		return "x86_64-linux"
+	}
+	return "x86_64-windows"
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // FuzzInstallDir reads an install directory of any name holding any
@@ -28,7 +30,7 @@ func FuzzInstallDir(f *testing.F) {
 		if strings.HasPrefix(entry, pkgstore.DebrisPrefix) {
 			return
 		}
-		root := t.TempDir()
+		root := testtool.TempDir(t)
 		b := storetest.At(t, root)
 		tmp := "hab/pkgs/core/app/1.0/" + entry
 		b.File(tmp+"/hab/pkgs/core/app/1.0/"+release+"/TDEPS", tdeps)

@@ -87,7 +87,8 @@ type Service struct {
 	DesiredState string
 }
 
-// Binlink is a symlink in a binlink directory that points into the store.
+// Binlink is a symlink in a binlink directory that points into the store,
+// or a path into the store a Windows binstub names (Binstub).
 type Binlink struct {
 	// Path is the link, relative to the FS root.
 	Path string
@@ -114,6 +115,11 @@ type Binlink struct {
 	// installed releases below it, each reachable through the link.
 	Under  string
 	Covers []Ident
+	// Binstub is set when Path is a Windows binstub (a .bat file `hab
+	// pkg binlink` writes there), not a symlink; Target is then one of
+	// the paths it names (ParseBinstub), and a binstub naming several
+	// releases is one Binlink for each.
+	Binstub bool
 }
 
 // Installing is an install in progress (or the leftover of a killed

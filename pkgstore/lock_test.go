@@ -17,6 +17,8 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // Whatever sits at the lock's name that is not a regular file with one
@@ -70,7 +72,7 @@ func TestLockRefusesWhatIsNotItsOwnFile(t *testing.T) {
 				t.Skip("needs root (mknod, chown)")
 			}
 			b := storetest.New(t)
-			outside := filepath.Join(t.TempDir(), "precious")
+			outside := filepath.Join(testtool.TempDir(t), "precious")
 			if err := os.WriteFile(outside, []byte("precious data\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // fullTmpfs mounts a 1 MiB tmpfs at a new directory, builds a store there
@@ -25,7 +27,7 @@ func fullTmpfs(t *testing.T, build func(b *storetest.Builder)) *storetest.Builde
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to mount a size-limited tmpfs (mount -t tmpfs -o size=1m)")
 	}
-	dir := filepath.Join(t.TempDir(), "fs")
+	dir := filepath.Join(testtool.TempDir(t), "fs")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

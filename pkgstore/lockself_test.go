@@ -8,11 +8,16 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
+
+	"runtime"
 )
 
 // Issue 13 item 10: a lock this process holds (another Store, an Apply
 // not yet returned) is never blamed on "another hab-gc".
 func TestLockHeldByThisProcessSaysSo(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no table of lock holders (Linux's /proc/locks): the holder is named by the pid in the lock file, unverified, and never as this process")
+	}
 	b := storetest.New(t)
 	unlock, err := openStore(t, b.Root).Lock(context.Background(), 0)
 	if err != nil {

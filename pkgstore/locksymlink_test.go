@@ -13,6 +13,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // Issue 31 item 4: the store's lock file is written (created, its pid
@@ -28,7 +30,7 @@ func TestLockNotBelowSymlink(t *testing.T) {
 		t.Run(link, func(t *testing.T) {
 			b := storetest.New(t)
 			b.Pkg("core/zlib/1.3/20240101000000")
-			outside := t.TempDir()
+			outside := testtool.TempDir(t)
 			at, moved := b.Path(link), filepath.Join(outside, "moved")
 			if err := os.Rename(at, moved); err != nil {
 				t.Fatal(err)
@@ -66,7 +68,7 @@ func TestLockNotBelowSymlink(t *testing.T) {
 	}
 	t.Run("symlinked FS root", func(t *testing.T) {
 		b := storetest.New(t)
-		root := filepath.Join(t.TempDir(), "root")
+		root := filepath.Join(testtool.TempDir(t), "root")
 		os.Symlink(b.Root, root)
 		unlock, err := openStore(t, root).Lock(context.Background(), 0)
 		if err != nil {

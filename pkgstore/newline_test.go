@@ -8,6 +8,8 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
+
+	"runtime"
 )
 
 // TestProblemNamesOnOneLine: a directory whose name holds a newline (or a
@@ -15,6 +17,9 @@ import (
 // escaped, so a planted name cannot add lines of its own to what people
 // read (a fake "OK" line, a fake problem) through the path.
 func TestProblemNamesOnOneLine(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("NTFS refuses control characters in names (ERROR_INVALID_NAME): no such directory can be planted on Windows")
+	}
 	for _, name := range []string{"2020\n0101000005", "2020\r0101000005", "2020\t0101000005"} {
 		t.Run(strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(name), func(t *testing.T) {
 			b := storetest.New(t)

@@ -900,7 +900,7 @@ func (sc *scanner) scanReleaseSlow(vroot *os.Root, id Ident, odd string) *Releas
 	rel := &Release{Ident: id, Size: -1}
 	if fi, err := rroot.Stat("."); err == nil {
 		rel.ModTime, rel.ChangeTime = fi.ModTime(), fileinfo.ChangeTime(fi)
-		rel.Dev, rel.Ino = fileinfo.ID(fi)
+		rel.Dev, rel.Ino = DirID(rroot, ".", fi)
 	}
 	fq := id.String()
 

@@ -15,6 +15,8 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 func TestScanHealthyStore(t *testing.T) {
@@ -78,7 +80,7 @@ func TestScanWithoutSizes(t *testing.T) {
 }
 
 func TestOpenUnusableRoot(t *testing.T) {
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	file := filepath.Join(dir, "f")
 	os.WriteFile(file, nil, 0o644)
 	for name, root := range map[string]string{
@@ -108,7 +110,7 @@ func TestOpenUnusableRoot(t *testing.T) {
 // TestScanDamagedStore builds one store with every kind of damage and checks
 // that the scan completes and reports each of them.
 func TestScanDamagedStore(t *testing.T) {
-	outside := t.TempDir()
+	outside := testtool.TempDir(t)
 	os.WriteFile(filepath.Join(outside, "secret"), []byte("x"), 0o644)
 	storetest.At(t, outside).Pkg("evil/pkg/1/1")
 

@@ -2,8 +2,6 @@ package pkgstore
 
 import (
 	"fmt"
-
-	"github.com/hab-gc/hab-gc/internal/fileinfo"
 )
 
 // StoreID identifies a package store directory (FSROOT/hab/pkgs) by its
@@ -22,10 +20,14 @@ func (id StoreID) String() string { return fmt.Sprintf("dev %d inode %d", id.Dev
 // ID returns the store directory's identity, read on its open
 // descriptor.
 func (s *Store) ID() (StoreID, error) {
-	fi, err := s.pkgs.Stat(".")
+	f, err := s.pkgs.Open(".")
 	if err != nil {
 		return StoreID{}, fmt.Errorf("%s: %w", s.Path(), err)
 	}
-	dev, ino := fileinfo.ID(fi)
+	defer f.Close()
+	dev, ino, err := openFileID(f)
+	if err != nil {
+		return StoreID{}, fmt.Errorf("%s: %w", s.Path(), err)
+	}
 	return StoreID{Dev: dev, Ino: ino}, nil
 }

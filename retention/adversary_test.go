@@ -8,6 +8,8 @@ import (
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestApplySwapsForSymlinks: between the plan and each step of Apply, an
@@ -40,7 +42,7 @@ func TestApplySwapsForSymlinks(t *testing.T) {
 			b := base(t)
 			p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
 			pkgs := filepath.Join(b.Root, "hab", "pkgs")
-			outside := t.TempDir()
+			outside := testtool.TempDir(t)
 			var precious []string
 			swapped := ""
 			opts := fast

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/depgraph"
-	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/onefs"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -669,8 +668,13 @@ func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
 	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
 		return hiddenRelease{}, &keptError{Reason{CodeChanged, "its directory was replaced by a " + fileKind(fi.Mode()) + " since the plan; left alone"}}
 	}
-	if dev, ino := fileinfo.ID(fi); dev != r.Dev || ino != r.Ino {
+	if dev, ino := pkgstore.DirID(a.root, rel, fi); dev != r.Dev || ino != r.Ino {
 		return hiddenRelease{}, &keptError{Reason{CodeChanged, "its directory was replaced since the plan was made"}}
+	}
+	if held := a.heldFile(rel); held != "" {
+		// Windows: a process holds a file of it open (a running program,
+		// a loaded DLL), which Windows would not let go.
+		return hiddenRelease{}, &keptError{Reason{CodeInUse, "a process holds " + held + " open, so that Windows would not let it be deleted (a running program or a loaded DLL): in use, kept"}}
 	}
 	dir := path.Dir(rel)
 	name := debrisName(dir, "pending", r.Ident.Release)
@@ -679,6 +683,9 @@ func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			// Uninstalled (hab pkg uninstall) since the check above.
 			return hiddenRelease{}, &keptError{Reason{CodeGone, "no longer installed (removed by someone else just before hab-gc hid it)"}}
+		}
+		if heldOpen(err) {
+			return hiddenRelease{}, &keptError{Reason{CodeInUse, heldOpenText + " (" + err.Error() + ")"}}
 		}
 		return hiddenRelease{}, fmt.Errorf("hiding %s: %w", rel, err)
 	}
@@ -890,7 +897,7 @@ func (a *applier) pruneEmpty(dir string) {
 		if err != nil || !fi.IsDir() {
 			return
 		}
-		if err := a.root.Remove(d); err != nil {
+		if err := a.removeEmptyDir(d); err != nil {
 			return // ENOTEMPTY, EEXIST, ENOENT: someone else's now
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // crashAt applies p but "crashes" (the hook panics, leaving the disk as a
@@ -37,7 +39,7 @@ func crashAt(t *testing.T, p *retention.Plan, root string, k int) (crashed bool)
 // core/c through TDEPS only), so hiding in reverse inventory order would
 // hide a dependency while its dependent is still listed.
 func TestApplyCrashConverges(t *testing.T) {
-	template := t.TempDir()
+	template := testtool.TempDir(t)
 	b := storetest.At(t, template)
 	for _, r := range []storetest.Release{
 		{Ident: "core/z/1/20200101000000"},
@@ -55,7 +57,7 @@ func TestApplyCrashConverges(t *testing.T) {
 		b.Add(r)
 	}
 	pol := retention.Policy{KeepLatest: 1}
-	clean := t.TempDir()
+	clean := testtool.TempDir(t)
 	copyTree(t, template, clean)
 	planAndApply(t, clean, pol, fast)
 	want, _ := listed(t, clean)
@@ -64,7 +66,7 @@ func TestApplyCrashConverges(t *testing.T) {
 	}
 	removals := len(planAt(t, template, pol).Removals())
 	for k := 1; k <= removals; k++ {
-		root := t.TempDir()
+		root := testtool.TempDir(t)
 		copyTree(t, template, root)
 		if !crashAt(t, planAt(t, root, pol), root, k) {
 			t.Fatalf("crash %d: never crashed", k)

@@ -19,6 +19,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // treeSum hashes a directory tree without following symlinks.
@@ -132,7 +134,7 @@ func TestApplyCrashSafety(t *testing.T) {
 	if testing.Short() {
 		kills = 20
 	}
-	template := t.TempDir()
+	template := testtool.TempDir(t)
 	crashStore(t, template)
 	before, _ := listed(t, template)
 	keep := map[string]bool{}
@@ -141,7 +143,7 @@ func TestApplyCrashSafety(t *testing.T) {
 	}
 
 	// How long does a whole run take, process start included?
-	dry := t.TempDir()
+	dry := testtool.TempDir(t)
 	copyTree(t, template, dry)
 	start := time.Now()
 	if out, err := runHelper(dry).CombinedOutput(); err != nil {
@@ -155,7 +157,7 @@ func TestApplyCrashSafety(t *testing.T) {
 
 	rng := rand.New(rand.NewPCG(7, 7))
 	for i := 0; i < kills; i++ {
-		root := t.TempDir()
+		root := testtool.TempDir(t)
 		copyTree(t, template, root)
 		cmd := runHelper(root)
 		if err := cmd.Start(); err != nil {

@@ -8,6 +8,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestApplySyncsHidingsDependentsFirst: Apply fsyncs the directories of
@@ -18,7 +20,7 @@ import (
 // hidden one; and every hidden release is synced before the first is
 // deleted. Releases that need none of each other share a sync.
 func TestApplySyncsHidingsDependentsFirst(t *testing.T) {
-	root := t.TempDir()
+	root := testtool.TempDir(t)
 	b := storetest.At(t, root)
 	// needs: release -> what it needs among the removals (DEPS, and
 	// TDEPS only for core/b).

@@ -14,6 +14,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // The releases of the install tests: app needs depOld (installed, old,
@@ -276,7 +278,7 @@ func gapRun(t *testing.T, root string, in *storetest.Installer, putBack func()) 
 // that puts it back.
 func moveAside(t *testing.T, path string) func() {
 	t.Helper()
-	aside := filepath.Join(t.TempDir(), filepath.Base(path))
+	aside := filepath.Join(testtool.TempDir(t), filepath.Base(path))
 	if err := os.Rename(path, aside); err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +363,7 @@ func TestInstallDirUnreadableAsNonRoot(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to install as Habitat does and check as nobody")
 	}
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
 		if err := os.Chmod(d, 0o755); err != nil {
 			t.Skipf("cannot open %s to an unprivileged user: %v", d, err)

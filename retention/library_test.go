@@ -15,6 +15,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // Issue 13 item 1: a policy that says nothing is refused, by Compute and
@@ -165,7 +167,7 @@ func TestOutcomeErrors(t *testing.T) {
 	}
 	defer exec.Command("chattr", "-i", verDir).Run()
 	// redis2 is replaced since the plan (another directory, same name).
-	gone := t.TempDir() + "/gone"
+	gone := testtool.TempDir(t) + "/gone"
 	if err := os.Rename(b.PkgPath(redis2), gone); err != nil { // its inode stays in use
 		t.Fatal(err)
 	}

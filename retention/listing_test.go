@@ -13,6 +13,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // Two releases of core/dep: the old one is what acme/app needs, the new one
@@ -111,7 +113,7 @@ func appNeedingDep(t *testing.T, ident string) *storetest.Builder {
 // is either a release to hab-gc, with every protection, or blocking damage
 // whose readable DEPS and TDEPS lines still protect what they name.
 func TestListingParity(t *testing.T) {
-	outside := t.TempDir() + "/TARGET"
+	outside := testtool.TempDir(t) + "/TARGET"
 	if err := os.WriteFile(outside, []byte("x86_64-linux\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +171,7 @@ func TestUnreadableTargetAsNonRoot(t *testing.T) {
 		refusesThenKeeps(t, &storetest.Builder{Root: root}, storePathOf(app)+"/TARGET", "unreadable by hab-gc", "permission denied")
 		return
 	}
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	b := storetest.At(t, dir)
 	oldPkg(b, depOld)
 	oldPkg(b, depNew)

@@ -8,6 +8,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestStudioBuildsDoNotHoldHostRemovals (issue 20, adversary): on a build
@@ -39,7 +41,7 @@ func TestStudioBuildsDoNotHoldHostRemovals(t *testing.T) {
 		}, false},
 		// A symlinked studios directory is not followed.
 		{"studios directory a symlink", func(t *testing.T, root string) {
-			elsewhere := t.TempDir()
+			elsewhere := testtool.TempDir(t)
 			storetest.At(t, filepath.Join(elsewhere, "build")).Add(storetest.Release{Ident: libIdent})
 			if err := os.Symlink(elsewhere, filepath.Join(root, "hab", "studios")); err != nil {
 				t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestSymlinkedCacheFetchedArchive (issue 20, adversary): an artifact
@@ -21,7 +23,7 @@ func TestSymlinkedCacheFetchedArchive(t *testing.T) {
 	b := storetest.New(t)
 	oldPkg(b, depOld)
 	oldPkg(b, depNew)
-	big := filepath.Join(t.TempDir(), "artifacts")
+	big := filepath.Join(testtool.TempDir(t), "artifacts")
 	if err := os.MkdirAll(big, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +85,7 @@ func TestSymlinkedArchiveInCache(t *testing.T) {
 			var to string
 			switch tc.to {
 			case "outside":
-				to = filepath.Join(t.TempDir(), "lib.hart")
+				to = filepath.Join(testtool.TempDir(t), "lib.hart")
 			case "inside":
 				to = filepath.Join(cache, ".lib.hart") // a hidden name: not itself an archive to Habitat
 			case "dir":

@@ -11,7 +11,7 @@ import "strings"
 // A scan in a child PID namespace (a container) is blind too: processes
 // outside it, which may share the store, are not listed at all.
 func (r *Result) Blind() bool {
-	return r.Denied > 0 || r.Failed > 0 || r.hiding() || r.ChildPIDNamespace
+	return r.Denied > 0 || r.Failed > 0 || r.hiding() || r.ChildPIDNamespace || r.Partial != ""
 }
 
 // hiding reports whether hidepid may keep processes out of the listing.
@@ -33,6 +33,9 @@ func (r *Result) whyBlind() string {
 	}
 	if r.ChildPIDNamespace {
 		why = append(why, "in a child PID namespace: processes outside it are not listed")
+	}
+	if r.Partial != "" {
+		why = append(why, r.Partial)
 	}
 	if r.Failed > 0 {
 		why = append(why, r.FailedExample)

@@ -122,6 +122,9 @@ func (r *Result) Summary() string {
 	} else if r.hiding() {
 		not = append(not, "/proc is mounted with hidepid="+r.HidePID+": processes root cannot trace are hidden")
 	}
+	if r.Partial != "" {
+		not = append(not, r.Partial)
+	}
 	if len(not) > 0 {
 		b.WriteString("; " + strings.Join(not, "; "))
 	}

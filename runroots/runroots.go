@@ -129,6 +129,11 @@ type Result struct {
 	// (and without CAP_SYS_ADMIN or CAP_PERFMON also maps and environ) of
 	// processes holding capabilities it lacks are unreadable.
 	NoPtrace bool
+	// Partial, when set, says what this platform's scan never reads (on
+	// Windows: open files, working directories, environments, command
+	// lines); such a scan is Blind, and the releases to remove are
+	// checked another way (Found.Probe).
+	Partial string
 	// HidePID is the proc root's hidepid mount option ("" when it hides
 	// nothing).
 	HidePID string

@@ -62,7 +62,7 @@ func (a *app) identCompletion(max int) cobra.CompletionFunc {
 }
 
 // completionFSRoot is the FS root a completion lists: --fs-root, else
-// FS_ROOT, else / (the configuration file is not read: a completion
+// FS_ROOT, else this machine's root (/; SYSTEMDRIVE\ on Windows) (the configuration file is not read: a completion
 // reads nothing but directory listings).
 func (a *app) completionFSRoot(cmd *cobra.Command) string {
 	if f := cmd.Flags().Lookup("fs-root"); f != nil && f.Changed && f.Value.String() != "" {
@@ -71,5 +71,5 @@ func (a *app) completionFSRoot(cmd *cobra.Command) string {
 	if v, ok := a.lookup("FS_ROOT"); ok && v != "" {
 		return v
 	}
-	return "/"
+	return hostFSRoot(a.lookup)
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -348,11 +349,27 @@ func (c *config) checkFSRoot() error {
 	return nil
 }
 
+// fsRoot is fs_root (the flag, FS_ROOT or the file), else this machine's
+// default: "/", or on Windows SYSTEMDRIVE\ (pkgstore.DefaultFSRoot, as
+// Habitat's FS_ROOT_PATH). Without SYSTEMDRIVE there it is "", which every
+// library refuses (pkgstore.RequireFSRoot) rather than guess.
 func (c *config) fsRoot() string {
 	if r := c.raw("fs_root"); r != "" {
 		return r
 	}
-	return "/"
+	return hostFSRoot(c.lookup)
+}
+
+// hostFSRoot is this machine's FS root when none is named (see fsRoot).
+func hostFSRoot(lookup func(string) (string, bool)) string {
+	r, _ := pkgstore.DefaultFSRoot(runtime.GOOS, func(k string) string {
+		if k == "FS_ROOT" {
+			return "" // fs_root's own source, already read
+		}
+		v, _ := lookup(k)
+		return v
+	})
+	return r
 }
 
 func (c *config) count(key string) (int, error) {

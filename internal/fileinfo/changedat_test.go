@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/fileinfo"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestChangedAt (issue 31 item 5): a modification time ahead of the clock
@@ -17,7 +19,7 @@ import (
 // LastChange as before; without a clock, LastChange.
 func TestChangedAt(t *testing.T) {
 	future := time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := filepath.Join(t.TempDir(), "f")
+	p := filepath.Join(testtool.TempDir(t), "f")
 	if err := os.WriteFile(p, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}

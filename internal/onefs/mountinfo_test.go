@@ -1,6 +1,7 @@
 package onefs_test
 
 import (
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ short line
 `
 
 func TestParseMountInfo(t *testing.T) {
+	skipOnWindows(t)
 	got := onefs.ParseMountInfo([]byte(sampleMountInfo))
 	want := []string{"/", "/hab/pkgs/core/redis/4.0.14/20200101000000/config", `/hab/pkgs/core/a b/1/2/with\slash`, "/hab/pkgs", "/hab/pkgsmore/x"}
 	if !slices.Equal(got, want) {
@@ -30,6 +32,7 @@ func TestParseMountInfo(t *testing.T) {
 }
 
 func FuzzParseMountInfo(f *testing.F) {
+	skipOnWindows(f)
 	f.Add([]byte(sampleMountInfo))
 	f.Add([]byte(`1 2 3:4 / /a\0 x`))
 	f.Add([]byte(`1 2 3:4 / /a\777\1 x`))
@@ -44,4 +47,13 @@ func FuzzParseMountInfo(f *testing.F) {
 			}
 		}
 	})
+}
+
+// skipOnWindows: /proc/self/mountinfo and its slash paths are Linux's; on
+// Windows mount points are reparse points, met by Walk and RemoveAll
+// (onefs_windows_test.go).
+func skipOnWindows(t testing.TB) {
+	if runtime.GOOS == "windows" {
+		t.Skip("mountinfo is Linux's: on Windows mount points are junctions and volume mount points (TestWalkWindows)")
+	}
 }

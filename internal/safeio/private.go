@@ -47,7 +47,11 @@ func OpenPrivate(root *os.Root, name string, flag int, ownerOK func(uid int) boo
 		f.Close()
 		return nil, err
 	}
-	if why := Private(fi, ownerOK); why != "" {
+	why := Private(fi, ownerOK)
+	if why == "" {
+		why = privateHandle(f)
+	}
+	if why != "" {
 		f.Close()
 		return nil, &UnsafeError{Path: path, Why: why}
 	}

@@ -1,8 +1,11 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package safeio
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+)
 
 // Private is only implemented on Unix (owner and link count from stat):
 // elsewhere nothing may serve as a private file.
@@ -14,3 +17,5 @@ func Private(fi fs.FileInfo, ownerOK func(uid int) bool) string {
 func Owner(fi fs.FileInfo) int { return -1 }
 
 func isLoop(err error) bool { return false }
+
+func privateHandle(f *os.File) string { return "" }

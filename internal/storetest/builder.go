@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore/pkgstoretest"
 )
 
@@ -24,10 +25,10 @@ type Builder struct {
 }
 
 // New makes an empty store (hab/pkgs exists) in a fresh temporary
-// directory.
+// directory (testtool.TempDir: one Wine can remove too).
 func New(t testing.TB) *Builder {
 	t.Helper()
-	return At(t, t.TempDir())
+	return At(t, testtool.TempDir(t))
 }
 
 // At makes an empty store under root.
@@ -80,6 +81,14 @@ func (b *Builder) Spec(name, ident string) *Builder {
 func (b *Builder) Binlink(dir, name, target string) *Builder {
 	b.t.Helper()
 	b.s.Binlink(dir, name, target)
+	return b.check()
+}
+
+// Binstub writes DIR/NAME.bat as `hab pkg binlink` does on Windows
+// (pkgstoretest.RenderBinstub).
+func (b *Builder) Binstub(dir, name, target string, env map[string]string) *Builder {
+	b.t.Helper()
+	b.s.Binstub(dir, name, target, env)
 	return b.check()
 }
 

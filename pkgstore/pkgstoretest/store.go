@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 )
@@ -150,6 +151,34 @@ func (s *Store) Spec(name, ident string) *Store {
 func (s *Store) Binlink(dir, name, target string) *Store {
 	s.Mkdir(dir)
 	return s.Symlink(target, dir+"/"+name)
+}
+
+// Binstub writes DIR/NAME.bat as `hab pkg binlink` does on Windows
+// (RenderBinstub), running target with env.
+func (s *Store) Binstub(dir, name, target string, env map[string]string) *Store {
+	return s.File(dir+"/"+name+".bat", RenderBinstub(target, env))
+}
+
+// RenderBinstub is a binstub exactly as Habitat renders it:
+// habitat-sh/habitat components/hab/static/template_binstub.bat filled in
+// by components/hab/src/command/pkg/binlink.rs stub_template, which
+// writes "SET KEY=VALUE\n" and a newline (writeln!) for each variable in
+// key order (a BTreeMap), ";%PATH%" after PATH's value.
+func RenderBinstub(target string, env map[string]string) string {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var exports strings.Builder
+	for _, k := range keys {
+		v := env[k]
+		if k == "PATH" {
+			v += ";%PATH%"
+		}
+		exports.WriteString("SET " + k + "=" + v + "\n\n")
+	}
+	return "@echo off\nREM target='" + target + "'\n" + exports.String() + "\n\"" + target + "\" %*\n"
 }
 
 // do runs f on the absolute path of rel unless an error came before.

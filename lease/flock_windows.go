@@ -1,0 +1,34 @@
+//go:build windows
+
+package lease
+
+import (
+	"os"
+
+	"golang.org/x/sys/windows"
+)
+
+const oNonBlock = 0
+
+// errWouldBlock is flockNB's error when another handle holds the lock.
+var errWouldBlock error = windows.ERROR_LOCK_VIOLATION
+
+// lockOffset is the byte LockFileEx locks: far past a lease's contents,
+// since Windows' locks are mandatory and a reader must still read the
+// idents of a lease its holder has locked.
+const lockOffset = 1 << 62
+
+// flockNB takes a LockFileEx lock on f, exclusive or shared, without
+// waiting (Windows' flock: per handle, released when the handle closes).
+func flockNB(f *os.File, exclusive bool) error {
+	how := uint32(windows.LOCKFILE_FAIL_IMMEDIATELY)
+	if exclusive {
+		how |= windows.LOCKFILE_EXCLUSIVE_LOCK
+	}
+	ol := windows.Overlapped{Offset: uint32(lockOffset & 0xffffffff), OffsetHigh: uint32(lockOffset >> 32)}
+	err := windows.LockFileEx(windows.Handle(f.Fd()), how, 0, 1, 0, &ol)
+	if err == windows.ERROR_IO_PENDING {
+		return errWouldBlock
+	}
+	return err
+}

@@ -1,0 +1,57 @@
+//go:build windows
+
+package runroots
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/hab-gc/hab-gc/internal/onefs"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// probe checks each release about to be removed for a file a process
+// holds open so that Windows would not let it be deleted (a running
+// program, a loaded DLL, a file opened without FILE_SHARE_DELETE:
+// onefs.HeldOpen), which the process list cannot show. A release so held
+// is a root. A release that cannot be checked fails the probe, naming
+// it, unless best-effort.
+func (lp leaseProbe) probe(ctx context.Context, dirs []retention.ProbeDir) (retention.Probed, error) {
+	var out retention.Probed
+	busy, unprobed, example := 0, 0, ""
+	for _, d := range dirs {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		held, err := heldIn(filepath.Join(lp.store, filepath.FromSlash(d.Path)))
+		switch {
+		case err != nil:
+			unprobed++
+			if example == "" {
+				example = fmt.Sprintf("%s: %v", d.Ident, err)
+			}
+		case held != "":
+			busy++
+			out.Roots = append(out.Roots, retention.Root{Ident: d.Ident, Code: retention.CodeInUse,
+				Text: fmt.Sprintf("a process holds %s of it open, so that Windows would not let it be deleted (a running program, a loaded DLL)", held)})
+		}
+	}
+	out.Counts = map[string]int{"held_probed_releases": len(dirs) - unprobed, "held_busy_releases": busy, "held_unprobed_releases": unprobed}
+	out.Summary = fmt.Sprintf("%s; %d release(s) to remove checked for files held open, %d held", lp.scan.Summary(), len(dirs)-unprobed, busy)
+	if unprobed > 0 && !lp.bestEffort {
+		return out, fmt.Errorf("runtime roots: %s and %d release(s) to remove could not be checked for files held open (%s): %w; accept what cannot be seen with best-effort runtime roots",
+			lp.scan.blindText(), unprobed, example, ErrBlind)
+	}
+	return out, nil
+}
+
+func heldIn(dir string) (string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return onefs.HeldOpen(f)
+}

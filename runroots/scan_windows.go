@@ -1,0 +1,138 @@
+//go:build windows
+
+package runroots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// windowsPartial is what a Windows scan never reads: there is no /proc,
+// and the process list (CreateToolhelp32Snapshot) gives each process's
+// image (QueryFullProcessImageName) and loaded modules (Module32First),
+// not its open files, working directory, environment or command line.
+// The releases about to be removed are then checked for files held open
+// (the Probe, onefs.HeldOpen), as Linux's are checked with write leases.
+const windowsPartial = "on Windows only each process's image and loaded modules are read, not its open files, working directory, environment or command line"
+
+func scanStore(ctx context.Context, procRoot, fsRoot string) (*Result, error) {
+	return scanWindows(ctx, fsRoot, nil)
+}
+
+func scanInventory(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
+	return scanWindows(ctx, inv.FSRoot, inv)
+}
+
+// scanWindows lists the processes and matches each one's image and
+// modules against the store under fsRoot (as Habitat writes Windows
+// paths: pkgstore.WindowsStorePath). A process that cannot be opened
+// (another user's without the rights, a protected one) counts in Denied.
+func scanWindows(ctx context.Context, fsRoot string, inv *pkgstore.Inventory) (*Result, error) {
+	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPPROCESS, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: CreateToolhelp32Snapshot: %w", ErrNoProc, err)
+	}
+	defer windows.CloseHandle(snap)
+	res := &Result{Partial: windowsPartial}
+	m := &matcher{stores: []string{"/store/"}}
+	add := func(pid int, comm, p string, kind Kind) {
+		rest, ok := pkgstore.WindowsStorePath(p, fsRoot)
+		if !ok {
+			return
+		}
+		id, file, hidden, ok := m.match("/store/" + rest)
+		if !ok || (inv != nil && inv.Installed(id) == nil && !hidden) {
+			return
+		}
+		u := Use{PID: pid, Comm: comm, Ident: id, Kind: kind, File: file, Hidden: hidden}
+		if !slices.ContainsFunc(res.Uses, func(o Use) bool { return o.PID == u.PID && o.Ident == u.Ident && o.Kind == u.Kind }) {
+			res.Uses = append(res.Uses, u)
+		}
+	}
+	self := os.Getpid()
+	var pe windows.ProcessEntry32
+	pe.Size = uint32(unsafe.Sizeof(pe))
+	for err = windows.Process32First(snap, &pe); err == nil; err = windows.Process32Next(snap, &pe) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pid := int(pe.ProcessID)
+		if pid == 0 || pid == self {
+			continue // the idle process; this one
+		}
+		res.Processes++
+		comm := windows.UTF16ToString(pe.ExeFile[:])
+		image, ierr := processImage(pe.ProcessID)
+		if ierr == nil {
+			add(pid, comm, image, KindExe)
+		}
+		mods, merr := processModules(pe.ProcessID)
+		for _, mod := range mods {
+			add(pid, comm, mod, KindMap)
+		}
+		switch first := errors.Join(ierr, merr); {
+		case first == nil:
+			res.Inspected++
+		case errors.Is(first, windows.ERROR_INVALID_PARAMETER):
+			res.Vanished++ // exited meanwhile
+		case errors.Is(first, windows.ERROR_ACCESS_DENIED) || errors.Is(first, windows.ERROR_PARTIAL_COPY):
+			res.Denied++
+			if merr != nil {
+				res.MapsDenied++
+			}
+		default:
+			res.Failed++
+			if res.FailedExample == "" {
+				res.FailedExample = fmt.Sprintf("process %d (%s): %v", pid, printable(comm), first)
+			}
+		}
+	}
+	if !errors.Is(err, windows.ERROR_NO_MORE_FILES) {
+		return nil, fmt.Errorf("%w: Process32Next: %w", ErrNoProc, err)
+	}
+	slices.SortStableFunc(res.Uses, func(a, b Use) int { return a.PID - b.PID })
+	return res, nil
+}
+
+// processImage is the full path of pid's executable.
+func processImage(pid uint32) (string, error) {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
+	if err != nil {
+		return "", err
+	}
+	defer windows.CloseHandle(h)
+	buf := make([]uint16, windows.MAX_LONG_PATH)
+	n := uint32(len(buf))
+	if err := windows.QueryFullProcessImageName(h, 0, &buf[0], &n); err != nil {
+		return "", err
+	}
+	return windows.UTF16ToString(buf[:n]), nil
+}
+
+// processModules are the paths of the modules (DLLs, the image) pid has
+// loaded.
+func processModules(pid uint32) ([]string, error) {
+	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPMODULE|windows.TH32CS_SNAPMODULE32, pid)
+	if err != nil {
+		return nil, err
+	}
+	defer windows.CloseHandle(snap)
+	var out []string
+	var me windows.ModuleEntry32
+	me.Size = uint32(unsafe.Sizeof(me))
+	for err = windows.Module32First(snap, &me); err == nil; err = windows.Module32Next(snap, &me) {
+		out = append(out, windows.UTF16ToString(me.ExePath[:]))
+	}
+	if !errors.Is(err, windows.ERROR_NO_MORE_FILES) {
+		return out, err
+	}
+	return out, nil
+}
