@@ -45,16 +45,17 @@ func ExamplePlanPressure() {
 	free := func() (pressure.Space, error) { return pressure.Space{Avail: 2<<30 - 1, Total: 100 << 30}, nil }
 	scan := pkgstore.Options{InstallWindow: time.Nanosecond}
 
-	// Below 2 GiB free, free up to 2 GiB: archives first, then releases.
-	limits := pressure.Limits{MinFree: pressure.Size{Bytes: 2 << 30}, MaxFree: pressure.Size{Bytes: 2 << 30}}
-	opts := artifactcache.PressureOptions{Limits: limits, Free: free, Scan: scan} // on a machine: Limits alone
-	policy := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}         // on a machine: MinAge left out
-	pp, err := artifactcache.PlanPressure(ctx, store, policy, time.Now(), opts)
+	two := pressure.Size{Bytes: 2 << 30}
+	limits := pressure.Limits{MinFree: two, MaxFree: two}
+	o := artifactcache.PressureOptions{Limits: limits, Free: free}
+	o.Scan = scan // on a machine: Limits alone
+	pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
+	pp, err := artifactcache.PlanPressure(ctx, store, pol, time.Now(), o)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer pp.Close()
-	fmt.Println(pp.Verdict.Text(limits)) // the dry run: pp.Plan, pp.Files
+	fmt.Println(pp.Verdict.Text(limits)) // a dry run: pp.Plan, pp.Files
 	res, err := pp.Apply(ctx, store)
 	if err != nil {
 		log.Fatal(err)
@@ -62,7 +63,7 @@ func ExamplePlanPressure() {
 	for _, o := range res.Cache {
 		fmt.Println(o.Status, o.File)
 	}
-	fmt.Println("releases removed:", res.Result.Removed) // res.Missing: what is still missing
+	fmt.Println("releases removed:", res.Result.Removed) // res.Missing
 	// Output:
 	// free space 2.0 GiB is below min-free 2.0 GiB: removing 0 release(s) to reach max-free 2.0 GiB
 	// removed core-redis-5.0.0-20200101000000-x86_64-linux.hart

@@ -37,16 +37,16 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	unlock, err := store.Lock(ctx, 10*time.Second) // Apply checks that it is held
+	unlock, err := store.Lock(ctx, 10*time.Second) // Apply checks it
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer unlock()
-	inv, err := store.Scan(ctx, pkgstore.Options{}) // binlinks in /bin, /usr/local/bin, /hab/bin
+	inv, err := store.Scan(ctx, pkgstore.Options{}) // with binlinks
 	if err != nil {
 		log.Fatal(err)
 	}
-	plan, err := binlink.NewPlan(store, inv, binlink.Options{}) // the dry run: changes nothing
+	plan, err := binlink.NewPlan(store, inv, binlink.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -42,8 +42,10 @@ func Example() {
 		return fmt.Sprint(d.Action, " ", d.Reasons[0].Code)
 	}
 
-	openssl := pkgstore.MustParseIdent("core/openssl/1.1.1k/20210101000000") // from the new release's TDEPS
-	l, err := lease.Acquire(fsRoot, "install of core/redis/7.0.0", openssl)
+	// from the new release's TDEPS:
+	const ssl = "core/openssl/1.1.1k/20210101000000"
+	openssl := pkgstore.MustParseIdent(ssl)
+	l, err := lease.Acquire(fsRoot, "install of core/redis/7", openssl)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -64,20 +64,24 @@ func Example_historyAndMetrics() {
 	defer store.Close()
 	promFile := filepath.Join(fsRoot, "hab_gc.prom")
 
-	policy, start := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now()
+	policy := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
+	start := time.Now()
 	plan, err := retention.PlanStore(ctx, store, policy, start)
 	if err != nil {
 		log.Fatal(err)
 	}
 	res, err := plan.Apply(ctx, store)
-	run := history.Run{ID: "purge-" + start.UTC().Format("20060102T150405Z"), Job: history.JobRun, FSRoot: fsRoot, Policy: policy}
+	id := "purge-" + start.UTC().Format("20060102T150405Z")
+	run := history.Run{ID: id, Job: history.JobRun, FSRoot: fsRoot,
+		Policy: policy}
 	if herr := history.Log(start, run, plan, res, err); herr != nil {
 		log.Print("history: ", herr) // the run happened all the same
 	}
 	m, label := metrics.New(), metrics.StorePath(fsRoot)
 	m.ObservePlan(label, plan.Report(res))
 	m.ObserveApply(label, plan.Report(res).Summary)
-	m.ObserveRun(label, metrics.TypePrune, start, time.Now(), err == nil && !res.Partial())
+	ok := err == nil && !res.Partial()
+	m.ObserveRun(label, metrics.TypePrune, start, time.Now(), ok)
 	if err := m.WriteFile(promFile); err != nil {
 		log.Fatal(err)
 	}

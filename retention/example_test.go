@@ -74,14 +74,14 @@ func Example_purgeAfterUpdate() {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	policy := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge,
-		Only:        []pkgstore.Ident{pkgstore.MustParseIdent("core/redis")},
-		RootFinders: []retention.RootFinder{runroots.Finder{}}} // what running processes use stays
+	policy := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
+	policy.Only = []pkgstore.Ident{pkgstore.MustParseIdent("core/redis")}
+	policy.RootFinders = []retention.RootFinder{runroots.Finder{}}
 	plan, err := retention.PlanStore(ctx, store, policy, time.Now())
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := plan.Apply(ctx, store) // checks everything again under the store's lock
+	res, err := plan.Apply(ctx, store) // checked again under the lock
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -109,11 +109,11 @@ func Example_damagedStore() {
 	policy := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
 	plan, err := retention.PlanStore(ctx, store, policy, time.Now())
 	var damaged *retention.DamagedError
-	if errors.As(err, &damaged) { // refused: nothing is planned on a damaged store...
+	if errors.As(err, &damaged) { // refused: a damaged store...
 		for _, p := range damaged.Problems {
 			fmt.Println(p.Kind, p.Path)
 		}
-		policy.AllowDamaged = true // ...unless allowed: a damaged release is kept, with all it names
+		policy.AllowDamaged = true // ...unless allowed: it is kept
 		plan, err = retention.PlanStore(ctx, store, policy, time.Now())
 	}
 	if err != nil {
@@ -147,13 +147,14 @@ func Example_concurrentRuns() {
 	defer store.Close()
 
 	policy := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
+	now := time.Now()
 	results, errs := make([]*retention.Result, 2), make([]error, 2)
 	var wg sync.WaitGroup
 	for i := range 2 {
 		wg.Go(func() {
-			plan, err := retention.PlanStore(ctx, store, policy, time.Now())
+			plan, err := retention.PlanStore(ctx, store, policy, now)
 			if err == nil {
-				results[i], err = plan.Apply(ctx, store) // one Apply at a time: the store's lock
+				results[i], err = plan.Apply(ctx, store) // one at a time
 			}
 			errs[i] = err
 		})
@@ -162,7 +163,8 @@ func Example_concurrentRuns() {
 	if err := errors.Join(errs...); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("removed", results[0].Removed+results[1].Removed, "failed", results[0].Failed+results[1].Failed)
+	fmt.Println("removed", results[0].Removed+results[1].Removed,
+		"failed", results[0].Failed+results[1].Failed)
 	// Output:
 	// removed 5 failed 0
 }

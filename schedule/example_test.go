@@ -31,7 +31,9 @@ func ExampleScheduler_Trigger() {
 		panic(s.Err())
 	}
 	daily, _ := schedule.ParseSpec("@daily-random")
-	prune := schedule.JobDef{Type: schedule.Prune, Spec: daily, Params: schedule.Params{KeepLatest: 1, MinAge: retention.NoMinAge}}
+	params := schedule.Params{KeepLatest: 1, MinAge: retention.NoMinAge}
+	prune := schedule.JobDef{Type: schedule.Prune, Spec: daily,
+		Params: params}
 	redis, err := schedule.NewDefinition("redis", s.Root, time.Time{}, prune)
 	if err != nil {
 		panic(err)
@@ -81,8 +83,10 @@ func Example_triggerAndCancel() {
 	fsRoot, statePath := s.Root, filepath.Join(dir, "state.json")
 
 	daily, _ := schedule.ParseSpec("@daily-random")
-	prune := schedule.JobDef{Type: schedule.Prune, Spec: daily, Params: schedule.Params{KeepLatest: 1, MinAge: retention.NoMinAge}}
-	def, err := schedule.NewDefinition("redis", fsRoot, time.Time{}, prune)
+	params := schedule.Params{KeepLatest: 1, MinAge: retention.NoMinAge}
+	prune := schedule.JobDef{Type: schedule.Prune, Spec: daily,
+		Params: params}
+	def, err := schedule.NewDefinition("r", fsRoot, time.Time{}, prune)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -95,10 +99,12 @@ func Example_triggerAndCancel() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
-	go func() { stopped <- sch.Loop(ctx, nil, time.Hour) }() // the daemon: each job when due
-	out, err := sch.Trigger(ctx, sch.Jobs()[0].Key)          // after an update: prune now, and wait
+	go func() { stopped <- sch.Loop(ctx, nil, time.Hour) }()
+	out, err := sch.Trigger(ctx, sch.Jobs()[0].Key) // now, and wait
 	cancel()
-	fmt.Println("ran", out.Ran, "removed", out.Result.Removed, "error", err, "loop", <-stopped)
+	fmt.Println("ran", out.Ran, "removed", out.Result.Removed)
+	fmt.Println("error", err, "loop", <-stopped)
 	// Output:
-	// ran true removed 1 error <nil> loop <nil>
+	// ran true removed 1
+	// error <nil> loop <nil>
 }
