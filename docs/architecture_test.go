@@ -18,7 +18,7 @@ import (
 const module = "github.com/hab-gc/hab-gc/"
 
 // layerRowRE is a row of the layers table: "| 2. the store | `pkgstore` | ...".
-var layerRowRE = regexp.MustCompile("^\\| (\\d+)\\. [^|]+\\| ([^|]+)\\|")
+var layerRowRE = regexp.MustCompile(`^\| (\d+)\. [^|]+\| ([^|]+)\|`)
 
 // pkgNameRE is one package of a row's second column.
 var pkgNameRE = regexp.MustCompile("`([a-z/-]+)`")
