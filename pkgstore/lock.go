@@ -365,7 +365,10 @@ func parseLocks(r io.Reader, major, minor, ino uint64) (exact, byIno []int, err 
 			exact = append(exact, pid)
 		}
 	}
-	return exact, byIno, sc.Err()
+	// One process may hold several locks on the file (an open file
+	// description each): it is one holder (TestApplyLock once saw "held
+	// shared by pids [24785 24785 24785]", all its own).
+	return distinct(exact), distinct(byIno), sc.Err()
 }
 
 // hasOpen reports whether process pid has the file fi describes open.
@@ -381,4 +384,15 @@ func hasOpen(pid int, fi fs.FileInfo) bool {
 		}
 	}
 	return false
+}
+
+// distinct is pids each once, in the order they first appear.
+func distinct(pids []int) []int {
+	var out []int
+	for _, p := range pids {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -49,10 +48,7 @@ func flockHolders(fi fs.FileInfo) ([]int, error) {
 		return nil, err
 	}
 	if exact != nil {
-		// One process may hold several locks on the file (an open file
-		// description each): it is one holder (TestApplyLock once saw
-		// "held shared by pids [24785 24785 24785]", all its own).
-		return distinct(exact), nil
+		return exact, nil
 	}
 	// Some file systems (btrfs, overlayfs) report another device number in
 	// stat than in the lock table. An inode number alone may be another
@@ -63,11 +59,5 @@ func flockHolders(fi fs.FileInfo) ([]int, error) {
 			verified = append(verified, pid)
 		}
 	}
-	return distinct(verified), nil
-}
-
-// distinct is pids sorted, each once.
-func distinct(pids []int) []int {
-	slices.Sort(pids)
-	return slices.Compact(pids)
+	return verified, nil
 }
