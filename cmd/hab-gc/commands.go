@@ -676,6 +676,7 @@ func (a *app) docsCmd(root *cobra.Command) *cobra.Command {
 	cmd.RunE = func(cmd *cobra.Command, argv []string) error {
 		format, _ := cmd.Flags().GetString("format")
 		root.DisableAutoGenTag = true
+		fillTopics(root)
 		if err := os.MkdirAll(argv[0], 0o755); err != nil {
 			return err
 		}

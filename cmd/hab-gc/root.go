@@ -195,6 +195,11 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	root.AddCommand(a.binlinksCmd())
 	root.AddCommand(topicCmds(root)...)
 	root.SetHelpCommand(helpCmd(root))
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, argv []string) {
+		fillTopic(c)
+		help(c, argv)
+	})
 	return root
 }
 
