@@ -127,6 +127,9 @@ type reader struct {
 	link  []byte // link targets
 	dents []byte // directory entries
 	cache map[string]matched
+	// store, storeErr: the store directory's stat (storeStat)
+	store    *unix.Stat_t
+	storeErr error
 }
 
 type matched struct {
@@ -315,17 +318,21 @@ func (r *reader) process(pid int) procState {
 			}
 		}
 	}
+	var fsRoot habFSRoot // from environ, for installsHere
 	for _, f := range [...]struct {
 		name string
 		kind Kind
 	}{{"environ", KindEnv}, {"cmdline", KindCmdline}} {
 		b, err := r.readAt(dfd, f.name)
+		if f.kind == KindEnv {
+			fsRoot = envFSRoot(b, err) // before cmdline's read reuses b
+		}
 		if err != nil {
 			st.note(f.name, err)
 			continue
 		}
 		if f.kind == KindCmdline {
-			if cmd, ok := habInstallCommand(b); ok {
+			if cmd, ok := habInstallCommand(b); ok && r.installsHere(dir, fsRoot) {
 				st.held = append(st.held, Held{PID: pid, Kind: KindCmdline, Command: cmd})
 			}
 		}
