@@ -60,9 +60,15 @@
 // watched (its package is read by every plan; above the names, the whole
 // store is), a plan that failed, or polling. What is inside a release
 // directory is not watched: Habitat renames a release into place complete
-// and never changes it. Apply is unchanged: it reads the whole store
-// again under the lock and revalidates the plan against it, and after
-// hiding once more.
+// and never changes it. Apply reads the store again under the lock to
+// revalidate the plan, and after hiding once more, the same way
+// (retention.ApplyOptions.Rescan): first it reads every event the kernel
+// queued until then (it marks the lock file it holds, an attribute change
+// no one else makes, and reads events until that one's:
+// pkgstore.Store.MarkLocked), then only the ORIGIN/NAME directories
+// reported since the plan's read began, and the whole store whenever the
+// watcher cannot vouch for that (the cases above, or a mark not seen
+// within 5 s).
 //
 // # Which packages, and what of them
 //

@@ -53,6 +53,9 @@ type watcher struct {
 	unloaded map[pkgstore.Ident]time.Time // package -> when its last spec went
 	seen     map[string]bool              // O/N/V/R releases, for rescans
 	reads    reads                        // what the next purge's plan reads again
+	// syncLost is the inotify watcher one of whose syncs did not see its
+	// own event: no later sync of it is trusted.
+	syncLost *fsnotify.Watcher
 }
 
 // Run watches the store and its specs directory until ctx is done and
