@@ -122,7 +122,9 @@
 // the path that says what is wrong), meta.go (TARGET, IDENT, DEPS and
 // TDEPS as Habitat reads them), depsstream.go (DEPS beyond the read
 // limit), intern.go (Refs), scan_problems.go (how a scan records and
-// words Problems; the kinds are in problem.go), rescan.go (Rescan), then
-// installing.go, specs.go, binlinks.go and mounts.go for what the scan
-// reads beside releases. inventory.go holds what a scan returns.
+// words Problems; the kinds are in problem.go), rescan.go (Rescan). Beside
+// releases: installing.go (install directories), install_times.go (their
+// latest change, times ahead of the clock), artifacts.go (the artifact
+// cache: an install's archive, archives fetched), specs.go, binlinks.go
+// and mounts.go. inventory.go holds what a scan returns.
 package pkgstore
