@@ -118,4 +118,14 @@
 // pause before its last check, retention.DefaultSettle by default) are
 // settable, so tests and embedded purges run in milliseconds against real
 // inotify and real installs.
+//
+// # Files
+//
+// watcher.go holds Run and its loop; watches.go the inotify watches of
+// the store, its events and the rescans that stand in for them;
+// specs.go the specs directory; pending.go the purges waiting for their
+// time (which package, when, and running them); purge.go one purge;
+// reads.go what the next purge's plan reads again; progress.go the
+// installs in progress a purge waits for; self.go the Supervisor's own
+// package; options.go Options, Trigger and Purge.
 package watch
