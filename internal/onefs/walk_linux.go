@@ -1,0 +1,133 @@
+package onefs
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
+)
+
+// Walk surveys the directory open as dir: the mount points in it (not
+// entered) and, when measure is set, the space it occupies. A symlink is
+// never followed. Without measure, only directories are examined.
+func Walk(dir *os.File, measure bool) (Usage, error) {
+	var w walker
+	defer w.closeAll()
+	u, err := w.walk(int(dir.Fd()), ".", measure)
+	u.Ops = w.ops
+	return u, err
+}
+
+// WalkAt is Walk of the directory name (one component, opened without
+// following a symlink) in the open directory dirfd. buf, when not nil,
+// holds directory entries while they are read (8 KiB is plenty) and may
+// be reused from one walk to the next.
+func WalkAt(dirfd int, name string, measure bool, buf []byte) (Usage, error) {
+	w := walker{buf: buf}
+	defer w.closeAll()
+	u, err := w.walk(dirfd, name, measure)
+	u.Ops = w.ops
+	return u, err
+}
+
+// MeasureOpen measures, as Walk does, the directory open as fd, whose
+// own statx (asked for StatxMask) is top. fd stays the caller's, and is
+// read: its position in the directory must be at the start (a descriptor
+// nobody has listed), and is left at the end. known,
+// when not nil, gives the statx (asked for StatxMask) of an entry of that
+// directory the caller has already examined through a descriptor of its
+// own, or nil: such an entry is not examined again. This lets a reader
+// that has just opened a directory and read some of its files measure it
+// for the cost of listing it and examining the rest.
+func MeasureOpen(fd int, top *safeio.Stat, known func(name string) *safeio.Stat, buf []byte) (Usage, error) {
+	w := walker{buf: buf, known: known}
+	defer w.closeAll()
+	in := infoOf(top)
+	if !in.isDir() {
+		return Usage{}, unix.ENOTDIR
+	}
+	names, err := readNames(fd, w.dirBuf())
+	if err != nil {
+		return Usage{}, err
+	}
+	w.top = in
+	w.stack = []frame{{fd: fd, borrowed: true, dev: in.dev, ino: in.ino, name: ".", names: names}}
+	w.open = 1
+	u, err := w.loop(true)
+	u.Ops = w.ops
+	return u, err
+}
+
+func (w *walker) walk(dirfd int, name string, measure bool) (Usage, error) {
+	if err := w.start(dirfd, name); err != nil {
+		return Usage{}, err
+	}
+	return w.loop(measure)
+}
+
+// loop walks from the started top frame.
+func (w *walker) loop(measure bool) (Usage, error) {
+	u := Usage{}
+	if measure {
+		u.Bytes = w.top.blocks
+	}
+	var seen map[[2]uint64]bool // files with several links, counted once
+	for {
+		f := &w.stack[len(w.stack)-1]
+		if len(f.names) == 0 {
+			if len(w.stack) == 1 {
+				return u, nil
+			}
+			if _, err := w.pop(); err != nil {
+				return u, err
+			}
+			continue
+		}
+		e := f.names[len(f.names)-1]
+		f.names = f.names[:len(f.names)-1]
+		if !measure && !e.mayBeDir() {
+			continue
+		}
+		var in info
+		var err error
+		if sx := w.knownStat(e.name); sx != nil {
+			in = infoOf(sx)
+		} else {
+			in, err = w.stat(f.fd, e.name)
+		}
+		if errors.Is(err, unix.ENOENT) {
+			continue
+		}
+		if err != nil {
+			return u, fmt.Errorf("%s: %w", w.path(e.name), err)
+		}
+		if !w.sameMount(in) {
+			u.Mounts = append(u.Mounts, w.path(e.name))
+			continue
+		}
+		if measure {
+			id := [2]uint64{in.dev, in.ino}
+			if in.isDir() || in.nlink <= 1 || !seen[id] {
+				u.Bytes += in.blocks
+			}
+			if !in.isDir() && in.nlink > 1 {
+				if seen == nil {
+					seen = map[[2]uint64]bool{}
+				}
+				seen[id] = true
+			}
+		}
+		if in.isDir() {
+			if err := w.push(e.name, in); err != nil {
+				var me *MountError
+				if !errors.As(err, &me) {
+					return u, err
+				}
+				u.Mounts = append(u.Mounts, me.Path)
+			}
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package onefs
+
+import (
+	"fmt"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
+)
+
+// maxOpen bounds the descriptors a walk holds at once.
+const maxOpen = 64
+
+// frame is one directory on the walk's stack.
+type frame struct {
+	fd       int  // -1 while closed to bound descriptors
+	borrowed bool // fd is the caller's: never closed
+	dev, ino uint64
+	name     string  // its name in its parent
+	names    []entry // entries still to visit
+}
+
+// entry is a directory entry: its name and the type getdents reports
+// (DT_UNKNOWN on file systems that do not say).
+type entry struct {
+	name string
+	typ  uint8
+}
+
+// mayBeDir reports whether an entry must be examined as a directory.
+func (e entry) mayBeDir() bool { return e.typ == unix.DT_DIR || e.typ == unix.DT_UNKNOWN }
+
+type walker struct {
+	top     info
+	stack   []frame
+	open    int // frames [0, lowOpen) are closed
+	lowOpen int
+	ops     int
+	noStatx bool
+	buf     []byte // for getdents
+	// known gives what the caller already examined in the top directory
+	// (MeasureOpen).
+	known func(name string) *unix.Statx_t
+}
+
+// knownStat is known(name) for an entry of the top directory.
+func (w *walker) knownStat(name string) *unix.Statx_t {
+	if w.known == nil || len(w.stack) != 1 {
+		return nil
+	}
+	return w.known(name)
+}
+
+// dirBuf returns the walk's getdents buffer.
+func (w *walker) dirBuf() []byte {
+	if w.buf == nil {
+		w.buf = make([]byte, 8<<10)
+	}
+	return w.buf
+}
+
+// path is the slash-separated path of name in the top frame's tree.
+func (w *walker) path(name string) string {
+	parts := make([]string, 0, len(w.stack))
+	for _, f := range w.stack[1:] {
+		parts = append(parts, f.name)
+	}
+	if name != "" {
+		parts = append(parts, name)
+	}
+	if len(parts) == 0 {
+		return "."
+	}
+	return strings.Join(parts, "/")
+}
+
+func (w *walker) closeAll() {
+	for i := range w.stack {
+		if w.stack[i].fd >= 0 && !w.stack[i].borrowed {
+			unix.Close(w.stack[i].fd)
+			w.stack[i].fd = -1
+		}
+	}
+	w.stack = nil
+}
+
+func openDir(dirfd int, name string) (int, error) {
+	return unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+}
+
+// readNames reads every entry of an open directory (but "." and "..")
+// with getdents on the descriptor itself: no name is resolved. buf holds
+// the raw entries and is reused across directories.
+func readNames(fd int, buf []byte) ([]entry, error) {
+	var out []entry
+	err := safeio.ReadDirents(fd, buf, func(name string, typ uint8) {
+		out = append(out, entry{name: name, typ: typ})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// push enters the directory name of the top frame, already checked to be
+// a directory on the top's mount (want): it is opened without following a
+// symlink and checked again on the descriptor.
+func (w *walker) push(name string, want info) error {
+	parent := w.stack[len(w.stack)-1].fd
+	w.ops++
+	fd, err := openDir(parent, name)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", w.path(name), err)
+	}
+	got, err := w.stat(fd, "")
+	if err != nil {
+		unix.Close(fd)
+		return fmt.Errorf("checking %s: %w", w.path(name), err)
+	}
+	if got.dev != want.dev || got.ino != want.ino {
+		unix.Close(fd)
+		return fmt.Errorf("%s: %w", w.path(name), ErrChanged)
+	}
+	if !w.sameMount(got) {
+		unix.Close(fd)
+		return &MountError{Path: w.path(name)}
+	}
+	names, err := readNames(fd, w.dirBuf())
+	if err != nil {
+		unix.Close(fd)
+		return fmt.Errorf("reading %s: %w", w.path(name), err)
+	}
+	w.stack = append(w.stack, frame{fd: fd, dev: got.dev, ino: got.ino, name: name, names: names})
+	w.open++
+	for w.open > maxOpen && w.lowOpen < len(w.stack)-1 {
+		f := &w.stack[w.lowOpen]
+		w.lowOpen++
+		if f.borrowed {
+			continue
+		}
+		unix.Close(f.fd)
+		f.fd = -1
+		w.open--
+	}
+	return nil
+}
+
+// pop leaves the top frame; its parent's descriptor is reopened through
+// ".." (and checked) if it was closed. It returns the popped frame's name.
+func (w *walker) pop() (string, error) {
+	n := len(w.stack) - 1
+	child := w.stack[n]
+	if parent := &w.stack[n-1]; parent.fd < 0 {
+		w.ops += 2
+		fd, err := openDir(child.fd, "..")
+		if err != nil {
+			return "", fmt.Errorf("reopening %s: %w", w.path(".."), err)
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil || st.Dev != parent.dev || st.Ino != parent.ino {
+			unix.Close(fd)
+			return "", fmt.Errorf("%s: %w", w.path(".."), ErrChanged)
+		}
+		parent.fd = fd
+		w.open++
+		w.lowOpen = n - 1
+	}
+	unix.Close(child.fd)
+	w.open--
+	w.stack = w.stack[:n]
+	return child.name, nil
+}
+
+// start opens name relative to dirfd as the top of a walk.
+func (w *walker) start(dirfd int, name string) error {
+	w.ops++
+	fd, err := openDir(dirfd, name)
+	if err != nil {
+		return err
+	}
+	top, err := w.stat(fd, "")
+	if err != nil {
+		unix.Close(fd)
+		return err
+	}
+	names, err := readNames(fd, w.dirBuf())
+	if err != nil {
+		unix.Close(fd)
+		return err
+	}
+	w.top = top
+	w.stack = []frame{{fd: fd, dev: top.dev, ino: top.ino, name: name, names: names}}
+	w.open = 1
+	return nil
+}

@@ -1,0 +1,47 @@
+package retention
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// DefaultSettle is how long Apply waits, after hiding the releases it is
+// about to delete, before its last check for new dependents.
+const DefaultSettle = 2 * time.Second
+
+// ApplyOptions tune Apply.
+type ApplyOptions struct {
+	// LockTimeout is how long to wait for another hab-gc's lock. The
+	// zero value waits DefaultLockTimeout; NoLockWait fails at once;
+	// another negative value is refused (Validate).
+	LockTimeout time.Duration
+	// Locked says the caller already holds the store's lock, taken with
+	// Lock on this same Store (as the scheduler does while it checks and
+	// records its run), so Apply must not take it again. Apply checks it
+	// (Store.HoldsLock): when the Store does not hold the lock, Apply
+	// changes nothing and fails wrapping pkgstore.ErrNotLocked.
+	Locked bool
+	// Settle is the pause between hiding releases and the final check for
+	// new dependents (see Apply). The zero value is DefaultSettle;
+	// NoSettle is none; another negative value is refused (Validate).
+	Settle time.Duration
+	// Progress, when set, receives an Event per release handled.
+	Progress func(Event)
+	// OnPhase, when set, is told when each phase of Apply starts (Done 0)
+	// and, while hiding and deleting, after each release (see Phase).
+	OnPhase func(PhaseEvent)
+	// Logger receives the same events (phases as pkgstore.ReportPhase
+	// logs them). Default: discard.
+	Logger *slog.Logger
+	// Now is the clock its scans tell installs in progress by
+	// (pkgstore.Options.Now). Default: time.Now.
+	Now func() time.Time
+	// Rescan, when set, reads the store for each of Apply's scans in
+	// place of Store.Scan (see Rescanner). Default: a full Scan.
+	Rescan Rescanner
+
+	// hook, set only by tests, is called at each stage of a release.
+	hook func(stage string, id pkgstore.Ident, hidden string)
+}

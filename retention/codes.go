@@ -1,0 +1,33 @@
+package retention
+
+// Code is the stable, machine-readable part of a Reason.
+type Code string
+
+// Reason codes. Keep codes first, then remove codes.
+const (
+	CodeLatest       Code = "latest"         // among the newest N of its origin/name
+	CodeHabitat      Code = "habitat-self"   // among the newest releases of Habitat's own packages
+	CodeService      Code = "loaded-service" // a loaded service runs it
+	CodeServiceMaybe Code = "loaded-service-ambiguous"
+	CodeInUse        Code = "in-use"              // a running process uses it (a RootFinder's root)
+	CodeBinlink      Code = "binlink"             // a binlink points into it
+	CodeExcluded     Code = "excluded"            // an exclude (pin) matches it
+	CodeYoung        Code = "too-young"           // installed less than MinAge ago
+	CodeDamaged      Code = "damaged"             // its metadata is damaged (AllowDamaged)
+	CodeIdentProblem Code = "ident-problem"       // IDENT disagrees with the path or is missing
+	CodeUninstall    Code = "uninstall-hook"      // last release of a package with an uninstall hook
+	CodeOutsideOnly  Code = "outside-only"        // not within the Only set
+	CodeDependency   Code = "dependency"          // needed by a kept release
+	CodeInstalling   Code = "install-in-progress" // an install in progress needs it, or removals wait for one to end
+	// CodeNoDeps: outside a limited purge's packages, needed only by its
+	// removed releases, and kept because NoDeps asks (hab pkg uninstall
+	// --no-deps).
+	CodeNoDeps Code = "no-deps"
+	CodeOld    Code = "superseded" // older than the newest N, and nothing kept needs it
+	// CodeFreed: outside the Only packages, needed only by their removed
+	// releases (whose last dependents they were), and by nothing kept.
+	CodeFreed Code = "freed-by-only"
+	// CodeUnusedDep: store-wide with FreeDeps, an older release of a
+	// package other packages need, which no kept release needs.
+	CodeUnusedDep Code = "unused-dependency"
+)

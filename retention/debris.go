@@ -1,0 +1,151 @@
+package retention
+
+import (
+	"crypto/rand"
+	"errors"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+func debrisName(dir, kind, release string) string {
+	return dir + "/" + pkgstore.DebrisPrefix + kind + "-" + release + "-" + rand.Text()[:10]
+}
+
+// finishDebris completes what an interrupted run left: doomed directories
+// are deleted; pending ones (whole releases hidden before the final check)
+// are restored when their place is free and something needs them, or a
+// pending one put back needs them (its closure over DEPS and TDEPS, as
+// its hidden files name them), and deleted otherwise. Only a directory
+// whose name is exactly one hab-gc makes is touched: anything else (a
+// symlink, a file, another name) is reported and left alone. One that
+// cannot be deleted is a failure, and so is one needed that cannot be put
+// back (it stays hidden, for the next run). It returns how many it put
+// back.
+func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) (putBack int) {
+	needs := newNeeds(inv, found)
+	// The pending leftovers, by the release each holds.
+	pending := map[pkgstore.Ident][]string{}
+	for _, d := range inv.Debris {
+		if id, ok := pendingIdent(d); ok {
+			if fi, err := a.root.Lstat(d); err == nil && fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
+				pending[id] = append(pending[id], d)
+			}
+		}
+	}
+	deps := func(id pkgstore.Ident) []pkgstore.Ident {
+		var out []pkgstore.Ident
+		for _, d := range pending[id] {
+			out = append(out, hiddenDeps(a.root, d)...)
+		}
+		return out
+	}
+	isPending := func(id pkgstore.Ident) bool { return len(pending[id]) > 0 }
+	back := newPutBack()
+	for id := range pending {
+		if why, needed := needs.check(id); needed {
+			back.want(id, Reason{CodeNewDependent, why}, deps, isPending)
+		}
+	}
+	for _, d := range inv.Debris {
+		if a.ctx.Err() != nil {
+			return putBack // the next run finishes the rest
+		}
+		dir := path.Dir(d)
+		kind, release, ok := parseDebris(path.Base(d))
+		fi, err := a.root.Lstat(d)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // finished by someone else
+		case err != nil:
+			a.leftover(Leftover{Path: d, Status: StatusFailed, Text: "cannot be examined: " + err.Error()})
+			continue
+		case fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir():
+			a.leftover(Leftover{Path: d, Status: StatusNotAttempted, Text: "a " + fileKind(fi.Mode()) + " with a name like hab-gc's hidden directories: not hab-gc's, left alone"})
+			continue
+		case !ok:
+			a.leftover(Leftover{Path: d, Status: StatusNotAttempted, Text: "a directory whose name hab-gc never makes: not hab-gc's, left alone"})
+			continue
+		}
+		if kind == "pending" {
+			orig := dir + "/" + release
+			if id, ok := pendingIdent(d); ok {
+				if why, needed := back.reason(id); needed {
+					_, err := a.root.Lstat(orig)
+					switch {
+					case err == nil:
+						// Installed again meanwhile: that copy stays, the
+						// hidden one goes (below).
+					case !errors.Is(err, fs.ErrNotExist):
+						a.leftover(Leftover{Path: d, Status: StatusFailed, Text: "needed (" + why.Text + "), but its place " + orig + " cannot be examined, so it stays hidden for the next run: " + err.Error()})
+						continue
+					default:
+						if err := a.root.Rename(d, orig); err != nil {
+							a.leftover(Leftover{Path: d, Status: StatusFailed, Text: "needed (" + why.Text + "), but could not be put back as " + orig + ", so it stays hidden for the next run: " + err.Error()})
+							continue
+						}
+						a.syncDir(dir)
+						putBack++
+						a.leftover(Leftover{Path: d, Status: StatusKept, Text: "put back as " + orig + ": " + why.Text})
+						continue
+					}
+				}
+			}
+		}
+		_, mounts, err := a.destroy(d, release, false)
+		switch {
+		case len(mounts) > 0:
+			a.leftover(Leftover{Path: d, Status: StatusFailed, Text: "not deleted: " + mountText(pkgstore.StoreDir+"/"+d+"/"+mounts[0])})
+		case err != nil:
+			a.leftover(Leftover{Path: d, Status: StatusFailed, Text: "could not be deleted: " + err.Error()})
+		default:
+			a.leftover(Leftover{Path: d, Status: StatusRemoved, Text: "deleted"})
+		}
+	}
+	return putBack
+}
+
+// leftover records and logs what was done with a leftover.
+func (a *applier) leftover(l Leftover) {
+	a.res.Leftovers = append(a.res.Leftovers, l)
+	switch l.Status {
+	case StatusFailed:
+		a.res.Failed++
+		a.log.Warn("leftover of an interrupted run", "path", l.Path, "status", string(l.Status), "error", l.Text)
+	case StatusNotAttempted:
+		a.log.Warn("leftover of an interrupted run", "path", l.Path, "status", string(l.Status), "reason", l.Text)
+	default:
+		a.log.Info("leftover of an interrupted run", "path", l.Path, "status", string(l.Status), "reason", l.Text)
+	}
+}
+
+// parseDebris takes apart a name debrisName makes:
+// DebrisPrefix + kind + "-" + release + "-" + ten characters of
+// rand.Text. Doomed directories of older runs carry "x" for the release.
+func parseDebris(name string) (kind, release string, ok bool) {
+	rest, ok := strings.CutPrefix(name, pkgstore.DebrisPrefix)
+	if !ok {
+		return "", "", false
+	}
+	kind, rest, ok = strings.Cut(rest, "-")
+	if !ok || (kind != "pending" && kind != "doomed") {
+		return "", "", false
+	}
+	i := strings.LastIndexByte(rest, '-')
+	if i < 0 {
+		return "", "", false
+	}
+	release, suffix := rest[:i], rest[i+1:]
+	if len(suffix) != 10 || strings.Trim(suffix, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" {
+		return "", "", false
+	}
+	if release == "x" && kind == "doomed" {
+		return kind, release, true
+	}
+	if _, err := pkgstore.ParseFullIdent("o/n/v/" + release); err != nil {
+		return "", "", false
+	}
+	return kind, release, true
+}

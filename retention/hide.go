@@ -1,0 +1,154 @@
+package retention
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sync"
+
+	"github.com/hab-gc/hab-gc/depgraph"
+	"github.com/hab-gc/hab-gc/internal/safeio"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+type keptError struct{ reason Reason }
+
+// hide renames a release directory to a pending debris name in its
+// VERSION directory, after checking that it is still the planned one.
+func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
+	rel := r.Path()
+	fi, err := a.root.Lstat(rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return hiddenRelease{}, &keptError{Reason{CodeGone, "no longer installed"}}
+		}
+		return hiddenRelease{}, fmt.Errorf("checking %s: %w", rel, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
+		return hiddenRelease{}, &keptError{Reason{CodeChanged, "its directory was replaced by a " + fileKind(fi.Mode()) + " since the plan; left alone"}}
+	}
+	if dev, ino := pkgstore.DirID(a.root, rel, fi); dev != r.Dev || ino != r.Ino {
+		return hiddenRelease{}, &keptError{Reason{CodeChanged, "its directory was replaced since the plan was made"}}
+	}
+	if held := a.heldFile(rel); held != "" {
+		// Windows: a process holds a file of it open (a running program,
+		// a loaded DLL), which Windows would not let go.
+		return hiddenRelease{}, &keptError{Reason{CodeInUse, "a process holds " + held + " open, so that Windows would not let it be deleted (a running program or a loaded DLL): in use, kept"}}
+	}
+	dir := path.Dir(rel)
+	name := debrisName(dir, "pending", r.Ident.Release)
+	a.stage("checked", r.Ident, "")
+	if err := a.root.Rename(rel, name); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// Uninstalled (hab pkg uninstall) since the check above.
+			return hiddenRelease{}, &keptError{Reason{CodeGone, "no longer installed (removed by someone else just before hab-gc hid it)"}}
+		}
+		if heldOpen(err) {
+			return hiddenRelease{}, &keptError{Reason{CodeInUse, heldOpenText + " (" + err.Error() + ")"}}
+		}
+		return hiddenRelease{}, fmt.Errorf("hiding %s: %w", rel, err)
+	}
+	return hiddenRelease{rel: r, name: name}, nil
+}
+
+// syncWorkers bounds the directories Apply fsyncs at once.
+const syncWorkers = 16
+
+// hideBatch is what Apply hid since it last synced: the releases, their
+// VERSION directories (each once) and every release they need (DEPS and
+// TDEPS).
+type hideBatch struct {
+	hidden []hiddenRelease
+	dirs   []string
+	seen   map[string]bool
+	needs  map[pkgstore.Ident]bool
+}
+
+func (b *hideBatch) add(h hiddenRelease) {
+	if b.seen == nil {
+		b.seen = map[string]bool{}
+	}
+	b.hidden = append(b.hidden, h)
+	if dir := path.Dir(h.name); !b.seen[dir] {
+		b.seen[dir] = true
+		b.dirs = append(b.dirs, dir)
+	}
+}
+
+// need records what the release ref of graph g needs.
+func (b *hideBatch) need(g *depgraph.Graph, ref pkgstore.Ref) {
+	if b.needs == nil {
+		b.needs = map[pkgstore.Ident]bool{}
+	}
+	inv := g.Inventory()
+	for _, d := range g.Deps(ref) {
+		b.needs[inv.Ident(d)] = true
+	}
+}
+
+// sync makes a batch of hidings durable: it fsyncs each directory a
+// release of the batch was renamed in, then empties the batch. Apply
+// calls it before it hides a release that one of the batch needs (so that
+// after a crash, whatever survives of the renames, no listed release needs
+// a hidden one) and once all are hidden, before the settle pause. With
+// hideOrder's layers, that is one batch per layer: the directories of a
+// batch share a journal commit (on ext4, the first fsync commits them
+// all), and their fsyncs overlap.
+func (a *applier) sync(b *hideBatch) {
+	// Concurrently: an fsync mostly waits for the disk (a cache flush
+	// each, even when the journal is already committed), and the disk
+	// serves several at once. All are done before the batch counts as
+	// synced.
+	dirs := make(chan string)
+	var wg sync.WaitGroup
+	for range min(len(b.dirs), syncWorkers) {
+		wg.Go(func() {
+			for dir := range dirs {
+				a.syncDir(dir)
+			}
+		})
+	}
+	for _, dir := range b.dirs {
+		dirs <- dir
+	}
+	close(dirs)
+	wg.Wait()
+	for _, h := range b.hidden {
+		a.stage("synced", h.rel.Ident, h.name)
+	}
+	*b = hideBatch{}
+}
+
+func (a *applier) syncDir(dir string) {
+	if f, err := a.store.Root().Open(safeio.Dir(dir)); err == nil { // never a FIFO swapped in
+		f.Sync()
+		f.Close()
+	}
+}
+
+// restore puts a hidden release back, unless Habitat installed it again
+// meanwhile (then the new copy stays and the hidden one goes).
+func (a *applier) restore(h hiddenRelease, why Reason) {
+	rel := h.rel.Path()
+	if _, err := a.root.Lstat(rel); err == nil {
+		if a.ctx.Err() != nil {
+			// Stopping: delete nothing more; the next run removes the
+			// hidden copy.
+			a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays, and the next run removes the hidden one"}}})
+			return
+		}
+		a.destroy(h.name, h.rel.Ident.Release, false)
+		a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays"}}})
+		return
+	}
+	if err := a.root.Rename(h.name, rel); err != nil {
+		a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusFailed,
+			Err: &ReleaseError{Ident: h.rel.Ident, Op: "restore", Err: fmt.Errorf("needed again (%s) but could not be restored from %s: %w", why.Text, h.name, err)}})
+		return
+	}
+	a.syncDir(path.Dir(rel))
+	a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why}})
+}
+
+func fileKind(m fs.FileMode) string { return safeio.Kind(m) }

@@ -1,0 +1,119 @@
+package retention
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// installRoots keeps what installs in progress need (see
+// pkgstore.Installing): every installed release an install directory or a
+// fresh archive in the artifact cache names, and, while any install
+// directory is active, a download is in progress or an archive whose
+// release is not installed came into the cache within the install window,
+// every release. Habitat fetches and verifies all the missing
+// dependencies of a package, then installs each in its own install
+// directory before it makes the package's own, and the package's archive
+// may have been in the cache for days: what that package found installed
+// ("Using") shows nowhere until its own install directory exists. So no
+// release is removed while an install is running.
+func (p *Plan) installRoots() {
+	inv := p.Inventory
+	// Those a finder saw first: a process holding an install's files open
+	// is the most telling reason.
+	all := installsOf(inv, p.Found)
+	for _, in := range all {
+		what := "the install in progress at " + installPath(in)
+		if in.Release.Origin != "" {
+			what = "the install in progress of " + in.Release.String() + " at " + installPath(in)
+		}
+		if in.By != "" {
+			what += " (" + in.By + ")"
+		}
+		for _, d := range in.Deps {
+			if r := inv.Installed(d); r != nil {
+				p.addRoot(r.Ref, CodeInstalling, "needed by "+what+" (read from "+in.From+")")
+			}
+		}
+	}
+	for _, in := range all {
+		if !in.Active {
+			continue
+		}
+		why := waitWhy(in)
+		p.InstallWait = why
+		for _, r := range inv.Releases {
+			p.addRoot(r.Ref, CodeInstalling, why)
+		}
+		return // one reason is enough
+	}
+}
+
+// installsOf are the installs in progress the finders saw (first) and
+// those of the inventory, each once: one a process holds open is listed
+// as the finder saw it.
+func installsOf(inv *pkgstore.Inventory, found []Found) []pkgstore.Installing {
+	held := foundInstalls(found)
+	seen := map[string]bool{}
+	for _, in := range held {
+		seen[in.Path] = true
+	}
+	all := slices.Clip(held)
+	for _, in := range slices.Concat(inv.Installing, inv.Fetched) {
+		if !seen[in.Path] {
+			all = append(all, in)
+		}
+	}
+	return all
+}
+
+// waitWhy says why removals wait for an active install.
+func waitWhy(in pkgstore.Installing) string {
+	changed := in.Changed.UTC().Format(time.RFC3339)
+	switch {
+	case in.By != "":
+		return heldWhy(in)
+	case !in.Known:
+		return fmt.Sprintf("removals wait for the install in progress at %s (changed %s) to end: what it needs cannot be read yet (%s)",
+			installPath(in), changed, in.From)
+	case in.Download:
+		return fmt.Sprintf("removals wait for the download in progress at %s (changed %s) to end: Habitat downloads a package's missing dependencies before it unpacks any, and the package may use releases it found installed",
+			installPath(in), changed)
+	case strings.HasPrefix(in.Path, pkgstore.ArtifactCacheDir+"/"):
+		return fmt.Sprintf("removals wait for the install of %s, whose archive came into the cache at %s (changed %s): Habitat verifies a fetched archive before it unpacks it, and the package it may be installing it for uses releases it found installed, which no archive names",
+			in.Release, installPath(in), changed)
+	default:
+		return fmt.Sprintf("removals wait for the install in progress at %s (changed %s) to end: Habitat may be installing it for a package that uses releases it found installed",
+			installPath(in), changed)
+	}
+}
+
+// heldWhy says why removals wait for an install a process shows (By set),
+// "" for one only the store's files show.
+func heldWhy(in pkgstore.Installing) string {
+	switch {
+	case in.By == "":
+		return ""
+	case in.Path == "":
+		return fmt.Sprintf("removals wait for the install in progress to end: %s (Habitat verifies and installs a package's dependencies before its own install directory appears, and between the opens of a cached archive nothing else shows it)", in.By)
+	case !in.Known:
+		return fmt.Sprintf("removals wait for the install in progress at %s (%s) to end: what it needs cannot be read (%s)",
+			installPath(in), in.By, in.From)
+	case strings.HasPrefix(in.Path, pkgstore.ArtifactCacheDir+"/"):
+		return fmt.Sprintf("removals wait for the install of %s to end: %s (Habitat reads and verifies a cached archive before it unpacks it, and the package it installs it for uses releases it found installed, which no archive names)",
+			in.Release, in.By)
+	default:
+		return fmt.Sprintf("removals wait for the install in progress at %s to end: %s", installPath(in), in.By)
+	}
+}
+
+// installPath is an Installing's path relative to the FS root.
+func installPath(in pkgstore.Installing) string {
+	if strings.HasPrefix(in.Path, pkgstore.ArtifactCacheDir+"/") {
+		return in.Path
+	}
+	return pkgstore.StoreDir + "/" + in.Path
+}
