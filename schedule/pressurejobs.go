@@ -110,11 +110,7 @@ func (s *Scheduler) runPressure(ctx context.Context, j Job) RunOutcome {
 	res := s.runFunc()(s.withApply(ctx, j), j, store, start).withErrText()
 	out.Ran, out.Result = true, res
 	attrs := []any{"ok", res.OK, "removed", res.Removed, "bytes_freed", res.BytesFreed, "free_before", res.FreeBefore, "free_after", res.FreeAfter, "seconds", s.now().Sub(start).Seconds()}
-	if res.Error != "" {
-		log.Error("pressure prune failed", append(attrs, "error", res.Error)...)
-	} else {
-		log.Info("pressure prune ran", attrs...)
-	}
+	logRun(log, res, "pressure prune failed", "pressure prune ran", attrs)
 	return out
 }
 

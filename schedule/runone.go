@@ -53,12 +53,18 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) RunOutcome
 	if res.HistoryError != "" {
 		log.Error("the run's history could not be written", "error", res.HistoryError)
 	}
-	if res.Error != "" {
-		log.Error("job failed", append(attrs, "error", res.Error)...)
-	} else {
-		log.Info("job ran", attrs...)
-	}
+	logRun(log, res, "job failed", "job ran", attrs)
 	return out
+}
+
+// logRun logs a run's outcome with attrs: at ERROR (failed, with its
+// error) when it failed, else at INFO (ran).
+func logRun(log *slog.Logger, res RunResult, failed, ran string, attrs []any) {
+	if res.Error != "" {
+		log.Error(failed, append(attrs, "error", res.Error)...)
+		return
+	}
+	log.Info(ran, attrs...)
 }
 
 // notRun reports a due job that could not run (why): logged at ERROR,
