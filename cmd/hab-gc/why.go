@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -78,4 +81,58 @@ func printWhy(w io.Writer, ex retention.Explanation) {
 			fmt.Fprintf(w, "  %s\n", r.Text)
 		}
 	}
+}
+
+func (a *app) whyCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "why IDENT",
+		Short: "Explain why a release is kept (the chain to the root that keeps it) or removed",
+		Long: `Explain the plan's decision for one release. IDENT may be partial (core/redis, core/redis/6.2.6): every
+installed release that satisfies it is explained, newest first (with --json, an array of what a full
+IDENT gives). Takes the same policy flags as run.`,
+		Args: args(cobra.ExactArgs(1)),
+	}
+	addPolicyFlags(cmd.Flags())
+	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, argv []string) error {
+		id, err := pkgstore.ParseIdent(argv[0])
+		if err != nil {
+			return usageError{err}
+		}
+		if !c.isSet("keep_latest") {
+			return refusedError{fmt.Errorf(`why explains what a policy does with a release: set one, as for run:
+  hab-gc why --keep-latest=3 %s
+  HAB_KEEP_LATEST=3 hab-gc why %s
+  keep_latest = 3      (in FS_ROOT/hab/etc/hab-gc.toml, or the file given by --config)`, argv[0], argv[0])}
+		}
+		plan, store, err := a.planFor(cmd, c, true, false)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		exs, err := explainAll(plan, id)
+		if err != nil {
+			if errors.Is(err, retention.ErrNotInstalled) {
+				return usageError{err}
+			}
+			return err
+		}
+		if a.wantJSON(cmd) {
+			if id.FullyQualified() { // one release: one object, as always
+				return writeJSON(a.stdout, whyJSONOf(exs[0]))
+			}
+			out := make([]whyJSON, 0, len(exs))
+			for _, ex := range exs {
+				out = append(out, whyJSONOf(ex))
+			}
+			return writeJSON(a.stdout, out)
+		}
+		for i, ex := range exs {
+			if i > 0 {
+				fmt.Fprintln(a.text)
+			}
+			printWhy(a.text, ex)
+		}
+		return nil
+	})
+	return cmd
 }

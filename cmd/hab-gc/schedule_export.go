@@ -1,0 +1,205 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
+	"github.com/hab-gc/hab-gc/schedule"
+)
+
+// scheduleExportCmd is schedule export: a systemd timer and service per effective job.
+func (a *app) scheduleExportCmd() *cobra.Command {
+	export := &cobra.Command{
+		Use:   "export --format systemd --schedules DIR --out DIR",
+		Short: "Write a systemd timer and service per effective job (OnCalendar at the resolved time, Persistent=true)",
+		Args:  args(cobra.NoArgs),
+	}
+	schedFlags(export)
+	export.Flags().String("format", "systemd", "export format (systemd)")
+	export.Flags().String("out", "", "directory to write the units into")
+	export.Flags().String("exe", "", "path of hab-gc in ExecStart (default: this executable)")
+	export.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
+		if f, _ := cmd.Flags().GetString("format"); f != "systemd" {
+			return usageError{fmt.Errorf("invalid --format %q: only systemd is supported", f)}
+		}
+		out, _ := cmd.Flags().GetString("out")
+		if out == "" {
+			return usageError{fmt.Errorf("--out DIR is required")}
+		}
+		s, err := a.newScheduler(cmd, c, true, nil)
+		if err != nil {
+			return err
+		}
+		rejected, err := a.reload(s)
+		if err != nil {
+			return err
+		}
+		if rejected != nil {
+			return rejected // exporting without them would remove their units
+		}
+		exe, _ := cmd.Flags().GetString("exe")
+		if exe == "" {
+			if exe, err = os.Executable(); err != nil {
+				exe = "hab-gc"
+			}
+		}
+		inv, err := a.invocation(cmd, s, exe)
+		if err != nil {
+			return err
+		}
+		jobs := s.Jobs()
+		for _, p := range s.PressureJobs() {
+			p.Cron = "* * * * *" // the daemon looks at the free space every minute
+			jobs = append(jobs, p)
+		}
+		written, err := writeUnits(out, jobs, inv, s.Location)
+		if err != nil {
+			for _, w := range written {
+				fmt.Fprintln(a.text, w)
+			}
+			return err
+		}
+		printExported(a.text, written)
+		return nil
+	})
+	return export
+}
+
+// invocation is the command an exported service runs: daemon --once with
+// every setting this export was given (absolute paths), and the
+// environment variables hab-gc reads that are set now (a service does not
+// inherit the shell's environment).
+func (a *app) invocation(cmd *cobra.Command, s *schedule.Scheduler, exe string) (schedule.Invocation, error) {
+	dir, err := filepath.Abs(s.Dir)
+	if err != nil {
+		return schedule.Invocation{}, err
+	}
+	state, err := filepath.Abs(s.StatePath)
+	if err != nil {
+		return schedule.Invocation{}, err
+	}
+	tz, _ := cmd.Flags().GetString("timezone")
+	inv := schedule.Invocation{Exe: exe, Args: []string{"daemon", "--once", "--schedules", dir, "--state", state, "--timezone", tz}}
+	for _, name := range append([]string{"fs-root", "catch-up-spread"}, storeFlags()...) {
+		f := cmd.Flags().Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		v := f.Value.String()
+		if name == "fs-root" || name == "config" {
+			if v, err = filepath.Abs(v); err != nil {
+				return inv, err
+			}
+		}
+		inv.Args = append(inv.Args, "--"+name, v)
+	}
+	var names []string
+	for _, st := range settings() {
+		names = append(names, st.env...)
+	}
+	names = append(names, "HAB_GC_CONFIG", "HAB_BINLINK_DIR", "HAB_GC_MACHINE_ID")
+	for _, n := range names {
+		if v, ok := a.lookup(n); ok && v != "" {
+			inv.Env = append(inv.Env, n+"="+v)
+		}
+	}
+	return inv, nil
+}
+
+// writeUnits writes each job's units into out (each through a temporary
+// file renamed into place, so a symlink there is replaced, never followed),
+// then removes the units an earlier export wrote (they start with
+// schedule.UnitMarker) that belong to no job now. It returns the files
+// written.
+func writeUnits(out string, jobs []schedule.Job, inv schedule.Invocation, loc *time.Location) ([]string, error) {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	root, err := safeio.OpenRoot(out)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	keep := map[string]bool{}
+	var written []string
+	for _, j := range jobs {
+		units, err := schedule.SystemdUnits(j, inv, loc)
+		if err != nil {
+			return written, err
+		}
+		for _, u := range units {
+			if err := writeUnit(root, u); err != nil {
+				return written, err
+			}
+			keep[u.Name] = true
+			written = append(written, filepath.Join(out, u.Name))
+		}
+	}
+	entries, err := safeio.ReadDir(out)
+	if err != nil {
+		return written, err
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if keep[n] || !e.Type().IsRegular() || !strings.HasPrefix(n, "hab-gc-") ||
+			!(strings.HasSuffix(n, ".timer") || strings.HasSuffix(n, ".service")) {
+			continue
+		}
+		if exportedByUs(root, n) {
+			if err := root.Remove(n); err != nil {
+				return written, err
+			}
+		}
+	}
+	return written, nil
+}
+
+// writeUnit writes u into the directory root through a new temporary
+// file (created exclusively: whatever someone planted at any name is never
+// opened) and renames it over u.Name (which replaces what is there, never
+// writes through it).
+func writeUnit(root *os.Root, u schedule.Unit) error {
+	f, err := os.CreateTemp(root.Name(), ".hab-gc-export-*")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Base(f.Name())
+	_, err = f.WriteString(u.Content)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, u.Name)
+	}
+	if err != nil {
+		root.Remove(tmp)
+	}
+	return err
+}
+
+// exportedByUs reports whether a regular file (never a symlink's target)
+// starts with schedule.UnitMarker.
+func exportedByUs(root *os.Root, name string) bool {
+	f, err := safeio.OpenAt(root, name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	buf := make([]byte, len(schedule.UnitMarker))
+	_, err = io.ReadFull(f, buf)
+	return err == nil && string(buf) == schedule.UnitMarker
+}
