@@ -2,16 +2,11 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -55,12 +50,7 @@ func (a *app) scheduleExportCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		jobs := s.Jobs()
-		for _, p := range s.PressureJobs() {
-			p.Cron = "* * * * *" // the daemon looks at the free space every minute
-			jobs = append(jobs, p)
-		}
-		written, err := writeUnits(out, jobs, inv, s.Location)
+		written, err := schedule.WriteUnits(out, s.ExportJobs(), inv, s.Location)
 		if err != nil {
 			for _, w := range written {
 				fmt.Fprintln(a.text, w)
@@ -114,92 +104,6 @@ func (a *app) invocation(cmd *cobra.Command, s *schedule.Scheduler, exe string) 
 	return inv, nil
 }
 
-// writeUnits writes each job's units into out (each through a temporary
-// file renamed into place, so a symlink there is replaced, never followed),
-// then removes the units an earlier export wrote (they start with
-// schedule.UnitMarker) that belong to no job now. It returns the files
-// written.
-func writeUnits(out string, jobs []schedule.Job, inv schedule.Invocation, loc *time.Location) ([]string, error) {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, err
-	}
-	root, err := safeio.OpenRoot(out)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	keep := map[string]bool{}
-	var written []string
-	for _, j := range jobs {
-		units, err := schedule.SystemdUnits(j, inv, loc)
-		if err != nil {
-			return written, err
-		}
-		for _, u := range units {
-			if err := writeUnit(root, u); err != nil {
-				return written, err
-			}
-			keep[u.Name] = true
-			written = append(written, filepath.Join(out, u.Name))
-		}
-	}
-	entries, err := safeio.ReadDir(out)
-	if err != nil {
-		return written, err
-	}
-	for _, e := range entries {
-		n := e.Name()
-		if keep[n] || !e.Type().IsRegular() || !strings.HasPrefix(n, "hab-gc-") ||
-			!(strings.HasSuffix(n, ".timer") || strings.HasSuffix(n, ".service")) {
-			continue
-		}
-		if exportedByUs(root, n) {
-			if err := root.Remove(n); err != nil {
-				return written, err
-			}
-		}
-	}
-	return written, nil
-}
-
-// writeUnit writes u into the directory root through a new temporary
-// file (created exclusively: whatever someone planted at any name is never
-// opened) and renames it over u.Name (which replaces what is there, never
-// writes through it).
-func writeUnit(root *os.Root, u schedule.Unit) error {
-	f, err := os.CreateTemp(root.Name(), ".hab-gc-export-*")
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Base(f.Name())
-	_, err = f.WriteString(u.Content)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = root.Rename(tmp, u.Name)
-	}
-	if err != nil {
-		root.Remove(tmp)
-	}
-	return err
-}
-
-// exportedByUs reports whether a regular file (never a symlink's target)
-// starts with schedule.UnitMarker.
-func exportedByUs(root *os.Root, name string) bool {
-	f, err := safeio.OpenAt(root, name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	buf := make([]byte, len(schedule.UnitMarker))
-	_, err = io.ReadFull(f, buf)
-	return err == nil && string(buf) == schedule.UnitMarker
-}
+// exportedByUs is schedule.IsExportedUnit: whether a regular file (never
+// a symlink's target) starts with schedule.UnitMarker.
+func exportedByUs(root *os.Root, name string) bool { return schedule.IsExportedUnit(root, name) }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,31 +39,23 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 		if count < 0 {
 			return usageError{fmt.Errorf("invalid --count %d: must be 0 or more", count)}
 		}
-		machine, err := a.machineID(c)
-		if err != nil {
-			return err
-		}
 		// The identity a daemon's state recorded is the one its times
 		// were drawn with (unless HAB_GC_MACHINE_ID says otherwise).
-		if _, explicit := a.explicitMachineID(); !explicit {
-			state, _ := cmd.Flags().GetString("state")
-			if state == "" {
-				state = filepath.Join(c.fsRoot(), "hab", "sup", "default", "hab-gc", "schedule-state.json")
-			}
-			if st, err := schedule.LoadState(state); err == nil && st.Machine != "" {
-				machine = st.Machine
-			}
+		state, _ := cmd.Flags().GetString("state")
+		if state == "" {
+			state = schedule.DefaultStatePath(c.fsRoot())
+		}
+		explicit, _ := a.explicitMachineID()
+		machine, err := schedule.StateMachineID(c.fsRoot(), explicit, state)
+		if err != nil {
+			return err
 		}
 		spec, err := schedule.ParseSpec(argv[0])
 		if err != nil {
 			return usageError{err}
 		}
 		storeFlag, _ := cmd.Flags().GetString("store")
-		root := storeFlag
-		if clean := filepath.Clean(storeFlag); strings.HasSuffix(clean, filepath.Join("hab", "pkgs")) {
-			root = filepath.Dir(filepath.Dir(clean))
-		}
-		store, err := schedule.CanonicalStore(root)
+		store, err := schedule.CanonicalStore(schedule.StoreFSRoot(storeFlag))
 		if err != nil {
 			return usageError{err}
 		}
@@ -89,16 +79,13 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 		default:
 			return usageError{fmt.Errorf("invalid --job %q: must be prune or check", typ)}
 		}
-		expr := schedule.Resolve(spec, schedule.HashInput{Store: store, Type: schedule.JobType(typ), Params: params, Spec: spec.Canonical, Machine: machine, Zone: loc})
+		in := schedule.HashInput{Store: store, Type: schedule.JobType(typ), Params: params, Spec: spec.Canonical, Machine: machine, Zone: loc}
+		expr, times, err := schedule.NextRuns(spec, in, clock(), count)
 		fmt.Fprintln(a.text, expr)
-		cr, err := schedule.NewCron(expr, spec.Zone(loc))
 		if err != nil {
 			return err
 		}
-		for t, i := clock(), 0; i < count; i++ {
-			if t = cr.Next(t); t.IsZero() {
-				break
-			}
+		for _, t := range times {
 			fmt.Fprintln(a.text, t.In(loc).Format(time.RFC3339))
 		}
 		return nil

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -69,20 +68,10 @@ func definitionsRoot(c *config, dir string) string {
 	if c.source("fs_root") != "default" {
 		return c.fsRoot()
 	}
-	defs, _ := schedule.LoadDir(dir)
-	root := ""
-	for _, d := range defs {
-		switch {
-		case root == "":
-			root = d.FSRoot
-		case filepath.Clean(d.FSRoot) != filepath.Clean(root):
-			return c.fsRoot()
-		}
+	if root := schedule.DefinitionsFSRoot(dir); root != "" {
+		return root
 	}
-	if root == "" {
-		return c.fsRoot()
-	}
-	return root
+	return c.fsRoot()
 }
 
 // newScheduler builds a scheduler from the flags. Only the daemon writes
@@ -100,7 +89,7 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	stateRoot := "" // a --state given is the user's choice, its directory made as given
 	if state == "" {
 		// Below the FS root: never written through a symlink there.
-		state, stateRoot = filepath.Join(fsRoot, "hab", "sup", "default", "hab-gc", "schedule-state.json"), fsRoot
+		state, stateRoot = schedule.DefaultStatePath(fsRoot), fsRoot
 		// The default state file lives beside a store: without one (a
 		// typo in --fs-root), nothing is created there.
 		if st, err := c.openAt(fsRoot); err != nil {
