@@ -58,14 +58,11 @@ another package target. Everything else is an error. check exits 6 when it finds
 		}
 		minAge := retention.DefaultMinAge
 		if c.isSet("min_age") {
-			switch m, err := c.durationSetting("min_age", retention.NoMinAge); {
-			case err != nil:
+			m, err := c.durationSetting("min_age", retention.NoMinAge)
+			if err != nil {
 				return err
-			case m == retention.NoMinAge:
-				minAge = 0
-			case m > 0:
-				minAge = m
 			}
+			minAge = retention.InProgressAge(m)
 		}
 		strict, err := c.boolean("strict")
 		if err != nil {
@@ -104,7 +101,7 @@ another package target. Everything else is an error. check exits 6 when it finds
 		ps := []checked{}
 		errs, notices := 0, 0
 		for _, p := range rep.Problems {
-			n := isNotice(p, opts.Now, minAge)
+			n := pkgstore.IsNotice(p, opts.Now, minAge)
 			ps = append(ps, checked{p, n})
 			if n {
 				notices++
@@ -148,17 +145,4 @@ another package target. Everything else is an error. check exits 6 when it finds
 		return nil
 	})
 	return cmd
-}
-
-// isNotice reports whether a problem is a notice, what a healthy, busy
-// machine shows, rather than an error: an install directory younger than
-// minAge (an install in progress), or a release of another target.
-func isNotice(p pkgstore.Problem, now time.Time, minAge time.Duration) bool {
-	switch p.Kind {
-	case pkgstore.ProblemForeignTarget:
-		return true
-	case pkgstore.ProblemInstallLeftover:
-		return !p.Modified.IsZero() && now.Sub(p.Modified) < minAge
-	}
-	return false
 }

@@ -9,17 +9,6 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// noWildcard refuses a glob in a pin or an only entry: Habitat's idents
-// have no wildcards, and core/* would otherwise be a package named "*"
-// that matches nothing.
-func noWildcard(item string) error {
-	id, _, _ := strings.Cut(item, "@")
-	if strings.ContainsAny(id, "*?[]") {
-		return fmt.Errorf("%q: idents take no wildcards; a package is origin/name (core/redis), all its releases included; a version, origin/name/version", item)
-	}
-	return nil
-}
-
 // flagExcludeSource is the source of the pins given on the command line.
 const flagExcludeSource = "flag --exclude"
 
@@ -73,10 +62,7 @@ func (c *config) pins() ([]retention.Exclude, error) {
 				continue
 			}
 			seen[[2]string{item, src.source}] = true
-			if err := noWildcard(item); err != nil {
-				return nil, usageError{fmt.Errorf("invalid exclude (from %s): %v", src.source, err)}
-			}
-			ex, err := retention.ParseExclude(item)
+			ex, err := retention.ParsePin(item)
 			if err != nil {
 				return nil, usageError{fmt.Errorf("invalid exclude (from %s): %v", src.source, err)}
 			}

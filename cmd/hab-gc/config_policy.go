@@ -60,12 +60,12 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 		return p, err
 	}
 	for _, o := range c.list("only") {
-		if err := noWildcard(o); err != nil {
+		id, err := retention.ParseOnly(o)
+		switch {
+		case errors.Is(err, retention.ErrWildcard):
 			return p, usageError{fmt.Errorf("invalid only (from %s): %v", c.source("only"), err)}
-		}
-		id, err := pkgstore.ParseIdent(o)
-		if err != nil || id.Release != "" {
-			return p, usageError{fmt.Errorf("invalid only %q (from %s): must be ORIGIN/NAME or ORIGIN/NAME/VERSION", o, c.source("only"))}
+		case err != nil:
+			return p, usageError{fmt.Errorf("invalid only %q (from %s): %v", o, c.source("only"), retention.ErrNotPackage)}
 		}
 		p.Only = append(p.Only, id)
 	}
