@@ -6,14 +6,9 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// machineID is this machine's identity for randomized times
-// (schedule.MachineID): HAB_GC_MACHINE_ID when set, else
-// FS_ROOT/etc/machine-id, else the host name.
-func (a *app) machineID(c *config) (string, error) {
-	return a.machineIDAt(c.fsRoot())
-}
-
-// machineIDAt is machineID for the FS root root.
+// machineIDAt is this machine's identity for randomized times
+// (schedule.MachineID) for the FS root root: HAB_GC_MACHINE_ID when set,
+// else root/etc/machine-id, else the host name.
 func (a *app) machineIDAt(root string) (string, error) {
 	v, _ := a.explicitMachineID()
 	return schedule.MachineID(root, v)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,33 +27,6 @@ func whyJSONOf(ex retention.Explanation) whyJSON {
 		chain = append(chain, c.String())
 	}
 	return whyJSON{ex.Decision.Release.Ident.String(), ex.Decision.Action, ex.Decision.Reasons, chain, ex.RootReasons}
-}
-
-// explainAll explains id: a full ident its one release, a partial one
-// (core/openssl, core/openssl/1.1.1) every installed release that
-// satisfies it, newest first (retention.ErrNotInstalled when none does).
-func explainAll(plan *retention.Plan, id pkgstore.Ident) ([]retention.Explanation, error) {
-	if id.FullyQualified() {
-		ex, err := plan.Why(id)
-		if err != nil {
-			return nil, err
-		}
-		return []retention.Explanation{ex}, nil
-	}
-	rels := slices.Clone(plan.Inventory.Satisfying(id))
-	if len(rels) == 0 {
-		return nil, fmt.Errorf("%s: %w", id, retention.ErrNotInstalled)
-	}
-	slices.Reverse(rels) // Habitat's order is oldest first
-	out := make([]retention.Explanation, 0, len(rels))
-	for _, r := range rels {
-		ex, err := plan.Why(r.Ident)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ex)
-	}
-	return out, nil
 }
 
 // printWhy prints one explanation for people.
@@ -109,7 +81,7 @@ IDENT gives). Takes the same policy flags as run.`,
 			return err
 		}
 		defer store.Close()
-		exs, err := explainAll(plan, id)
+		exs, err := plan.WhyAll(id)
 		if err != nil {
 			if errors.Is(err, retention.ErrNotInstalled) {
 				return usageError{err}
