@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -30,7 +28,7 @@ func (a *app) scheduleListCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if err := stateWritable(s.StatePath); err != nil {
+		if err := schedule.StateWritable(s.StatePath); err != nil {
 			fmt.Fprintf(a.textErr, "hab-gc: warning: the state file cannot be written, so the daemon cannot record runs: %v\n", err)
 		}
 		sts, err := s.Status()
@@ -133,31 +131,6 @@ func (a *app) scheduleListCmd() *cobra.Command {
 		return rejected
 	})
 	return list
-}
-
-// stateWritable reports whether the daemon could write the state file:
-// its directory (or the nearest existing parent) and the file itself, when
-// present, must be writable.
-func stateWritable(path string) error {
-	if _, err := os.Lstat(path); err == nil {
-		if err := writable(path); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	dir := filepath.Dir(path)
-	for {
-		if _, err := os.Stat(dir); err == nil {
-			break
-		}
-		if dir == filepath.Dir(dir) {
-			break
-		}
-		dir = filepath.Dir(dir)
-	}
-	if err := writable(dir); err != nil {
-		return fmt.Errorf("%s: %w", dir, err)
-	}
-	return nil
 }
 
 // pressureSpec says when a pressure job runs, for schedule list.
