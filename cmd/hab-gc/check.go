@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -76,14 +75,13 @@ another package target. Everything else is an error. check exits 6 when it finds
 		// A shared lock: checks do not exclude each other, a run excludes
 		// them. On a read-only store, or for a user who may not create or
 		// open the lock file, check reads without it and says so.
-		unlock, err := store.RLock(cmd.Context(), retention.LockWait(timeout))
-		switch {
-		case errors.Is(err, pkgstore.ErrLockUnavailable):
-			fmt.Fprintf(a.textErr, "hab-gc: notice: checking without the store's lock (%v); a run in progress may show as problems\n", err)
-		case err != nil:
+		unlock, without, err := store.ReadLock(cmd.Context(), retention.LockWait(timeout))
+		if err != nil {
 			return err
-		default:
-			defer unlock()
+		}
+		defer unlock()
+		if without != nil {
+			fmt.Fprintf(a.textErr, "hab-gc: notice: checking without the store's lock (%v); a run in progress may show as problems\n", without)
 		}
 		opts.Now = time.Now()
 		bar := a.progressFor(cmd)
