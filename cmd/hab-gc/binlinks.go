@@ -12,7 +12,6 @@ import (
 
 	"github.com/hab-gc/hab-gc/binlink"
 	"github.com/hab-gc/hab-gc/history"
-	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -59,14 +58,13 @@ installed is unknown.
 		}
 		defer store.Close()
 		if dry {
-			unlock, err := store.RLock(ctx, retention.LockWait(timeout))
-			switch {
-			case errors.Is(err, pkgstore.ErrLockUnavailable):
-				fmt.Fprintf(a.textErr, "hab-gc: notice: planning without the store's lock (%v)\n", err)
-			case err != nil:
+			unlock, without, err := store.ReadLock(ctx, retention.LockWait(timeout))
+			if err != nil {
 				return err
-			default:
-				defer unlock()
+			}
+			defer unlock()
+			if without != nil {
+				fmt.Fprintf(a.textErr, "hab-gc: notice: planning without the store's lock (%v)\n", without)
 			}
 		} else {
 			unlock, err := store.Lock(ctx, retention.LockWait(timeout))

@@ -15,7 +15,7 @@ import (
 // came from.
 func keepNoneStoreWide(c *config) (bool, string) {
 	pol, err := c.policy(true)
-	if err != nil || pol.KeepLatest != retention.KeepNone || len(pol.Only) > 0 || pol.ServicesOnly {
+	if err != nil || !retention.KeepsNoneStoreWide(pol) {
 		return false, "" // a bad policy is reported by planning it
 	}
 	return true, c.source("keep_latest")

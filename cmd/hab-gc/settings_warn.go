@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hab-gc/hab-gc/internal/suggest"
+	"github.com/hab-gc/hab-gc/retention"
 )
 
 // testOnlyEnv are HAB_GC_* variables hab-gc's own tests give the processes
@@ -70,4 +71,19 @@ func (c *config) warnIneffective() {
 		c.warnings = append(c.warnings, fmt.Sprintf("cache_keep_latest %s (%s) does nothing without --cache (HAB_GC_CACHE, cache = true): the artifact cache is not cleaned",
 			c.raw("cache_keep_latest"), c.source("cache_keep_latest")))
 	}
+}
+
+// warnZeroMinAge warns that a min_age of 0 (0, 0s, 0m...: the habit from
+// before `none` existed) means the default hour, not "no minimum age".
+func (c *config) warnZeroMinAge() {
+	if !c.isSet("min_age") {
+		return
+	}
+	raw := strings.TrimSpace(c.raw("min_age"))
+	d, err := retention.ParseDuration(raw, retention.NoMinAge)
+	if err != nil || d != 0 || strings.EqualFold(raw, "none") {
+		return
+	}
+	c.warnings = append(c.warnings, fmt.Sprintf("min_age %q (from %s) means the default minimum age (%s), not none: releases installed less than %s ago are kept; say none (--min-age=none, HAB_GC_MIN_AGE=none, min_age = \"none\") to turn it off",
+		raw, c.source("min_age"), retention.DefaultMinAge, retention.DefaultMinAge))
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -25,33 +27,6 @@ func whyJSONOf(ex retention.Explanation) whyJSON {
 		chain = append(chain, c.String())
 	}
 	return whyJSON{ex.Decision.Release.Ident.String(), ex.Decision.Action, ex.Decision.Reasons, chain, ex.RootReasons}
-}
-
-// explainAll explains id: a full ident its one release, a partial one
-// (core/openssl, core/openssl/1.1.1) every installed release that
-// satisfies it, newest first (retention.ErrNotInstalled when none does).
-func explainAll(plan *retention.Plan, id pkgstore.Ident) ([]retention.Explanation, error) {
-	if id.FullyQualified() {
-		ex, err := plan.Why(id)
-		if err != nil {
-			return nil, err
-		}
-		return []retention.Explanation{ex}, nil
-	}
-	rels := slices.Clone(plan.Inventory.Satisfying(id))
-	if len(rels) == 0 {
-		return nil, fmt.Errorf("%s: %w", id, retention.ErrNotInstalled)
-	}
-	slices.Reverse(rels) // Habitat's order is oldest first
-	out := make([]retention.Explanation, 0, len(rels))
-	for _, r := range rels {
-		ex, err := plan.Why(r.Ident)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ex)
-	}
-	return out, nil
 }
 
 // printWhy prints one explanation for people.
@@ -78,4 +53,58 @@ func printWhy(w io.Writer, ex retention.Explanation) {
 			fmt.Fprintf(w, "  %s\n", r.Text)
 		}
 	}
+}
+
+func (a *app) whyCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "why IDENT",
+		Short: "Explain why a release is kept (the chain to the root that keeps it) or removed",
+		Long: `Explain the plan's decision for one release. IDENT may be partial (core/redis, core/redis/6.2.6): every
+installed release that satisfies it is explained, newest first (with --json, an array of what a full
+IDENT gives). Takes the same policy flags as run.`,
+		Args: args(cobra.ExactArgs(1)),
+	}
+	addPolicyFlags(cmd.Flags())
+	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, argv []string) error {
+		id, err := pkgstore.ParseIdent(argv[0])
+		if err != nil {
+			return usageError{err}
+		}
+		if !c.isSet("keep_latest") {
+			return refusedError{fmt.Errorf(`why explains what a policy does with a release: set one, as for run:
+  hab-gc why --keep-latest=3 %s
+  HAB_KEEP_LATEST=3 hab-gc why %s
+  keep_latest = 3      (in FS_ROOT/hab/etc/hab-gc.toml, or the file given by --config)`, argv[0], argv[0])}
+		}
+		plan, store, err := a.planFor(cmd, c, true, false)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		exs, err := plan.WhyAll(id)
+		if err != nil {
+			if errors.Is(err, retention.ErrNotInstalled) {
+				return usageError{err}
+			}
+			return err
+		}
+		if a.wantJSON(cmd) {
+			if id.FullyQualified() { // one release: one object, as always
+				return writeJSON(a.stdout, whyJSONOf(exs[0]))
+			}
+			out := make([]whyJSON, 0, len(exs))
+			for _, ex := range exs {
+				out = append(out, whyJSONOf(ex))
+			}
+			return writeJSON(a.stdout, out)
+		}
+		for i, ex := range exs {
+			if i > 0 {
+				fmt.Fprintln(a.text)
+			}
+			printWhy(a.text, ex)
+		}
+		return nil
+	})
+	return cmd
 }

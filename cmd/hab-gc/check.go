@@ -1,0 +1,146 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hab-gc/hab-gc/metrics"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+func (a *app) checkCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Verify the store's integrity; exit 6 on errors (with --strict, on notices too)",
+		Long: `Scan the store under its shared lock (without it, saying so, where it cannot be taken:
+a read-only store, a user who may not open it) and report every problem: damaged or missing metadata, malformed
+dependency lines, dependencies that are not installed, DEPS lines missing from TDEPS, symlinked or
+unreadable directories, install leftovers, specs that cannot be parsed or match nothing, dangling
+binlinks. Problems marked "blocking" make run refuse.
+
+Each problem is an error or a notice. Notices are what a healthy, busy machine shows: an install in
+progress (an install directory younger than the minimum age, --min-age, default 1h) and releases of
+another package target. Everything else is an error. check exits 6 when it finds an error; with
+--strict, a notice counts too.`,
+		Args: args(cobra.NoArgs),
+	}
+	cmd.Flags().String("min-age", "", "an install directory younger than this is an install in progress: a notice (default 1h, also 0; none: no directory is)")
+	cmd.Flags().Bool("strict", false, "exit 6 on notices too")
+	addMetricsFileFlag(cmd)
+	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
+		start := time.Now()
+		var problems []pkgstore.Problem
+		mf, err := a.openMetricsFile(c, c.fsRoot(), false)
+		if err != nil {
+			return err
+		}
+		if mf != nil {
+			defer func() {
+				if refusedUnwritten(err) {
+					return
+				}
+				if problems != nil {
+					mf.m.ObserveProblems(mf.store, problems)
+				}
+				mf.m.ObserveRun(mf.store, metrics.TypeCheck, start, time.Now(), err == nil)
+				if werr := mf.writeErr(); werr != nil && err == nil {
+					err = werr // the work stands; the metrics file says nothing of it
+				}
+			}()
+		}
+		timeout, err := c.lockTimeout()
+		if err != nil {
+			return err
+		}
+		minAge := retention.DefaultMinAge
+		if c.isSet("min_age") {
+			m, err := c.durationSetting("min_age", retention.NoMinAge)
+			if err != nil {
+				return err
+			}
+			minAge = retention.InProgressAge(m)
+		}
+		strict, err := c.boolean("strict")
+		if err != nil {
+			return err
+		}
+		store, opts, err := c.openStore()
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		// A shared lock: checks do not exclude each other, a run excludes
+		// them. On a read-only store, or for a user who may not create or
+		// open the lock file, check reads without it and says so.
+		unlock, without, err := store.ReadLock(cmd.Context(), retention.LockWait(timeout))
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		if without != nil {
+			fmt.Fprintf(a.textErr, "hab-gc: notice: checking without the store's lock (%v); a run in progress may show as problems\n", without)
+		}
+		opts.Now = time.Now()
+		bar := a.progressFor(cmd)
+		opts.OnPhase = bar.onPhase
+		rep, err := store.Verify(cmd.Context(), opts)
+		bar.done()
+		if err != nil {
+			return err
+		}
+		problems = append([]pkgstore.Problem{}, rep.Problems...)
+		type checked struct {
+			pkgstore.Problem
+			Notice bool `json:"notice"`
+		}
+		ps := []checked{}
+		errs, notices := 0, 0
+		for _, p := range rep.Problems {
+			n := pkgstore.IsNotice(p, opts.Now, minAge)
+			ps = append(ps, checked{p, n})
+			if n {
+				notices++
+			} else {
+				errs++
+			}
+		}
+		ok := errs == 0 && (!strict || notices == 0)
+		releases := len(rep.Inventory.Releases)
+		if a.wantJSON(cmd) {
+			type checkJSON struct {
+				OK       bool      `json:"ok"`
+				Releases int       `json:"releases"`
+				Errors   int       `json:"errors"`
+				Notices  int       `json:"notices"`
+				Problems []checked `json:"problems"`
+			}
+			if err := writeJSON(a.stdout, checkJSON{ok, releases, errs, notices, ps}); err != nil {
+				return err
+			}
+		} else {
+			for _, p := range ps {
+				label := "error: "
+				if p.Notice {
+					label = "notice: "
+				}
+				printProblem(a.text, p.Problem, "", label)
+			}
+			switch {
+			case len(ps) == 0:
+				fmt.Fprintf(a.text, "OK: %s, no problems.\n", plural(releases, "release"))
+			case ok:
+				fmt.Fprintf(a.text, "\nOK: %s, no errors, %s.\n", plural(releases, "release"), plural(notices, "notice"))
+			default:
+				fmt.Fprintf(a.text, "\n%s, %d blocking, %s, in a store of %s.\n", plural(errs, "error"), len(rep.Inventory.Blocking()), plural(notices, "notice"), plural(releases, "release"))
+			}
+		}
+		if !ok {
+			return exitCodeError{exitProblems}
+		}
+		return nil
+	})
+	return cmd
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pressure"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// pruneSetup is the policy and scan options of a prune: what `run` plans
+// with, and what a scheduled prune plans with (see jobConfig), so that
+// both make the same plan from the same settings.
+func (c *config) pruneSetup(requireKeep bool) (retention.Policy, pkgstore.Options, error) {
+	pol, err := c.policy(requireKeep)
+	if err != nil {
+		return pol, pkgstore.Options{}, err
+	}
+	opts, err := c.scanOptions()
+	return pol, opts, err
+}
+
+func errNoPolicy() error {
+	return refusedError{errors.New(`no retention policy is set, so nothing will be removed.
+Set how many releases of each package to keep, in one of these ways:
+  hab-gc run --keep-latest=3
+  HAB_KEEP_LATEST=3 hab-gc run
+  keep_latest = 3      (in FS_ROOT/hab/etc/hab-gc.toml, or the file given by --config)`)}
+}
+
+// policy builds the retention policy. requireKeep refuses when keep_latest
+// is set nowhere.
+func (c *config) policy(requireKeep bool) (retention.Policy, error) {
+	var p retention.Policy
+	var err error
+	if !c.isSet("keep_latest") {
+		if requireKeep {
+			return p, errNoPolicy()
+		}
+	} else if p.KeepLatest, err = c.count("keep_latest"); err != nil {
+		return p, err
+	}
+	// The library's spelling: 0 kept by count is KeepNone; unset (list,
+	// why without a policy) plans as KeepNone, its actions not shown.
+	p.KeepLatest = retention.KeepCount(p.KeepLatest)
+	if c.isSet("self_keep_latest") {
+		if p.SelfKeepLatest, err = c.count("self_keep_latest"); err != nil {
+			return p, err
+		}
+		if p.SelfKeepLatest == 0 {
+			return p, c.bad("self_keep_latest", "must be 1 or more: Habitat's own packages always keep at least one release")
+		}
+	}
+	if p.Excludes, err = c.pins(); err != nil {
+		return p, err
+	}
+	for _, o := range c.list("only") {
+		id, err := retention.ParseOnly(o)
+		switch {
+		case errors.Is(err, retention.ErrWildcard):
+			return p, usageError{fmt.Errorf("invalid only (from %s): %v", c.source("only"), err)}
+		case err != nil:
+			return p, usageError{fmt.Errorf("invalid only %q (from %s): %v", o, c.source("only"), retention.ErrNotPackage)}
+		}
+		p.Only = append(p.Only, id)
+	}
+	if p.ServicesOnly, err = c.boolean("services_only"); err != nil {
+		return p, err
+	}
+	if p.NoDeps, err = c.boolean("no_deps"); err != nil {
+		return p, err
+	}
+	if p.FreeDeps, err = c.boolean("free_deps"); err != nil {
+		return p, err
+	}
+	if p.KeepLatestFor, err = c.keepLatestFor(); err != nil {
+		return p, err
+	}
+	if err := p.Validate(); err != nil && !errors.Is(err, retention.ErrEmptyPolicy) {
+		return p, usageError{fmt.Errorf("%v (from %s)", err, c.source("keep_latest_for"))}
+	}
+	if c.isSet("min_age") {
+		if p.MinAge, err = c.durationSetting("min_age", retention.NoMinAge); err != nil {
+			return p, err
+		}
+	}
+	if p.IgnoreUninstallHooks, err = c.boolean("ignore_uninstall_hooks"); err != nil {
+		return p, err
+	}
+	if p.AllowDamaged, err = c.boolean("allow_damaged"); err != nil {
+		return p, err
+	}
+	if p.RootFinders, err = c.rootFinders(); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// keepLatestFor reads the per-package counts: repeated
+// --keep-latest-for ORIGIN/NAME=N, HAB_GC_KEEP_LATEST_FOR
+// ("core/postgresql=5;core/redis=2") or the config file's table
+// keep_latest_for = { "core/postgresql" = 5 }, read from the TOML itself
+// (viper would lower the case of the package names).
+func (c *config) keepLatestFor() ([]retention.PackageCount, error) {
+	var items []string
+	switch src := c.source("keep_latest_for"); {
+	case src == "default":
+		return nil, nil
+	case strings.HasPrefix(src, "config key"):
+		var f struct {
+			KeepLatestFor map[string]any `toml:"keep_latest_for"`
+		}
+		if err := toml.Unmarshal(c.data, &f); err != nil {
+			return nil, usageError{fmt.Errorf("invalid keep-latest-for (from %s): must be a table such as { \"core/postgresql\" = 5 }", src)}
+		}
+		for pkg, n := range f.KeepLatestFor {
+			num, ok := n.(int64)
+			if !ok {
+				return nil, usageError{fmt.Errorf("invalid keep-latest-for %q = %v (from %s): the count must be a whole number, 0 or more", pkg, n, src)}
+			}
+			items = append(items, fmt.Sprintf("%s=%d", pkg, num))
+		}
+		slices.Sort(items) // a table has no order; messages and plans are deterministic
+	default:
+		items = c.list("keep_latest_for")
+	}
+	var out []retention.PackageCount
+	for _, it := range items {
+		pc, err := retention.ParsePackageCount(it)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("invalid keep-latest-for (from %s): %v", c.source("keep_latest_for"), err)}
+		}
+		out = append(out, pc)
+	}
+	return out, nil
+}
+
+// pressureLimits returns the free-space limits of a run (min_free,
+// max_free), or nil when neither is set: then the plan runs whole. A
+// max_free alone is refused; a min_free alone frees up to itself.
+func (c *config) pressureLimits() (*pressure.Limits, error) {
+	if !c.isSet("min_free") {
+		if c.isSet("max_free") {
+			return nil, c.bad("max_free", "needs min-free too: below min-free, hab-gc frees up to max-free")
+		}
+		return nil, nil
+	}
+	size := func(key string) (pressure.Size, error) {
+		s, err := pressure.ParseSize(c.raw(key))
+		if err != nil {
+			return s, c.bad(key, "must be a size such as 500MB, 2GiB or 10% of the file system")
+		}
+		return s, nil
+	}
+	var l pressure.Limits
+	var err error
+	if l.MinFree, err = size("min_free"); err != nil {
+		return nil, err
+	}
+	l.MaxFree = l.MinFree
+	if c.isSet("max_free") {
+		if l.MaxFree, err = size("max_free"); err != nil {
+			return nil, err
+		}
+	}
+	return &l, nil
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// checkFSRoot refuses an FS root given as the empty string, which would
+// otherwise silently mean / (and a flag would override FS_ROOT with it).
+// An empty FS_ROOT variable counts as unset, as for every variable.
+func (c *config) checkFSRoot() error {
+	if c.isSet("fs_root") && c.raw("fs_root") == "" {
+		return c.bad("fs_root", "must not be empty (use / for this machine's root)")
+	}
+	return nil
+}
+
+// fsRoot is fs_root (the flag, FS_ROOT or the file), else this machine's
+// default: "/", or on Windows SYSTEMDRIVE\ (pkgstore.DefaultFSRoot, as
+// Habitat's FS_ROOT_PATH). Without SYSTEMDRIVE there it is "", which every
+// library refuses (pkgstore.RequireFSRoot) rather than guess.
+func (c *config) fsRoot() string {
+	if r := c.raw("fs_root"); r != "" {
+		return r
+	}
+	return hostFSRoot(c.lookup)
+}
+
+// hostFSRoot is this machine's FS root when none is named (see fsRoot).
+func hostFSRoot(lookup func(string) (string, bool)) string {
+	r, _ := pkgstore.DefaultFSRoot(runtime.GOOS, func(k string) string {
+		if k == "FS_ROOT" {
+			return "" // fs_root's own source, already read
+		}
+		v, _ := lookup(k)
+		return v
+	})
+	return r
+}
+
+// openStore validates the scan options, then opens the store at the
+// configured FS root; a missing or unusable root is a usage error naming
+// where the root came from.
+func (c *config) openStore() (*pkgstore.Store, pkgstore.Options, error) {
+	opts, err := c.scanOptions()
+	if err != nil {
+		return nil, opts, err
+	}
+	st, err := c.open()
+	return st, opts, err
+}
+
+// open opens the store at the configured FS root.
+func (c *config) open() (*pkgstore.Store, error) {
+	return c.openAt(c.fsRoot())
+}
+
+// openAt is open for the FS root root (the schedules' own, when no
+// --fs-root is given: see definitionsRoot).
+func (c *config) openAt(root string) (*pkgstore.Store, error) {
+	st, err := pkgstore.Open(root)
+	if err != nil {
+		if errors.Is(err, pkgstore.ErrNoStore) {
+			from := c.source("fs_root")
+			if root != c.fsRoot() {
+				from = "the schedule definitions"
+			}
+			return nil, usageError{fmt.Errorf("%v (FS root from %s)%s", err, from, fsRootHint(root))}
+		}
+		return nil, err
+	}
+	return st, nil
+}
+
+// fsRootHint suggests the FS root when root names the store itself
+// (.../hab/pkgs) or its hab directory, a common slip: the store is
+// FS_ROOT/hab/pkgs.
+func fsRootHint(root string) string {
+	clean := filepath.Clean(root)
+	for _, tail := range []string{filepath.Join("hab", "pkgs"), "hab"} {
+		if clean == tail || strings.HasSuffix(clean, string(filepath.Separator)+tail) {
+			fs := filepath.Dir(clean)
+			if tail != "hab" {
+				fs = filepath.Dir(fs)
+			}
+			return fmt.Sprintf("; did you mean --fs-root %s? The store is FS_ROOT/hab/pkgs", fs)
+		}
+	}
+	return ""
+}
+
+// scanOptions returns the scan options: target and binlink directories
+// (HAB_BINLINK_DIR added when set). Without a target setting, the target
+// is the one Habitat runs as, read from its own installed release
+// (pkgstore.InferTarget).
+func (c *config) scanOptions() (pkgstore.Options, error) {
+	o := pkgstore.Options{Target: pkgstore.DefaultTarget(), BinlinkDirs: pkgstore.DefaultBinlinkDirs()}
+	if c.raw("target") == "" {
+		t, _, err := pkgstore.InferTarget(c.fsRoot())
+		switch {
+		case errors.Is(err, pkgstore.ErrTargetAmbiguous):
+			return o, usageError{fmt.Errorf("which target Habitat runs as is unknown: %v; set it with --target (HAB_GC_TARGET, config key target)", err)}
+		case err == nil:
+			o.Target = t
+		} // the store unreadable: the scan says so
+	}
+	if t := c.raw("target"); t != "" {
+		if !pkgstore.ValidTarget(t) {
+			return o, c.bad("target", fmt.Sprintf("not a Habitat package target (one of %s)", strings.Join(pkgstore.KnownTargets(), ", ")))
+		}
+		o.Target = t
+	}
+	if d, ok := c.lookup("HAB_BINLINK_DIR"); ok && d != "" {
+		o.BinlinkDirs = append(o.BinlinkDirs, d)
+	}
+	// How long an install directory or a fetched archive counts as an
+	// install in progress; it cannot be turned off.
+	if c.isSet("install_window") {
+		w, err := retention.ParseDuration(c.raw("install_window"), -1)
+		if err != nil || w < 0 {
+			return o, c.bad("install_window", "must be a duration such as 10m or 2h (0: the default, 1h); installs in progress cannot go unprotected, so there is no none")
+		}
+		o.InstallWindow = w // 0: pkgstore's default
+	}
+	return o, nil
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+func (c *config) raw(key string) string {
+	switch v := c.v.Get(key).(type) {
+	case []any:
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = fmt.Sprint(x)
+		}
+		return strings.Join(parts, ";")
+	case []string:
+		return strings.Join(v, ";")
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+func (c *config) bad(key, why string) error {
+	return usageError{fmt.Errorf("invalid %s %q (from %s): %s", strings.ReplaceAll(key, "_", "-"), c.raw(key), c.source(key), why)}
+}
+
+func (c *config) count(key string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(c.raw(key)))
+	switch {
+	case err == nil && n < 0:
+		return 0, c.bad(key, strings.ReplaceAll(key, "_", "-")+" cannot be negative")
+	case err != nil:
+		return 0, c.bad(key, "must be a whole number, 0 or more")
+	}
+	return n, nil
+}
+
+func (c *config) boolean(key string) (bool, error) {
+	if !c.isSet(key) {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(strings.TrimSpace(c.raw(key)))
+	if err != nil {
+		return false, c.bad(key, "must be true or false")
+	}
+	return b, nil
+}
+
+// list returns a list setting: repeated flags, a TOML array, or an
+// environment variable with items separated by ";" (constraints may hold
+// spaces and commas).
+func (c *config) list(key string) []string {
+	s := c.setting(key)
+	if c.flagChanged(s) {
+		v, _ := c.cmd.Flags().GetStringArray(s.flag)
+		return v
+	}
+	var out []string
+	for _, item := range strings.Split(c.raw(key), ";") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// lockTimeout returns the lock_timeout setting with the library's meaning
+// (ApplyOptions.LockTimeout): 0 (also when unset) is
+// retention.DefaultLockTimeout, "none" retention.NoLockWait. Store.Lock
+// takes retention.LockWait of it.
+func (c *config) lockTimeout() (time.Duration, error) {
+	if !c.isSet("lock_timeout") {
+		return 0, nil
+	}
+	return c.durationSetting("lock_timeout", retention.NoLockWait)
+}
+
+// durationSetting reads a duration setting as retention.ParseDuration
+// does: "none" is none, 0 the default.
+func (c *config) durationSetting(key string, none time.Duration) (time.Duration, error) {
+	d, err := retention.ParseDuration(c.raw(key), none)
+	if err != nil {
+		return 0, c.bad(key, `must be a duration such as 90s, 10m or 2h, 0 (the default) or none`)
+	}
+	return d, nil
+}
+
+// firstSet returns the first of keys that is set, or "".
+func (c *config) firstSet(keys ...string) string {
+	for _, k := range keys {
+		if c.isSet(k) && c.raw(k) != "" {
+			return k
+		}
+	}
+	return ""
+}

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hab-gc/hab-gc/history"
+	"github.com/hab-gc/hab-gc/internal/humanize"
+	"github.com/hab-gc/hab-gc/internal/jsonstream"
+	"github.com/hab-gc/hab-gc/metrics"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// planFor opens the store, scans it (with a progress bar on a terminal)
+// and computes the plan for the configured policy.
+func (a *app) planFor(cmd *cobra.Command, c *config, requireKeep, sizes bool) (*retention.Plan, *pkgstore.Store, error) {
+	ctx := cmd.Context()
+	pol, opts, err := c.pruneSetup(requireKeep)
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := c.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	bar := a.progressFor(cmd)
+	opts.OnPhase = bar.onPhase
+	opts.Sizes = sizes
+	plan, err := retention.PlanStore(ctx, store, pol, time.Now(), opts)
+	bar.done()
+	if err != nil {
+		store.Close()
+		if errors.Is(err, retention.ErrDamaged) {
+			err = fmt.Errorf("%w\nhab-gc check explains each problem. To plan anyway, keeping every damaged release and all it names: --allow-damaged (env HAB_GC_ALLOW_DAMAGED, config key allow_damaged)", err)
+		}
+		return nil, nil, err
+	}
+	for _, w := range plan.Warnings {
+		fmt.Fprintf(a.textErr, "hab-gc: warning: %s\n", w.Text)
+	}
+	for _, f := range plan.Found {
+		fmt.Fprintf(a.stderr, "hab-gc: %s\n", f.Summary)
+	}
+	return plan, store, nil
+}
+
+// logRun appends a real run's records to the store's history (package
+// history); a failure to write them (a journal another process keeps
+// locked past history.DefaultLockTimeout or the run's interruption, a
+// full disk) is a warning: the run's work stands. It reports whether the
+// history was written.
+func (a *app) logRun(ctx context.Context, c *config, pol retention.Policy, plan *retention.Plan, res *retention.Result, err error) bool {
+	// The FS root as an absolute path: the journal is read from anywhere.
+	fsRoot, aerr := filepath.Abs(c.fsRoot())
+	if aerr != nil {
+		fsRoot = c.fsRoot()
+	}
+	run := history.Run{ID: fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()),
+		Job: history.JobRun, FSRoot: fsRoot, Policy: pol}
+	if herr := history.LogContext(ctx, time.Now(), run, plan, res, err); herr != nil {
+		fmt.Fprintf(a.textErr, "hab-gc: warning: the run's history could not be written: %v\n", herr)
+		return false
+	}
+	return true
+}
+
+// refuseUnmatched refuses a real run when an exclude or only given on the
+// command line matches no installed release: a typo there would remove
+// what the operator meant to keep. From a config file or the environment,
+// often shared across machines, such a pin is normal and only warned about.
+func refuseUnmatched(c *config, plan *retention.Plan) error {
+	var bad []string
+	for _, w := range plan.Warnings {
+		fromFlag := w.Source == flagExcludeSource
+		switch w.Kind {
+		case retention.WarnUnmatchedOnly:
+			fromFlag = c.flagChanged(c.setting("only"))
+		case retention.WarnUnmatchedKeepLatestFor:
+			fromFlag = c.flagChanged(c.setting("keep_latest_for"))
+		}
+		if w.Unmatched() && fromFlag {
+			bad = append(bad, "  "+w.Text)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return refusedError{fmt.Errorf("refusing to run: a pin given on the command line matches nothing installed (a typo?):\n%s\nCheck the spelling, or pass --allow-unmatched to run anyway", strings.Join(bad, "\n"))}
+}
+
+func (a *app) runCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run [IDENT...]",
+		Short: "Plan and remove old releases (--dry-run: plan only)",
+		Long: `Plan which releases to keep and which to remove, then remove them safely (hab-gc safety: the
+safety model). With --dry-run, only print the plan: nothing is changed. Without a policy (--keep-latest, env
+HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes nothing. IDENT arguments (origin/name[/version]) limit removals as --only does: hab-gc run
+--keep-latest 2 core/redis is hab-gc run --keep-latest 2 --only core/redis.
+
+` + exitCodesHelp,
+		Example: `  hab-gc run --keep-latest=3 --dry-run
+  hab-gc run --keep-latest=2 --exclude core/postgresql@'>=11 <12' --json
+  HAB_KEEP_LATEST=1 hab-gc run --only core/redis
+  hab-gc run --keep-latest 2 core/redis`,
+		Args: identArgs("run", "to limit removals to, as --only does"),
+	}
+	cmd.Flags().Bool("dry-run", false, "plan only; change nothing")
+	cmd.Flags().BoolP("verbose", "v", false, "list every kept release too, with its reasons and size (every release is measured: slower on a big store)")
+	cmd.Flags().Bool("allow-unmatched", false, "run even when an --exclude, --only or --keep-latest-for given on the command line matches no installed release")
+	cmd.Flags().Bool("allow-keep-none", false, "run with keep_latest 0 and no --only: keep no release of any package by count (refused without it)")
+	addPolicyFlags(cmd.Flags())
+	addPressureFlags(cmd)
+	addCacheFlags(cmd)
+	addMetricsFileFlag(cmd)
+	cmd.RunE = asOnly(a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
+		dry, _ := cmd.Flags().GetBool("dry-run")
+		allowKeepNone, _ := cmd.Flags().GetBool("allow-keep-none")
+		if dry {
+			if note := noteKeepNone(c, allowKeepNone); note != "" {
+				fmt.Fprintf(a.textErr, "hab-gc: note: %s\n", note)
+			}
+		} else if err := refuseKeepNone(c, allowKeepNone); err != nil {
+			return err // before anything is written: no history, no metrics
+		}
+		// --metrics-file: the plan, and for a real run what it did and
+		// whether it succeeded (a refusal is a failed prune).
+		start := time.Now()
+		var plan *retention.Plan
+		var res *retention.Result
+		historyFailed := false
+		logRun := func(pol retention.Policy, plan *retention.Plan, res *retention.Result, err error) {
+			if !a.logRun(cmd.Context(), c, pol, plan, res, err) {
+				historyFailed = true
+			}
+		}
+		mf, err := a.openMetricsFile(c, c.fsRoot(), false)
+		if err != nil {
+			return err
+		}
+		if mf != nil {
+			defer func() {
+				if refusedUnwritten(err) {
+					return
+				}
+				if historyFailed {
+					mf.m.ObserveHistoryFailure(mf.store)
+				}
+				if plan != nil {
+					rep := plan.Report(res)
+					mf.m.ObservePlan(mf.store, rep)
+					if !dry {
+						mf.m.ObserveApply(mf.store, rep.Summary)
+					}
+				}
+				if !dry {
+					mf.m.ObserveRun(mf.store, metrics.TypePrune, start, time.Now(), err == nil)
+				}
+				if werr := mf.writeErr(); werr != nil && err == nil {
+					err = werr // the work stands; the metrics file says nothing of it
+				}
+			}()
+		}
+		timeout, err := c.lockTimeout()
+		if err != nil {
+			return err
+		}
+		allowUnmatched, err := c.boolean("allow_unmatched")
+		if err != nil {
+			return err
+		}
+		limits, err := c.pressureLimits()
+		if err != nil {
+			return err
+		}
+		// Under disk pressure every release is measured, to name the
+		// largest kept ones when not enough can be freed; with --verbose,
+		// to show the kept ones' sizes. Otherwise only the removals are
+		// (a real store's kept releases are most of it).
+		verbose, _ := cmd.Flags().GetBool("verbose")
+		plan, store, err := a.planFor(cmd, c, true, limits != nil || verbose)
+		if err != nil {
+			if pol, perr := c.policy(true); perr == nil && !dry && !refusedUnwritten(err) {
+				logRun(pol, nil, nil, err) // refused: a damaged store, runtime roots unknown...
+			}
+			return err
+		}
+		defer store.Close()
+		cr, err := planCache(cmd.Context(), c, plan, limits != nil)
+		if err != nil {
+			return err
+		}
+		defer cr.close()
+		var press *pressureRun
+		if limits != nil {
+			if press, err = startPressure(plan, c.fsRoot(), *limits, cr); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s\n", press.verdict.Text(*limits))
+		}
+		if !dry && !allowUnmatched {
+			if err := refuseUnmatched(c, plan); err != nil {
+				logRun(plan.Policy, plan, nil, err)
+				return err
+			}
+		}
+		if !dry {
+			bar := a.progressFor(cmd)
+			// A cancelled Apply puts back what it hid and finishes the
+			// release it was deleting: given time to, before the
+			// watchdog ends the process (which kill -9 safety covers).
+			held := a.stop.hold(applyStopGrace, func() {})
+			res, err = plan.Apply(cmd.Context(), store, retention.ApplyOptions{
+				LockTimeout: timeout,
+				OnPhase:     bar.onPhase,
+				Logger:      slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+			})
+			held()
+			bar.done()
+			if !res.Applied() {
+				res = nil // refused: nothing of it to report
+			}
+			logRun(plan.Policy, plan, res, err)
+			if err != nil && res == nil {
+				return needsRoot(err)
+			}
+			if err == nil {
+				if cerr := cr.apply(cmd.Context(), store, timeout, res); cerr != nil {
+					return cerr
+				}
+			}
+		}
+		asJSON := a.wantJSON(cmd)
+		var rep retention.Report
+		var rels retention.ReportReleases
+		if asJSON {
+			// Written as it goes: the releases are not all held at
+			// once (a large store's peak memory is at its report).
+			rep, rels = plan.ReportStream(res)
+		} else {
+			rep = plan.Report(res)
+		}
+		out := runReport{Report: rep}
+		if press != nil {
+			press.finish(plan, res != nil)
+			out.pressureReport = press.report()
+		}
+		out.Cache = cr.report()
+		out.CacheError = cr.readError()
+		if asJSON {
+			if werr := writeJSON(a.stdout, out, jsonstream.Elements("releases", rels.Len(), func(i int) any { return rels.At(i) })); werr != nil {
+				return werr
+			}
+		} else {
+			printPlan(a.text, rep, verbose)
+			cr.print(a.text, verbose)
+			if press != nil {
+				press.print(a.text)
+			}
+		}
+		if res != nil && errors.Is(err, context.Canceled) {
+			fmt.Fprintf(a.textErr, "hab-gc: interrupted: %d removed, %d kept (hidden ones put back), %d not attempted, %d failed; nothing more was deleted\n",
+				res.Removed, res.Kept, res.NotAttempted, res.Failed)
+			return exitCodeError{exitInterrupted}
+		}
+		if err != nil {
+			return err
+		}
+		if res != nil && res.Partial() {
+			fmt.Fprintf(a.textErr, "hab-gc: %d removal(s) failed; the others were done\n", res.Failed)
+			return exitCodeError{exitPartial}
+		}
+		if e := cr.readError(); e != "" {
+			fmt.Fprintf(a.textErr, "hab-gc: the artifact cache was not cleaned: %s\n", e)
+			return exitCodeError{exitPartial}
+		}
+		if n := cr.failed(); n > 0 {
+			fmt.Fprintf(a.textErr, "hab-gc: %d artifact cache removal(s) failed; the others were done\n", n)
+			return exitCodeError{exitPartial}
+		}
+		if press != nil && press.missing > 0 {
+			fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s still missing to reach max-free %s\n", humanize.Bytes(press.missing), humanize.Bytes(press.verdict.MaxFree))
+			return exitCodeError{exitNotEnough}
+		}
+		return nil
+	}))
+	return cmd
+}

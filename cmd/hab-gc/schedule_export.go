@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hab-gc/hab-gc/schedule"
+)
+
+// scheduleExportCmd is schedule export: a systemd timer and service per effective job.
+func (a *app) scheduleExportCmd() *cobra.Command {
+	export := &cobra.Command{
+		Use:   "export --format systemd --schedules DIR --out DIR",
+		Short: "Write a systemd timer and service per effective job (OnCalendar at the resolved time, Persistent=true)",
+		Args:  args(cobra.NoArgs),
+	}
+	schedFlags(export)
+	export.Flags().String("format", "systemd", "export format (systemd)")
+	export.Flags().String("out", "", "directory to write the units into")
+	export.Flags().String("exe", "", "path of hab-gc in ExecStart (default: this executable)")
+	export.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
+		if f, _ := cmd.Flags().GetString("format"); f != "systemd" {
+			return usageError{fmt.Errorf("invalid --format %q: only systemd is supported", f)}
+		}
+		out, _ := cmd.Flags().GetString("out")
+		if out == "" {
+			return usageError{fmt.Errorf("--out DIR is required")}
+		}
+		s, err := a.newScheduler(cmd, c, true, nil)
+		if err != nil {
+			return err
+		}
+		rejected, err := a.reload(s)
+		if err != nil {
+			return err
+		}
+		if rejected != nil {
+			return rejected // exporting without them would remove their units
+		}
+		exe, _ := cmd.Flags().GetString("exe")
+		if exe == "" {
+			if exe, err = os.Executable(); err != nil {
+				exe = "hab-gc"
+			}
+		}
+		inv, err := a.invocation(cmd, s, exe)
+		if err != nil {
+			return err
+		}
+		written, err := schedule.WriteUnits(out, s.ExportJobs(), inv, s.Location)
+		if err != nil {
+			for _, w := range written {
+				fmt.Fprintln(a.text, w)
+			}
+			return err
+		}
+		printExported(a.text, written)
+		return nil
+	})
+	return export
+}
+
+// invocation is the command an exported service runs: daemon --once with
+// every setting this export was given (absolute paths), and the
+// environment variables hab-gc reads that are set now (a service does not
+// inherit the shell's environment).
+func (a *app) invocation(cmd *cobra.Command, s *schedule.Scheduler, exe string) (schedule.Invocation, error) {
+	dir, err := filepath.Abs(s.Dir)
+	if err != nil {
+		return schedule.Invocation{}, err
+	}
+	state, err := filepath.Abs(s.StatePath)
+	if err != nil {
+		return schedule.Invocation{}, err
+	}
+	tz, _ := cmd.Flags().GetString("timezone")
+	inv := schedule.Invocation{Exe: exe, Args: []string{"daemon", "--once", "--schedules", dir, "--state", state, "--timezone", tz}}
+	for _, name := range append([]string{"fs-root", "catch-up-spread"}, storeFlags()...) {
+		f := cmd.Flags().Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		v := f.Value.String()
+		if name == "fs-root" || name == "config" {
+			if v, err = filepath.Abs(v); err != nil {
+				return inv, err
+			}
+		}
+		inv.Args = append(inv.Args, "--"+name, v)
+	}
+	var names []string
+	for _, st := range settings() {
+		names = append(names, st.env...)
+	}
+	names = append(names, "HAB_GC_CONFIG", "HAB_BINLINK_DIR", "HAB_GC_MACHINE_ID")
+	for _, n := range names {
+		if v, ok := a.lookup(n); ok && v != "" {
+			inv.Env = append(inv.Env, n+"="+v)
+		}
+	}
+	return inv, nil
+}
+
+// exportedByUs is schedule.IsExportedUnit: whether a regular file (never
+// a symlink's target) starts with schedule.UnitMarker.
+func exportedByUs(root *os.Root, name string) bool { return schedule.IsExportedUnit(root, name) }

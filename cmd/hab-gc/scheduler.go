@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/schedule"
+)
+
+// schedFlags are the flags shared by daemon and the schedule commands.
+func schedFlags(cmd *cobra.Command) {
+	cmd.Flags().String("schedules", "", "directory of schedule definitions (*.toml)")
+	cmd.Flags().String("state", "", "state file (default FS_ROOT/hab/sup/default/hab-gc/schedule-state.json)")
+	cmd.Flags().String("timezone", "UTC", "time zone cron expressions are read in (e.g. Europe/Berlin, Local)")
+	cmd.Flags().String("now", "", "set the clock to this RFC 3339 time (tests and rehearsals)")
+	cmd.Flags().Duration("catch-up-spread", 10*time.Minute, "a run missed while hab-gc was not running waits a stable per-machine delay up to this long (0: at once)")
+}
+
+// zoneAndClock reads --timezone and --now.
+func zoneAndClock(cmd *cobra.Command) (*time.Location, func() time.Time, error) {
+	tz, _ := cmd.Flags().GetString("timezone")
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return nil, nil, usageError{fmt.Errorf("invalid --timezone %q: %v", tz, err)}
+	}
+	clock := time.Now
+	if now, _ := cmd.Flags().GetString("now"); now != "" {
+		t0, err := time.Parse(time.RFC3339, now)
+		if err != nil {
+			return nil, nil, usageError{fmt.Errorf("invalid --now %q: not an RFC 3339 time", now)}
+		}
+		start := time.Now()
+		clock = func() time.Time { return t0.Add(time.Since(start)) }
+	}
+	return loc, clock, nil
+}
+
+// buildTime is the time of the commit hab-gc was built from (vcs.time),
+// zero when unknown: a clock before it is obviously wrong
+// (schedule.Scheduler.NotBefore).
+func buildTime(bi *debug.BuildInfo, ok bool) time.Time {
+	if !ok {
+		return time.Time{}
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.time" {
+			if t, err := time.Parse(time.RFC3339, s.Value); err == nil {
+				return t
+			}
+		}
+	}
+	return time.Time{}
+}
+
+// definitionsRoot is the FS root of the schedule commands and the daemon:
+// --fs-root (or its setting) when given; otherwise, when every definition
+// in dir that parses names one fs_root, that one (its etc/machine-id and
+// its default state file are the daemon's: issue 33 item 5); else "/".
+func definitionsRoot(c *config, dir string) string {
+	if c.source("fs_root") != "default" {
+		return c.fsRoot()
+	}
+	if root := schedule.DefinitionsFSRoot(dir); root != "" {
+		return root
+	}
+	return c.fsRoot()
+}
+
+// newScheduler builds a scheduler from the flags. Only the daemon writes
+// the state file: readOnly for the schedule commands.
+func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metricsFile) (*schedule.Scheduler, error) {
+	dir, _ := cmd.Flags().GetString("schedules")
+	if dir == "" {
+		return nil, usageError{fmt.Errorf("--schedules DIR is required")}
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, usageError{fmt.Errorf("invalid --schedules %q: not a directory", dir)}
+	}
+	fsRoot := definitionsRoot(c, dir)
+	state, _ := cmd.Flags().GetString("state")
+	stateRoot := "" // a --state given is the user's choice, its directory made as given
+	if state == "" {
+		// Below the FS root: never written through a symlink there.
+		state, stateRoot = schedule.DefaultStatePath(fsRoot), fsRoot
+		// The default state file lives beside a store: without one (a
+		// typo in --fs-root), nothing is created there.
+		if st, err := c.openAt(fsRoot); err != nil {
+			if !readOnly {
+				return nil, usageError{fmt.Errorf("%w; the state file defaults to FS_ROOT/hab/sup/default/hab-gc/schedule-state.json: name the FS root with --fs-root, or the state file with --state", err)}
+			}
+		} else {
+			st.Close()
+		}
+	}
+	loc, clock, err := zoneAndClock(cmd)
+	if err != nil {
+		return nil, err
+	}
+	timeout, err := c.lockTimeout()
+	if err != nil {
+		return nil, err
+	}
+	machine, err := a.machineIDAt(fsRoot)
+	if err != nil {
+		return nil, err
+	}
+	_, explicit := a.explicitMachineID()
+	spread, _ := cmd.Flags().GetDuration("catch-up-spread")
+	if spread < 0 {
+		return nil, usageError{fmt.Errorf("invalid --catch-up-spread %v: must be 0 or more", spread)}
+	}
+	setup := a.jobSetup(cmd)
+	var notRun func(schedule.Job, string)
+	if m != nil {
+		notRun = func(j schedule.Job, _ string) {
+			m.m.ObserveNotRun(j.Store, string(j.Type))
+			if m.path != "" {
+				m.write(a)
+			}
+		}
+	}
+	var notBefore time.Time
+	if now, _ := cmd.Flags().GetString("now"); now == "" {
+		notBefore = buildTime(debug.ReadBuildInfo()) // a rehearsal's --now may be any time
+	}
+	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, StateRoot: stateRoot, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, ForceMachine: explicit, CatchUpSpread: spread, NotBefore: notBefore,
+		Logger: slog.New(uniqueKeys(slog.NewTextHandler(a.stderr, nil))),
+		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.RunResult {
+			start := time.Now()
+			res := schedule.RunJob(ctx, j, store, now, setup)
+			if m != nil {
+				observeJob(m.m, j, store.FSRoot(), start, time.Now(), res)
+				if m.path != "" {
+					m.write(a)
+				}
+			}
+			return res
+		}}, nil
+}
+
+// allRejected returns the rejection when the definitions hold no job at
+// all and at least one was rejected, reading them without writing the
+// state file.
+func (a *app) allRejected(cmd *cobra.Command, c *config) error {
+	probe, err := a.newScheduler(cmd, c, true, nil)
+	if err != nil {
+		return nil
+	}
+	probe.Logger = slog.New(slog.DiscardHandler)
+	rejected, _ := a.reload(probe)
+	if rejected != nil && len(probe.Jobs())+len(probe.PressureJobs()) == 0 {
+		return rejected
+	}
+	return nil
+}
+
+// reload loads the definitions; rejected is a usage error naming every
+// rejected file (with line and column), for the caller to return once its
+// work with the valid ones is done.
+func (a *app) reload(s *schedule.Scheduler) (rejected, err error) {
+	probs, err := s.Reload()
+	if len(probs) > 0 {
+		rejected = usageError{fmt.Errorf("%d schedule definition(s) rejected:\n%w", len(probs), errors.Join(probs...))}
+	}
+	return rejected, err
+}

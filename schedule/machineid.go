@@ -1,0 +1,83 @@
+package schedule
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
+)
+
+// MachineIDEnv is the environment variable that names a machine's
+// identity for randomized times, replacing FS_ROOT/etc/machine-id, the
+// host name and the identity a state file recorded.
+const MachineIDEnv = "HAB_GC_MACHINE_ID"
+
+// MachineID is a machine's identity for randomized times (HashInput's
+// Machine): explicit (the value of MachineIDEnv) when it is not blank,
+// else the content of fsRoot/etc/machine-id (read without blocking, at
+// most 4 KiB), else the host name. With none of them it fails, saying to
+// set MachineIDEnv.
+func MachineID(fsRoot, explicit string) (string, error) {
+	if v := strings.TrimSpace(explicit); v != "" {
+		return v, nil
+	}
+	b, err := safeio.ReadFile(filepath.Join(fsRoot, "etc", "machine-id"), 4096, safeio.FollowLinks)
+	if id := strings.TrimSpace(string(b)); err == nil && id != "" {
+		return id, nil
+	}
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "", fmt.Errorf("no machine identity: %s/etc/machine-id is unreadable and the host name unknown: set %s", fsRoot, MachineIDEnv)
+	}
+	return h, nil
+}
+
+// StateMachineID is the identity the times of a daemon whose state file is
+// statePath were drawn with: explicit when not blank (it replaces the
+// recorded one), else the identity that state recorded, else
+// MachineID(fsRoot, ""). A state file that cannot be read counts as none.
+func StateMachineID(fsRoot, explicit, statePath string) (string, error) {
+	machine, err := MachineID(fsRoot, explicit)
+	if err != nil || strings.TrimSpace(explicit) != "" {
+		return machine, err
+	}
+	if st, err := LoadState(statePath); err == nil && st.Machine != "" {
+		machine = st.Machine
+	}
+	return machine, nil
+}
+
+// DefaultStatePath is the daemon's state file when none is named: below
+// the FS root fsRoot, beside the Supervisor's own files.
+func DefaultStatePath(fsRoot string) string {
+	return filepath.Join(fsRoot, "hab", "sup", "default", "hab-gc", "schedule-state.json")
+}
+
+// StoreFSRoot is the FS root of a store named by its FS root or by its
+// hab/pkgs directory (as `schedule next --store` takes either).
+func StoreFSRoot(store string) string {
+	if clean := filepath.Clean(store); strings.HasSuffix(clean, filepath.Join("hab", "pkgs")) {
+		return filepath.Dir(filepath.Dir(clean))
+	}
+	return store
+}
+
+// DefinitionsFSRoot is the FS root every definition in dir that parses
+// names, when they all name one (compared cleaned); "" when they name
+// several, or there is none. The daemon takes its machine identity and
+// its default state file from that root when no other is given.
+func DefinitionsFSRoot(dir string) string {
+	defs, _ := LoadDir(dir)
+	root := ""
+	for _, d := range defs {
+		switch {
+		case root == "":
+			root = d.FSRoot
+		case filepath.Clean(d.FSRoot) != filepath.Clean(root):
+			return ""
+		}
+	}
+	return root
+}
