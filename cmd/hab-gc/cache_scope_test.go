@@ -63,6 +63,7 @@ func cacheScopeStore(t *testing.T) (string, string) {
 // TestRunCacheScope (issue 21 item 2): --only and --exclude reach the
 // artifact cache, and an archive counts for its own target only.
 func TestRunCacheScope(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		flags []string

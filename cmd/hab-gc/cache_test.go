@@ -16,6 +16,7 @@ import (
 // and those of kept releases, and leaves a corrupt .hart, a non-hart file
 // and a download in progress alone; the JSON lists each decision.
 func TestRunCache(t *testing.T) {
+	t.Parallel()
 	b := storetest.New(t)
 	b.Pkg("core/redis/5.0.1/20210101000000").Pkg("core/redis/6.2.6/20220101000000")
 	dir := b.Path("hab/cache/artifacts")

@@ -98,6 +98,7 @@ func TestInterruptedRunRestores(t *testing.T) {
 // (chattr +i) fails the run that hid it and every later run, with exit 4
 // and a failed count that says so.
 func TestLeftoverFailureExits4(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("chattr +i needs root")
 	}

@@ -82,6 +82,7 @@ func startRun(t *testing.T, b *storetest.Builder, more ...string) (*exec.Cmd, ch
 // could not be written, counts it in hab_gc_history_write_failures_total
 // and exits 0 once the bounded wait is over.
 func TestRunWithHistoryLockedElsewhere(t *testing.T) {
+	t.Parallel()
 	b := storetest.New(t)
 	b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
 	holdHistoryLock(t, b.Root)
@@ -109,8 +110,10 @@ func TestRunWithHistoryLockedElsewhere(t *testing.T) {
 // Issue 20 item 6: SIGTERM and SIGINT end a run waiting for the history's
 // lock at once (well before the bounded wait is over), with the warning.
 func TestSignalWhileHistoryLocked(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
 			b := storetest.New(t)
 			b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
 			holdHistoryLock(t, b.Root)

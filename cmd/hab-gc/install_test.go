@@ -39,6 +39,7 @@ func findRelease(v any, ident string) map[string]any {
 // needs, saying why, as a real run does (retention's
 // TestInstallInProgressKeepsWhatItNeeds).
 func TestDryRunShowsInstallProtections(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Skip(err)

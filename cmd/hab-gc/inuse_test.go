@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/proctest"
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
@@ -272,8 +273,9 @@ func TestRunAsksSupervisor(t *testing.T) {
 // TestScheduledPruneKeepsReleaseInUse: a scheduled prune is planned as run
 // plans, runtime roots included.
 func TestScheduledPruneKeepsReleaseInUse(t *testing.T) {
+	t.Parallel()
 	b, p := runningOld(t)
-	dir := schedDir(t, map[string]string{"p": pruneDef(b.Root, "@daily")})
+	dir := schedtest.Dir(t, map[string]string{"p": schedtest.Prune(b.Root, "@daily")})
 	state := filepath.Join(t.TempDir(), "state.json")
 	daemon := func(now string) {
 		t.Helper()

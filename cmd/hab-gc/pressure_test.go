@@ -109,6 +109,7 @@ func checkStore(t *testing.T, b *storetest.Builder, gone ...string) {
 }
 
 func TestRunPressureFreesJustEnough(t *testing.T) {
+	t.Parallel()
 	const mib = 1 << 20
 	b := pressureStore(t, 600<<10)
 	rep, code, stderr := runPressure(t, b.Root, "--min-free", "1MiB", "--max-free", "1.5MiB")
@@ -163,6 +164,7 @@ func TestRunPressureAboveMinFree(t *testing.T) {
 }
 
 func TestRunPressureNotEnough(t *testing.T) {
+	t.Parallel()
 	b := pressureStore(t, 300<<10)
 	rep, code, stderr := runPressure(t, b.Root, "--min-free", "2MiB", "--max-free", "4MiB")
 	if code != exitNotEnough {
@@ -209,6 +211,7 @@ func TestRunPressureSettings(t *testing.T) {
 // store on the tmpfs just as run --min-free/--max-free does, and a second
 // pass, above min-free now, removes nothing more.
 func TestDaemonPressure(t *testing.T) {
+	t.Parallel()
 	b := pressureStore(t, 600<<10)
 	dir := t.TempDir()
 	def := "fs_root = " + strconv.Quote(b.Root) + "\n[pressure]\nmin_free = \"1MiB\"\nmax_free = \"1.5MiB\"\nkeep_latest = 1\nmin_age = \"none\"\n"
