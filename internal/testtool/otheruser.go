@@ -58,3 +58,15 @@ func CopyTestBinary(t testing.TB, dir, name string) string {
 	}
 	return bin
 }
+
+// Executable is the running test binary's path (os.Executable), which a
+// test runs again as another program (see proctest.RunHelper); the test is
+// skipped when it cannot be found.
+func Executable(t testing.TB) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	return exe
+}
