@@ -24,10 +24,7 @@ func blindHabGC(t *testing.T, env []string, drop []string, args ...string) (int,
 		t.Skip("needs root: hab-gc must run as root without CAP_SYS_PTRACE")
 	}
 	setpriv := testtool.Need(t, "setpriv", "util-linux") // drops CAP_SYS_PTRACE
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	link := filepath.Join(t.TempDir(), "hab-gc")
 	if err := os.Symlink(exe, link); err != nil {
 		t.Fatal(err)

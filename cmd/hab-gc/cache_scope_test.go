@@ -109,15 +109,10 @@ func TestRunCacheScope(t *testing.T) {
 			}
 			var rep struct {
 				Cache []struct {
-					File    string `json:"file"`
-					Action  string `json:"action"`
-					Reasons []struct {
-						Code string `json:"code"`
-						Text string `json:"text"`
-					} `json:"reasons"`
-					Outcome *struct {
-						Status string `json:"status"`
-					} `json:"outcome"`
+					File    string       `json:"file"`
+					Action  string       `json:"action"`
+					Reasons []reasonJSON `json:"reasons"`
+					Outcome *outcomeJSON `json:"outcome"`
 				} `json:"cache"`
 			}
 			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {

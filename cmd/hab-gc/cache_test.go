@@ -55,10 +55,8 @@ func TestRunCache(t *testing.T) {
 			Reasons []struct {
 				Code string `json:"code"`
 			} `json:"reasons"`
-			Size    int64 `json:"size"`
-			Outcome *struct {
-				Status string `json:"status"`
-			} `json:"outcome"`
+			Size    int64        `json:"size"`
+			Outcome *outcomeJSON `json:"outcome"`
 		} `json:"cache"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {

@@ -21,10 +21,7 @@ import (
 // hour).
 func TestDaemonWatchInstallWindow(t *testing.T) {
 	t.Parallel()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	b := storetest.New(t)
 	b.Old("core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000")
 	b.Spec("redis", "core/redis")

@@ -6,6 +6,17 @@ import (
 	"testing"
 )
 
+// reasonJSON is one reason of a decision in a JSON report.
+type reasonJSON struct {
+	Code string `json:"code"`
+	Text string `json:"text"`
+}
+
+// outcomeJSON is what became of a removal, in a JSON report.
+type outcomeJSON struct {
+	Status string `json:"status"`
+}
+
 // noEnv is an environment with nothing set.
 func noEnv(string) (string, bool) { return "", false }
 

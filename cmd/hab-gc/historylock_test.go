@@ -62,10 +62,7 @@ func holdHistoryLock(t *testing.T, fsRoot string) {
 // end and its stderr.
 func startRun(t *testing.T, b *storetest.Builder, more ...string) (*exec.Cmd, chan error, *bytes.Buffer) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	var stderr bytes.Buffer
 	cmd := &exec.Cmd{Path: exe, Args: append([]string{"hab-gc", "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none", "--runtime-roots=false"}, more...), Stderr: &stderr}
 	if err := cmd.Start(); err != nil {

@@ -20,12 +20,9 @@ import (
 // runJSON runs hab-gc with args plus --json and decodes the report.
 func runJSON(t *testing.T, env map[string]string, args ...string) (report struct {
 	Releases []struct {
-		Ident   string `json:"ident"`
-		Action  string `json:"action"`
-		Reasons []struct {
-			Code string `json:"code"`
-			Text string `json:"text"`
-		} `json:"reasons"`
+		Ident   string       `json:"ident"`
+		Action  string       `json:"action"`
+		Reasons []reasonJSON `json:"reasons"`
 	} `json:"releases"`
 	RootSources []struct {
 		Source string         `json:"source"`

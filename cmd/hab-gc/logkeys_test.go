@@ -43,10 +43,7 @@ func duplicateKey(line string) (string, error) {
 // repeats a key (its "watching the store" line had "store" twice: the
 // daemon's logger for the watch carries it, and the watch logs it).
 func TestDaemonJSONLogKeysUnique(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	b := storetest.New(t)
 	b.Add(storetest.Release{Ident: "core/redis/6.2.5/20200101000000", ModTime: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)})
 	b.Spec("redis", "core/redis")

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/metrics"
 )
 
@@ -27,10 +28,7 @@ import (
 // /metrics over HTTP with the client library's parser.
 func TestDaemonServesMetrics(t *testing.T) {
 	t.Parallel()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	b := storetest.New(t)
 	b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
 	work := t.TempDir()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // treeChanges are the lines of after not in before (new or changed
@@ -76,10 +77,7 @@ func treeOf(t *testing.T, dir string) []string {
 // whole before and after.
 func TestRefusedCommandsWriteNothing(t *testing.T) {
 	t.Parallel()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	const (
 		missing = "missing" // FS root that does not exist
 		empty   = "empty"   // FS root without hab/pkgs

@@ -41,11 +41,9 @@ func TestOwnRunningReleaseKept(t *testing.T) {
 	// Its own plan, from inside the release: kept, in use.
 	var rep struct {
 		Releases []struct {
-			Ident   string `json:"ident"`
-			Action  string `json:"action"`
-			Reasons []struct {
-				Code string `json:"code"`
-			} `json:"reasons"`
+			Ident   string       `json:"ident"`
+			Action  string       `json:"action"`
+			Reasons []reasonJSON `json:"reasons"`
 		} `json:"releases"`
 	}
 	out, _ := habgc("run", "--dry-run", "--json", "--keep-latest=1", "--min-age=none", "--fs-root", b.Root)
@@ -55,9 +53,7 @@ func TestOwnRunningReleaseKept(t *testing.T) {
 	inUse := false
 	for _, r := range rep.Releases {
 		if r.Ident == own {
-			inUse = r.Action == "keep" && slices.ContainsFunc(r.Reasons, func(x struct {
-				Code string `json:"code"`
-			}) bool {
+			inUse = r.Action == "keep" && slices.ContainsFunc(r.Reasons, func(x reasonJSON) bool {
 				return x.Code == "in-use"
 			})
 		}

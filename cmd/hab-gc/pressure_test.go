@@ -58,15 +58,10 @@ func pressureStore(t *testing.T, free int64) *storetest.Builder {
 
 type pressureJSON struct {
 	Releases []struct {
-		Ident   string `json:"ident"`
-		Action  string `json:"action"`
-		Reasons []struct {
-			Code string `json:"code"`
-			Text string `json:"text"`
-		} `json:"reasons"`
-		Outcome *struct {
-			Status string `json:"status"`
-		} `json:"outcome"`
+		Ident   string       `json:"ident"`
+		Action  string       `json:"action"`
+		Reasons []reasonJSON `json:"reasons"`
+		Outcome *outcomeJSON `json:"outcome"`
 	} `json:"releases"`
 	FreeBefore  *int64 `json:"free_before"`
 	FreeAfter   *int64 `json:"free_after"`
@@ -134,10 +129,7 @@ func TestRunPressureFreesJustEnough(t *testing.T) {
 		case ok && (r.Action != "remove" || r.Outcome == nil || r.Outcome.Status != "removed"):
 			t.Errorf("%s: %s, outcome %+v; want removed", r.Ident, r.Action, r.Outcome)
 		case ok:
-			if !slices.ContainsFunc(r.Reasons, func(x struct {
-				Code string `json:"code"`
-				Text string `json:"text"`
-			}) bool {
+			if !slices.ContainsFunc(r.Reasons, func(x reasonJSON) bool {
 				return x.Code == "disk-pressure" && x.Text == text
 			}) {
 				t.Errorf("%s: reasons %+v, want %q", r.Ident, r.Reasons, text)

@@ -22,10 +22,7 @@ import (
 // test binary run as hab-gc (see TestMain).
 func TestSignalStopsARun(t *testing.T) {
 	t.Parallel()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		for _, command := range []string{"run", "check"} {
 			t.Run(sig.String()+"/"+command, func(t *testing.T) { t.Parallel(); testSignalStops(t, exe, sig, command) })
@@ -84,10 +81,7 @@ func interruptWhileLocked(t *testing.T, exe, fsRoot string, sig syscall.Signal, 
 // store's lock says it was interrupted and exits 7, not 4 (a failed job).
 func TestSignalStopsDaemonOnce(t *testing.T) {
 	t.Parallel()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	b := storetest.New(t)
 	b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
 	dir := schedtest.Dir(t, map[string]string{"p": schedtest.Prune(b.Root, "@hourly-random")})
@@ -103,10 +97,7 @@ func TestSignalStopsDaemonOnce(t *testing.T) {
 // env added to the test's, and returns it with its stderr and its end.
 func startChild(t *testing.T, argv0 string, env []string, args ...string) (*exec.Cmd, *testtool.SyncBuffer, <-chan error) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	stderr := &testtool.SyncBuffer{}
 	cmd := &exec.Cmd{Path: exe, Args: append([]string{argv0}, args...), Stderr: stderr, Env: append(os.Environ(), env...)}
 	if err := cmd.Start(); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // Issue 31 item 4: no directory from the FS root down to a file hab-gc
@@ -27,10 +28,7 @@ import (
 // for any history that cannot be written.
 func TestNoWriteThroughSymlinkedDirs(t *testing.T) {
 	t.Parallel()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	cmds := map[string][]string{
 		"run":    {"run", "--keep-latest=1", "--min-age=none", "--runtime-roots=false"},
 		"lease":  {"lease", "core/redis", "--", "true"},

@@ -35,10 +35,7 @@ func waitFor(t *testing.T, what string, cond func() bool, stderr *testtool.SyncB
 // file, and stops on SIGTERM with exit 0.
 func TestWatchCommand(t *testing.T) {
 	t.Parallel()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	b := storetest.New(t)
 	b.Old("core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000", "core/nginx/1/20200101000000", "core/nginx/1/20200201000000")
 	b.Spec("redis", "core/redis")
@@ -109,10 +106,7 @@ func TestWatchCommand(t *testing.T) {
 // included); a package no spec loads is left alone.
 func TestDaemonWatches(t *testing.T) {
 	t.Parallel()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	b := storetest.New(t)
 	b.Old(
 		"core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000", "core/redis/6.2.7/20200301000000",
@@ -174,10 +168,7 @@ func TestDaemonWatches(t *testing.T) {
 // The purge at start shows it, with nothing installed.
 func TestWatchSupervisorCount(t *testing.T) {
 	t.Parallel()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	const r1, r2, r3 = "core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000", "core/redis/6.2.7/20200301000000"
 	for _, tc := range []struct {
 		name, env, supToml string
