@@ -9,11 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hab-gc/hab-gc/pkgstore"
-	"github.com/hab-gc/hab-gc/pkgstore/pkgstoretest"
 	"golang.org/x/sys/unix"
 
+	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/internal/testtool"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pkgstore/pkgstoretest"
 )
 
 // damages are the ways a release can differ from the common one the
@@ -281,11 +282,7 @@ func TestFastPathAgreesWithSlowPath(t *testing.T) {
 
 	// Each release reads the same alone as in the whole store, and
 	// MeasureSizes agrees with a scan's sizes.
-	store, err := pkgstore.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := storetest.Open(t, root)
 	inv, err := store.Scan(context.Background(), pkgstore.Options{Target: pkgstoretest.DefaultTarget, Sizes: true})
 	if err != nil {
 		t.Fatal(err)

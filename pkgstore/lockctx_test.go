@@ -15,21 +15,13 @@ import (
 // context's error, not the bare context error.
 func TestLockContextEndIsErrLocked(t *testing.T) {
 	root := storetest.New(t).Root
-	a, err := pkgstore.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := storetest.Open(t, root)
 	unlock, err := a.Lock(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer unlock()
-	b, err := pkgstore.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := storetest.Open(t, root)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	_, err = b.Lock(ctx, time.Minute)

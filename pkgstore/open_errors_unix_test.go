@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -86,23 +87,8 @@ func openDenied(t *testing.T) {
 		return
 	}
 	// Let nobody reach the FS root and run a copy of this binary.
-	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Skipf("cannot open %s to an unprivileged user: %v", d, err)
-		}
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Skipf("no test binary to run unprivileged: %v", err)
-	}
-	data, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "pkgstore.test")
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testtool.OpenToOthers(t, dir)
+	bin := testtool.CopyTestBinary(t, dir, "pkgstore.test")
 	cmd := exec.Command(bin, "-test.run=^TestOpenErrorsSayWhy$/^hab/pkgs_mode_000$", "-test.v")
 	cmd.Env = append(os.Environ(), env+"="+dir)
 	cmd.Dir = dir

@@ -26,11 +26,7 @@ func TestRescan(t *testing.T) {
 	b := storetest.New(t).Pkg(r1).Pkg(r2).Pkg(r4)
 	install := "hab/pkgs/core/c/1.0/.hab-pkg-install-20210101000000abcdef/hab/pkgs/core/c/1.0/20210101000000/TDEPS"
 	b.File(install, r1+"\n")
-	store, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := storetest.Open(t, b.Root)
 	opts := pkgstore.Options{Target: storetest.DefaultTarget}
 	inv0, err := store.Scan(ctx, opts)
 	if err != nil {

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
-
-	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestApplySwapsForSymlinks: between the plan and each step of Apply, an
@@ -69,11 +69,7 @@ func TestApplySwapsForSymlinks(t *testing.T) {
 				})
 				swapped = dir
 			})
-			s, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s := storetest.Open(t, b.Root)
 			res, err := p.Apply(t.Context(), s, opts)
 			if swapped == "" {
 				t.Fatalf("stage %s never reached for %s (err %v)", c.stage, redis2, err)
@@ -121,11 +117,7 @@ func TestApplySwapForSymlinkToNeeded(t *testing.T) {
 				}
 				done = true
 			})
-			s, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s := storetest.Open(t, b.Root)
 			p.Apply(t.Context(), s, opts)
 			if !done {
 				t.Fatalf("stage %s never reached", stage)

@@ -13,10 +13,9 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
-
-	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 var fast = retention.ApplyOptions{Settle: -1}
@@ -272,11 +271,7 @@ func TestApplyLock(t *testing.T) {
 		t.Skip("Windows has no table of lock holders (Linux's /proc/locks): the holder is named by the pid in the lock file, unverified")
 	}
 	b := base(t)
-	s, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(t, b.Root)
 	unlock, err := s.Lock(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)

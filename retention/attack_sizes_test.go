@@ -48,15 +48,7 @@ func TestPlanStoreSizesOnlyOfRemovals(t *testing.T) {
 	}
 	for _, keep := range []int{1, 2, 3, 4} {
 		t.Run(fmt.Sprintf("keep=%d", keep), func(t *testing.T) {
-			s, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: keep, MinAge: retention.NoMinAge, AllowDamaged: true}, time.Now().Add(2*time.Hour), pkgstore.Options{Target: "x86_64-linux"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, p := openPlan(t, b.Root, retention.Policy{KeepLatest: keep, MinAge: retention.NoMinAge, AllowDamaged: true}, time.Now().Add(2*time.Hour), pkgstore.Options{Target: "x86_64-linux"})
 			removed := 0
 			for _, d := range p.Decisions {
 				want := int64(-1)
@@ -92,11 +84,7 @@ func TestPlanStoreCancelled(t *testing.T) {
 	for _, at := range []string{"scan", "plan"} {
 		t.Run(at, func(t *testing.T) {
 			before := runtime.NumGoroutine()
-			s, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s := storetest.Open(t, b.Root)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			opts := pkgstore.Options{Target: "x86_64-linux", Workers: 2, OnPhase: func(e pkgstore.PhaseEvent) {

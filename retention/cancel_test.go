@@ -117,11 +117,7 @@ func TestApplyCancel(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := libStore(t, tt.libs)
 			p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
-			s, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s := storetest.Open(t, b.Root)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			opts := retention.ApplyOptions{Settle: -1}

@@ -26,14 +26,11 @@ func TestPlanAheadOfTheRealClockKeepsYoungReleases(t *testing.T) {
 			for _, id := range ids {
 				b.Add(storetest.Release{Ident: id})
 			}
-			s, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s := storetest.Open(t, b.Root)
 			ahead := time.Now().Add(48 * time.Hour)
 			pol := retention.Policy{KeepLatest: 1} // the default minimum age, one hour
 			var p *retention.Plan
+			var err error
 			if how == "PlanStore" {
 				p, err = retention.PlanStore(context.Background(), s, pol, ahead)
 			} else {
@@ -82,11 +79,7 @@ func TestPlanClockNearTheRealOneWarnsNothing(t *testing.T) {
 	for _, id := range []string{"core/a/1/1", "core/a/2/2"} {
 		b.Add(storetest.Release{Ident: id})
 	}
-	s, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(t, b.Root)
 	for _, tc := range []struct {
 		name  string
 		ahead time.Duration

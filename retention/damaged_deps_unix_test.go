@@ -92,16 +92,8 @@ func TestAllowDamagedKeepsWhatDamagedDepsName(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := damagedDepsStore(t, tc.shape)
-			s, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
 			pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, AllowDamaged: true}
-			p, err := retention.PlanStore(context.Background(), s, pol, now, pkgstore.Options{Target: "x86_64-linux"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, p := openPlan(t, b.Root, pol, now, pkgstore.Options{Target: "x86_64-linux"})
 			if _, err := p.Apply(context.Background(), s, retention.ApplyOptions{Settle: -1}); err != nil {
 				t.Fatal(err)
 			}
@@ -149,16 +141,8 @@ func TestApplyWaitsForReleaseWhoseNeedsAreUnknown(t *testing.T) {
 	b := storetest.New(t)
 	oldPkg(b, damagedLib)
 	oldPkg(b, "core/lib/2.0/20210101000000")
-	s, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, AllowDamaged: true}
-	p, err := retention.PlanStore(context.Background(), s, pol, now, pkgstore.Options{Target: "x86_64-linux"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, p := openPlan(t, b.Root, pol, now, pkgstore.Options{Target: "x86_64-linux"})
 	if d := decision(t, p, damagedLib); d.Action != retention.Remove {
 		t.Fatalf("%s: %s; the store is not what the test means", damagedLib, d.Action)
 	}

@@ -77,15 +77,7 @@ func TestFutureStampDoesNotHoldRemovals(t *testing.T) {
 					time.Sleep(2 * window)
 					scan.InstallWindow = window
 				}
-				s, err := pkgstore.Open(b.Root)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer s.Close()
-				p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(), scan)
-				if err != nil {
-					t.Fatal(err)
-				}
+				s, p := openPlan(t, b.Root, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(), scan)
 				d, _ := p.Decision(pkgstore.MustParseIdent(depOld))
 				if removed := d.Action == retention.Remove; removed == fresh {
 					t.Fatalf("plan: %s %s %v (install wait %q), want removed %v", d.Action, depOld, d.Reasons, p.InstallWait, !fresh)

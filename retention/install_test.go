@@ -3,19 +3,16 @@ package retention_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
-
-	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // The releases of the install tests: app needs depOld (installed, old,
@@ -364,11 +361,7 @@ func TestInstallDirUnreadableAsNonRoot(t *testing.T) {
 		t.Skip("needs root to install as Habitat does and check as nobody")
 	}
 	dir := testtool.TempDir(t)
-	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Skipf("cannot open %s to an unprivileged user: %v", d, err)
-		}
-	}
+	testtool.OpenToOthers(t, dir)
 	b := storetest.At(t, dir)
 	oldPkg(b, depOld)
 	oldPkg(b, depNew)
@@ -376,18 +369,7 @@ func TestInstallDirUnreadableAsNonRoot(t *testing.T) {
 	if err := in.Cache(storetest.Archive{Ident: appIdent, Deps: []string{depOld}, Payload: []string{"bin/app"}}, 72*time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Skipf("no test binary to run unprivileged: %v", err)
-	}
-	bin := filepath.Join(dir, "retention.test")
-	data, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := testtool.CopyTestBinary(t, dir, "retention.test")
 	checked := false
 	in.At = func(p storetest.Point) error {
 		if !p.Top || p.Step != storetest.StepUnpacked {
@@ -397,17 +379,7 @@ func TestInstallDirUnreadableAsNonRoot(t *testing.T) {
 		if fi, err := os.Stat(p.Path); err != nil || fi.Mode().Perm() != 0o700 {
 			t.Fatalf("install directory %v, %v; want mode 0700", fi, err)
 		}
-		cmd := exec.Command(bin, "-test.run=^TestInstallDirUnreadableAsNonRoot$", "-test.v")
-		cmd.Env = append(os.Environ(), env+"="+dir)
-		cmd.Dir = dir
-		asNobody(t, cmd)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("as nobody: %v\n%s", err, out)
-		}
-		if !strings.Contains(string(out), "--- PASS: TestInstallDirUnreadableAsNonRoot") {
-			t.Fatalf("child did not run the check:\n%s", out)
-		}
+		passAsNobody(t, bin, "TestInstallDirUnreadableAsNonRoot", env, dir)
 		return nil
 	}
 	if err := in.Install(appIdent); err != nil {

@@ -35,11 +35,7 @@ func TestInstallWindow(t *testing.T) {
 			if err := in.Cache(storetest.Archive{Ident: libIdent, Payload: []string{"lib/liblib.so"}}, 0); err != nil {
 				t.Fatal(err)
 			}
-			s, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s := storetest.Open(t, b.Root)
 			p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(),
 				pkgstore.Options{Target: "x86_64-linux", InstallWindow: tc.window})
 			if err != nil {

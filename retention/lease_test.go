@@ -1,7 +1,6 @@
 package retention_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,15 +51,7 @@ func holdLease(t *testing.T, fsRoot, content string) *exec.Cmd {
 
 func planLeased(t *testing.T, root string) *retention.Plan {
 	t.Helper()
-	s, err := pkgstore.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, now, pkgstore.Options{Target: "x86_64-linux"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := openPlan(t, root, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, now, pkgstore.Options{Target: "x86_64-linux"})
 	return p
 }
 

@@ -13,10 +13,9 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
-
-	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // Issue 13 item 1: a policy that says nothing is refused, by Compute and
@@ -40,11 +39,7 @@ func TestEmptyPolicyRefused(t *testing.T) {
 			if got := err != nil; got != tt.refused {
 				t.Fatalf("Compute refused = %v (%v), want %v", got, err, tt.refused)
 			}
-			s, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s := storetest.Open(t, b.Root)
 			_, err = retention.PlanStore(context.Background(), s, tt.pol, now, pkgstore.Options{Target: "x86_64-linux"})
 			if got := err != nil; got != tt.refused {
 				t.Fatalf("PlanStore refused = %v (%v), want %v", got, err, tt.refused)
@@ -83,15 +78,7 @@ func TestApplyUsesThePlansClock(t *testing.T) {
 	b.Add(storetest.Release{Ident: "core/a/1.0/20200101000000"}) // installed now (ctime)
 	b.Add(storetest.Release{Ident: "core/a/2.0/20210101000000"})
 	ahead := time.Now().Add(48 * time.Hour)
-	s, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, ahead, pkgstore.Options{Target: "x86_64-linux"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, p := openPlan(t, b.Root, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, ahead, pkgstore.Options{Target: "x86_64-linux"})
 	if !p.Now.Equal(ahead) || len(p.Removals()) != 1 {
 		t.Fatalf("plan at %s removes %d, want the caller's clock %s and 1", p.Now, len(p.Removals()), ahead)
 	}
@@ -108,11 +95,7 @@ func TestApplyUsesThePlansClock(t *testing.T) {
 func TestApplyRefusesAnotherStore(t *testing.T) {
 	a, other := base(t), base(t)
 	p := planAt(t, a.Root, retention.Policy{KeepLatest: 1})
-	s, err := pkgstore.Open(other.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(t, other.Root)
 	res, err := p.Apply(context.Background(), s, fast)
 	if err == nil {
 		t.Fatalf("a plan for %s applied to %s: no error (%+v)", a.Root, other.Root, res)
@@ -129,11 +112,7 @@ func TestApplyZeroLockTimeoutWaits(t *testing.T) {
 	p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
 	unlock := storetest.HoldLock(t, b.Root)
 	time.AfterFunc(300*time.Millisecond, unlock)
-	s, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(t, b.Root)
 	if _, err := p.Apply(context.Background(), s, retention.ApplyOptions{Settle: -1}); err != nil {
 		t.Fatalf("Apply with the zero LockTimeout did not wait for a lock released after 300ms: %v", err)
 	}

@@ -3,18 +3,15 @@ package retention_test
 import (
 	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
-
-	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // Two releases of core/dep: the old one is what acme/app needs, the new one
@@ -182,34 +179,9 @@ func TestUnreadableTargetAsNonRoot(t *testing.T) {
 		return
 	}
 	// Let nobody reach the store and run a copy of this binary.
-	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Skipf("cannot open %s to an unprivileged user: %v", d, err)
-		}
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Skipf("no test binary to run unprivileged: %v", err)
-	}
-	bin := filepath.Join(dir, "retention.test")
-	data, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-test.run=^TestUnreadableTargetAsNonRoot$", "-test.v")
-	cmd.Env = append(os.Environ(), env+"="+dir)
-	cmd.Dir = dir
-	asNobody(t, cmd)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("as nobody: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "--- PASS: TestUnreadableTargetAsNonRoot") {
-		t.Fatalf("child did not run the check:\n%s", out)
-	}
+	testtool.OpenToOthers(t, dir)
+	bin := testtool.CopyTestBinary(t, dir, "retention.test")
+	passAsNobody(t, bin, "TestUnreadableTargetAsNonRoot", env, dir)
 }
 
 // depOldRemoved is a store of depOld and depNew and a plan (keep the latest

@@ -51,11 +51,7 @@ func TestApplyLockedIsChecked(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			b := base(t)
 			p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
-			st, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := storetest.Open(t, b.Root)
 			c.hold(t, b.Root, st)
 			res, err := p.Apply(context.Background(), st, retention.ApplyOptions{Locked: true, Settle: -1})
 			if c.want == nil {

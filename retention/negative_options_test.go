@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -34,11 +34,7 @@ func TestApplyOptionsNegative(t *testing.T) {
 			}
 			b := base(t)
 			p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
-			s, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s := storetest.Open(t, b.Root)
 			res, err := p.Apply(context.Background(), s, tc.opts)
 			if !errors.Is(err, retention.ErrInvalidOptions) || res.Applied() || res.Removed != 0 {
 				t.Fatalf("Apply: %v, applied %v, removed %d; want refused", err, res.Applied(), res.Removed)

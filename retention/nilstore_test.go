@@ -36,11 +36,7 @@ func TestNilStoreRefused(t *testing.T) {
 func TestNilArgumentsRefused(t *testing.T) {
 	b := storetest.New(t)
 	oldPkg(b, "core/a/1/20200101000000")
-	st, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t, b.Root)
 	ctx := context.Background()
 	pol := retention.Policy{KeepLatest: 1}
 	t.Run("Compute(nil)", func(t *testing.T) {

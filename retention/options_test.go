@@ -22,11 +22,7 @@ func TestOptionalOptions(t *testing.T) {
 	for _, id := range []string{redis1, redis2, redis3} {
 		b.Add(storetest.Release{Ident: id, Target: pkgstore.DefaultTarget(), ModTime: old})
 	}
-	store, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := storetest.Open(t, b.Root)
 	pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
 
 	if _, err := retention.PlanStore(ctx, store, pol, time.Now(), pkgstore.Options{}, pkgstore.Options{Sizes: true}); err == nil {

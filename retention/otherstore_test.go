@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
-	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -21,11 +20,7 @@ func TestOtherStoreMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := pkgstore.Open(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(t, b)
 	_, err = p.Apply(context.Background(), s)
 	if !errors.Is(err, retention.ErrOtherStore) {
 		t.Fatalf("err = %v, want ErrOtherStore", err)

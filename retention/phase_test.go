@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/hab-gc/hab-gc/pkgstore"
 	"log/slog"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -44,11 +45,7 @@ func TestApplyPhases(t *testing.T) {
 // is known before its last event, and its progress ends at that total.
 func TestPlanStoreAndApplyPhases(t *testing.T) {
 	b := base(t)
-	s, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(t, b.Root)
 	var events []retention.PhaseEvent
 	var order []retention.Phase
 	record := func(e retention.PhaseEvent) {

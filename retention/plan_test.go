@@ -337,11 +337,7 @@ func TestUninstallHook(t *testing.T) {
 	b := base(t)
 	b.Add(storetest.Release{Ident: "core/hooked/1.0/20200101000000", UninstallHook: true, ModTime: old})
 	b.Add(storetest.Release{Ident: "core/hooked/2.0/20210101000000", UninstallHook: true, ModTime: old})
-	s, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(t, b.Root)
 	inv := scanStore(t, b)
 	p, err := retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge}, now, s.HasUninstallHook)
 	if err != nil {

@@ -19,11 +19,7 @@ func TestRevalidationInstallWaitReported(t *testing.T) {
 	b := storetest.New(t)
 	oldPkg(b, depOld)
 	oldPkg(b, depNew)
-	s, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(t, b.Root)
 	p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(),
 		pkgstore.Options{Target: "x86_64-linux"})
 	if err != nil {

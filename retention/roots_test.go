@@ -92,11 +92,7 @@ func TestRootFinderFailureRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.err = boom
-	s, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(t, b.Root)
 	if _, err := p.Apply(context.Background(), s, fast); !errors.Is(err, retention.ErrRootsUnknown) {
 		t.Fatalf("Apply with a failing finder: %v", err)
 	}

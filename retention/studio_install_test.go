@@ -21,6 +21,22 @@ import (
 // next from the shared cache: it needs depOld.
 const hostApp = "core/app/2.0/20261201000000"
 
+// studioBuiltHostApp is a store of depOld and depNew, old, and a Studio's
+// store (hab/studios/x) in which hostApp, needing depOld, is installed; its
+// archive is fresh in the host's cache, which the Studio shares.
+func studioBuiltHostApp(t *testing.T) (*storetest.Builder, *storetest.Installer) {
+	t.Helper()
+	b := storetest.New(t)
+	oldPkg(b, depOld)
+	oldPkg(b, depNew)
+	storetest.At(t, filepath.Join(b.Root, "hab", "studios", "x")).Add(storetest.Release{Ident: hostApp, Deps: []string{depOld}})
+	in := storetest.NewInstaller(b.Root, 31)
+	if err := in.Cache(storetest.Archive{Ident: hostApp, Deps: []string{depOld}, Payload: []string{"bin/app"}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	return b, in
+}
+
 // TestHostInstallOfStudioArchiveWaits (issue 31 item 2): a Studio build
 // installed hostApp (needing depOld) in its own store, its archive fresh
 // in the host's cache, which the Studio shares; so the fresh archive holds
@@ -36,27 +52,12 @@ const hostApp = "core/app/2.0/20261201000000"
 func TestHostInstallOfStudioArchiveWaits(t *testing.T) {
 	for _, installing := range []bool{true, false} {
 		t.Run(map[bool]string{true: "host install holds the archive open", false: "no process"}[installing], func(t *testing.T) {
-			b := storetest.New(t)
-			oldPkg(b, depOld)
-			oldPkg(b, depNew)
-			storetest.At(t, filepath.Join(b.Root, "hab", "studios", "x")).Add(storetest.Release{Ident: hostApp, Deps: []string{depOld}})
-			in := storetest.NewInstaller(b.Root, 31)
-			if err := in.Cache(storetest.Archive{Ident: hostApp, Deps: []string{depOld}, Payload: []string{"bin/app"}}, 0); err != nil {
-				t.Fatal(err)
-			}
+			b, in := studioBuiltHostApp(t)
 			if installing {
 				proctest.Start(t, proctest.Open, in.ArchivePath(hostApp))
 			}
-			s, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
 			pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RootFinders: []retention.RootFinder{runroots.Finder{}}}
-			p, err := retention.PlanStore(context.Background(), s, pol, time.Now(), pkgstore.Options{Target: "x86_64-linux"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, p := openPlan(t, b.Root, pol, time.Now(), pkgstore.Options{Target: "x86_64-linux"})
 			d, _ := p.Decision(pkgstore.MustParseIdent(depOld))
 			if kept := d.Action == retention.Keep; kept != installing {
 				t.Fatalf("%s %s %v (install wait: %q), want kept %v", d.Action, depOld, d.Reasons, p.InstallWait, installing)
@@ -84,24 +85,9 @@ func TestHostInstallOfStudioArchiveWaits(t *testing.T) {
 	// processes (before it hides anything, and its last check) keeps it.
 	for _, phase := range []retention.Phase{retention.PhaseHide, retention.PhaseSettle} {
 		t.Run("archive opened before "+string(phase), func(t *testing.T) {
-			b := storetest.New(t)
-			oldPkg(b, depOld)
-			oldPkg(b, depNew)
-			storetest.At(t, filepath.Join(b.Root, "hab", "studios", "x")).Add(storetest.Release{Ident: hostApp, Deps: []string{depOld}})
-			in := storetest.NewInstaller(b.Root, 31)
-			if err := in.Cache(storetest.Archive{Ident: hostApp, Deps: []string{depOld}, Payload: []string{"bin/app"}}, 0); err != nil {
-				t.Fatal(err)
-			}
-			s, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			b, in := studioBuiltHostApp(t)
 			pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RootFinders: []retention.RootFinder{runroots.Finder{}}}
-			p, err := retention.PlanStore(context.Background(), s, pol, time.Now(), pkgstore.Options{Target: "x86_64-linux"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, p := openPlan(t, b.Root, pol, time.Now(), pkgstore.Options{Target: "x86_64-linux"})
 			if d, _ := p.Decision(pkgstore.MustParseIdent(depOld)); d.Action != retention.Remove {
 				t.Fatalf("plan: %s %s %v, want remove", d.Action, depOld, d.Reasons)
 			}

@@ -106,11 +106,7 @@ func TestApplyKeepsReleaseHeldOpen(t *testing.T) {
 // handle (pkgstore.DirID), since os's FileInfo carries neither.
 func TestApplyKeepsReplacedDirectory(t *testing.T) {
 	b := windowsStore(t)
-	s, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(t, b.Root)
 	inv, err := s.Scan(context.Background(), pkgstore.Options{Target: "x86_64-windows"})
 	if err != nil {
 		t.Fatal(err)

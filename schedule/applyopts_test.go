@@ -2,12 +2,12 @@ package schedule_test
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
@@ -17,7 +17,6 @@ import (
 // Scheduler (Settle), and OnPhase sees each phase of it, with its job:
 // the scan, the planning, then Apply's.
 func TestSchedulerSettleAndPhases(t *testing.T) {
-	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name   string
 		settle time.Duration
@@ -31,10 +30,8 @@ func TestSchedulerSettleAndPhases(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
 			b := storetest.New(t)
-			for _, id := range []string{"core/a/1/1", "core/a/2/2", "core/a/3/3"} {
-				b.Add(storetest.Release{Ident: id, ModTime: old})
-			}
-			e.write("p", fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@hourly-random\"\nkeep_latest = 1\nmin_age = \"none\"\n", b.Root))
+			b.Old("core/a/1/1", "core/a/2/2", "core/a/3/3")
+			e.write("p", schedtest.Prune(b.Root, "@hourly-random"))
 			s := e.scheduler()
 			s.Run = nil // the real prune
 			var mu sync.Mutex

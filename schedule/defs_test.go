@@ -48,8 +48,7 @@ func TestExcludesNormalised(t *testing.T) {
 	e.write("a", def(`"core/redis", "core/nginx"`))
 	e.write("b", def(`" core/redis", "core/nginx ", "core/redis"`))
 	e.write("c", def(`"core/nginx", "core/redis"`))
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	j := onlyJob(t, s)
 	if strings.Join(j.Params.Exclude, ",") != "core/nginx,core/redis" {
 		t.Fatalf("excludes %q", j.Params.Exclude)

@@ -17,8 +17,7 @@ import (
 func TestMissingDirKeepsEverything(t *testing.T) {
 	e := newEnv(t)
 	e.write("a", prune(e.store(), "17 * * * *"))
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	j := onlyJob(t, s)
 	away := e.dir + ".old"
 	if err := os.Rename(e.dir, away); err != nil {
@@ -49,17 +48,8 @@ func TestServeFollowsReplacedDir(t *testing.T) {
 	e := newEnv(t)
 	root := e.store()
 	e.write("a", prune(root, "17 * * * *"))
-	s := e.scheduler()
-	e.reload(s)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, nil) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
+	s := e.loaded()
+	e.serve(s)
 	time.Sleep(200 * time.Millisecond) // the watch is set up
 	next := filepath.Join(filepath.Dir(e.dir), "next")
 	os.Mkdir(next, 0o755)

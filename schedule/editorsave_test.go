@@ -21,8 +21,7 @@ func TestEditorSaveKeepsSchedule(t *testing.T) {
 	root := e.store()
 	old := prune(root, "@daily-random") + "[check]\nschedule = \"17 * * * *\"\n"
 	e.write("old", old)
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	e.clock.Add(time.Hour)
 	e.write("young", prune(root, "@daily-random"))
 	e.reload(s)
@@ -82,8 +81,7 @@ func TestEditorSaveKeepsSchedule(t *testing.T) {
 func TestDeletedScheduleIsForgotten(t *testing.T) {
 	e := newEnv(t)
 	e.write("a", fmt.Sprintf("fs_root = %q\n[check]\nschedule = \"17 * * * *\"\n", e.store()))
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	e.remove("a")
 	e.reload(s)
 	if len(s.Jobs()) != 0 {

@@ -21,8 +21,7 @@ func TestRunCountAcrossFullStateDisk(t *testing.T) {
 	dir, fill := fullFS(t)
 	e.state = filepath.Join(dir, "state.json")
 	e.write("a", prune(e.store(), "17 * * * *"))
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	j := onlyJob(t, s)
 	hour := func(n int) {
 		for i := 0; i < n; i++ {

@@ -23,8 +23,7 @@ func hourly50(t *testing.T) (*env, *schedule.Scheduler, map[int]string) {
 	for i := range 50 {
 		e.write(fmt.Sprintf("j%02d", i), prune(root, fmt.Sprintf("%d * * * *", i)))
 	}
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	keys := map[int]string{}
 	for _, j := range s.Jobs() {
 		var m int

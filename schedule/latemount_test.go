@@ -1,7 +1,6 @@
 package schedule_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,15 +19,7 @@ func TestServePicksUpLateStore(t *testing.T) {
 	if probs, err := s.Reload(); err != nil || len(probs) != 1 {
 		t.Fatalf("reload: %v %v", probs, err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, nil) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
+	e.serve(s)
 	time.Sleep(200 * time.Millisecond)
 	if err := os.MkdirAll(filepath.Join(late, "hab", "pkgs"), 0o755); err != nil { // the mount
 		t.Fatal(err)

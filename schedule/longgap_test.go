@@ -15,8 +15,7 @@ import (
 func TestLongGapFrequentJobCatchesUpOnce(t *testing.T) {
 	e := newEnv(t)
 	e.write("a", prune(e.store(), "* * * * *"))
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	j := onlyJob(t, s)
 	e.clock.Add(90 * time.Second)
 	s.RunDue(context.Background())

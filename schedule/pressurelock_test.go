@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/retention"
@@ -37,11 +38,7 @@ func TestPressureWaitsForTheLock(t *testing.T) {
 			if _, err := s.Reload(); err != nil {
 				t.Fatal(err)
 			}
-			st, err := pkgstore.Open(root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := storetest.Open(t, root)
 			unlock, err := st.Lock(context.Background(), 0)
 			if err != nil {
 				t.Fatal(err)

@@ -124,10 +124,7 @@ func TestRegisterAndTrigger(t *testing.T) {
 func TestSchedulerLogsApply(t *testing.T) {
 	e := newEnv(t)
 	b := storetest.New(t)
-	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, id := range []string{"core/a/1/1", "core/a/2/2"} {
-		b.Add(storetest.Release{Ident: id, ModTime: old})
-	}
+	b.Old("core/a/1/1", "core/a/2/2")
 	e.write("p", "fs_root = \""+b.Root+"\"\n[prune]\nschedule = \"@hourly-random\"\nkeep_latest = 1\nmin_age = \"none\"\n")
 	var buf bytes.Buffer
 	var mu sync.Mutex

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
@@ -18,11 +19,9 @@ func TestDefaultRun(t *testing.T) {
 	e := newEnv(t)
 	b := storetest.New(t)
 	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, id := range []string{"core/a/1/1", "core/a/2/2", "core/a/3/3"} {
-		b.Add(storetest.Release{Ident: id, ModTime: old})
-	}
+	b.Old("core/a/1/1", "core/a/2/2", "core/a/3/3")
 	b.Add(storetest.Release{Ident: "core/b/1/1", Deps: []string{"core/gone/1/1"}, ModTime: old})
-	e.write("p", fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@hourly-random\"\nkeep_latest = 1\nmin_age = \"none\"\n", b.Root))
+	e.write("p", schedtest.Prune(b.Root, "@hourly-random"))
 	e.write("c", fmt.Sprintf("fs_root = %q\n[check]\nschedule = \"@hourly-random\"\n", b.Root))
 	s := e.scheduler()
 	s.Run = nil // the real jobs

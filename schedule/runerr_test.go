@@ -8,8 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
@@ -19,7 +19,6 @@ import (
 // errors.Is and errors.As (RunResult.Err), not only a string; Error is its
 // text, which the state file records (a result read back has no Err).
 func TestRunResultErr(t *testing.T) {
-	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name  string
 		store func(t *testing.T, b *storetest.Builder)
@@ -52,11 +51,9 @@ func TestRunResultErr(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
 			b := storetest.New(t)
-			for _, id := range []string{"core/a/1/1", "core/a/2/2", "core/a/3/3"} {
-				b.Add(storetest.Release{Ident: id, ModTime: old})
-			}
+			b.Old("core/a/1/1", "core/a/2/2", "core/a/3/3")
 			tt.store(t, b)
-			e.write("p", fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@hourly-random\"\nkeep_latest = 1\nmin_age = \"none\"\n", b.Root))
+			e.write("p", schedtest.Prune(b.Root, "@hourly-random"))
 			s := e.scheduler()
 			s.Run = nil // the real prune
 			e.reload(s)

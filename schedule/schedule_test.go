@@ -63,6 +63,20 @@ func (e *env) scheduler() *schedule.Scheduler {
 		}}
 }
 
+// serve runs s.Serve until the test ends, failing it if Serve returns
+// an error.
+func (e *env) serve(s *schedule.Scheduler) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, nil) }()
+	e.t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			e.t.Error(err)
+		}
+	})
+}
+
 func (e *env) reload(s *schedule.Scheduler) {
 	e.t.Helper()
 	probs, err := s.Reload()
@@ -75,6 +89,15 @@ func (e *env) count(key string) int { e.mu.Lock(); defer e.mu.Unlock(); return l
 
 func prune(root, spec string, extra ...string) string {
 	return fmt.Sprintf("fs_root = %q\n%s\n[prune]\nschedule = %q\nkeep_latest = 2\n", root, strings.Join(extra, "\n"), spec)
+}
+
+// loaded is a scheduler of the environment with its definitions loaded
+// (reload).
+func (e *env) loaded() *schedule.Scheduler {
+	e.t.Helper()
+	s := e.scheduler()
+	e.reload(s)
+	return s
 }
 
 func onlyJob(t *testing.T, s *schedule.Scheduler) schedule.Job {
@@ -90,8 +113,7 @@ func onlyJob(t *testing.T, s *schedule.Scheduler) schedule.Job {
 func minute17Job(t *testing.T) (*env, *schedule.Scheduler, schedule.Job) {
 	e := newEnv(t)
 	e.write("a", prune(e.store(), "17 * * * *"))
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	return e, s, onlyJob(t, s)
 }
 
@@ -115,8 +137,7 @@ func TestDeduplication(t *testing.T) {
 	os.Symlink(root, link)
 	e.write("team-c", prune(root+"/hab/..", "@DAILY-RANDOM", `created = "2026-01-04T00:00:00Z"`))
 	e.write("team-d", prune(link, "@daily-random", `created = "2026-01-05T00:00:00Z"`))
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	j := onlyJob(t, s)
 	if j.Owner != "team-b" || strings.Join(j.Members, ",") != "team-b,team-a,team-c,team-d" {
 		t.Fatalf("owner %s members %v", j.Owner, j.Members)
@@ -135,8 +156,7 @@ func TestExplicitCronNeverMerged(t *testing.T) {
 	e.write("a", prune(root, "5 4 * * *"))
 	e.write("b", prune(root, "5 4 * * *"))
 	e.write("c", prune(root, "5 5 * * *"))
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	if len(s.Jobs()) != 3 {
 		t.Fatalf("jobs = %+v", s.Jobs())
 	}
@@ -155,8 +175,7 @@ func TestGroupChanges(t *testing.T) {
 	e.write("old", prune(root, "@daily-random", `created = "2026-01-01T00:00:00Z"`))
 	e.write("mid", prune(root, "@daily-random", `created = "2026-01-02T00:00:00Z"`))
 	e.write("new", prune(root, "@daily-random", `created = "2026-01-03T00:00:00Z"`))
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	group := onlyJob(t, s)
 
 	// Changing one schedule's parameters: it leaves at once, the group
@@ -210,8 +229,7 @@ func TestGroupChanges(t *testing.T) {
 func TestNewScheduleDoesNotRunAtOnce(t *testing.T) {
 	e := newEnv(t)
 	e.write("a", prune(e.store(), "* * * * *"))
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	j := onlyJob(t, s)
 	if outs := s.RunDue(context.Background()); len(outs) != 0 {
 		t.Fatalf("ran at once: %+v", outs)
@@ -227,8 +245,7 @@ func TestRestartAndCatchUp(t *testing.T) {
 	e := newEnv(t)
 	e.write("a", prune(e.store(), "@hourly-random"))
 	e.write("b", prune(e.store(), "@daily-random"))
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	first := s.Jobs()
 	e.clock.Add(2 * time.Hour)
 	s.RunDue(context.Background())
@@ -352,8 +369,7 @@ func TestCreatedDefaultsToFirstSeen(t *testing.T) {
 	e := newEnv(t)
 	root := e.store()
 	e.write("zeta", prune(root, "@daily-random"))
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	e.clock.Add(time.Hour)
 	e.write("alpha", prune(root, "@daily-random"))
 	e.reload(s)

@@ -1,28 +1,15 @@
 package schedule_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
-
-// syncBuffer is a bytes.Buffer safe for a logger and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
 
 // TestStateInsideSchedulesDirNoLoop (issue 25 item 8): a state file kept
 // in the schedules directory does not make every reload's write trigger
@@ -34,7 +21,7 @@ func TestStateInsideSchedulesDirNoLoop(t *testing.T) {
 	root := e.store()
 	e.write("a", prune(root, "17 * * * *"))
 	s := e.scheduler()
-	logs := &syncBuffer{}
+	logs := &testtool.SyncBuffer{}
 	s.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	e.reload(s)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -102,8 +102,7 @@ func TestStateLockRelativePath(t *testing.T) {
 	e.write("a", prune(e.store(), "@hourly-random"))
 	t.Chdir(t.TempDir())
 	e.state = "state.json"
-	s := e.scheduler()
-	e.reload(s)
+	e.loaded()
 	if _, err := os.Stat("state.json.lock"); err != nil {
 		t.Fatal(err)
 	}

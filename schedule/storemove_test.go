@@ -19,8 +19,7 @@ func TestStoreMovedBehindSymlinkKeepsIdentity(t *testing.T) {
 	e := newEnv(t)
 	root := e.store()
 	e.write("a", prune(root, "@weekly-random")+"[check]\nschedule = \"17 * * * *\"\n")
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	before := map[string]string{}
 	for _, j := range s.Jobs() {
 		before[j.Key] = j.Cron

@@ -37,8 +37,7 @@ func TestEquivalentWindows(t *testing.T) {
 	for i, spec := range groups[0] {
 		e.write(string(rune('a'+i)), prune(root, spec))
 	}
-	s := e.scheduler()
-	e.reload(s)
+	s := e.loaded()
 	if j := onlyJob(t, s); len(j.Members) != len(groups[0]) {
 		t.Fatalf("members %v", j.Members)
 	}

@@ -9,13 +9,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/benchstore"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -58,7 +58,7 @@ func BenchmarkWatch(b *testing.B) {
 		b.Fatal(err)
 	}
 	for range b.N {
-		var stderr lockedBuf
+		var stderr testtool.SyncBuffer
 		cmd := exec.Command(bin, "watch", "--fs-root", root, "--keep-latest=3", "--min-age=none", "--delay=1s",
 			"--target", storetest.DefaultTarget)
 		cmd.Stderr = &stderr
@@ -117,18 +117,6 @@ func BenchmarkWatch(b *testing.B) {
 			float64(startRSS)/(1<<20), idle, idleCPU, float64(idleRSS)/(1<<20), float64(rss)/(1<<20), purge, dry.Wall, watches[0])
 	}
 }
-
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuf) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // cpuSeconds is a process's user+system CPU time from /proc/PID/stat.
 func cpuSeconds(b *testing.B, pid int) float64 {

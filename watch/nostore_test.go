@@ -44,11 +44,7 @@ func TestRunRefusesNoStore(t *testing.T) {
 // and retention.NoSettle.
 func TestRunRefusesNegativeOptions(t *testing.T) {
 	b := storetest.New(t)
-	st, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t, b.Root)
 	pol := retention.Policy{KeepLatest: 1}
 	for _, tc := range []struct {
 		name string

@@ -33,22 +33,27 @@ import (
 //     reverse dependency outside what is being removed, whatever its own
 //     package's count.
 
+// pinnedRedis: three releases of core/redis/6.2.5 (01 to 03) and two of
+// 7.0.0 (04, 05), all old, a spec loading core/redis/6.2.5, and 6.2.5's
+// release 06 published for the update.
+func pinnedRedis(t *testing.T) (*storetest.Builder, *storetest.Installer) {
+	b := storetest.New(t).Old(
+		"core/redis/6.2.5/20200101000001", "core/redis/6.2.5/20200101000002", "core/redis/6.2.5/20200101000003",
+		"core/redis/7.0.0/20200101000004", "core/redis/7.0.0/20200101000005",
+	)
+	b.Spec("redis", "core/redis/6.2.5")
+	in := storetest.NewInstaller(b.Root, 1)
+	in.Publish(storetest.Archive{Ident: "core/redis/6.2.5/20200101000006"})
+	return b, in
+}
+
 // TestPinnedSpecKeepsItsVersionsNewest: a spec pinned to core/redis/6.2.5
 // purges 6.2.5's releases only, keeping its newest N: package_list of
 // core/redis/6.2.5 lists 01, 02, 03 and 06, the newest two (06, 03) stay,
 // 01 and 02 go; 7.0.0's releases, which the spec never runs, are not
 // listed and not counted.
 func TestPinnedSpecKeepsItsVersionsNewest(t *testing.T) {
-	b := storetest.New(t)
-	for _, id := range []string{
-		"core/redis/6.2.5/20200101000001", "core/redis/6.2.5/20200101000002", "core/redis/6.2.5/20200101000003",
-		"core/redis/7.0.0/20200101000004", "core/redis/7.0.0/20200101000005",
-	} {
-		b.Add(storetest.Release{Ident: id, ModTime: old})
-	}
-	b.Spec("redis", "core/redis/6.2.5")
-	in := storetest.NewInstaller(b.Root, 1)
-	in.Publish(storetest.Archive{Ident: "core/redis/6.2.5/20200101000006"})
+	b, in := pinnedRedis(t)
 	w := start(t, b.Root, watch.Options{Policy: retention.Policy{KeepLatest: 2}})
 	if err := in.Install("core/redis/6.2.5/20200101000006"); err != nil {
 		t.Fatal(err)
@@ -63,16 +68,7 @@ func TestPinnedSpecKeepsItsVersionsNewest(t *testing.T) {
 		"core/redis/7.0.0/20200101000004": true, "core/redis/7.0.0/20200101000005": true,
 	})
 	t.Run("whole package, asked for by name", func(t *testing.T) {
-		b := storetest.New(t)
-		for _, id := range []string{
-			"core/redis/6.2.5/20200101000001", "core/redis/6.2.5/20200101000002", "core/redis/6.2.5/20200101000003",
-			"core/redis/7.0.0/20200101000004", "core/redis/7.0.0/20200101000005",
-		} {
-			b.Add(storetest.Release{Ident: id, ModTime: old})
-		}
-		b.Spec("redis", "core/redis/6.2.5")
-		in := storetest.NewInstaller(b.Root, 1)
-		in.Publish(storetest.Archive{Ident: "core/redis/6.2.5/20200101000006"})
+		b, in := pinnedRedis(t)
 		w := start(t, b.Root, watch.Options{Policy: retention.Policy{KeepLatest: 2}, WholePackage: true})
 		if err := in.Install("core/redis/6.2.5/20200101000006"); err != nil {
 			t.Fatal(err)
@@ -184,9 +180,7 @@ func TestSupervisorPurgesItself(t *testing.T) {
 	}{{"runs the newest", r3, true}, {"runs an older release", r2, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := storetest.New(t)
-			for _, id := range []string{r1, r2, r3} {
-				b.Add(storetest.Release{Ident: id, ModTime: old})
-			}
+			b.Old(r1, r2, r3)
 			exe := filepath.Join(b.PkgPath(tc.runs), "bin", "hab-sup")
 			if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
 				t.Fatal(err)
@@ -228,9 +222,7 @@ func TestSupervisorPurgesItself(t *testing.T) {
 // release (it names a version).
 func TestOnlyOtherVersionThanSpec(t *testing.T) {
 	b := storetest.New(t)
-	for _, id := range []string{"core/redis/6.2.5/20200101000001", "core/redis/6.2.5/20200101000002", "core/redis/7.0.0/20200101000003", "core/redis/7.0.0/20200101000004"} {
-		b.Add(storetest.Release{Ident: id, ModTime: old})
-	}
+	b.Old("core/redis/6.2.5/20200101000001", "core/redis/6.2.5/20200101000002", "core/redis/7.0.0/20200101000003", "core/redis/7.0.0/20200101000004")
 	b.Spec("redis", "core/redis/6.2.5")
 	only, err := pkgstore.ParseIdent("core/redis/7.0.0")
 	if err != nil {

@@ -28,7 +28,7 @@ const delay = 300 * time.Millisecond
 // the test sets one.
 func clock() time.Time { return time.Now().Add(2 * time.Hour) }
 
-var old = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+var old = storetest.OldTime()
 
 // logBuf is a slog destination the test can read while Run writes.
 type logBuf struct {
@@ -150,13 +150,11 @@ func (w *watcher) none(t *testing.T, wait time.Duration) {
 // as `hab pkg install` does.
 func fixture(t *testing.T) (*storetest.Builder, *storetest.Installer) {
 	b := storetest.New(t)
-	for _, id := range []string{
+	b.Old(
 		"core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000",
 		"core/nginx/1.19/20190101000000", "core/nginx/1.20/20200101000000", "core/nginx/1.21/20200201000000",
 		"core/glibc/2.35/20200101000000",
-	} {
-		b.Add(storetest.Release{Ident: id, ModTime: old})
-	}
+	)
 	b.Spec("redis", "core/redis")
 	in := storetest.NewInstaller(b.Root, 1)
 	in.Publish(

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,10 +24,7 @@ func blindHabGC(t *testing.T, env []string, drop []string, args ...string) (int,
 		t.Skip("needs root: hab-gc must run as root without CAP_SYS_PTRACE")
 	}
 	setpriv := testtool.Need(t, "setpriv", "util-linux") // drops CAP_SYS_PTRACE
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	link := filepath.Join(t.TempDir(), "hab-gc")
 	if err := os.Symlink(exe, link); err != nil {
 		t.Fatal(err)
@@ -38,15 +34,7 @@ func blindHabGC(t *testing.T, env []string, drop []string, args ...string) (int,
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatal(err)
-	}
+	code := exitCodeOf(t, cmd.Run())
 	var rep map[string]any
 	if stdout.Len() > 0 {
 		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {

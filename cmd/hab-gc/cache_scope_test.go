@@ -63,6 +63,7 @@ func cacheScopeStore(t *testing.T) (string, string) {
 // TestRunCacheScope (issue 21 item 2): --only and --exclude reach the
 // artifact cache, and an archive counts for its own target only.
 func TestRunCacheScope(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		flags []string
@@ -108,15 +109,10 @@ func TestRunCacheScope(t *testing.T) {
 			}
 			var rep struct {
 				Cache []struct {
-					File    string `json:"file"`
-					Action  string `json:"action"`
-					Reasons []struct {
-						Code string `json:"code"`
-						Text string `json:"text"`
-					} `json:"reasons"`
-					Outcome *struct {
-						Status string `json:"status"`
-					} `json:"outcome"`
+					File    string       `json:"file"`
+					Action  string       `json:"action"`
+					Reasons []reasonJSON `json:"reasons"`
+					Outcome *outcomeJSON `json:"outcome"`
 				} `json:"cache"`
 			}
 			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {

@@ -16,6 +16,7 @@ import (
 // and those of kept releases, and leaves a corrupt .hart, a non-hart file
 // and a download in progress alone; the JSON lists each decision.
 func TestRunCache(t *testing.T) {
+	t.Parallel()
 	b := storetest.New(t)
 	b.Pkg("core/redis/5.0.1/20210101000000").Pkg("core/redis/6.2.6/20220101000000")
 	dir := b.Path("hab/cache/artifacts")
@@ -54,10 +55,8 @@ func TestRunCache(t *testing.T) {
 			Reasons []struct {
 				Code string `json:"code"`
 			} `json:"reasons"`
-			Size    int64 `json:"size"`
-			Outcome *struct {
-				Status string `json:"status"`
-			} `json:"outcome"`
+			Size    int64        `json:"size"`
+			Outcome *outcomeJSON `json:"outcome"`
 		} `json:"cache"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {

@@ -17,6 +17,7 @@ import (
 // (partial: the store's part was done, the cache's was not), dry run or
 // not. No cache at all is nothing to clean: "cache": [], exit 0.
 func TestRunCacheUnreadable(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name      string
 		make      func(b *storetest.Builder)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -21,10 +22,7 @@ import (
 // (during the settle pause) puts every one of them back: nothing is
 // removed, the exit code is 7, and the JSON's counts say so and add up.
 func TestInterruptedRunRestores(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	b := storetest.New(t)
 	old := time.Now().Add(-48 * time.Hour)
 	const libs = 5
@@ -98,6 +96,7 @@ func TestInterruptedRunRestores(t *testing.T) {
 // (chattr +i) fails the run that hid it and every later run, with exit 4
 // and a failed count that says so.
 func TestLeftoverFailureExits4(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("chattr +i needs root")
 	}

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestDaemonWatchInstallWindow (issue 20, adversary): the daemon's watch
@@ -18,15 +20,10 @@ import (
 // and the purge after an update goes ahead (it waited for the default
 // hour).
 func TestDaemonWatchInstallWindow(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	t.Parallel()
+	exe := testtool.Executable(t)
 	b := storetest.New(t)
-	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, id := range []string{"core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000"} {
-		b.Add(storetest.Release{Ident: id, ModTime: old})
-	}
+	b.Old("core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000")
 	b.Spec("redis", "core/redis")
 	// A killed install's leftover (Habitat never removes one).
 	if err := os.Mkdir(b.Path("hab/pkgs/core/redis/6.2.5/.hab-pkg-install-20200101000000AbCdEf"), 0o700); err != nil {
@@ -34,11 +31,8 @@ func TestDaemonWatchInstallWindow(t *testing.T) {
 	}
 	time.Sleep(1500 * time.Millisecond) // older than the window
 	dir := t.TempDir()
-	def := "fs_root = \"" + b.Root + "\"\n[check]\nschedule = \"@weekly\"\n[watch]\nkeep_latest = 1\nmin_age = \"none\"\ndelay = \"200ms\"\n"
-	if err := os.WriteFile(dir+"/sup.toml", []byte(def), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	stderr := &syncBuf{}
+	schedtest.Write(t, dir, "sup", schedtest.Watch(b.Root, `min_age = "none"`, `delay = "200ms"`))
+	stderr := &testtool.SyncBuffer{}
 	cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "daemon", "--schedules", dir, "--state", dir + "/state.json"},
 		Stderr: stderr, Env: append(os.Environ(), "HAB_GC_RUNTIME_ROOTS=false", "HAB_GC_INSTALL_WINDOW=1s")}
 	if err := cmd.Start(); err != nil {

@@ -131,6 +131,7 @@ func sandboxPaths(line, root string) string {
 // must exit 0, or a code listed in docAllowedExit; what cannot run in a
 // test is listed, with the reason, in docNotRun.
 func TestDocsCommands(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("hab-gc"); err != nil {
 		t.Fatal("hab-gc is not on PATH (TestMain puts this test binary there):", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/schedule"
 )
@@ -21,7 +22,7 @@ import (
 // export neither blocks nor writes through it, and still writes its units.
 func TestExportIgnoresPlantedTempNames(t *testing.T) {
 	root := storetest.New(t).Root
-	dir := schedDir(t, map[string]string{"a": pruneDef(root, "@daily-random"), "b": pruneDef(root, "@weekly-random")})
+	dir := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, "@daily-random"), "b": schedtest.Prune(root, "@weekly-random")})
 	out := t.TempDir()
 	args := []string{"schedule", "export", "--schedules", dir, "--state", filepath.Join(t.TempDir(), "s.json"), "--out", out, "--exe", "/bin/hab-gc"}
 	if code, _, errs := hab(t, nil, args...); code != 0 {

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
@@ -82,8 +82,7 @@ func TestExportedServiceRunsLikeTheDaemon(t *testing.T) {
 	b := storetest.At(t, filepath.Join(base, "fs"))
 	root := b.Root
 	dir := filepath.Join(base, "sched ules")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "p.toml"), []byte(fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"0 3 * * *\"\nkeep_latest = 1\nmin_age = \"none\"\n", root)), 0o644)
+	schedtest.Write(t, dir, "p", schedtest.Prune(root, "0 3 * * *"))
 	state := filepath.Join(base, "state.json")
 	out := filepath.Join(base, "units")
 	env := map[string]string{"HAB_BINLINK_DIR": "/opt/my bin", "HAB_GC_LOCK_TIMEOUT": "7s"}
@@ -141,7 +140,7 @@ func TestExportedServiceRunsLikeTheDaemon(t *testing.T) {
 // longer exists are removed; other files are left alone.
 func TestReexportRemovesStaleUnits(t *testing.T) {
 	root := storetest.New(t).Root
-	dir := schedDir(t, map[string]string{"a": pruneDef(root, "@daily-random"), "b": pruneDef(root, "@weekly-random")})
+	dir := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, "@daily-random"), "b": schedtest.Prune(root, "@weekly-random")})
 	out := t.TempDir()
 	os.WriteFile(filepath.Join(out, "hab-gc-prune-mine.timer"), []byte("[Timer]\nOnCalendar=daily\n"), 0o644)
 	args := []string{"schedule", "export", "--schedules", dir, "--state", filepath.Join(t.TempDir(), "s.json"), "--out", out, "--exe", "/bin/hab-gc"}

@@ -58,6 +58,7 @@ func TestConfigFIFONeverBlocks(t *testing.T) {
 // is an unusable store: exit 2 naming it as not a directory. Elsewhere
 // the command returns promptly; an error names the path.
 func TestStoreFIFONeverBlocks(t *testing.T) {
+	t.Parallel()
 	const rel = "core/a/2/20200101000000"
 	commands := map[string][]string{
 		"run --dry-run":                 {"run", "--dry-run", "--keep-latest=1", "--min-age=none", "--runtime-roots=false"},

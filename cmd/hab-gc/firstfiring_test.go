@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
@@ -20,7 +21,7 @@ func TestExportedTimerRunsFirstFiring(t *testing.T) {
 	for _, spec := range []string{"0 3 * * *", "@yearly-random", "@daily-random"} {
 		t.Run(spec, func(t *testing.T) {
 			root := storetest.New(t).Root
-			dir := schedDir(t, map[string]string{"a": pruneDef(root, spec)})
+			dir := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, spec)})
 			state := filepath.Join(t.TempDir(), "state.json")
 			out := t.TempDir()
 			const exported = "2026-06-01T00:00:00Z"
@@ -70,7 +71,7 @@ func TestExportedTimerRunsFirstFiring(t *testing.T) {
 // instead of exiting 1 before running anything.
 func TestDaemonOnceReadOnlyState(t *testing.T) {
 	root := storetest.New(t).Root
-	dir := schedDir(t, map[string]string{"a": pruneDef(root, "17 * * * *")})
+	dir := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, "17 * * * *")})
 	stateDir := t.TempDir()
 	state := filepath.Join(stateDir, "state.json")
 	if code, _, errs := hab(t, nil, "daemon", "--once", "--schedules", dir, "--state", state, "--now", "2026-06-01T00:00:00Z"); code != 0 {
@@ -88,7 +89,7 @@ func TestDaemonOnceReadOnlyState(t *testing.T) {
 // units from schedule export, whose timer looks every minute.
 func TestPressureOnlyListedAndExported(t *testing.T) {
 	root := storetest.New(t).Root
-	dir := schedDir(t, map[string]string{"p": fmt.Sprintf("fs_root = %q\n[pressure]\nmin_free = \"1GiB\"\nkeep_latest = 1\n", root)})
+	dir := schedtest.Dir(t, map[string]string{"p": fmt.Sprintf("fs_root = %q\n[pressure]\nmin_free = \"1GiB\"\nkeep_latest = 1\n", root)})
 	state := filepath.Join(t.TempDir(), "state.json")
 	code, out, errs := hab(t, nil, "schedule", "list", "--schedules", dir, "--state", state)
 	if code != 0 || !strings.Contains(out, "pressure") || !strings.Contains(out, "p-") {
@@ -118,7 +119,7 @@ func TestPressureOnlyListedAndExported(t *testing.T) {
 // service, for a job that was new, not missed while hab-gc was down.
 func TestExportedTimerFirstStartLateRunsAtOnce(t *testing.T) {
 	root := storetest.New(t).Root
-	dir := schedDir(t, map[string]string{"a": pruneDef(root, "0 3 * * *")})
+	dir := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, "0 3 * * *")})
 	out := t.TempDir()
 	for _, machine := range []string{"m1", "m2", "m3", "m4", "m5"} { // delays spread over 10m
 		t.Run(machine, func(t *testing.T) {

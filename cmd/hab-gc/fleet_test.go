@@ -13,6 +13,7 @@ import (
 // minutes of the day for @daily-random, and one machine always gets the
 // same time.
 func TestFleetSpread(t *testing.T) {
+	t.Parallel()
 	minutes := map[string]bool{}
 	next := func(env map[string]string) string {
 		code, out, errs := hab(t, env, "schedule", "next", "@daily-random", "--store", "/hab/pkgs", "--keep-latest", "3")

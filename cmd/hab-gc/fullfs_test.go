@@ -15,6 +15,7 @@ import (
 // the store's lock file cannot take the pid (ENOSPC): the run takes the
 // lock, frees what --min-free asks and exits 0.
 func TestRunPressureOnFullFileSystem(t *testing.T) {
+	t.Parallel()
 	b := pressureStore(t, 0)
 	f, err := os.OpenFile(filepath.Join(b.Root, "filler"), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {

@@ -246,10 +246,7 @@ metrics_file = "/var/lib/node_exporter/textfile/hab_gc.prom"
 // package's bin/hab-gc, until the daemon reports it started with both
 // jobs of the schedule; then stops it.
 func startHook(t *testing.T, hook, pkgPath, svc string) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	os.MkdirAll(filepath.Join(pkgPath, "bin"), 0o755)
 	if err := os.Symlink(exe, filepath.Join(pkgPath, "bin", "hab-gc")); err != nil {
 		t.Fatal(err)

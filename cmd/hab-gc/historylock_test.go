@@ -62,10 +62,7 @@ func holdHistoryLock(t *testing.T, fsRoot string) {
 // end and its stderr.
 func startRun(t *testing.T, b *storetest.Builder, more ...string) (*exec.Cmd, chan error, *bytes.Buffer) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	var stderr bytes.Buffer
 	cmd := &exec.Cmd{Path: exe, Args: append([]string{"hab-gc", "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none", "--runtime-roots=false"}, more...), Stderr: &stderr}
 	if err := cmd.Start(); err != nil {
@@ -82,6 +79,7 @@ func startRun(t *testing.T, b *storetest.Builder, more ...string) (*exec.Cmd, ch
 // could not be written, counts it in hab_gc_history_write_failures_total
 // and exits 0 once the bounded wait is over.
 func TestRunWithHistoryLockedElsewhere(t *testing.T) {
+	t.Parallel()
 	b := storetest.New(t)
 	b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
 	holdHistoryLock(t, b.Root)
@@ -109,8 +107,10 @@ func TestRunWithHistoryLockedElsewhere(t *testing.T) {
 // Issue 20 item 6: SIGTERM and SIGINT end a run waiting for the history's
 // lock at once (well before the bounded wait is over), with the warning.
 func TestSignalWhileHistoryLocked(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
 			b := storetest.New(t)
 			b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
 			holdHistoryLock(t, b.Root)

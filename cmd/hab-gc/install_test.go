@@ -3,13 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // findRelease returns the JSON object whose "ident" is ident, anywhere in v.
@@ -39,10 +39,8 @@ func findRelease(v any, ident string) map[string]any {
 // needs, saying why, as a real run does (retention's
 // TestInstallInProgressKeepsWhatItNeeds).
 func TestDryRunShowsInstallProtections(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	t.Parallel()
+	exe := testtool.Executable(t)
 	const (
 		dep    = "core/dep/1.0/20200101000000"
 		depNew = "core/dep/2.0/20210101000000"
@@ -117,10 +115,7 @@ func TestDryRunShowsInstallProtections(t *testing.T) {
 // nothing unpacked yet) keeps that archive, which Habitat opens again to
 // unpack, and what the install needs; the install then succeeds whole.
 func TestCacheKeepsArchivesBeingInstalled(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	const (
 		dep    = "core/dep/1.0/20200101000000"
 		depNew = "core/dep/2.0/20210101000000"

@@ -17,6 +17,7 @@ import (
 // (HAB_GC_INSTALL_WINDOW) sets how long that lasts, and cannot turn it
 // off.
 func TestRunWaitsForFetchedArchive(t *testing.T) {
+	t.Parallel()
 	b := storetest.New(t)
 	b.Pkg("core/redis/5.0.1/20210101000000").Pkg("core/redis/6.2.6/20220101000000")
 	dir := b.Path("hab/cache/artifacts")

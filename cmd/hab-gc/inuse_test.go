@@ -13,18 +13,16 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/proctest"
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
 // runJSON runs hab-gc with args plus --json and decodes the report.
 func runJSON(t *testing.T, env map[string]string, args ...string) (report struct {
 	Releases []struct {
-		Ident   string `json:"ident"`
-		Action  string `json:"action"`
-		Reasons []struct {
-			Code string `json:"code"`
-			Text string `json:"text"`
-		} `json:"reasons"`
+		Ident   string       `json:"ident"`
+		Action  string       `json:"action"`
+		Reasons []reasonJSON `json:"reasons"`
 	} `json:"releases"`
 	RootSources []struct {
 		Source string         `json:"source"`
@@ -272,8 +270,9 @@ func TestRunAsksSupervisor(t *testing.T) {
 // TestScheduledPruneKeepsReleaseInUse: a scheduled prune is planned as run
 // plans, runtime roots included.
 func TestScheduledPruneKeepsReleaseInUse(t *testing.T) {
+	t.Parallel()
 	b, p := runningOld(t)
-	dir := schedDir(t, map[string]string{"p": pruneDef(b.Root, "@daily")})
+	dir := schedtest.Dir(t, map[string]string{"p": schedtest.Prune(b.Root, "@daily")})
 	state := filepath.Join(t.TempDir(), "state.json")
 	daemon := func(now string) {
 		t.Helper()

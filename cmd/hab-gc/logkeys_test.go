@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // duplicateKey returns a key a JSON object line has twice, or "".
@@ -41,19 +43,13 @@ func duplicateKey(line string) (string, error) {
 // repeats a key (its "watching the store" line had "store" twice: the
 // daemon's logger for the watch carries it, and the watch logs it).
 func TestDaemonJSONLogKeysUnique(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	b := storetest.New(t)
 	b.Add(storetest.Release{Ident: "core/redis/6.2.5/20200101000000", ModTime: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)})
 	b.Spec("redis", "core/redis")
 	dir := t.TempDir()
-	def := "fs_root = \"" + b.Root + "\"\n[check]\nschedule = \"@weekly\"\n[watch]\nkeep_latest = 1\n"
-	if err := os.WriteFile(dir+"/sup.toml", []byte(def), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	stderr := &syncBuf{}
+	schedtest.Write(t, dir, "sup", schedtest.Watch(b.Root))
+	stderr := &testtool.SyncBuffer{}
 	cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "daemon", "--log-format", "json", "--schedules", dir, "--state", dir + "/state.json"},
 		Stderr: stderr, Env: append(os.Environ(), "HAB_GC_RUNTIME_ROOTS=false")}
 	if err := cmd.Start(); err != nil {

@@ -54,6 +54,7 @@ func codeLines(md string) map[string]codeLine {
 // refilled them into paragraphs, dropping the "#" of a TOML comment, and
 // run tables to 919 columns).
 func TestManPagesRenderAt80Columns(t *testing.T) {
+	t.Parallel()
 	groff := testtool.Need(t, "groff", "groff-base")
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -18,7 +17,9 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/metrics"
 )
 
@@ -26,19 +27,13 @@ import (
 // --metrics-listen 127.0.0.1:0, lets it run an overdue prune, and reads
 // /metrics over HTTP with the client library's parser.
 func TestDaemonServesMetrics(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	t.Parallel()
+	exe := testtool.Executable(t)
 	b := storetest.New(t)
 	b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
 	work := t.TempDir()
 	sched := filepath.Join(work, "schedules")
-	os.Mkdir(sched, 0o755)
-	def := fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily-random\"\nkeep_latest = 1\nmin_age = \"none\"\n", b.Root)
-	if err := os.WriteFile(filepath.Join(sched, "p.toml"), []byte(def), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	schedtest.Write(t, sched, "p", schedtest.Prune(b.Root, "@daily-random"))
 	state := filepath.Join(work, "state.json")
 	base := []string{"hab-gc", "daemon", "--schedules", sched, "--state", state, "--log-format", "json", "--catch-up-spread", "0"}
 	// First sight registers the job; three days later it is overdue.

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // Issue 33 item 8: run --dry-run as a normal user (nobody), who cannot
@@ -23,33 +23,14 @@ func TestDryRunAsNonRoot(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run hab-gc as another user")
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
-	dir, err := os.MkdirTemp("", "hab-gc-nonroot-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
-	bin := filepath.Join(dir, "hab-gc")
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b := storetest.At(t, filepath.Join(dir, "fs"))
-	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	b.Add(storetest.Release{Ident: "core/a/1/20200101000000", ModTime: old})
-	b.Add(storetest.Release{Ident: "core/a/2/20200201000000", ModTime: old})
+	dir := testtool.WorldTempDir(t, "hab-gc-nonroot-")
+	bin := testtool.CopyTestBinary(t, dir, "hab-gc")
+	b := storetest.At(t, filepath.Join(dir, "fs")).Old("core/a/1/20200101000000", "core/a/2/20200201000000")
 	var stdout, stderr bytes.Buffer
 	cmd := &exec.Cmd{Path: bin, Args: []string{"hab-gc", "run", "--dry-run", "--keep-latest=1", "--min-age=none", "--fs-root", b.Root},
 		Stdout: &stdout, Stderr: &stderr, Dir: dir, Env: []string{"PATH=/usr/bin:/bin"},
 		SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}}
-	err = cmd.Run()
+	err := cmd.Run()
 	if err != nil || !strings.Contains(stdout.String(), "core/a/1/20200101000000") {
 		t.Fatalf("dry run as nobody: %v; stdout %q, stderr %q", err, stdout.String(), stderr.String())
 	}

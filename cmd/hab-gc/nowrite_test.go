@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,8 +12,26 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
+
+// treeChanges are the lines of after not in before (new or changed
+// paths) and those of before not in after (gone), as treeOf lists them.
+func treeChanges(before, after []string) (added, gone []string) {
+	for _, l := range after {
+		if !slices.Contains(before, l) {
+			added = append(added, l)
+		}
+	}
+	for _, l := range before {
+		if !slices.Contains(after, l) {
+			gone = append(gone, l)
+		}
+	}
+	return added, gone
+}
 
 // treeOf lists every path under dir (type, mode, content hash, link
 // target), to compare before and after a command.
@@ -59,10 +76,8 @@ func treeOf(t *testing.T, dir string) []string {
 // everything it could write inside one temporary tree that is compared
 // whole before and after.
 func TestRefusedCommandsWriteNothing(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	t.Parallel()
+	exe := testtool.Executable(t)
 	const (
 		missing = "missing" // FS root that does not exist
 		empty   = "empty"   // FS root without hab/pkgs
@@ -121,10 +136,7 @@ func TestRefusedCommandsWriteNothing(t *testing.T) {
 			}
 			storetest.Demo(storetest.At(t, filepath.Join(w, store)))
 			root := filepath.Join(w, tt.root)
-			def := fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily-random\"\nkeep_latest = 1\nmin_age = \"none\"\n", root)
-			if err := os.WriteFile(filepath.Join(w, "schedules", "p.toml"), []byte(def), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			schedtest.Write(t, filepath.Join(w, "schedules"), "p", schedtest.Prune(root, "@daily-random"))
 			bad := fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily-random\"\nkeep_latst = 1\n", root)
 			if err := os.WriteFile(filepath.Join(w, "rejected", "p.toml"), []byte(bad), 0o644); err != nil {
 				t.Fatal(err)
@@ -139,29 +151,10 @@ func TestRefusedCommandsWriteNothing(t *testing.T) {
 			cmd := &exec.Cmd{Path: exe, Args: args, Dir: filepath.Join(w, "cwd"), Stdout: &stdout, Stderr: &stderr,
 				Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(w, "home"), "TMPDIR=" + filepath.Join(w, "tmp"),
 					"XDG_CACHE_HOME=" + filepath.Join(w, "home", ".cache"), "XDG_CONFIG_HOME=" + filepath.Join(w, "home", ".config")}}
-			err := cmd.Run()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if code != tt.code {
+			if code := exitCodeOf(t, cmd.Run()); code != tt.code {
 				t.Errorf("exit %d, want %d; stderr %s", code, tt.code, stderr.String())
 			}
-			after := treeOf(t, w)
-			var added, gone []string
-			for _, l := range after {
-				if !slices.Contains(before, l) {
-					added = append(added, l)
-				}
-			}
-			for _, l := range before {
-				if !slices.Contains(after, l) {
-					gone = append(gone, l)
-				}
-			}
+			added, gone := treeChanges(before, treeOf(t, w))
 			if len(added)+len(gone) > 0 {
 				t.Errorf("the command changed the file system:\nnew or changed: %q\ngone: %q\nstderr: %s", added, gone, stderr.String())
 			}

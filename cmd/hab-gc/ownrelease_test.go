@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestOwnRunningReleaseKept: hab-gc run from inside a release (as the
@@ -22,15 +22,11 @@ import (
 // TestMain); a scheduled prune run by it removes other old releases and
 // keeps its own. Once no process runs from it, the plan removes it.
 func TestOwnRunningReleaseKept(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	t.Parallel()
 	const own, newer = "habgc/hab-gc/0.1.0/20200101000000", "habgc/hab-gc/0.2.0/20200201000000"
 	b := storetest.New(t)
 	b.Pkg(own).Pkg(newer).Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
-	copyExe := filepath.Join(b.PkgPath(own), "bin", "hab-gc")
-	copyFile(t, exe, copyExe)
+	copyExe := testtool.CopyTestBinary(t, filepath.Join(b.PkgPath(own), "bin"), "hab-gc")
 	// habgc runs the copy; it returns stdout, then stderr.
 	habgc := func(args ...string) (string, string) {
 		t.Helper()
@@ -45,11 +41,9 @@ func TestOwnRunningReleaseKept(t *testing.T) {
 	// Its own plan, from inside the release: kept, in use.
 	var rep struct {
 		Releases []struct {
-			Ident   string `json:"ident"`
-			Action  string `json:"action"`
-			Reasons []struct {
-				Code string `json:"code"`
-			} `json:"reasons"`
+			Ident   string       `json:"ident"`
+			Action  string       `json:"action"`
+			Reasons []reasonJSON `json:"reasons"`
 		} `json:"releases"`
 	}
 	out, _ := habgc("run", "--dry-run", "--json", "--keep-latest=1", "--min-age=none", "--fs-root", b.Root)
@@ -59,9 +53,7 @@ func TestOwnRunningReleaseKept(t *testing.T) {
 	inUse := false
 	for _, r := range rep.Releases {
 		if r.Ident == own {
-			inUse = r.Action == "keep" && slices.ContainsFunc(r.Reasons, func(x struct {
-				Code string `json:"code"`
-			}) bool {
+			inUse = r.Action == "keep" && slices.ContainsFunc(r.Reasons, func(x reasonJSON) bool {
 				return x.Code == "in-use"
 			})
 		}
@@ -72,9 +64,7 @@ func TestOwnRunningReleaseKept(t *testing.T) {
 
 	// A scheduled prune, run by the daemon from inside the release.
 	sched := filepath.Join(t.TempDir(), "schedules")
-	os.Mkdir(sched, 0o755)
-	def := fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily-random\"\nkeep_latest = 1\nmin_age = \"none\"\n", b.Root)
-	os.WriteFile(filepath.Join(sched, "p.toml"), []byte(def), 0o644)
+	schedtest.Write(t, sched, "p", schedtest.Prune(b.Root, "@daily-random"))
 	state := filepath.Join(t.TempDir(), "state.json")
 	habgc("daemon", "--once", "--catch-up-spread", "0", "--schedules", sched, "--state", state, "--now", "2026-06-01T00:00:00Z")
 	_, out = habgc("daemon", "--once", "--catch-up-spread", "0", "--schedules", sched, "--state", state, "--now", "2026-06-04T00:00:00Z")
@@ -91,25 +81,5 @@ func TestOwnRunningReleaseKept(t *testing.T) {
 	// Nothing runs from it now: the same policy removes it.
 	if action, _ := reasonOf(t, []string{"run", "--dry-run", "--keep-latest=1", "--min-age=none", "--fs-root", b.Root}, own, "superseded"); action != "remove" {
 		t.Fatalf("with no process in it, the release is not removed (%q): the test above proves nothing", action)
-	}
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	src, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	os.MkdirAll(filepath.Dir(to), 0o755)
-	dst, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

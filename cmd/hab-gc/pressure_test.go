@@ -58,15 +58,10 @@ func pressureStore(t *testing.T, free int64) *storetest.Builder {
 
 type pressureJSON struct {
 	Releases []struct {
-		Ident   string `json:"ident"`
-		Action  string `json:"action"`
-		Reasons []struct {
-			Code string `json:"code"`
-			Text string `json:"text"`
-		} `json:"reasons"`
-		Outcome *struct {
-			Status string `json:"status"`
-		} `json:"outcome"`
+		Ident   string       `json:"ident"`
+		Action  string       `json:"action"`
+		Reasons []reasonJSON `json:"reasons"`
+		Outcome *outcomeJSON `json:"outcome"`
 	} `json:"releases"`
 	FreeBefore  *int64 `json:"free_before"`
 	FreeAfter   *int64 `json:"free_after"`
@@ -109,6 +104,7 @@ func checkStore(t *testing.T, b *storetest.Builder, gone ...string) {
 }
 
 func TestRunPressureFreesJustEnough(t *testing.T) {
+	t.Parallel()
 	const mib = 1 << 20
 	b := pressureStore(t, 600<<10)
 	rep, code, stderr := runPressure(t, b.Root, "--min-free", "1MiB", "--max-free", "1.5MiB")
@@ -133,10 +129,7 @@ func TestRunPressureFreesJustEnough(t *testing.T) {
 		case ok && (r.Action != "remove" || r.Outcome == nil || r.Outcome.Status != "removed"):
 			t.Errorf("%s: %s, outcome %+v; want removed", r.Ident, r.Action, r.Outcome)
 		case ok:
-			if !slices.ContainsFunc(r.Reasons, func(x struct {
-				Code string `json:"code"`
-				Text string `json:"text"`
-			}) bool {
+			if !slices.ContainsFunc(r.Reasons, func(x reasonJSON) bool {
 				return x.Code == "disk-pressure" && x.Text == text
 			}) {
 				t.Errorf("%s: reasons %+v, want %q", r.Ident, r.Reasons, text)
@@ -163,6 +156,7 @@ func TestRunPressureAboveMinFree(t *testing.T) {
 }
 
 func TestRunPressureNotEnough(t *testing.T) {
+	t.Parallel()
 	b := pressureStore(t, 300<<10)
 	rep, code, stderr := runPressure(t, b.Root, "--min-free", "2MiB", "--max-free", "4MiB")
 	if code != exitNotEnough {
@@ -209,6 +203,7 @@ func TestRunPressureSettings(t *testing.T) {
 // store on the tmpfs just as run --min-free/--max-free does, and a second
 // pass, above min-free now, removes nothing more.
 func TestDaemonPressure(t *testing.T) {
+	t.Parallel()
 	b := pressureStore(t, 600<<10)
 	dir := t.TempDir()
 	def := "fs_root = " + strconv.Quote(b.Root) + "\n[pressure]\nmin_free = \"1MiB\"\nmax_free = \"1.5MiB\"\nkeep_latest = 1\nmin_age = \"none\"\n"

@@ -15,6 +15,7 @@ import (
 // check its scan; with --json, or on a stderr that is not a terminal,
 // nothing is drawn.
 func TestProgressCommands(t *testing.T) {
+	t.Parallel()
 	store := func(t *testing.T) string {
 		b := storetest.New(t)
 		b.Pkg("core/app/1.0.0/20200101000000")

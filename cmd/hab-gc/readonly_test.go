@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -50,29 +51,13 @@ func TestCheckAsNonRoot(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run the check as another user")
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
 	for _, withLockFile := range []bool{false, true} {
 		name := map[bool]string{false: "no lock file", true: "root's lock file"}[withLockFile]
 		t.Run(name, func(t *testing.T) {
 			// Everything the user needs must be reachable: a world-readable
 			// directory outside the test's private temporary ones.
-			dir, err := os.MkdirTemp("", "hab-gc-nonroot-")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { os.RemoveAll(dir) })
-			os.Chmod(dir, 0o755)
-			bin := filepath.Join(dir, "hab-gc")
-			data, err := os.ReadFile(exe)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(bin, data, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			dir := testtool.WorldTempDir(t, "hab-gc-nonroot-")
+			bin := testtool.CopyTestBinary(t, dir, "hab-gc")
 			b := storetest.At(t, filepath.Join(dir, "fs"))
 			b.Pkg("core/a/1/20200101000000")
 			b.Chmod("hab/pkgs", 0o555)
@@ -85,7 +70,7 @@ func TestCheckAsNonRoot(t *testing.T) {
 			cmd := &exec.Cmd{Path: bin, Args: []string{"hab-gc", "check", "--fs-root", b.Root}, Stdout: &stdout, Stderr: &stderr,
 				Dir: dir, Env: []string{"PATH=/usr/bin:/bin"},
 				SysProcAttr: &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}}
-			err = cmd.Run()
+			err := cmd.Run()
 			if err != nil || !strings.Contains(stdout.String(), "OK: 1 release,") || !strings.Contains(stderr.String(), "without the store's lock") {
 				t.Fatalf("%v; stdout %q, stderr %q", err, stdout.String(), stderr.String())
 			}

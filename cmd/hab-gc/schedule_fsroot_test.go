@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
@@ -22,7 +23,7 @@ func TestScheduleUsesDefinitionsFSRoot(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "etc", "machine-id"), []byte("0123456789abcdef0123456789abcdef\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d := schedDir(t, map[string]string{"a": pruneDef(root, "@weekly-random")})
+	d := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, "@weekly-random")})
 	now := "2026-06-01T00:00:00Z"
 	_, with, errs := hab(t, nil, "schedule", "list", "--schedules", d, "--fs-root", root, "--now", now)
 	code, without, errs2 := hab(t, nil, "schedule", "list", "--schedules", d, "--now", now)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
@@ -21,29 +22,13 @@ func hab(t *testing.T, env map[string]string, args ...string) (code int, stdout,
 	return code, out.String(), errb.String()
 }
 
-// schedDir writes definition files (name: content) into a new directory.
-func schedDir(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, name+".toml"), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-func pruneDef(root, spec string) string {
-	return fmt.Sprintf("fs_root = %q\n[prune]\nschedule = %q\nkeep_latest = 1\nmin_age = \"none\"\n", root, spec)
-}
-
 // TestInspectingNeverWritesState: schedule list, next and export leave
 // the state file as it is (bytes and modification time), whatever
 // directory or clock they are given.
 func TestInspectingNeverWritesState(t *testing.T) {
 	root := storetest.New(t).Root
-	a := schedDir(t, map[string]string{"a": pruneDef(root, "@hourly-random")})
-	b := schedDir(t, map[string]string{"b": pruneDef(root, "@daily-random")})
+	a := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, "@hourly-random")})
+	b := schedtest.Dir(t, map[string]string{"b": schedtest.Prune(root, "@daily-random")})
 	state := filepath.Join(t.TempDir(), "state.json")
 	for _, now := range []string{"2026-06-01T00:00:00Z", "2026-06-01T03:00:00Z"} {
 		if code, _, errs := hab(t, nil, "daemon", "--once", "--catch-up-spread", "0", "--schedules", a, "--state", state, "--now", now); code != 0 {
@@ -75,8 +60,8 @@ func TestInspectingNeverWritesState(t *testing.T) {
 // ones still run and show.
 func TestRejectedDefinitionExitCode(t *testing.T) {
 	root := storetest.New(t).Root
-	dir := schedDir(t, map[string]string{
-		"good": pruneDef(root, "@hourly-random"),
+	dir := schedtest.Dir(t, map[string]string{
+		"good": schedtest.Prune(root, "@hourly-random"),
 		"bad":  fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily\"\nkeep_latest = -1\n", root),
 	})
 	state := filepath.Join(t.TempDir(), "state.json")
@@ -98,7 +83,7 @@ func TestRejectedDefinitionExitCode(t *testing.T) {
 // not record runs (a read-only state directory; root included).
 func TestListWarnsUnwritableState(t *testing.T) {
 	root := storetest.New(t).Root
-	dir := schedDir(t, map[string]string{"a": pruneDef(root, "@hourly-random")})
+	dir := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, "@hourly-random")})
 	stateDir := storetest.ReadOnly(t, t.TempDir())
 	code, _, errs := hab(t, nil, "schedule", "list", "--schedules", dir, "--state", filepath.Join(stateDir, "state.json"))
 	if code != 0 || !strings.Contains(errs, "cannot be written") {

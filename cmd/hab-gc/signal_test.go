@@ -7,12 +7,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // SIGINT and SIGTERM stop a hab-gc process that is waiting (here for the
@@ -20,13 +21,11 @@ import (
 // interrupted, with exit code 7 and nothing removed. The process is this
 // test binary run as hab-gc (see TestMain).
 func TestSignalStopsARun(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	t.Parallel()
+	exe := testtool.Executable(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		for _, command := range []string{"run", "check"} {
-			t.Run(sig.String()+"/"+command, func(t *testing.T) { testSignalStops(t, exe, sig, command) })
+			t.Run(sig.String()+"/"+command, func(t *testing.T) { t.Parallel(); testSignalStops(t, exe, sig, command) })
 		}
 	}
 }
@@ -81,13 +80,11 @@ func interruptWhileLocked(t *testing.T, exe, fsRoot string, sig syscall.Signal, 
 // TestSignalStopsDaemonOnce: SIGTERM while `daemon --once` waits for a
 // store's lock says it was interrupted and exits 7, not 4 (a failed job).
 func TestSignalStopsDaemonOnce(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	t.Parallel()
+	exe := testtool.Executable(t)
 	b := storetest.New(t)
 	b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
-	dir := schedDir(t, map[string]string{"p": pruneDef(b.Root, "@hourly-random")})
+	dir := schedtest.Dir(t, map[string]string{"p": schedtest.Prune(b.Root, "@hourly-random")})
 	state := filepath.Join(t.TempDir(), "state.json")
 	args := []string{"daemon", "--once", "--schedules", dir, "--state", state, "--lock-timeout=10m", "--catch-up-spread=0"}
 	if code, _, errs := hab(t, nil, append(args, "--now", "2026-06-01T00:00:00Z")...); code != 0 {
@@ -98,13 +95,10 @@ func TestSignalStopsDaemonOnce(t *testing.T) {
 
 // startChild runs this test binary as argv0 (see TestMain) with args and
 // env added to the test's, and returns it with its stderr and its end.
-func startChild(t *testing.T, argv0 string, env []string, args ...string) (*exec.Cmd, *lockedBuffer, <-chan error) {
+func startChild(t *testing.T, argv0 string, env []string, args ...string) (*exec.Cmd, *testtool.SyncBuffer, <-chan error) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
-	stderr := &lockedBuffer{}
+	exe := testtool.Executable(t)
+	stderr := &testtool.SyncBuffer{}
 	cmd := &exec.Cmd{Path: exe, Args: append([]string{argv0}, args...), Stderr: stderr, Env: append(os.Environ(), env...)}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -119,33 +113,13 @@ func startChild(t *testing.T, argv0 string, env []string, args ...string) (*exec
 	return cmd, stderr, done
 }
 
-// lockedBuffer is a child's stderr, read while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
-
 // waitExit waits at most within for the child to end and returns its exit
 // code (-1: ended by a signal).
-func waitExit(t *testing.T, done <-chan error, within time.Duration, stderr *lockedBuffer) int {
+func waitExit(t *testing.T, done <-chan error, within time.Duration, stderr *testtool.SyncBuffer) int {
 	t.Helper()
 	select {
 	case err := <-done:
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			return 0
-		case errors.As(err, &ee):
-			return ee.ExitCode()
-		}
-		t.Fatal(err)
+		return exitCodeOf(t, err)
 	case <-time.After(within):
 		t.Fatalf("still running %s later; stderr %q", within, stderr.String())
 	}

@@ -17,8 +17,10 @@ import (
 // signal or not (issue 31 item 1: blocked in open(2) by target inference,
 // SIGTERM and SIGINT left it there).
 func TestSignalStopsAStoreFIFO(t *testing.T) {
+	t.Parallel()
 	for _, command := range [][]string{{"check"}, {"run", "--dry-run", "--keep-latest=1"}, {"list"}, {"graph"}, {"watch", "--keep-latest=1"}} {
 		t.Run(command[0], func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			if err := os.Mkdir(filepath.Join(root, "hab"), 0o755); err != nil {
 				t.Fatal(err)
@@ -42,6 +44,7 @@ func TestSignalStopsAStoreFIFO(t *testing.T) {
 // is stopping; the grace (HAB_GC_STOP_GRACE) passed, it says it ends and
 // exits 7. A second signal ends it at once.
 func TestSignalEndsABlockedCommand(t *testing.T) {
+	t.Parallel()
 	b := storetest.New(t)
 	b.Pkg("core/a/1/20200101000000")
 	fifo := filepath.Join(t.TempDir(), "fifo")

@@ -5,15 +5,15 @@ package main
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // Issue 31 item 4: no directory from the FS root down to a file hab-gc
@@ -27,10 +27,8 @@ import (
 // not keeps its removals and warns that its history was not written, as
 // for any history that cannot be written.
 func TestNoWriteThroughSymlinkedDirs(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	t.Parallel()
+	exe := testtool.Executable(t)
 	cmds := map[string][]string{
 		"run":    {"run", "--keep-latest=1", "--min-age=none", "--runtime-roots=false"},
 		"lease":  {"lease", "core/redis", "--", "true"},
@@ -42,11 +40,7 @@ func TestNoWriteThroughSymlinkedDirs(t *testing.T) {
 				w, outside := t.TempDir(), t.TempDir()
 				root := filepath.Join(w, "root")
 				storetest.Demo(storetest.At(t, root))
-				os.Mkdir(filepath.Join(w, "schedules"), 0o755)
-				def := fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily-random\"\nkeep_latest = 1\nmin_age = \"none\"\n", root)
-				if err := os.WriteFile(filepath.Join(w, "schedules", "p.toml"), []byte(def), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				schedtest.Write(t, filepath.Join(w, "schedules"), "p", schedtest.Prune(root, "@daily-random"))
 				// What was at the link's name moves outside, and the link
 				// leads there.
 				at, moved := filepath.Join(root, link), filepath.Join(outside, "moved")
@@ -68,26 +62,8 @@ func TestNoWriteThroughSymlinkedDirs(t *testing.T) {
 				}
 				var stdout, stderr bytes.Buffer
 				cmd := &exec.Cmd{Path: exe, Args: args, Dir: w, Stdout: &stdout, Stderr: &stderr}
-				err := cmd.Run()
-				code := 0
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					code = ee.ExitCode()
-				} else if err != nil {
-					t.Fatal(err)
-				}
-				after := treeOf(t, outside)
-				var added, gone []string
-				for _, l := range after {
-					if !slices.Contains(before, l) {
-						added = append(added, l)
-					}
-				}
-				for _, l := range before {
-					if !slices.Contains(after, l) {
-						gone = append(gone, l)
-					}
-				}
+				code := exitCodeOf(t, cmd.Run())
+				added, gone := treeChanges(before, treeOf(t, outside))
 				if len(added)+len(gone) > 0 {
 					t.Errorf("exit %d: written through the symlink %s:\nnew or changed: %q\ngone: %q\nstderr: %s", code, at, added, gone, stderr.String())
 				}

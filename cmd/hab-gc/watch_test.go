@@ -6,29 +6,21 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hab-gc/hab-gc/history"
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
-
-// syncBuf is a process's stderr, read while it runs.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // purgedLine is a watch purge's log record after core/redis's update.
 var purgedLine = regexp.MustCompile(`msg=purged .*package=core/redis trigger=update`)
 
 // waitFor polls until cond holds or 20s pass.
-func waitFor(t *testing.T, what string, cond func() bool, stderr *syncBuf) {
+func waitFor(t *testing.T, what string, cond func() bool, stderr *testtool.SyncBuffer) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -42,18 +34,13 @@ func waitFor(t *testing.T, what string, cond func() bool, stderr *syncBuf) {
 // Habitat installs it, writes the purge to the history and the metrics
 // file, and stops on SIGTERM with exit 0.
 func TestWatchCommand(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	t.Parallel()
+	exe := testtool.Executable(t)
 	b := storetest.New(t)
-	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, id := range []string{"core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000", "core/nginx/1/20200101000000", "core/nginx/1/20200201000000"} {
-		b.Add(storetest.Release{Ident: id, ModTime: old})
-	}
+	b.Old("core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000", "core/nginx/1/20200101000000", "core/nginx/1/20200201000000")
 	b.Spec("redis", "core/redis")
 	prom := t.TempDir() + "/hab_gc.prom"
-	stderr := &syncBuf{}
+	stderr := &testtool.SyncBuffer{}
 	cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "watch", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none",
 		"--runtime-roots=false", "--delay=200ms", "--metrics-file", prom}, Stderr: stderr}
 	if err := cmd.Start(); err != nil {
@@ -118,23 +105,17 @@ func TestWatchCommand(t *testing.T) {
 // loaded service is purged with the table's policy (keep_latest_for
 // included); a package no spec loads is left alone.
 func TestDaemonWatches(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	t.Parallel()
+	exe := testtool.Executable(t)
 	b := storetest.New(t)
-	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, id := range []string{"core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000", "core/redis/6.2.7/20200301000000",
-		"core/nginx/1/20200101000000", "core/nginx/1/20200201000000"} {
-		b.Add(storetest.Release{Ident: id, ModTime: old})
-	}
+	b.Old(
+		"core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000", "core/redis/6.2.7/20200301000000",
+		"core/nginx/1/20200101000000", "core/nginx/1/20200201000000",
+	)
 	b.Spec("redis", "core/redis")
 	dir := t.TempDir()
-	def := "fs_root = \"" + b.Root + "\"\n[check]\nschedule = \"@weekly\"\n[watch]\nkeep_latest = 1\nmin_age = \"none\"\ndelay = \"200ms\"\nkeep_latest_for = { \"core/redis\" = 2 }\n"
-	if err := os.WriteFile(dir+"/sup.toml", []byte(def), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	stderr := &syncBuf{}
+	schedtest.Write(t, dir, "sup", schedtest.Watch(b.Root, `min_age = "none"`, `delay = "200ms"`, `keep_latest_for = { "core/redis" = 2 }`))
+	stderr := &testtool.SyncBuffer{}
 	cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "daemon", "--schedules", dir, "--state", dir + "/state.json"},
 		Stderr: stderr, Env: append(os.Environ(), "HAB_GC_RUNTIME_ROOTS=false")}
 	if err := cmd.Start(); err != nil {
@@ -186,10 +167,8 @@ func TestDaemonWatches(t *testing.T) {
 // service runs (uninstall_all_but_latest(ident, 0) skips the loaded one).
 // The purge at start shows it, with nothing installed.
 func TestWatchSupervisorCount(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	t.Parallel()
+	exe := testtool.Executable(t)
 	const r1, r2, r3 = "core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000", "core/redis/6.2.7/20200301000000"
 	for _, tc := range []struct {
 		name, env, supToml string
@@ -201,10 +180,7 @@ func TestWatchSupervisorCount(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := storetest.New(t)
-			old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-			for _, id := range []string{r1, r2, r3} {
-				b.Add(storetest.Release{Ident: id, ModTime: old})
-			}
+			b.Old(r1, r2, r3)
 			b.Spec("redis", "core/redis")
 			if tc.supToml != "" {
 				b.File("hab/sup/default/config/sup.toml", tc.supToml)
@@ -213,7 +189,7 @@ func TestWatchSupervisorCount(t *testing.T) {
 			if tc.env != "" {
 				env = append(env, "HAB_KEEP_LATEST_PACKAGES="+tc.env)
 			}
-			stderr := &syncBuf{}
+			stderr := &testtool.SyncBuffer{}
 			cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "watch", "--fs-root", b.Root, "--min-age=none",
 				"--runtime-roots=false", "--delay=200ms"}, Stderr: stderr, Env: env}
 			if err := cmd.Start(); err != nil {
