@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -15,6 +16,10 @@ import (
 
 // syncWait bounds how long sync waits for its own event.
 const syncWait = 5 * time.Second
+
+// oneQueue: the watcher's events of all its directories come in the order
+// the kernel made them (one inotify instance, one queue).
+const oneQueue = runtime.GOOS == "linux" || runtime.GOOS == "android"
 
 // applyScan is the purge's Rescanner (retention.ApplyOptions.Rescan):
 // each of Apply's scans, under the store's lock, first reads every inotify
@@ -47,8 +52,9 @@ func (w *watcher) applyScan(plan *retention.Plan) retention.Rescanner {
 // store's lock (pkgstore.Store.HoldsLock), creates a mark (syncMarks: a
 // file no one else makes, in a directory of its own watched on the same
 // inotify watcher) and reads events until that one's, for at most
-// syncWait. The kernel queues one watcher's events in order, so every
-// change made before the mark is then noted. After a sync that did not
+// syncWait. The kernel queues one inotify watcher's events in order, so
+// every change made before the mark is then noted; elsewhere (Windows,
+// kqueue) no sync is made. After a sync that did not
 // see its event, no later sync is trusted until the watches are set
 // again.
 func (w *watcher) sync(ctx context.Context) error {
@@ -56,6 +62,11 @@ func (w *watcher) sync(ctx context.Context) error {
 	switch {
 	case fsw == nil:
 		return errors.New("the watch is not using inotify")
+	case !oneQueue:
+		// ReadDirectoryChangesW (Windows) reads each directory on its own
+		// handle, and kqueue reports per file: a mark seen says nothing
+		// of what other directories' changes came before it.
+		return errors.New("only inotify queues every watched directory's events in one order, and this is " + runtime.GOOS)
 	case w.syncLost == fsw:
 		return errors.New("an earlier sync did not see its event")
 	case !w.watched[w.store]:
