@@ -10,9 +10,11 @@ import (
 // (inotify, as package watch) reads it as an attribute change of LockFile
 // (IN_ATTRIB, fsnotify.Chmod) queued after every event the kernel queued
 // before it, so that once it has read that event it has read all that came
-// earlier: a barrier. While the lock is held no one else makes that event
-// (another Lock waiting changes the mode only when it is not 0600; the
-// holder's own pid write is a modification). It fails wrapping
+// earlier. It is no barrier by itself: others make the same event while
+// the lock is held (a touch of the file; this Store's own Lock, setting a
+// lock file left 0644 to 0600, just before), and a watcher that takes
+// theirs for this one stops short of what came between; package watch
+// marks its queue with a file of its own instead. It fails wrapping
 // ErrNotLocked when this Store does not hold the lock.
 func (s *Store) MarkLocked() error {
 	f := s.lock.get()

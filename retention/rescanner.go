@@ -18,7 +18,7 @@ import (
 // Package watch passes one that reads again only the ORIGIN/NAME
 // directories inotify reported a change in since the plan's scan
 // (Store.Rescan of the plan's inventory), after reading every event the
-// kernel queued before the call (Store.MarkLocked), and a full Scan when
+// kernel queued before the call (up to a mark of its own), and a full Scan when
 // it cannot vouch for that (an overflow, an unwatched directory,
 // polling). A Rescanner that cannot vouch for what it returns must scan.
 type Rescanner func(ctx context.Context, opts pkgstore.Options) (*pkgstore.Inventory, error)

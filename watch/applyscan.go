@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"os"
+	"runtime"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -15,6 +16,10 @@ import (
 
 // syncWait bounds how long sync waits for its own event.
 const syncWait = 5 * time.Second
+
+// oneQueue: the watcher's events of all its directories come in the order
+// the kernel made them (one inotify instance, one queue).
+const oneQueue = runtime.GOOS == "linux" || runtime.GOOS == "android"
 
 // applyScan is the purge's Rescanner (retention.ApplyOptions.Rescan):
 // each of Apply's scans, under the store's lock, first reads every inotify
@@ -43,18 +48,25 @@ func (w *watcher) applyScan(plan *retention.Plan) retention.Rescanner {
 }
 
 // sync reads, and handles as the loop does, every inotify event the
-// kernel queued before it was called: it marks the lock file the purge
-// holds (pkgstore.Store.MarkLocked, an attribute change no one else makes
-// while the lock is held) and reads events until that one, for at most
-// syncWait. The kernel queues one watcher's events in order, so every
-// change made before the mark is then noted. After a sync that did not
-// see its event (a stale one may still come), no later sync is trusted
-// until the watches are set again.
+// kernel queued before it was called: it checks that the purge holds the
+// store's lock (pkgstore.Store.HoldsLock), creates a mark (syncMarks: a
+// file no one else makes, in a directory of its own watched on the same
+// inotify watcher) and reads events until that one's, for at most
+// syncWait. The kernel queues one inotify watcher's events in order, so
+// every change made before the mark is then noted; elsewhere (Windows,
+// kqueue) no sync is made. After a sync that did not
+// see its event, no later sync is trusted until the watches are set
+// again.
 func (w *watcher) sync(ctx context.Context) error {
 	fsw := w.fsw
 	switch {
 	case fsw == nil:
 		return errors.New("the watch is not using inotify")
+	case !oneQueue:
+		// ReadDirectoryChangesW (Windows) reads each directory on its own
+		// handle, and kqueue reports per file: a mark seen says nothing
+		// of what other directories' changes came before it.
+		return errors.New("only inotify queues every watched directory's events in one order, and this is " + runtime.GOOS)
 	case w.syncLost == fsw:
 		return errors.New("an earlier sync did not see its event")
 	case !w.watched[w.store]:
@@ -63,10 +75,14 @@ func (w *watcher) sync(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err // no mark made: no stale event to come
 	}
-	if err := w.o.Store.MarkLocked(); err != nil {
+	if err := w.o.Store.HoldsLock(); err != nil {
 		return err
 	}
-	lock := filepath.Join(w.store, pkgstore.LockFile)
+	mark, err := w.syncMark()
+	if err != nil {
+		return err
+	}
+	defer os.Remove(mark)
 	timer := time.NewTimer(syncWait)
 	defer timer.Stop()
 	for {
@@ -76,12 +92,12 @@ func (w *watcher) sync(ctx context.Context) error {
 			return ctx.Err()
 		case <-timer.C:
 			w.syncLost = fsw
-			return fmt.Errorf("the lock file's mark did not come back from inotify within %s", syncWait)
+			return fmt.Errorf("the sync's mark did not come back from inotify within %s", syncWait)
 		case ev, ok := <-fsw.Events:
 			if !ok {
 				return errors.New("the inotify watcher closed")
 			}
-			if ev.Name == lock && ev.Has(fsnotify.Chmod) {
+			if ev.Name == mark && ev.Has(fsnotify.Create) {
 				return nil
 			}
 			w.handle(ev)

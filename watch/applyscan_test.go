@@ -21,8 +21,9 @@ import (
 // as a full Scan does, also right after changes whose events the watcher
 // has not read yet: its sync reads every event queued before it. Random
 // stores and changes as TestPropertyIncrementalPlan's; after each plan,
-// one to three more changes, then, with no event read, the lock, the
-// purge's scan and a full Scan, compared.
+// one to three more changes (and touches of the lock file someone else
+// makes among them), then, with no event read, the lock, the purge's scan
+// and a full Scan, compared.
 func TestPropertyApplyScan(t *testing.T) {
 	seeds, steps := 6, 12
 	if testing.Short() {
@@ -78,8 +79,16 @@ func propertyApplyScan(t *testing.T, seed uint64, steps int) (incremental, total
 		if err != nil {
 			continue
 		}
-		// Changes the watcher has not read when Apply scans.
-		for range 1 + rng.IntN(3) {
+		// Changes the watcher has not read when Apply scans, and now and
+		// then an attribute change of the lock file among them, made by
+		// someone else (a touch): no mark of the sync's.
+		lock := filepath.Join(w.store, pkgstore.LockFile)
+		for i := range 1 + rng.IntN(3) {
+			if i > 0 || rng.IntN(2) == 0 {
+				if err := os.Chtimes(lock, now, now); err == nil {
+					what += "; then the lock file touched"
+				}
+			}
 			if c := s.change(); c != "apply" {
 				what += "; then " + c
 			}

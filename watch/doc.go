@@ -63,10 +63,12 @@
 // and never changes it. Apply reads the store again under the lock to
 // revalidate the plan, and after hiding once more, the same way
 // (retention.ApplyOptions.Rescan): first it reads every event the kernel
-// queued until then (it marks the lock file it holds, an attribute change
-// no one else makes, and reads events until that one's:
-// pkgstore.Store.MarkLocked), then only the ORIGIN/NAME directories
-// reported since the plan's read began, and the whole store whenever the
+// queued until then (holding the lock, it creates a file of a new name in
+// a directory of its own watched on the same inotify instance, an event
+// no one else makes, and reads events until that one's; an attribute
+// change of the lock file would not do: anyone may make one; on Linux
+// only, where one inotify queue orders every directory's events), then only
+// the ORIGIN/NAME directories reported since the plan's read began, and the whole store whenever the
 // watcher cannot vouch for that (the cases above, or a mark not seen
 // within 5 s).
 //

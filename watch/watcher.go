@@ -27,6 +27,7 @@ type watcher struct {
 	// syncLost is the inotify watcher one of whose syncs did not see its
 	// own event: no later sync of it is trusted.
 	syncLost *fsnotify.Watcher
+	marks    syncMarks // the sync's barrier
 }
 
 // Run watches the store and its specs directory until ctx is done and
@@ -75,6 +76,7 @@ func (w *watcher) close() {
 	if w.fsw != nil {
 		w.fsw.Close()
 	}
+	w.dropMarks()
 }
 
 func (w *watcher) loop(ctx context.Context) error {
