@@ -176,7 +176,7 @@ type Cache struct {
 
 // Open opens FS_ROOT/hab/cache/artifacts, refusing a symlink at any of
 // its three levels. It returns ErrNoCache when there is none, and an
-// error wrapping errors.ErrUnsupported off Unix.
+// error wrapping errors.ErrUnsupported off Unix and Windows.
 func Open(fsRoot string) (*Cache, error) {
 	if err := supported(); err != nil {
 		return nil, err
@@ -320,7 +320,7 @@ func (c *Cache) examine(name string, opts Options) File {
 	if ofi, err := r.Stat(); err != nil || idOf(ofi) != idOf(fi) {
 		return leave(CodeNotHart, "changed while being read: left alone")
 	}
-	f.id = idOf(fi)
+	f.id = openedID(r, fi) // Windows: the handle's file number
 	_, id, target, err := identify(io.LimitReader(r, fi.Size()))
 	if err != nil {
 		return leave(CodeNotHart, err.Error()+": left alone")
@@ -367,6 +367,9 @@ func (c *Cache) Remove(ctx context.Context, files []File) []FileOutcome {
 }
 
 func (c *Cache) removeOne(f File) FileOutcome {
+	if out, ok := c.removeHandle(f); ok { // Windows: open_windows.go
+		return out
+	}
 	out := FileOutcome{File: f.File, Status: retention.StatusKept}
 	fi, err := c.root.Lstat(f.File)
 	switch {

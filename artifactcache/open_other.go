@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package artifactcache
 
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 )
 
 // No O_NOFOLLOW or O_NONBLOCK: never used, since supported fails first.
@@ -23,3 +24,7 @@ func supported() error {
 }
 
 func links(fs.FileInfo) uint64 { return 1 }
+
+func openedID(_ *os.File, fi fs.FileInfo) fileID { return idOf(fi) }
+
+func (c *Cache) removeHandle(File) (FileOutcome, bool) { return FileOutcome{}, false }

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package binlink
 
@@ -21,3 +21,6 @@ func (dir) sync() {}
 func (dir) apply(store *pkgstore.Store, s Step, _ func(string)) StepOutcome {
 	return StepOutcome{Step: s, Err: errors.ErrUnsupported}
 }
+
+// removesBinstubs: Windows binstubs are left alone here (binstub.go).
+const removesBinstubs = false

@@ -217,3 +217,6 @@ func (d dir) symlinkTemp(target string) (string, error) {
 		}
 	}
 }
+
+// removesBinstubs: Windows binstubs are left alone here (binstub.go).
+const removesBinstubs = false

@@ -46,9 +46,17 @@
 //     the same way, and unlinks it; anything else is renamed back.
 //
 // Nothing that is not a symlink into the store is ever touched, and no
-// symlink is ever followed. Where the system has no atomic exchange
-// (Windows, whose binlinks are .bat files), Apply returns
-// errors.ErrUnsupported.
+// symlink is ever followed. Where the system has no atomic exchange,
+// Apply returns errors.ErrUnsupported.
+//
+// On Windows binlinks are binstubs, .bat files `hab pkg binlink` writes
+// (habitat-sh/habitat components/hab/src/command/pkg/binlink.rs): one
+// every path of which into the store leads nowhere is removed when no
+// release of its package is installed (or with RemoveOnly), opened
+// relative to its directory's handle sharing only reading, read again on
+// that handle and marked for deletion there; one whose package has
+// another release is left, `hab pkg binlink --force` rewriting it with
+// that release's environment. Elsewhere binstubs are left alone.
 //
 // Result says what became of each step; history.BinlinkRecords journals it.
 package binlink

@@ -53,6 +53,7 @@ type Step struct {
 	Reason string `json:"reason"`
 
 	storePath string // Target relative to the store
+	binstub   bool   // a Windows binstub (binstub.go)
 }
 
 // Plan is what Apply would do.
@@ -89,20 +90,18 @@ func NewPlan(store *pkgstore.Store, inv *pkgstore.Inventory, opts Options) (*Pla
 		return nil, errors.New("binlink: NewPlan needs the store and its inventory")
 	}
 	p := &Plan{FSRoot: inv.FSRoot}
+	binstubs := map[string]bool{}
+	ok := true
 	for _, bl := range inv.Binlinks {
 		if !bl.InStore || !bl.Dangling {
 			continue
 		}
-		if bl.Binstub {
-			// A Windows binstub (pkgstore.Binlink.Binstub) is a batch file
-			// Habitat renders (habitat-sh/habitat components/hab/static/
-			// template_binstub.bat), not a symlink to point elsewhere:
-			// `hab pkg binlink --force` rewrites it.
-			p.Steps = append(p.Steps, Step{Link: bl.Path, Target: bl.Target, Release: bl.Release, Dangling: bl.Why, Action: ActionLeave,
-				Reason: "it is a Windows binstub (a .bat file), which hab-gc does not rewrite (`hab pkg binlink --force` does): left alone", storePath: bl.StorePath})
+		var st Step
+		if !bl.Binstub {
+			st = planOne(store.Root(), inv, bl, opts)
+		} else if st, ok = planBinstub(inv, bl, opts, binstubs); !ok { // a Windows batch file
 			continue
 		}
-		st := planOne(store.Root(), inv, bl, opts)
 		if st.Action != ActionLeave {
 			if why := symlinkedDir(store.FSRoot(), path.Dir(bl.Path)); why != "" {
 				st.Action, st.NewTarget, st.NewRelease = ActionLeave, "", pkgstore.Ident{}

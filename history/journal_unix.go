@@ -16,23 +16,6 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-func (j Journal) lockTimeout() time.Duration {
-	switch {
-	case j.LockTimeout == 0:
-		return DefaultLockTimeout
-	case j.LockTimeout < 0:
-		return 0
-	}
-	return j.LockTimeout
-}
-
-func (j Journal) maxSize() int64 {
-	if j.MaxSize <= 0 {
-		return DefaultMaxSize
-	}
-	return j.MaxSize
-}
-
 // openDir opens the journal's directory, making it when missing: with
 // FSRoot, every component below it one at a time without following a
 // symlink (safeio.OpenDirBeneath); without, Dir as given, its last

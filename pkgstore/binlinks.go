@@ -97,10 +97,14 @@ func (s *Store) storeLink(inv *Inventory, bl Binlink, rest string) Binlink {
 		return bl
 	}
 	bl.Release = id
-	if inv.Installed(id) == nil {
+	r := inv.Installed(id)
+	if r == nil {
 		bl.Why = notInstalled(inv, id)
 		return bl
 	}
+	bl.Release, id = r.Ident, r.Ident // the store's spelling (fold.go)
+	rest = r.Ident.String() + rest[len(strings.Join(parts[:4], "/")):]
+	bl.StorePath = rest
 	file := "its directory"
 	if len(parts) == 5 {
 		file = parts[4]

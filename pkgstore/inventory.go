@@ -243,6 +243,9 @@ type Inventory struct {
 	parts    []keptPart
 	scanKey  scanKey
 	fullRefs int
+	// folded are the releases by foldKey where names are case-insensitive
+	// (Windows; fold.go), nil elsewhere.
+	folded map[string][]*Release
 }
 
 // absentIdent is the ident of a Ref no installed release has.
@@ -307,10 +310,10 @@ func (inv *Inventory) ReleaseOf(r Ref) *Release { return inv.byRef[r] }
 // Installed returns the installed release with this fully qualified ident,
 // or nil.
 func (inv *Inventory) Installed(id Ident) *Release {
-	if r, ok := inv.Lookup(id); ok {
+	if r, ok := inv.Lookup(id); ok && inv.byRef[r] != nil {
 		return inv.byRef[r]
 	}
-	return nil
+	return inv.installedFolded(id) // another case, on Windows
 }
 
 // Satisfying returns the installed releases that satisfy pattern, oldest
@@ -322,6 +325,9 @@ func (inv *Inventory) Satisfying(pattern Ident) []*Release {
 		if r.Ident.Satisfies(pattern) {
 			out = append(out, r)
 		}
+	}
+	if out == nil {
+		return inv.satisfyingFolded(pattern) // another case, on Windows
 	}
 	return out
 }

@@ -303,6 +303,8 @@ func finishInventory(fsRoot, target string, in *interner, releases []*Release, p
 			inv.absent = append(inv.absent, absentIdent{Ref(i), id})
 		}
 	}
+	inv.folded = foldedReleases(inv.Releases) // Windows: fold.go
+	foldDeps(inv)
 	for _, r := range inv.Releases {
 		for i, deps := range [2][]Ref{r.TDeps, r.Deps} {
 			for _, d := range deps {

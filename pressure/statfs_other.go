@@ -1,4 +1,4 @@
-//go:build !linux && !darwin
+//go:build !linux && !darwin && !windows
 
 package pressure
 
@@ -8,9 +8,10 @@ import (
 )
 
 // Statfs returns a FreeFunc for the file system that holds path. It is
-// only implemented on Linux and macOS (statfs(2)): elsewhere the FreeFunc
-// fails with an error wrapping errors.ErrUnsupported, so no free-space
-// goal is ever taken as met.
+// only implemented on Linux, macOS (statfs(2)) and Windows
+// (GetDiskFreeSpaceEx): elsewhere the FreeFunc fails with an error
+// wrapping errors.ErrUnsupported, so no free-space goal is ever taken as
+// met.
 func Statfs(path string) FreeFunc {
 	return func() (Space, error) {
 		return Space{}, fmt.Errorf("free space of %s: %w", path, errors.ErrUnsupported)

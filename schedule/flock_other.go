@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package schedule
 
@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// flockBounded needs flock(2), which only Unix has: elsewhere a state
-// update fails with an error wrapping errors.ErrUnsupported, and the
-// scheduler goes on with the state in memory.
+// flockBounded needs flock(2) or LockFileEx (Unix, Windows): elsewhere a
+// state update fails with an error wrapping errors.ErrUnsupported, and
+// the scheduler goes on with the state in memory.
 func flockBounded(rc syscall.RawConn, timeout time.Duration) error {
 	return fmt.Errorf("locking the schedule state: %w", errors.ErrUnsupported)
 }
