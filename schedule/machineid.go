@@ -58,8 +58,9 @@ func DefaultStatePath(fsRoot string) string {
 // StoreFSRoot is the FS root of a store named by its FS root or by its
 // hab/pkgs directory (as `schedule next --store` takes either).
 func StoreFSRoot(store string) string {
-	if clean := filepath.Clean(store); strings.HasSuffix(clean, filepath.Join("hab", "pkgs")) {
-		return filepath.Dir(filepath.Dir(clean))
+	clean := filepath.Clean(store)
+	if hab := filepath.Dir(clean); filepath.Base(clean) == "pkgs" && filepath.Base(hab) == "hab" {
+		return filepath.Dir(hab)
 	}
 	return store
 }

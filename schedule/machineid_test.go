@@ -97,6 +97,10 @@ func TestStoreFSRootAndDefaultState(t *testing.T) {
 		"/hab/pkgs":          "/",
 		"relative/hab/pkgs":  "relative",
 		"/srv/a/hab/studios": "/srv/a/hab/studios",
+		// hab/pkgs as the last two names, not the end of the string
+		"/srv/myhab/pkgs":  "/srv/myhab/pkgs",
+		"/srv/a/xhab/pkgs": "/srv/a/xhab/pkgs",
+		"hab/pkgs":         ".",
 	} {
 		if got := schedule.StoreFSRoot(filepath.FromSlash(in)); got != filepath.FromSlash(want) {
 			t.Errorf("StoreFSRoot(%q) = %q, want %q", in, got, want)

@@ -104,7 +104,7 @@ func (cr *cacheRun) apply(ctx context.Context, store *pkgstore.Store, timeout ti
 	if cr == nil || cr.cache == nil {
 		return nil
 	}
-	unlock, err := store.Lock(ctx, timeout)
+	unlock, err := store.Lock(ctx, retention.LockWait(timeout)) // as Apply waits
 	if err != nil {
 		return fmt.Errorf("artifact cache: %w", err)
 	}

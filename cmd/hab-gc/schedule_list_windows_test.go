@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
@@ -22,7 +23,7 @@ import (
 func TestScheduleListStateWindows(t *testing.T) {
 	root := storetest.New(t).Root
 	dir := testtool.TempDir(t)
-	noErr(t, os.WriteFile(filepath.Join(dir, "a.toml"), []byte(pruneDef(root, "@daily")), 0o644))
+	noErr(t, os.WriteFile(filepath.Join(dir, "a.toml"), []byte(schedtest.Prune(root, "@daily")), 0o644))
 	state := filepath.Join(testtool.TempDir(t), "state.json")
 	const warning = "the state file cannot be written"
 	code, _, errs := hab(t, nil, "schedule", "list", "--schedules", dir, "--state", state)

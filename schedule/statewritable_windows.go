@@ -1,6 +1,6 @@
 //go:build windows
 
-package main
+package schedule
 
 import "github.com/hab-gc/hab-gc/internal/winfs"
 
