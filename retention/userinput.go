@@ -50,5 +50,19 @@ func ParseOnly(item string) (pkgstore.Ident, error) {
 	if id.Release != "" {
 		return pkgstore.Ident{}, fmt.Errorf("%q: %w (it names a release)", item, ErrNotPackage)
 	}
+	if !validName(id.Name) {
+		why := "a package's name is letters, digits, _ and -, as Habitat's"
+		if strings.Contains(item, "@") {
+			why = "it takes no version constraint; a pin does (core/redis@>=6)"
+		}
+		return pkgstore.Ident{}, fmt.Errorf("%q: %w (%s)", item, ErrNotPackage, why)
+	}
 	return id, nil
+}
+
+// validName reports whether name is a package name Habitat accepts:
+// ^[A-Za-z0-9_-]+$ (components/core/src/package/ident.rs
+// Identifiable::valid; plan-build refuses any other pkg_name).
+func validName(name string) bool {
+	return name != "" && strings.Trim(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == ""
 }

@@ -69,6 +69,12 @@ func TestParseOnly(t *testing.T) {
 		{in: "core/../x", err: retention.ErrNotPackage},
 		{in: "core/*", err: retention.ErrWildcard},
 		{in: "*/redis/6", err: retention.ErrWildcard},
+		// A constraint is a pin's (core/redis@>=6); --only's package name
+		// would be "redis@>=6", which Habitat's names cannot be.
+		{in: "core/redis@>=6", err: retention.ErrNotPackage},
+		{in: "core/re dis", err: retention.ErrNotPackage},
+		{in: "core/redis.x", err: retention.ErrNotPackage},
+		{in: "core/Redis_2-x", want: pkgstore.Ident{Origin: "core", Name: "Redis_2-x"}},
 	} {
 		t.Run(tt.in, func(t *testing.T) {
 			id, err := retention.ParseOnly(tt.in)
