@@ -145,19 +145,7 @@ func inline(s string, ref func(page string) string) string {
 		}
 		p = strings.ReplaceAll(p, "**", "")
 		p = emphRE.ReplaceAllString(p, "$1$2")
-		p = linkRE.ReplaceAllStringFunc(p, func(m string) string {
-			sm := linkRE.FindStringSubmatch(m)
-			text, target := sm[1], sm[2]
-			switch {
-			case strings.Contains(target, "://"):
-				return text + " (" + target + ")"
-			case strings.HasPrefix(target, "#") || target == "":
-				return text
-			}
-			page, _, _ := strings.Cut(target, "#")
-			page = strings.TrimSuffix(page, ".md")
-			return text + " (" + ref(page) + ")"
-		})
+		p = linkRE.ReplaceAllStringFunc(p, func(m string) string { return linkText(m, ref) })
 		b.WriteString(p)
 	}
 	return b.String()
@@ -419,7 +407,12 @@ func renderRoff(md string) string {
 }
 
 // manLink is a markdown link as text in a man page.
-func manLink(m string) string {
+func manLink(m string) string { return linkText(m, manRef) }
+
+// linkText is the markdown link m as text: its text, then the address of
+// one to the web, or where another page is (ref(page)); one within the
+// page is its text alone.
+func linkText(m string, ref func(page string) string) string {
 	sm := linkRE.FindStringSubmatch(m)
 	text, target := sm[1], sm[2]
 	switch {
@@ -429,5 +422,5 @@ func manLink(m string) string {
 		return text
 	}
 	page, _, _ := strings.Cut(target, "#")
-	return text + " (" + manRef(strings.TrimSuffix(page, ".md")) + ")"
+	return text + " (" + ref(strings.TrimSuffix(page, ".md")) + ")"
 }

@@ -2,7 +2,6 @@ package history
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/hab-gc/hab-gc/binlink"
@@ -38,12 +37,7 @@ func BinlinkRecords(now time.Time, run Run, res *binlink.Result, applyErr error)
 			total.Outcome = RunPartial
 		}
 	}
-	switch {
-	case errors.Is(applyErr, context.Canceled):
-		total.Outcome, total.Error = RunInterrupted, applyErr.Error()
-	case applyErr != nil:
-		total.Outcome, total.Error = RunFailed, applyErr.Error()
-	}
+	total.endedBy(applyErr)
 	return append(out, total)
 }
 

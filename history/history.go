@@ -246,13 +246,19 @@ func Records(now time.Time, run Run, plan *retention.Plan, res *retention.Result
 			total.Outcome = RunPartial
 		}
 	}
-	switch {
-	case errors.Is(applyErr, context.Canceled):
-		total.Outcome, total.Error = RunInterrupted, applyErr.Error()
-	case applyErr != nil:
-		total.Outcome, total.Error = RunFailed, applyErr.Error()
-	}
+	total.endedBy(applyErr)
 	return append(out, total)
+}
+
+// endedBy sets a run's total record's outcome from the error its apply
+// ended with: interrupted when cancelled, failed on another error.
+func (r *Record) endedBy(err error) {
+	switch {
+	case errors.Is(err, context.Canceled):
+		r.Outcome, r.Error = RunInterrupted, err.Error()
+	case err != nil:
+		r.Outcome, r.Error = RunFailed, err.Error()
+	}
 }
 
 // ErrNoRunID is returned by Log for a Run without an ID: its records

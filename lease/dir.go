@@ -14,16 +14,6 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// habitatDir is the part of RelDir that belongs to Habitat (the
-// Supervisor's data directory): for reading leases it is resolved as the
-// store's path is, following symlinks (an operator may have moved /hab),
-// so that leases there keep protecting. ownDirs, hab-gc's own, are opened
-// one at a time with O_NOFOLLOW and never followed. Nothing is ever
-// written below a symlink (openLeaseDirBeneath).
-const habitatDir = "hab/sup/default"
-
-var ownDirs = []string{"hab-gc", "leases"}
-
 // leaseDir is the lease directory, open by descriptor: every name given
 // to its methods is one component inside it, opened with O_NOFOLLOW, so
 // nothing it does reaches outside the directory it opened.

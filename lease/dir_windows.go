@@ -12,13 +12,6 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// habitatDir is the part of RelDir that belongs to Habitat (the
-// Supervisor's data directory, C:\hab\sup\default on Windows); ownDirs
-// are hab-gc's own (see dir.go on Unix).
-const habitatDir = "hab/sup/default"
-
-var ownDirs = []string{"hab-gc", "leases"}
-
 // leaseDir is the lease directory, open as an os.Root: every name given
 // to its methods is one component inside it, opened without following a
 // reparse point (safeio.OpenAt), so nothing it does reaches outside it.

@@ -107,3 +107,20 @@ func measureAt(d safeio.DirFD, name string, buf []byte) int64 {
 	}
 	return u.Bytes
 }
+
+// treeSize sums the space allocated to everything under r on r's own
+// mount, hard links once, never following a symlink nor entering a mount
+// point, in time linear in the tree (onefs.Walk). What cannot be read is
+// left out.
+func treeSize(r *os.Root) int64 {
+	f, err := r.Open(".")
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	u, err := onefs.Walk(f, true)
+	if err != nil && u.Bytes == 0 {
+		return -1
+	}
+	return u.Bytes
+}

@@ -64,7 +64,8 @@ func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 // them, it is PlanStore. The caller vouches for changed (package watch
 // passes what inotify reported). The plan is applied as any other: Apply
 // reads the whole store again under the lock, whatever the plan was made
-// from.
+// from, unless ApplyOptions.Rescan reads it otherwise (package watch's
+// does, from what inotify reported since the plan).
 func PlanRescan(ctx context.Context, store *pkgstore.Store, prev *Plan, changed []pkgstore.Ident, pol Policy, now time.Time, opts ...pkgstore.Options) (*Plan, error) {
 	if prev == nil || prev.Inventory == nil {
 		return PlanStore(ctx, store, pol, now, opts...)

@@ -149,15 +149,10 @@ func pendingDirs(inv *pkgstore.Inventory) []ProbeDir {
 	return dirs
 }
 
-// planProbed is ComputeFound followed, when a Found has a Probe, by that
-// probe of the plan's removals and a plan computed again with what it
-// found: a root it finds only keeps more (itself and what it needs).
-func planProbed(ctx context.Context, inv *pkgstore.Inventory, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
-	return planProbedGraph(ctx, inv, nil, pol, now, realNow, hooks, found)
-}
-
-// planProbedGraph is planProbed with inv's graph already built (nil:
-// built here).
+// planProbedGraph is ComputeFound followed, when a Found has a Probe, by
+// that probe of the plan's removals and a plan computed again with what
+// it found: a root it finds only keeps more (itself and what it needs).
+// g is inv's graph when already built (nil: built here).
 func planProbedGraph(ctx context.Context, inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
 	p, err := computeAt(inv, g, pol, now, realNow, hooks, found)
 	if err != nil || !slices.ContainsFunc(found, func(f Found) bool { return f.Probe != nil }) {

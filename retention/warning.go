@@ -51,6 +51,12 @@ func clockWarning(now, realNow time.Time) (Warning, bool) {
 
 // Warning is something about the policy the operator should know: the plan
 // is safe, but may not be what was meant.
+//
+// A Warning is to the policy what a pkgstore.Problem is to the store, but
+// the two are not one type: a Problem names a path and can block removals
+// (Blocking), a Warning names a pin or Only entry and never blocks, and
+// their JSON fields differ (path, message, release, blocking, modified;
+// pin, text, source).
 type Warning struct {
 	Kind WarningKind `json:"kind"`
 	// Pin is the exclude or Only entry concerned, as written.

@@ -53,7 +53,7 @@ func TestHabInstallCommandHoldsRemovals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := storetest.New(t)
 			b.Add(storetest.Release{Ident: "core/app/1/20200101000000"}, storetest.Release{Ident: "core/app/2/20200201000000"})
-			cmd := &exec.Cmd{Path: exe, Args: tc.args, Env: append(os.Environ(), cmdlineEnv+"=1")}
+			cmd := &exec.Cmd{Path: exe, Args: tc.args, Env: append(os.Environ(), cmdlineEnv+"=1", "FS_ROOT="+b.Root)}
 			out, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)

@@ -95,4 +95,17 @@
 // Finder adapts Scan to retention.RootFinder: each release in use becomes
 // a root with code in-use ("process 4121 (redis-server) executes
 // bin/redis-server of it"), and its dependencies are kept with it.
+//
+// # Files
+//
+// runroots.go holds the types and the matcher of store paths; Linux's
+// scan is scan_linux.go (the processes, read GOMAXPROCS at once),
+// process_linux.go (one process: its links, mappings, environment and
+// command line), reader_linux.go (a worker's matches, remembered),
+// procfs_linux.go (reading proc files by descriptor) and
+// identity_linux.go (releases seen by identity: bind mounts, other mount
+// namespaces); scan_windows.go and scan_other.go are the other platforms'.
+// blind*.go and lease_*.go are the blind scan and its write leases,
+// probe.go and finder.go what Finder makes of a Result, installs.go the
+// installs in progress processes show.
 package runroots

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/hab-gc/hab-gc/retention"
@@ -29,4 +30,17 @@ func (s *Scheduler) withApply(ctx context.Context, j Job) context.Context {
 func applyFrom(ctx context.Context) applyEnv {
 	env, _ := ctx.Value(applyKey{}).(applyEnv)
 	return env // zero: Apply's defaults
+}
+
+type loggerKey struct{}
+
+// withLogger carries the scheduler's logger to RunJob through a RunFunc,
+// whose signature predates it.
+func withLogger(ctx context.Context, log *slog.Logger) context.Context {
+	return context.WithValue(ctx, loggerKey{}, log)
+}
+
+func loggerFrom(ctx context.Context) *slog.Logger {
+	log, _ := ctx.Value(loggerKey{}).(*slog.Logger)
+	return log // nil: Apply discards
 }

@@ -124,4 +124,66 @@
 // calendar rule so that exported timers agree: a wall time that a
 // daylight-saving jump skips does not occur (nothing runs for it that
 // day); one that occurs twice runs once, at the first.
+//
+// # Where things are
+//
+// One idea a file. The Scheduler:
+//
+//   - scheduler.go: the Scheduler type, its settings and defaults, Validate.
+//   - reload.go: what happens to the state when the schedules directory
+//     changes (Reload): schedules first seen, gone (goneGrace), held for a
+//     rejected file or another daemon; jobs merged with what the state and
+//     the memory hold, and dropped.
+//   - memory.go: what the Scheduler remembers of each job beside the file
+//     (memJob, remember, runs it could not record) and restore.
+//   - due.go: when a job is due (anchor, due) and when the loop wakes
+//     (NextWake).
+//   - rundue.go: a tick (RunDue): which jobs are due now, claimed, and
+//     handed to their stores' workers; RunOutcome.
+//   - dispatch.go: the per-store workers (one store's runs never overlap,
+//     other stores are not delayed).
+//   - runone.go: how a scheduled job is run: the store opened and locked,
+//     the due time claimed, the run, its record.
+//   - runjob.go: what a run does on the store (RunJob: a check, or a plan
+//     and Apply, with the FS roots sharing the store), Setup, DefaultRun.
+//   - applyenv.go: what the Scheduler tells RunJob through the context
+//     (logger, Settle, OnPhase).
+//   - pressurejobs.go: [pressure] prunes (RunPressure, addPressure).
+//   - catchup.go: the delay of a run missed while hab-gc was down.
+//   - clock.go: a clock that is obviously wrong, or was set back
+//     (holdForClock, recoverClock, restamp).
+//   - storegone.go: a store that cannot be opened (backing off).
+//   - claim.go (claim_unix.go, claim_other.go): claims of due times in the
+//     state, for schedulers sharing it.
+//   - trigger.go: running a job now (Trigger, Next); status.go: Status;
+//     loop.go: Loop; daemon.go: Serve and RunOnce, the directory watched.
+//   - register.go: definitions registered in code.
+//
+// The state:
+//
+//   - state.go: the persisted types (State, JobState, RunResult),
+//     LoadState, Save.
+//   - stateupdate.go: an update under the state's lock (updateState,
+//     updateJobs), the state as the files hold it (readState).
+//   - commit.go: the runs' writes batched.
+//   - journal.go: the state file and its journal on disk.
+//   - stateclone.go: copies, diffs and equality of states.
+//   - statemark.go: the files' marks (was the state changed by another?).
+//   - statelock.go (flock_unix.go, flock_other.go): the state's directory
+//     and its lock file.
+//   - stateaside.go: a damaged state kept aside; storeids.go: stores moved
+//     behind a symlink.
+//
+// Definitions and specs:
+//
+//   - definition.go: Definition, JobDef, JobType; parsedef.go: a file's
+//     TOML (ParseDefinition); loaddir.go: a directory of them (LoadDir);
+//     deferror.go: DefinitionError and where a field is written; params.go:
+//     a prune's Params; watchdef.go: the [watch] table; suggest.go: a
+//     suggestion for an unknown key; canonical.go: canonical store paths.
+//   - jobs.go: definitions merged into effective jobs (BuildJobs).
+//   - spec.go: schedule specs (ParseSpec); window.go: a randomized spec's
+//     window; resolve.go: a randomized spec's time (Resolve); cron.go: a
+//     cron expression on a zone's wall clock (Cron).
+//   - systemd.go: exported systemd timers; runerr.go: a run's errors.
 package schedule

@@ -2,10 +2,13 @@ package schedule
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -235,4 +238,9 @@ func canonicalDefs(defs []Definition) []Definition {
 		out[i] = d
 	}
 	return out
+}
+
+func shortHash(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return hex.EncodeToString(h[:8])
 }

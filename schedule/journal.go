@@ -61,11 +61,6 @@ const (
 	journalTorn                      // continues the base, its last line cut short: the whole state is written
 )
 
-// stateMark is what a stat of the state's two files shows of them.
-type stateMark struct{ base, journal fileMark }
-
-func marksOf(path string) stateMark { return stateMark{markOf(path), markOf(journalPath(path))} }
-
 // diskState is the state as its files hold it, and what the next update
 // needs to know to write them.
 type diskState struct {

@@ -60,9 +60,15 @@
 // watched (its package is read by every plan; above the names, the whole
 // store is), a plan that failed, or polling. What is inside a release
 // directory is not watched: Habitat renames a release into place complete
-// and never changes it. Apply is unchanged: it reads the whole store
-// again under the lock and revalidates the plan against it, and after
-// hiding once more.
+// and never changes it. Apply reads the store again under the lock to
+// revalidate the plan, and after hiding once more, the same way
+// (retention.ApplyOptions.Rescan): first it reads every event the kernel
+// queued until then (it marks the lock file it holds, an attribute change
+// no one else makes, and reads events until that one's:
+// pkgstore.Store.MarkLocked), then only the ORIGIN/NAME directories
+// reported since the plan's read began, and the whole store whenever the
+// watcher cannot vouch for that (the cases above, or a mark not seen
+// within 5 s).
 //
 // # Which packages, and what of them
 //
@@ -112,4 +118,14 @@
 // pause before its last check, retention.DefaultSettle by default) are
 // settable, so tests and embedded purges run in milliseconds against real
 // inotify and real installs.
+//
+// # Files
+//
+// watcher.go holds Run and its loop; watches.go the inotify watches of
+// the store, its events and the rescans that stand in for them;
+// specs.go the specs directory; pending.go the purges waiting for their
+// time (which package, when, and running them); purge.go one purge;
+// reads.go what the next purge's plan reads again; progress.go the
+// installs in progress a purge waits for; self.go the Supervisor's own
+// package; options.go Options, Trigger and Purge.
 package watch

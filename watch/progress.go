@@ -78,3 +78,10 @@ func (w *watcher) installing(pkg pkgstore.Ident) (string, bool) {
 	}
 	return "", false
 }
+
+// installPrefix starts Habitat's install temp directories (and hab-gc's
+// hidden removals, hiddenPrefix).
+const (
+	installPrefix = ".hab-pkg-install-"
+	hiddenPrefix  = ".hab-pkg-install-hab-gc-"
+)

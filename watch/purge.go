@@ -121,7 +121,8 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 		}
 	}
 	if p.Err == nil {
-		p.Result, p.Err = p.Plan.Apply(ctx, w.o.Store, retention.ApplyOptions{LockTimeout: w.o.LockTimeout, Settle: w.o.Settle, Logger: log, Now: w.o.now})
+		p.Result, p.Err = p.Plan.Apply(ctx, w.o.Store, retention.ApplyOptions{LockTimeout: w.o.LockTimeout, Settle: w.o.Settle, Logger: log, Now: w.o.now,
+			Rescan: w.applyScan(p.Plan)})
 		if !p.Result.Applied() {
 			p.Result = nil // refused (the lock held...): Purge.Result is nil when not made
 		}

@@ -126,13 +126,7 @@ func (w *watcher) plan(ctx context.Context, pol retention.Policy, now time.Time,
 	if r.full || r.always || w.fallback {
 		prev = nil
 	}
-	var changed []pkgstore.Ident
-	for _, m := range []map[pkgstore.Ident]bool{r.changed, r.blind} {
-		for id := range m {
-			changed = append(changed, id)
-		}
-	}
-	slices.SortFunc(changed, func(a, b pkgstore.Ident) int { return strings.Compare(a.String(), b.String()) })
+	changed := r.names()
 	clear(r.changed)
 	r.full, r.last = false, nil
 	p, err := retention.PlanRescan(ctx, w.o.Store, prev, changed, pol, now, scan)
@@ -142,4 +136,17 @@ func (w *watcher) plan(ctx context.Context, pol retention.Policy, now time.Time,
 	}
 	r.last = &retention.Plan{Inventory: p.Inventory, Graph: p.Graph}
 	return p, nil
+}
+
+// names are the ORIGIN/NAME directories a plan reads again: those changed
+// since the last plan's read began, and those not fully watched; sorted.
+func (r *reads) names() []pkgstore.Ident {
+	var out []pkgstore.Ident
+	for _, m := range []map[pkgstore.Ident]bool{r.changed, r.blind} {
+		for id := range m {
+			out = append(out, id)
+		}
+	}
+	slices.SortFunc(out, func(a, b pkgstore.Ident) int { return strings.Compare(a.String(), b.String()) })
+	return out
 }

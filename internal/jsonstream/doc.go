@@ -30,4 +30,10 @@
 // value such as a NaN float, a MarshalJSON that returns an error, a
 // write error), what was encoded before the failure has been written,
 // where json.Encoder writes nothing. The error is returned either way.
+//
+// # Files
+//
+// jsonstream.go takes a value apart and writes its pieces; parallel.go
+// encodes the elements of a long array on several goroutines; fields.go
+// finds a struct's JSON fields as encoding/json does.
 package jsonstream

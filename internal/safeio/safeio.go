@@ -48,18 +48,21 @@ const (
 // bytes. With FollowLinks, a symlink is followed as root allows (never
 // out of it).
 func ReadFileAt(root *os.Root, name string, limit int64, follow Follow) ([]byte, error) {
-	var f *os.File
-	var err error
-	if follow {
-		f, err = root.OpenFile(name, readFlags, 0)
-	} else {
-		f, err = OpenAt(root, name, readFlags, 0)
-	}
+	f, err := openRead(root, name, follow)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	return read(f, name, limit)
+}
+
+// openRead opens name inside root to read, following a symlink (as root
+// allows) only with FollowLinks.
+func openRead(root *os.Root, name string, follow Follow) (*os.File, error) {
+	if follow {
+		return root.OpenFile(name, readFlags, 0)
+	}
+	return OpenAt(root, name, readFlags, 0)
 }
 
 // OpenRegularAt opens name inside root for reading as ReadFileAt does
@@ -68,13 +71,7 @@ func ReadFileAt(root *os.Root, name string, limit int64, follow Follow) ([]byte,
 // ErrNotRegular, and the file is closed. For a file to read piece by
 // piece, past any cap ReadFileAt would set.
 func OpenRegularAt(root *os.Root, name string, follow Follow) (*os.File, fs.FileInfo, error) {
-	var f *os.File
-	var err error
-	if follow {
-		f, err = root.OpenFile(name, readFlags, 0)
-	} else {
-		f, err = OpenAt(root, name, readFlags, 0)
-	}
+	f, err := openRead(root, name, follow)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,106 @@
+package pkgstore
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
+)
+
+// maxInstallWalk bounds the entries of an install directory examined for
+// its latest change; past it the install counts as active.
+const maxInstallWalk = 20_000
+
+// futureStamp describes the first of the files under an install directory
+// whose times are ahead of the clock (fileinfo.ChangedAt), and how many there are.
+type futureStamp struct {
+	path     string // relative to the walk's root
+	mod, chg time.Time
+	n        int
+}
+
+func (f *futureStamp) add(p string, fi fs.FileInfo) {
+	if f.n++; f.n == 1 {
+		f.path, f.mod, f.chg = p, fi.ModTime(), fileinfo.ChangeTime(fi)
+	}
+}
+
+// futureProblem reports a file's times ahead of the clock (path relative
+// to the FS root; others: how many more files under the same install
+// directory have such times).
+func futureProblem(path string, mod, chg, now time.Time, others int) Problem {
+	msg := fmt.Sprintf("modified %s, ahead of the clock (%s)", mod.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	switch {
+	case chg.IsZero():
+		msg += ": the platform has no inode change time, so it counts as changed now"
+	case chg.After(now.Add(fileinfo.FutureSlack)):
+		msg = fmt.Sprintf("inode change time %s is ahead of the clock (%s): the clock was set back, and it counts as changing until the clock passes it (modified %s)",
+			chg.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339), mod.UTC().Format(time.RFC3339))
+	default:
+		msg += fmt.Sprintf(": judged by its inode change time, %s, which no program can set, so it holds removals no longer than the install window from then", chg.UTC().Format(time.RFC3339))
+	}
+	if others > 0 {
+		msg += fmt.Sprintf(" (and %d other file(s) under the same install directory)", others)
+	}
+	return Problem{Path: path, Kind: ProblemFutureTime, Message: msg}
+}
+
+// latestChange returns the latest change of anything under r (without
+// following symlinks; each judged against now: fileinfo.ChangedAt), and false when
+// it gave up (too many entries, or one it could not read); future is the
+// first of those with times ahead of the clock.
+func latestChange(r *os.Root, now time.Time) (time.Time, bool, futureStamp) {
+	var t time.Time
+	var future futureStamp
+	n := 0
+	complete := true
+	fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			complete = false
+			return nil
+		}
+		if n++; n > maxInstallWalk {
+			complete = false
+			return fs.SkipAll
+		}
+		if fi, err := d.Info(); err == nil {
+			c, ahead := fileinfo.ChangedAt(fi, now)
+			if ahead && p != "." { // the directory itself: reported by its caller
+				future.add(p, fi)
+			}
+			if c.After(t) {
+				t = c
+			}
+		}
+		return nil
+	})
+	return t, complete, future
+}
+
+// installDirTimes returns the times of the install directory entry under
+// vroot (path is its own, relative to the FS root): its latest change
+// (judged against the scan's clock: fileinfo.ChangedAt), its modification
+// time, and the time check's notice of a young install directory is
+// judged by. A time ahead of the clock is recorded as a problem. All are
+// zero when the directory cannot be examined.
+func (sc *scanner) installDirTimes(vroot *os.Root, entry, path string) (changed, modified, noticeAt time.Time) {
+	now := sc.opts.Now
+	fi, err := vroot.Lstat(entry)
+	if err != nil {
+		return changed, modified, noticeAt
+	}
+	var ahead bool
+	changed, ahead = fileinfo.ChangedAt(fi, now)
+	modified, noticeAt = fi.ModTime(), fi.ModTime()
+	if !now.IsZero() && modified.After(now) {
+		// What check's notice (a young install directory) is judged
+		// by: not a time to come.
+		noticeAt = changed
+	}
+	if ahead {
+		sc.problems.add(futureProblem(path, fi.ModTime(), fileinfo.ChangeTime(fi), now, 0))
+	}
+	return changed, modified, noticeAt
+}

@@ -1,0 +1,83 @@
+package pkgstore
+
+import (
+	"fmt"
+	"sync"
+)
+
+// interner gives every distinct ident string one Ref. Lines of DEPS and
+// TDEPS repeat massively across a store; each distinct line is parsed once.
+type interner struct {
+	mu     sync.Mutex
+	index  map[string]Ref
+	idents []Ident
+	bad    map[string]error
+}
+
+func newInterner() *interner {
+	return &interner{index: make(map[string]Ref, 1024), bad: map[string]error{}}
+}
+
+// refsLocked interns lines; bad lines are returned with their errors.
+// badOut gets the line's number (from 1) in lines.
+func (in *interner) refsLocked(lines [][]byte, out []Ref, badOut func(n int, line string, err error)) []Ref {
+	for i, l := range lines {
+		if r, ok := in.index[string(l)]; ok {
+			out = append(out, r)
+			continue
+		}
+		if err, ok := in.bad[string(l)]; ok {
+			badOut(i+1, string(l), err)
+			continue
+		}
+		line := string(l)
+		id, err := ParseFullIdent(line)
+		if err != nil {
+			in.bad[line] = err
+			badOut(i+1, line, err)
+			continue
+		}
+		r := Ref(len(in.idents))
+		in.idents = append(in.idents, id)
+		in.index[line] = r
+		out = append(out, r)
+	}
+	return out
+}
+
+func (in *interner) identLocked(id Ident) Ref {
+	key := id.String()
+	if r, ok := in.index[key]; ok {
+		return r
+	}
+	r := Ref(len(in.idents))
+	in.idents = append(in.idents, id)
+	in.index[key] = r
+	return r
+}
+
+// intern gives rel its Ref and the Refs of its DEPS and TDEPS lines;
+// lines that are not valid idents come back as blocking problems.
+func (sc *scanner) intern(rel *Release, lines [2][][]byte, path, fq string) (bad []Problem) {
+	sc.in.mu.Lock()
+	defer sc.in.mu.Unlock()
+	rel.Ref = sc.in.identLocked(rel.Ident)
+	for i, file := range [2]string{"DEPS", "TDEPS"} {
+		if lines[i] == nil {
+			continue
+		}
+		refs := sc.in.refsLocked(lines[i], make([]Ref, 0, len(lines[i])), func(n int, line string, err error) {
+			msg := fmt.Sprintf("line %d: %v", n, err)
+			if len(line) > 80 { // the error would quote it whole
+				msg = fmt.Sprintf("line %d: %s: not a valid package ident", n, quotePrefix(line))
+			}
+			bad = append(bad, Problem{Path: path + "/" + file, Kind: ProblemDeps, Release: fq, Blocking: true, Message: msg})
+		})
+		if i == 0 {
+			rel.Deps = refs
+		} else {
+			rel.TDeps = refs
+		}
+	}
+	return bad
+}

@@ -1,0 +1,251 @@
+package pkgstore
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/hab-gc/hab-gc/internal/onefs"
+	"github.com/hab-gc/hab-gc/internal/safeio"
+)
+
+// worker is what one scan goroutine reuses from release to release.
+type worker struct {
+	dirents []byte            // getdents buffer
+	entries []safeio.DirEntry // a directory's entries
+	file    [2][]byte         // TARGET, IDENT and DEPS bodies; TDEPS's
+	lines   [2][][]byte       // the lines of DEPS and TDEPS
+	walk    []byte            // getdents buffer for measuring sizes
+	top     safeio.Stat       // the release directory's
+	stats   [4]safeio.Stat    // of metaFiles, where read is set
+	read    [4]bool
+	known   func(name string) *safeio.Stat
+}
+
+func newWorker() *worker {
+	w := &worker{dirents: make([]byte, 8<<10), walk: make([]byte, 8<<10)}
+	w.known = func(name string) *safeio.Stat {
+		for i, f := range metaFiles {
+			if f == name && w.read[i] {
+				return &w.stats[i]
+			}
+		}
+		return nil
+	}
+	return w
+}
+
+// entries lists d, sorted by name as Habitat's listing and readDir sort.
+func (w *worker) list(d safeio.DirFD) ([]safeio.DirEntry, error) {
+	es, err := d.Entries(w.dirents, w.entries[:0])
+	w.entries = es
+	slices.SortFunc(es, func(a, b safeio.DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	return es, err
+}
+
+// scanName reads the releases of one origin/name directory. The name
+// directory is opened through the store's os.Root; below it, every open
+// is of one component relative to an open directory, without following a
+// symlink (safeio.DirFD). A release whose reading meets anything unusual
+// is read again the slower way, through an os.Root (scanReleaseSlow),
+// which says what it found.
+func (sc *scanner) scanName(w *worker, j nameJob) (found []*Release, n int) {
+	origin, name, odd := j.origin, j.name, j.odd
+	nf, err := sc.store.pkgs.OpenFile(safeio.Dir(origin+"/"+name), os.O_RDONLY|oDirectory|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		sc.unreadable(err, origin, name)
+		return
+	}
+	defer nf.Close()
+	nd, err := safeio.DirFDOf(nf)
+	if err != nil || sc.opts.slowPath {
+		if err == nil {
+			nd.Close()
+		}
+		return sc.scanNameSlow(j)
+	}
+	defer nd.Close()
+	versions, err := w.list(nd)
+	if err != nil {
+		sc.unreadable(err, origin, name)
+		return
+	}
+	versions = slices.Clone(versions) // w.entries is reused below
+	// Newest first, as Compare orders releases, so that the releases
+	// beyond the newest MeasureBeyond are known as they are read.
+	slices.SortFunc(versions, func(a, b safeio.DirEntry) int {
+		if c := CompareVersions(b.Name, a.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(b.Name, a.Name)
+	})
+	for _, v := range versions {
+		ok, odd := sc.dirEntryOK(v.Type, "version", odd, origin, name, v.Name)
+		if !ok {
+			continue
+		}
+		found, n = sc.scanVersion(w, nd, j, v.Name, odd, found, n)
+	}
+	return found, n
+}
+
+// scanVersion reads the releases of one version directory of j (odd says
+// why a name on its path cannot be part of an ident, or is ""), newest
+// first, and appends them to found; n counts the release directories
+// read. A release is read the fast way (scanReleaseFast) where it can be,
+// else through an os.Root at the version directory, opened only then.
+func (sc *scanner) scanVersion(w *worker, nd safeio.DirFD, j nameJob, version, odd string, found []*Release, n int) ([]*Release, int) {
+	origin, name := j.origin, j.name
+	vd, err := nd.OpenDir(version)
+	if err != nil {
+		sc.unreadable(err, origin, name, version)
+		return found, n
+	}
+	defer vd.Close()
+	rels, err := w.list(vd)
+	if err != nil {
+		sc.unreadable(err, origin, name, version)
+		return found, n
+	}
+	// vroot is opened only when a release needs the slow path.
+	var vroot *os.Root
+	defer func() {
+		if vroot != nil {
+			vroot.Close()
+		}
+	}()
+	openVroot := func() (*os.Root, error) {
+		if vroot == nil {
+			r, err := sc.store.pkgs.OpenRoot(safeio.Dir(origin + "/" + name + "/" + version))
+			if err != nil {
+				return nil, err
+			}
+			vroot = r
+		}
+		return vroot, nil
+	}
+	slices.Reverse(rels)
+	for _, r := range rels {
+		if strings.HasPrefix(r.Name, InstallTempPrefix) {
+			if vr, err := openVroot(); err != nil {
+				sc.unreadable(err, origin, name, version)
+			} else {
+				sc.leftover(vr, origin, name, version, r.Name)
+			}
+			continue
+		}
+		ok, odd := sc.dirEntryOK(r.Type, "release", odd, origin, name, version, r.Name)
+		if !ok {
+			continue
+		}
+		n++
+		id := Ident{origin, name, version, r.Name}
+		rel, fast := (*Release)(nil), false
+		if odd == "" {
+			measure := sc.opts.MeasureBeyond > 0 && len(found) >= sc.opts.MeasureBeyond
+			rel, fast = sc.scanReleaseFast(w, vd, id, measure)
+		}
+		if !fast {
+			vr, err := openVroot()
+			if err != nil {
+				sc.unreadable(err, origin, name, version)
+				continue
+			}
+			rel = sc.scanReleaseSlow(vr, id, odd)
+		}
+		if rel != nil {
+			found = append(found, rel)
+		}
+	}
+	return found, n
+}
+
+// splitLines splits a trimmed metadata body into lines without their
+// trailing \r, reusing out; an empty body has no lines (nil).
+func splitLines(body []byte, out [][]byte) [][]byte {
+	if len(body) == 0 {
+		return nil
+	}
+	out = out[:0]
+	for len(body) > 0 {
+		l := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			l, body = body[:i], body[i+1:]
+		} else {
+			body = nil
+		}
+		out = append(out, bytes.TrimSuffix(l, []byte{'\r'}))
+	}
+	return out
+}
+
+// metaFiles are the files scanReleaseFast reads, in order.
+var metaFiles = [4]string{"TARGET", "IDENT", "DEPS", "TDEPS"}
+
+// scanReleaseFast reads a release the common way: a directory holding a
+// regular TARGET for the scan's target, an IDENT that matches its path,
+// and DEPS and TDEPS (each regular or absent) of valid idents. Every
+// name is opened relative to the release's descriptor without following
+// a symlink and read through safeio.DirFD, which checks on the
+// descriptor that it is a regular file and caps the read. fast is false,
+// with nothing recorded, when anything else is met (a problem to report,
+// a symlink, an error): the caller then reads the release with
+// scanReleaseSlow, which says what is wrong.
+//
+// With measure (or Options.Sizes), the release's size is measured while
+// its directory is open, the files just read not examined again.
+func (sc *scanner) scanReleaseFast(w *worker, vd safeio.DirFD, id Ident, measure bool) (rel *Release, fast bool) {
+	rd, err := vd.OpenDir(id.Release)
+	if err != nil {
+		return nil, false
+	}
+	defer rd.Close()
+	if rd.Stat(&w.top) != nil {
+		return nil, false
+	}
+	w.read = [4]bool{}
+	fq := id.String()
+	var lines [2][][]byte
+	for i, file := range metaFiles {
+		buf := &w.file[max(i-2, 0)]
+		body, err := rd.ReadFile(file, safeio.Limit, *buf, &w.stats[i])
+		if i >= 2 && errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, false
+		}
+		*buf, w.read[i] = body, true
+		body = bytes.TrimSpace(body)
+		switch file {
+		case "TARGET":
+			if string(body) != sc.opts.Target { // checkTarget made it valid
+				return nil, false
+			}
+		case "IDENT":
+			if string(body) != fq {
+				return nil, false
+			}
+		default:
+			w.lines[i-2] = splitLines(body, w.lines[i-2])
+			lines[i-2] = w.lines[i-2]
+		}
+	}
+	rel = &Release{Ident: id, Size: -1}
+	rel.ModTime, rel.ChangeTime, rel.Dev, rel.Ino = safeio.StatTimes(&w.top)
+	if bad := sc.intern(rel, lines, "", fq); len(bad) > 0 {
+		return nil, false
+	}
+	if measure || sc.opts.Sizes {
+		if u, err := onefs.MeasureOpen(rd.Fd(), &w.top, w.known, w.walk); err == nil || u.Bytes > 0 {
+			rel.Size = u.Bytes
+		} else if sc.opts.Sizes {
+			rel.Size = measureAt(vd, id.Release, w.walk)
+		}
+	}
+	return rel, true
+}

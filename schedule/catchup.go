@@ -1,0 +1,89 @@
+package schedule
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"time"
+)
+
+// missedGrace is how late a due time may be seen, after the Scheduler
+// started, and still count as on time (a timer's accuracy, a slow start).
+const missedGrace = 2 * time.Minute
+
+// catchUpDelay is a job's stable per-machine delay in [0, bound), to the
+// second.
+func catchUpDelay(machine, key string, bound time.Duration) time.Duration {
+	if bound < time.Second {
+		return 0
+	}
+	d := sha256.Sum256([]byte("hab-gc catch-up v1\x00" + machine + "\x00" + key))
+	return time.Duration(binary.BigEndian.Uint64(d[:8])%uint64(bound/time.Second)) * time.Second
+}
+
+// holdCatchUp reports whether a run due at due waits (it was missed
+// before the Scheduler started and its delay has not passed), and
+// remembers when it runs, for NextWake.
+func (s *Scheduler) holdCatchUp(j Job, js *JobState, due, now time.Time) bool {
+	if j.Key == s.Only && js.LastDue == nil && js.Runs == 0 {
+		// The first firing of an exported timer (see since): the timer
+		// chose when, and a new job was not missed while hab-gc was
+		// down. Waiting here would hold the timer's oneshot service
+		// for up to CatchUpSpread.
+		return false
+	}
+	s.umu.Lock()
+	defer s.umu.Unlock()
+	if s.CatchUpSpread <= 0 || s.started.IsZero() || !due.Before(s.started.Add(-missedGrace)) {
+		delete(s.catchUp, j.Key)
+		return false
+	}
+	s.mu.RLock()
+	machine := s.machine
+	s.mu.RUnlock()
+	at := s.started.Add(catchUpDelay(machine, j.Key, s.CatchUpSpread))
+	if c := js.CatchUp; c != nil && c.Due.Equal(due) && c.At.Before(at) && !c.At.Before(due) {
+		at = c.At // set by an earlier start: a restart does not put it off
+	} else if !s.ReadOnly && now.Before(at) {
+		cu := &CatchUp{Due: due, At: at}
+		js.CatchUp = cu
+		s.remember(j.Key, *js)
+		s.umu.Unlock()
+		err := s.commit([]string{j.Key}, func(st *State) bool {
+			if p := st.Jobs[j.Key]; p != nil {
+				p.CatchUp = cu
+				return true
+			}
+			return false
+		})
+		s.umu.Lock()
+		if err != nil {
+			s.log().Error("recording when a missed run catches up", "job", j.Key, "error", err)
+		}
+	}
+	if !now.Before(at) {
+		delete(s.catchUp, j.Key)
+		return false
+	}
+	if s.catchUp == nil {
+		s.catchUp = map[string]time.Time{}
+	}
+	if _, known := s.catchUp[j.Key]; !known {
+		s.log().Info("missed run waits its catch-up delay", "job", j.Key, "due", due.UTC().Format(time.RFC3339), "runs_at", at.UTC().Format(time.RFC3339))
+	}
+	s.catchUp[j.Key] = at
+	return true
+}
+
+// PendingCatchUp returns when the earliest missed run that waits its
+// catch-up delay runs (zero when none waits).
+func (s *Scheduler) PendingCatchUp() time.Time {
+	s.umu.Lock()
+	defer s.umu.Unlock()
+	var first time.Time
+	for _, at := range s.catchUp {
+		if first.IsZero() || at.Before(first) {
+			first = at
+		}
+	}
+	return first
+}

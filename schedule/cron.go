@@ -1,0 +1,110 @@
+package schedule
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// Cron is a resolved cron expression evaluated on the wall clock of a
+// time zone, by systemd's rule (so that the daemon and exported timers
+// agree): a wall time that a daylight-saving jump skips does not occur, so
+// nothing runs for it that day; a wall time that occurs twice (clocks go
+// back) runs once, at its first occurrence.
+type Cron struct {
+	Expr  string
+	sched *cron.SpecSchedule
+	loc   *time.Location
+}
+
+// NewCron parses a 5-field expression (or descriptor) for a time zone
+// (nil: UTC).
+func NewCron(expr string, loc *time.Location) (*Cron, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	ss, err := parseCron(expr)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %v", ErrBadSpec, expr, err)
+	}
+	ss.Location = time.UTC
+	return &Cron{Expr: expr, sched: ss, loc: loc}, nil
+}
+
+// wall returns t's wall-clock reading in c's zone, as a UTC time.
+func (c *Cron) wall(t time.Time) time.Time {
+	l := t.In(c.loc)
+	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
+}
+
+// instant returns the first instant whose wall clock in c's zone reads w,
+// and false when no instant does (w is in a daylight-saving gap).
+func (c *Cron) instant(w time.Time) (time.Time, bool) {
+	// The zone's offsets around w (a change is never more than a day
+	// away from another): w minus each is a candidate instant.
+	var first time.Time
+	for _, d := range []time.Duration{-26 * time.Hour, 0, 26 * time.Hour} {
+		_, off := w.Add(d).In(c.loc).Zone()
+		if i := w.Add(-time.Duration(off) * time.Second); c.wall(i).Equal(w) && (first.IsZero() || i.Before(first)) {
+			first = i
+		}
+	}
+	return first, !first.IsZero()
+}
+
+// Next returns the first due instant strictly after t.
+func (c *Cron) Next(t time.Time) time.Time {
+	w := c.wall(t)
+	for i := 0; i < 100_000; i++ {
+		nw := c.sched.Next(w)
+		if nw.IsZero() {
+			return time.Time{}
+		}
+		if inst, ok := c.instant(nw); ok && inst.After(t) {
+			return inst
+		}
+		w = nw
+	}
+	return time.Time{}
+}
+
+// LastDue returns the latest due instant in (after, upTo], and whether
+// there is one. It never returns more than one: a job that missed many
+// runs catches up once.
+//
+// It searches back from upTo in windows that double from an hour (the
+// latest window with a due time is walked forward), so its cost follows
+// how often the job is due near upTo, not how long the range is: an
+// every-minute job after a five-year gap walks an hour, not 2.6 million
+// minutes (which a cap on the walk once cut short at a stale due time).
+func (c *Cron) LastDue(after, upTo time.Time) (time.Time, bool) {
+	if !upTo.After(after) {
+		return time.Time{}, false
+	}
+	for back := time.Hour; ; back *= 2 {
+		lo := upTo.Add(-back)
+		whole := !lo.After(after) || back > 1<<20*time.Hour
+		if whole {
+			lo = after
+		}
+		var last time.Time
+		for n := c.Next(lo); !n.IsZero() && !n.After(upTo); n = c.Next(n) {
+			last = n
+		}
+		if !last.IsZero() || whole {
+			return last, !last.IsZero()
+		}
+	}
+}
+
+// Prev returns the latest due instant at or before t, and whether there
+// is one within the last ten years.
+func (c *Cron) Prev(t time.Time) (time.Time, bool) {
+	for _, back := range []time.Duration{time.Hour, 25 * time.Hour, 32 * 24 * time.Hour, 367 * 24 * time.Hour, 3660 * 24 * time.Hour} {
+		if d, ok := c.LastDue(t.Add(-back), t); ok {
+			return d, true
+		}
+	}
+	return time.Time{}, false
+}

@@ -1,0 +1,402 @@
+package schedule
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// goneGrace is how long a schedule whose definition went (and the jobs
+// only it asked for) is kept in the state: an editor's save renames the
+// file away and writes it again, and a deploy may replace files.
+const goneGrace = 10 * time.Minute
+
+// Reload reads the definitions again and brings the state up to date:
+// first-seen times for new schedules, a Since time for new jobs, owners and
+// members, and the removal of jobs no schedule asks for any more. Bad
+// definition files are returned as problems (and logged); the others
+// load, and the state of the schedules a rejected file held (by its file
+// name) is kept, with their jobs' history, until the file is valid again
+// or removed. err is set only when the state cannot be read or written.
+// With ReadOnly, the state file is read but never written.
+//
+// Its steps: read the definitions (keeping every schedule as it was when
+// the directory cannot be read), note the rejected files, bring the state
+// up to date under its lock (reloadPass.apply), and make the jobs and
+// their schedules the ones that run (install).
+func (s *Scheduler) Reload() (problems []error, err error) {
+	if s.StatePath == "" {
+		return nil, ErrNoStatePath
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	defs, errs := s.definitions()
+	for _, e := range errs {
+		if errors.Is(e, ErrNoDir) {
+			// Not "no definitions": a deploy may be swapping it.
+			s.log().Error("schedules directory unreadable; every schedule and job is kept as it was", "error", e)
+			return errs, nil
+		}
+	}
+	rejected, waiting := s.rejectedFiles(errs)
+	s.mu.Lock()
+	s.waiting = waiting
+	s.mu.Unlock()
+	now := s.now()
+	s.umu.Lock()
+	if s.started.IsZero() {
+		s.started = now
+	}
+	s.umu.Unlock()
+	// What the last Reload and the runs since left in memory: a job or
+	// schedule the file lost (deleted or replaced since) is taken from it,
+	// not made new, so no due time is lost and ownership does not move.
+	s.mu.RLock()
+	mem := s.view
+	s.mu.RUnlock()
+	p := &reloadPass{s: s, defs: defs, rejected: rejected, mem: mem, now: now}
+	if err := s.reloadState(p.apply); err != nil {
+		return errs, err
+	}
+	crons, err := s.cronsOf(p.jobs)
+	if err != nil {
+		return errs, err
+	}
+	s.install(p, crons)
+	return errs, nil
+}
+
+// rejectedFiles logs each rejected definition and returns the files
+// rejected (their schedules' state is kept) and the stores whose absence
+// rejected one (storeAppeared).
+func (s *Scheduler) rejectedFiles(errs []error) (rejected map[string]bool, waiting []string) {
+	rejected = map[string]bool{}
+	for _, e := range errs {
+		s.log().Error("schedule definition rejected", "error", e)
+		var de *DefinitionError
+		if errors.As(e, &de) {
+			rejected[de.File] = true
+			if de.MissingStore != "" {
+				waiting = append(waiting, de.MissingStore)
+			}
+		}
+	}
+	return rejected, waiting
+}
+
+// reloadPass is one Reload's update of the state: what it reads (the
+// definitions, the rejected files, what the Scheduler had in memory, the
+// clock) and what it makes (the jobs, the pressure jobs, the state as it
+// leaves it, the machine identity). apply may run more than once (a state
+// that could not be written is brought up to date again as it reads);
+// each run makes them anew.
+type reloadPass struct {
+	s        *Scheduler
+	defs     []Definition
+	rejected map[string]bool
+	mem      *State
+	now      time.Time
+
+	jobs, pjobs []Job
+	view        *State
+	machine     string
+}
+
+// apply brings st up to date with the definitions: their schedules, the
+// machine identity, their jobs, then what is kept of the schedules no
+// definition names, and the removal of the rest.
+func (p *reloadPass) apply(st *State) bool {
+	s := p.s
+	now := s.stamp(st, p.now)
+	p.markSchedules(st, now)
+	created := func(d Definition) time.Time {
+		if d.HasCreated {
+			return d.Created
+		}
+		return st.Schedules[d.Name].FirstSeen
+	}
+	p.machine = p.keepMachine(st)
+	p.jobs = buildJobs(p.defs, p.machine, s.Location, created, storeIDs(st))
+	p.pjobs = BuildPressureJobs(p.defs, created)
+	live := p.mergeJobs(st, now)
+	names := map[string]bool{}
+	for _, d := range p.defs {
+		names[d.Name] = true
+	}
+	held := p.heldSchedules(st, names, now)
+	for k, js := range st.Jobs {
+		if live[k] || slices.ContainsFunc(js.Members, func(m string) bool { return held[m] }) {
+			continue
+		}
+		delete(st.Jobs, k)
+	}
+	for n := range st.Schedules {
+		if !names[n] && !held[n] {
+			delete(st.Schedules, n)
+		}
+	}
+	p.view = st
+	return true
+}
+
+// stamp is the time a Reload records as the first sighting of a new
+// schedule or job: now, but when the clock is obviously wrong
+// (clockWrong) the latest time the state knows instead, never a 1970 time
+// that would make every due time since then "due".
+func (s *Scheduler) stamp(st *State, now time.Time) time.Time {
+	if s.clockWrong(st, now) == "" {
+		return now
+	}
+	if l := latestRecord(st); l.After(now) {
+		return l
+	}
+	return now
+}
+
+// markSchedules records each defined schedule in st: as the state or,
+// when the file lost it, the memory holds it, else first seen now; with
+// the file it was read from, and no longer gone.
+func (p *reloadPass) markSchedules(st *State, now time.Time) {
+	s := p.s
+	for _, d := range p.defs {
+		ss, ok := st.Schedules[d.Name]
+		if !ok && p.mem != nil {
+			s.mu.RLock() // runs update mem's jobs (remember)
+			ss, ok = p.mem.Schedules[d.Name]
+			s.mu.RUnlock()
+		}
+		if !ok {
+			ss = ScheduleState{FirstSeen: now}
+		}
+		ss.File, ss.Gone = d.File, nil
+		st.Schedules[d.Name] = ss
+	}
+}
+
+// keepMachine settles the identity randomized times are drawn with: the
+// state's (or, when the file lost it, the memory's), unless there is
+// none or ForceMachine gives another. It returns it.
+func (p *reloadPass) keepMachine(st *State) string {
+	s := p.s
+	if st.Machine == "" && !s.ForceMachine && p.mem != nil && p.mem.Machine != "" {
+		st.Machine = p.mem.Machine // the file was lost or damaged
+	}
+	if st.Machine == "" || s.ForceMachine && st.Machine != s.Machine {
+		if st.Machine != "" {
+			s.log().Info("the identity randomized times are drawn with changes: every randomized job's time moves", "from", st.Machine, "to", s.Machine)
+		}
+		st.Machine = s.Machine
+	}
+	return st.Machine
+}
+
+// mergeJobs gives each of the pass's jobs its state in st: the file's, or
+// the memory's where that is later, or a new one; and the job's
+// definition (type, store, spec, owner, members). It returns the jobs'
+// keys.
+func (p *reloadPass) mergeJobs(st *State, now time.Time) map[string]bool {
+	s := p.s
+	live := map[string]bool{}
+	for _, j := range p.jobs {
+		live[j.Key] = true
+		js := st.Jobs[j.Key]
+		if p.mem != nil {
+			s.mu.RLock()
+			// Lost from the file, or the file older than what this
+			// scheduler knows (an older copy put in its place, a
+			// file it could not write): the later anchor (last run,
+			// or creation after a loss) is kept, so no due time
+			// before it runs again. Another scheduler's claim in the
+			// file stays.
+			if m := p.mem.Jobs[j.Key]; m != nil && (js == nil || anchor(m).After(anchor(js))) {
+				c := *m
+				if js != nil {
+					c.Claim = js.Claim
+				}
+				js = &c
+				st.Jobs[j.Key] = js
+			}
+			s.mu.RUnlock()
+		}
+		if js == nil {
+			js = &JobState{Since: s.since(j, now)}
+			st.Jobs[j.Key] = js
+		}
+		js.Type, js.Store, js.Spec, js.Cron, js.Owner, js.Members = j.Type, j.Store, j.Spec.Raw, j.Cron, j.Owner, j.Members
+	}
+	return live
+}
+
+// heldSchedules returns the schedules of st kept although no definition
+// names them: the schedules of rejected files, those another schedules
+// directory sharing this state file defines (another daemon's: only it
+// may remove them; logged), and those gone for less than goneGrace (the
+// first Reload that misses one marks it Gone).
+func (p *reloadPass) heldSchedules(st *State, names map[string]bool, now time.Time) map[string]bool {
+	s := p.s
+	held := map[string]bool{}
+	var foreign []string
+	for n, ss := range st.Schedules {
+		stem := filepath.Join(s.Dir, n+".toml")
+		switch {
+		case names[n]:
+		case p.rejected[ss.File] || p.rejected[stem]:
+			held[n] = true
+		case !s.ours(ss):
+			held[n] = true
+			foreign = append(foreign, n)
+		case ss.Gone == nil || now.Before(*ss.Gone):
+			g := now
+			ss.Gone = &g
+			st.Schedules[n] = ss
+			held[n] = true
+		case now.Sub(*ss.Gone) < goneGrace:
+			held[n] = true
+		}
+	}
+	if len(foreign) > 0 {
+		slices.Sort(foreign)
+		s.log().Warn("the state file also holds schedules this daemon's directory does not define (another hab-gc's, sharing it); they are kept: give each daemon its own --state",
+			"state", s.StatePath, "schedules", foreign)
+	}
+	return held
+}
+
+// reloadState runs update on the state: under its lock, saved
+// (updateState); with ReadOnly, on the state as it reads, never written.
+// A state that cannot be written is brought up to date as it reads, in
+// memory.
+func (s *Scheduler) reloadState(update func(*State) bool) error {
+	if s.ReadOnly {
+		st, err := LoadState(s.StatePath)
+		if errors.Is(err, ErrCorruptState) {
+			// Left as it is (ReadOnly); the next daemon keeps it aside.
+			s.log().Error("the schedule state file is damaged; showing the jobs as new (a daemon keeps the file aside and rebuilds it)", "state", s.StatePath, "error", err)
+			st, err = newState(), nil
+		}
+		if err == nil {
+			update(st)
+		}
+		return err
+	}
+	err := s.updateState(update)
+	if err != nil && (!errors.Is(err, ErrState) || errors.Is(err, ErrCorruptState)) {
+		// A full or read-only file system under the state: run from
+		// memory (the state as it reads, brought up to date), which is
+		// when a [pressure] prune may be needed most. A refused state
+		// file (ErrState) is never read past.
+		// A damaged one that cannot be kept aside: from memory too.
+		s.log().Error("the state file cannot be written; running with the state in memory: runs are not recorded across restarts", "state", s.StatePath, "error", err)
+		var st *State
+		if st, err = LoadState(s.StatePath); errors.Is(err, ErrCorruptState) {
+			st, err = newState(), nil
+		}
+		if err == nil {
+			update(st)
+		}
+	}
+	return err
+}
+
+// cronsOf returns the jobs' schedules by job key.
+func (s *Scheduler) cronsOf(jobs []Job) (map[string]*Cron, error) {
+	crons := map[string]*Cron{}
+	for _, j := range jobs {
+		c, err := NewCron(j.Cron, j.Spec.Zone(s.Location))
+		if err != nil {
+			return nil, err
+		}
+		crons[j.Key] = c
+	}
+	return crons, nil
+}
+
+// install makes a Reload's jobs, schedules and state the ones the
+// Scheduler runs, forgets what it kept of the jobs left out, and empties
+// the caches of next due times.
+func (s *Scheduler) install(p *reloadPass, crons map[string]*Cron) {
+	s.shareView(p.view)
+	s.mu.Lock()
+	s.jobs, s.crons, s.view, s.pressure, s.machine = p.jobs, crons, p.view, p.pjobs, p.machine
+	s.mu.Unlock()
+	s.forgetGone(p.jobs, p.pjobs)
+	s.cmu.Lock()
+	s.wake, s.after = nil, nil
+	s.cmu.Unlock()
+}
+
+// forgetGone drops what this Scheduler keeps by job key (a store's
+// absence, a catch-up time) for the jobs a Reload left out, so that
+// definitions that come and go do not grow it. (The per-job run slots,
+// a channel each, stay: one may be held by a run under way.)
+func (s *Scheduler) forgetGone(jobs ...[]Job) {
+	live := map[string]bool{}
+	for _, js := range jobs {
+		for _, j := range js {
+			live[j.Key] = true
+		}
+	}
+	s.umu.Lock()
+	defer s.umu.Unlock()
+	for k := range s.absent {
+		if !live[k] {
+			delete(s.absent, k)
+		}
+	}
+	for k := range s.catchUp {
+		if !live[k] {
+			delete(s.catchUp, k)
+		}
+	}
+}
+
+// ours reports whether a schedule in the state is this scheduler's to
+// remove: one registered in code, or read from a file of Dir.
+func (s *Scheduler) ours(ss ScheduleState) bool {
+	if ss.File == "" {
+		return true
+	}
+	if s.Dir == "" {
+		return false
+	}
+	a, err1 := filepath.Abs(filepath.Dir(ss.File))
+	b, err2 := filepath.Abs(s.Dir)
+	return err1 != nil || err2 != nil || a == b
+}
+
+// since is when a job new to the state begins: now, so that a new
+// schedule does not run at once; but for the job RunDue is restricted to
+// (Only: `daemon --once --job KEY`, which an exported timer runs at the
+// job's due time), just before its latest due time, so that the firing
+// that started it runs: export writes no state, and the timer's first
+// firing is the first time hab-gc sees the job.
+func (s *Scheduler) since(j Job, now time.Time) time.Time {
+	if s.Only == "" || j.Key != s.Only {
+		return now
+	}
+	c, err := NewCron(j.Cron, j.Spec.Zone(s.Location))
+	if err != nil {
+		return now
+	}
+	if d, ok := c.Prev(now); ok {
+		return d.Add(-time.Nanosecond)
+	}
+	return now
+}
+
+// storeAppeared reports whether a store whose absence rejected a
+// definition at the last Reload exists now.
+func (s *Scheduler) storeAppeared() bool {
+	s.mu.RLock()
+	waiting := s.waiting
+	s.mu.RUnlock()
+	for _, p := range waiting {
+		if _, err := os.Stat(p); err == nil {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,207 @@
+package schedule
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/hab-gc/hab-gc/history"
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pressure"
+	"github.com/hab-gc/hab-gc/retention"
+	"github.com/hab-gc/hab-gc/runroots"
+)
+
+// Setup returns the retention policy and scan options a job uses on one
+// FS root. The CLI builds them exactly as `hab-gc run --fs-root ROOT` with
+// the job's parameters would; DefaultSetup uses the job's parameters and
+// the default scan options. For a check job the policy is not used.
+type Setup func(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error)
+
+// DefaultSetup is the job's policy (Params.Policy), with runtime roots
+// (runroots.Finder: every release a running process uses is kept), and
+// default scan options.
+func DefaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error) {
+	if j.Type != Prune && j.Type != Pressure {
+		return retention.Policy{}, pkgstore.Options{}, nil
+	}
+	pol, err := j.Params.Policy()
+	for i := range pol.Excludes {
+		pol.Excludes[i].Source = j.PinSource()
+	}
+	pol.RootFinders = append(pol.RootFinders, runroots.Finder{})
+	return pol, pkgstore.Options{}, err
+}
+
+// DefaultRun is RunJob with DefaultSetup.
+func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time) RunResult {
+	return RunJob(ctx, j, store, now, DefaultSetup)
+}
+
+// RunJob runs a check (the store's verification) or a prune (plan and
+// apply) while the caller holds the store's lock. now is the scheduler's
+// clock reading: the plan judges ages and installs in progress by it, and
+// the history records it; a release young by the real clock is kept all
+// the same (retention.Plan.RealNow), and a clock far ahead is warned
+// about in the plan (retention.WarnClockAhead). Apply's last check judges installs in progress
+// by the real clock (ApplyOptions.Now's default) on purpose: installs
+// happen in real time, and a scheduler's clock set ahead (a rehearsal,
+// `daemon --now`) would make a fresh install look old, where the real
+// clock sees it. Called by the
+// Scheduler, it logs through the Scheduler's Logger (Apply's events
+// included), and a prune's Apply settles for Scheduler.Settle and reports
+// its phases to Scheduler.OnPhase (a setup's scan options.OnPhase, when
+// set, sees the scan and planning instead). A failed run's Err is its
+// error (Error its text). A prune removes a
+// release only when the plan of every FS root in j.FSRoots removes it:
+// several FS roots may share one store (a symlinked hab/pkgs), each with
+// its own specs, binlinks and config, and the prune keeps everything any
+// of them protects. When the plan of another FS root cannot be made, the
+// prune removes nothing.
+func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup) RunResult {
+	pol, opts, err := setup(store.FSRoot(), j)
+	if err != nil {
+		return failedRun(err)
+	}
+	opts.Now = now
+	switch j.Type {
+	case Check:
+		return runCheck(ctx, store, opts)
+	case Prune, Pressure:
+		return runPrune(ctx, j, store, now, setup, pol, opts)
+	}
+	return failedRun(errors.New("unknown job type " + string(j.Type)))
+}
+
+// runCheck is a check job's run: the store's verification.
+func runCheck(ctx context.Context, store *pkgstore.Store, opts pkgstore.Options) RunResult {
+	rep, err := store.Verify(ctx, opts)
+	if err != nil {
+		return failedRun(err)
+	}
+	return RunResult{OK: rep.OK(), Problems: len(rep.Problems), ProblemList: rep.Problems}
+}
+
+// runPrune is a prune's (or a pressure prune's) run: the plan, with what
+// the other FS roots sharing the store keep pinned (keptAt); a pressure
+// prune's limit on it (pressureLimit); Apply; and the result
+// (pruneResult). Every prune that gets past its setup is recorded in the
+// store's history (package history), a refused one too.
+func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup, pol retention.Policy, opts pkgstore.Options) RunResult {
+	run := history.Run{ID: fmt.Sprintf("%s-%s", j.Key, now.UTC().Format("20060102T150405Z")), Job: string(j.Type),
+		JobKey: j.Key, Owner: j.Owner, FSRoot: store.FSRoot(), Policy: pol}
+	record := func(res RunResult, plan *retention.Plan, ar *retention.Result, err error) RunResult {
+		if herr := history.LogContext(ctx, now, run, plan, ar, err); herr != nil {
+			res.HistoryError = herr.Error()
+		}
+		return res
+	}
+	self, _ := canonicalPath(store.FSRoot())
+	for _, root := range j.FSRoots {
+		if c, _ := canonicalPath(root); c == self {
+			continue
+		}
+		pins, err := keptAt(ctx, root, j, now, setup)
+		if err != nil {
+			err = fmt.Errorf("FS root %s shares the store, and its plan could not be made, so nothing is removed: %w", root, err)
+			return record(failedRun(err), nil, nil, err)
+		}
+		pol.Excludes = append(pol.Excludes, pins...)
+	}
+	if opts.Logger == nil {
+		opts.Logger = loggerFrom(ctx) // the scan and planning phases, as Apply's
+	}
+	applyEnv := applyFrom(ctx)
+	if opts.OnPhase == nil {
+		opts.OnPhase = applyEnv.onPhase
+	}
+	plan, err := retention.PlanStore(ctx, store, pol, now, opts)
+	if err != nil {
+		res := failedRun(err)
+		var de *retention.DamagedError
+		if errors.As(err, &de) {
+			res.Problems, res.ProblemList = len(de.Problems), de.Problems
+		}
+		return record(res, nil, nil, err)
+	}
+	res := RunResult{}
+	var free pressure.FreeFunc
+	if j.Type == Pressure {
+		free = pressure.Statfs(filepath.Join(store.FSRoot(), pkgstore.StoreDir))
+		if res, err = pressureLimit(plan, free, *j.Limits); err != nil {
+			return record(failedRun(err), plan, nil, err)
+		}
+	}
+	ar, err := plan.Apply(ctx, store, retention.ApplyOptions{Locked: true, Logger: loggerFrom(ctx), Settle: applyEnv.settle, OnPhase: applyEnv.onPhase})
+	if !ar.Applied() {
+		ar = nil // refused: nothing of it to report
+	}
+	if free != nil {
+		if sp, ferr := free(); ferr == nil {
+			res.FreeAfter = sp.Avail
+		}
+	}
+	return pruneResult(record(res, plan, ar, err), plan, ar, err)
+}
+
+// pressureLimit reads the store's free space before a pressure prune and
+// limits its plan to what brings it back above min_free: the result's
+// FreeBefore and the verdict (Notice).
+func pressureLimit(plan *retention.Plan, free pressure.FreeFunc, limits pressure.Limits) (RunResult, error) {
+	sp, err := free()
+	if err != nil {
+		return RunResult{}, err
+	}
+	v, err := pressure.Limit(plan, sp, limits)
+	if err != nil {
+		return RunResult{}, err
+	}
+	return RunResult{FreeBefore: sp.Avail, Notice: v.Text(limits)}, nil
+}
+
+// pruneResult completes a prune's result with its plan's report and
+// Apply's outcome (ar: nil when refused) and error.
+func pruneResult(res RunResult, plan *retention.Plan, ar *retention.Result, err error) RunResult {
+	rep := plan.Report(ar)
+	res.Plan, res.ProblemList = &rep, rep.Problems
+	if ar != nil {
+		res.Removed, res.BytesFreed = ar.Removed, ar.BytesFreed
+		res.OK = !ar.Partial()
+		if ar.Partial() {
+			res.Err = partialError(ar)
+			res.Error = res.Err.Error()
+		}
+	}
+	if err != nil {
+		res.OK, res.Err, res.Error = false, err, err.Error()
+	}
+	return res
+}
+
+// keptAt plans the job at another FS root sharing the store and returns
+// an exclude pinning each release that plan keeps.
+func keptAt(ctx context.Context, root string, j Job, now time.Time, setup Setup) ([]retention.Exclude, error) {
+	pol, opts, err := setup(root, j)
+	if err != nil {
+		return nil, err
+	}
+	opts.Now = now
+	st, err := pkgstore.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	plan, err := retention.PlanStore(ctx, st, pol, now, opts)
+	if err != nil {
+		return nil, err
+	}
+	var pins []retention.Exclude
+	for _, d := range plan.Keeps() {
+		pins = append(pins, retention.Exclude{Pattern: d.Release.Ident,
+			Raw:    fmt.Sprintf("%s, kept by the plan for FS root %s, which shares this store", d.Release.Ident, root),
+			Source: "the plan for FS root " + root})
+	}
+	return pins, nil
+}

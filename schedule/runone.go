@@ -1,0 +1,217 @@
+package schedule
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
+)
+
+// runOne runs a scheduled job for its due time, in its store's worker:
+// it opens the store (storeGone when it cannot), takes the store's lock
+// (lockStore), claims the due time in the state (claimRun), runs the job
+// (Run, RunJob by default) and records the run (recordRun). A job that
+// cannot run stays due (notRun).
+func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) RunOutcome {
+	out := RunOutcome{Job: j, Due: due}
+	log := s.log().With("job", j.Key, "type", string(j.Type), "store", j.Store, "owner", j.Owner, "due", due.UTC().Format(time.RFC3339))
+	store, err := pkgstore.Open(j.FSRoot)
+	if err != nil {
+		return s.storeGone(j, out, log, err.Error())
+	}
+	defer store.Close()
+	s.storeBack(j, log)
+	unlock, notice, err := s.lockStore(ctx, j, store, log)
+	if err != nil {
+		return s.notRun(j, out, log, err.Error())
+	}
+	if unlock != nil {
+		defer unlock()
+	}
+	skip, err := s.claimRun(j, due)
+	if err != nil {
+		return s.notRun(j, out, log, err.Error())
+	}
+	if skip != "" {
+		out.Skipped = skip
+		log.Info("job skipped", "reason", out.Skipped)
+		return out
+	}
+	start := s.now()
+	res := s.runFunc()(s.withApply(withLogger(ctx, log), j), j, store, start).withErrText()
+	if notice != "" {
+		res.Notice = notice
+	}
+	end := s.now()
+	out.Ran, out.Result = true, res
+	s.recordRun(j, RunRecord{Due: due, Start: start, End: end, Result: res}, log)
+	attrs := []any{"ok", res.OK, "problems", res.Problems, "removed", res.Removed, "bytes_freed", res.BytesFreed, "seconds", end.Sub(start).Seconds()}
+	if res.HistoryError != "" {
+		log.Error("the run's history could not be written", "error", res.HistoryError)
+	}
+	logRun(log, res, "job failed", "job ran", attrs)
+	return out
+}
+
+// logRun logs a run's outcome with attrs: at ERROR (failed, with its
+// error) when it failed, else at INFO (ran).
+func logRun(log *slog.Logger, res RunResult, failed, ran string, attrs []any) {
+	if res.Error != "" {
+		log.Error(failed, append(attrs, "error", res.Error)...)
+		return
+	}
+	log.Info(ran, attrs...)
+}
+
+// notRun reports a due job that could not run (why): logged at ERROR,
+// told to NotRun, recorded as the job's LastError; it stays due and is
+// retried.
+func (s *Scheduler) notRun(j Job, out RunOutcome, log *slog.Logger, why string) RunOutcome {
+	out.Skipped = why
+	log.Error("job not run; it stays due and is retried", "error", why)
+	if s.NotRun != nil {
+		s.NotRun(j, why)
+	}
+	s.updateJobs([]string{j.Key}, func(st *State) bool {
+		if js := st.Jobs[j.Key]; js != nil {
+			js.LastError = fmt.Sprintf("%s: %s", s.now().UTC().Format(time.RFC3339), why)
+			return true
+		}
+		return false
+	})
+	return out
+}
+
+// storeBack forgets that the job's store could not be opened (storeGone),
+// saying so once, now that it can.
+func (s *Scheduler) storeBack(j Job, log *slog.Logger) {
+	s.umu.Lock()
+	defer s.umu.Unlock()
+	if s.absent[j.Key] != nil {
+		delete(s.absent, j.Key)
+		log.Info("the job's store can be opened again")
+	}
+}
+
+// lockStore takes the store's lock for the job, waiting at most
+// LockTimeout. A prune takes it exclusive. A check takes it shared, as
+// `hab-gc check` does: it runs beside other checks, and where the lock
+// cannot be taken at all (a read-only store, a user who may not create or
+// open the lock file) it checks without it (unlock nil), saying so in
+// notice.
+func (s *Scheduler) lockStore(ctx context.Context, j Job, store *pkgstore.Store, log *slog.Logger) (unlock func() error, notice string, err error) {
+	wait := retention.LockWait(s.LockTimeout)
+	if wait > 0 {
+		log.Debug("waiting for the store's lock", "timeout", wait.String())
+	}
+	lock := store.Lock
+	if j.Type == Check {
+		lock = store.RLock
+	}
+	unlock, err = lock(ctx, wait)
+	switch {
+	case j.Type == Check && errors.Is(err, pkgstore.ErrLockUnavailable):
+		log.Warn("checking without the store's lock; a run in progress may show as problems", "error", err)
+		return nil, fmt.Sprintf("checked without the store's lock (%v); a run in progress may show as problems", err), nil
+	case err != nil:
+		return nil, "", err
+	}
+	return unlock, "", nil
+}
+
+// claimRun says, under the store's lock, whether this due time has run
+// meanwhile (skip): it is claimed in the state, under the state's lock,
+// before it runs. For a prune, the exclusive store lock already makes the
+// check and the run one step (a claim left by a scheduler that died is
+// taken over). A check holds the store's lock shared (or not at all): the
+// claim keeps another scheduler sharing the state file from checking the
+// same due time while it runs. When the claim cannot be written, it
+// decides from what the state reads and what this scheduler knows; err:
+// the state cannot be read either.
+func (s *Scheduler) claimRun(j Job, due time.Time) (skip string, err error) {
+	claimErr := s.commit([]string{j.Key}, func(st *State) bool {
+		var changed bool
+		skip, changed = s.claimIn(st, j, due)
+		return changed
+	})
+	if claimErr == nil {
+		return skip, nil
+	}
+	st, err := LoadState(s.StatePath)
+	if err != nil {
+		return "", err
+	}
+	js := st.Jobs[j.Key]
+	if m, ok := s.memJob(j.Key); ok && (js == nil || m.LastDue != nil && (js.LastDue == nil || js.LastDue.Before(*m.LastDue))) {
+		js = &m
+	}
+	if js == nil || (js.LastDue != nil && !js.LastDue.Before(due)) {
+		return SkippedAlreadyRan, nil
+	}
+	return skip, nil
+}
+
+// recordRun records a run in the state (its due time, the run, one more
+// run, no error, claim or catch-up left) and in what this scheduler
+// remembers of the job. What is remembered is what the file records: not
+// the run's plan report, problems and error value (kept for a whole
+// fleet, they would be its last runs' reports). A run whose record cannot
+// be written is remembered as unrecorded: its due time is not run again
+// while this process lives.
+func (s *Scheduler) recordRun(j Job, run RunRecord, log *slog.Logger) {
+	var recorded JobState
+	record := func(js *JobState) {
+		d, r := run.Due, run
+		js.LastDue = &d
+		js.LastRun = &r
+		js.Runs++
+		js.LastError = ""
+		js.Claim, js.CatchUp = nil, nil
+		recorded = *js
+		kept := *recorded.LastRun
+		kept.Result.Plan, kept.Result.ProblemList, kept.Result.Err = nil, nil, nil
+		recorded.LastRun = &kept
+	}
+	err := s.commit([]string{j.Key}, func(st *State) bool {
+		js := st.Jobs[j.Key]
+		if js == nil {
+			m, ok := s.memJob(j.Key)
+			if !ok {
+				return false
+			}
+			js = &m
+			st.Jobs[j.Key] = js
+		} else if m, ok := s.memJob(j.Key); ok && m.Runs > js.Runs {
+			// Runs this scheduler made while the file could not be
+			// written (a full disk): counted, not lost.
+			js.Runs = m.Runs
+		}
+		record(js)
+		return true
+	})
+	if err != nil {
+		if m, ok := s.memJob(j.Key); ok {
+			record(&m)
+		}
+	}
+	if recorded.Runs > 0 {
+		s.remember(j.Key, recorded)
+	}
+	if err != nil {
+		log.Error("recording the run; this due time is not run again while this process lives", "error", err)
+		s.umu.Lock()
+		if s.unrecorded == nil {
+			s.unrecorded = map[string]unrecorded{}
+		}
+		s.unrecorded[j.Key] = unrecorded{due: run.Due, err: err.Error()}
+		s.umu.Unlock()
+		return
+	}
+	s.umu.Lock()
+	delete(s.unrecorded, j.Key)
+	s.umu.Unlock()
+}

@@ -1,0 +1,180 @@
+package watch
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/hab-gc/hab-gc/internal/safeio"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// handleError reacts to an error of the inotify watcher: events may have
+// been lost, so the next plan reads the whole store, and after an
+// overflow the store is listed again for new releases.
+func (w *watcher) handleError(err error) {
+	w.reads.all()
+	if errors.Is(err, fsnotify.ErrEventOverflow) {
+		w.o.log().Warn("inotify queue overflowed: rescanning the store", "error", err)
+		w.readSpecs(true)
+		w.rescan(true)
+		return
+	}
+	w.o.log().Warn("inotify error", "error", err)
+}
+
+// fallBack stops using inotify: every Delay, the store and the specs are
+// listed again and compared with what was seen.
+func (w *watcher) fallBack(err error) {
+	if w.fallback {
+		return
+	}
+	w.fallback = true
+	w.reads.all()
+	if w.fsw != nil {
+		w.fsw.Close()
+		w.fsw = nil
+	}
+	hint := ""
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, errWatchCap) {
+		hint = " (raise fs.inotify.max_user_watches)"
+	} else if errors.Is(err, syscall.EMFILE) {
+		hint = " (raise fs.inotify.max_user_instances)"
+	}
+	w.o.log().Warn("inotify limit reached"+hint+": falling back to a rescan of the store every delay", "error", err.Error(), "delay", w.o.delay().String())
+}
+
+var errWatchCap = errors.New("the watch cap (MaxWatches) is reached")
+
+// add watches dir; false when it is not watched (fallback, gone).
+func (w *watcher) add(dir string) bool {
+	if w.fsw == nil || w.watched[dir] {
+		return w.watched[dir]
+	}
+	if w.o.MaxWatches > 0 && len(w.watched) >= w.o.MaxWatches {
+		w.fallBack(errWatchCap)
+		return false
+	}
+	if err := w.fsw.Add(dir); err != nil {
+		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
+			w.fallBack(err)
+		}
+		return false
+	}
+	w.watched[dir] = true
+	return true
+}
+
+// addTree watches dir (the store at depth 0, an origin at 1, a name at 2,
+// a version at 3) and the directories below it down to versions; with
+// fresh, each release found is new (the directory appeared after Run
+// started).
+func (w *watcher) addTree(dir string, depth int, fresh bool) {
+	if !w.add(dir) && w.fsw != nil { // before listing: nothing created meanwhile is missed
+		w.unwatched(dir, depth)
+	}
+	entries, err := safeio.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || strings.HasPrefix(name, ".") {
+			continue
+		}
+		sub := filepath.Join(dir, name)
+		if depth < 3 {
+			w.addTree(sub, depth+1, fresh)
+			continue
+		}
+		rel, _ := filepath.Rel(w.store, sub)
+		if !w.seen[rel] {
+			w.seen[rel] = true
+			if fresh {
+				w.newRelease(rel)
+			}
+		}
+	}
+}
+
+// newRelease notes a release (O/N/V/R) that appeared.
+func (w *watcher) newRelease(rel string) {
+	parts := strings.Split(rel, "/")
+	if len(parts) != 4 {
+		return
+	}
+	w.mark(pkgstore.Ident{Origin: parts[0], Name: parts[1]}, TriggerUpdate)
+}
+
+// handle reacts to one inotify event.
+func (w *watcher) handle(ev fsnotify.Event) {
+	w.changed(ev)
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		delete(w.watched, ev.Name) // the kernel drops the watch of a removed directory
+	}
+	if ev.Name == w.specsDir || filepath.Dir(ev.Name) == w.specsDir || strings.HasPrefix(w.specsDir, ev.Name+"/") {
+		w.watchSpecs() // the directory or one of its parents may have appeared
+		w.readSpecs(true)
+		return
+	}
+	rel, err := filepath.Rel(w.store, ev.Name)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return
+	}
+	if !ev.Has(fsnotify.Create) {
+		return // renames away and removals: an uninstall, or hab-gc's own purge
+	}
+	parts := strings.Split(rel, "/")
+	if strings.HasPrefix(parts[len(parts)-1], ".") {
+		return // an install's temp directory: its rename will follow
+	}
+	switch len(parts) {
+	case 1, 2, 3: // a new origin, name or version directory
+		w.addTree(ev.Name, len(parts), true)
+	case 4: // a release renamed into place
+		if !w.seen[rel] {
+			w.seen[rel] = true
+			w.newRelease(rel)
+		}
+	}
+}
+
+// rescan lists the store's releases; with changes, those not seen before
+// are new (fallback, overflow). Directories not watched yet are watched.
+func (w *watcher) rescan(changes bool) {
+	w.rescanDir(w.store, "", 0, changes)
+}
+
+// rescanDir lists dir (the store at depth 0, an origin at 1, a name at 2,
+// a version at 3; rel is its path below the store, O/N/V) for rescan:
+// a directory below it not watched yet is watched (addTree), one watched
+// is listed in turn, and a release not seen before is new with changes.
+func (w *watcher) rescanDir(dir, rel string, depth int, changes bool) {
+	entries, _ := safeio.ReadDir(dir)
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		subRel := e.Name()
+		if rel != "" {
+			subRel = rel + "/" + e.Name()
+		}
+		if depth == 3 {
+			if !w.seen[subRel] {
+				w.seen[subRel] = true
+				if changes {
+					w.newRelease(subRel)
+				}
+			}
+			continue
+		}
+		sub := filepath.Join(dir, e.Name())
+		if w.fsw != nil && !w.watched[sub] {
+			w.addTree(sub, depth+1, changes)
+			continue
+		}
+		w.rescanDir(sub, subRel, depth+1, changes)
+	}
+}
