@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -110,6 +111,7 @@ func BenchmarkBlindDryRun(b *testing.B) {
 				b.Fatal(err)
 			}
 			var floorNs, leaseNs, blindNs, peak int64
+			var ratios []float64 // blind/(floor+leases) of each iteration
 			files := 0
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -126,14 +128,19 @@ func BenchmarkBlindDryRun(b *testing.B) {
 				floorNs += best
 				start := nanotime()
 				files = leaseFloor(b, dirs, 4*procs)
-				leaseNs += nanotime() - start
+				lease := nanotime() - start
+				leaseNs += lease
 				run, err := benchstore.BlindDryRun(bin, root, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
 				blindNs += run.Wall.Nanoseconds()
 				peak = max(peak, run.MaxRSS)
+				ratios = append(ratios, float64(run.Wall.Nanoseconds())/float64(best+lease))
 			}
+			slices.Sort(ratios)
+			b.ReportMetric(ratios[0], "min-blind/floor+leases")
+			b.ReportMetric(ratios[len(ratios)/2], "median-blind/floor+leases")
 			per := func(ns int64) float64 { return float64(ns) / float64(b.N*n) }
 			b.ReportMetric(per(floorNs), "floor-ns/release")
 			b.ReportMetric(per(floorNs+leaseNs), "floor+leases-ns/release")

@@ -49,12 +49,15 @@ import (
 //     release put back never lacks a dependency this run hid.
 //  6. It examines each of the others (measuring it when the plan did
 //     not): one with a mount point inside is put back whole, with reason
-//     CodeMountPoint. It renames the rest once more (so an interrupted run
-//     never restores a half-deleted tree), deletes them on their own file
-//     system without following any symlink (every directory's device and
-//     mount ID is checked before it is entered; deletion stops at a mount
-//     point), and removes VERSION, NAME and ORIGIN directories that are
-//     left empty (never one that is not).
+//     CodeMountPoint. It renames the rest once more, all before deleting
+//     any (so an interrupted run never restores a half-deleted tree), in
+//     the hiding's layers, each synced before the next is renamed (a
+//     doomed directory is deleted by the next run, so no release still
+//     hidden may need one). Then it deletes them one after another on
+//     their own file system without following any symlink (every
+//     directory's device and mount ID is checked before it is entered;
+//     deletion stops at a mount point), and removes VERSION, NAME and
+//     ORIGIN directories that are left empty (never one that is not).
 //
 // One failure does not stop the rest; Result.Partial says so. Apply is
 // crash-safe: a kill at any moment leaves every listed release whole, and
@@ -144,6 +147,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 		log = slog.New(slog.DiscardHandler)
 	}
 	a := &applier{ctx: ctx, store: store, root: store.Root(), opts: opts, log: log, res: &Result{}}
+	defer a.rm.close()
 	if opts.Locked {
 		if err := store.HoldsLock(); err != nil {
 			return nil, fmt.Errorf("ApplyOptions.Locked says the caller holds the store's lock, but it does not, so nothing was changed: %w", err)
@@ -345,6 +349,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	if len(hidden) > 0 {
 		a.phase(PhaseDelete, 0, len(hidden))
 	}
+	a.doomAll(hidden, surveys, back)
 	for i, h := range hidden {
 		if ctx.Err() != nil {
 			return a.stop(hidden[i:], nil) // between releases
@@ -390,6 +395,7 @@ type applier struct {
 	res   *Result
 	total int
 	n     int
+	rm    remover // what deleting keeps open from one release to the next
 }
 
 type hiddenRelease struct {

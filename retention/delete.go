@@ -2,17 +2,14 @@ package retention
 
 import (
 	"fmt"
-	"path"
-	"strings"
 
-	"github.com/hab-gc/hab-gc/internal/onefs"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
 // remove deletes a hidden release for good, surveyed (sv) and found to
-// hold no mount point.
+// hold no mount point, and renamed to a doomed name (doomAll) unless that
+// failed (sv.err says why).
 func (a *applier) remove(h hiddenRelease, sv survey) {
-	a.stage("removing", h.rel.Ident, h.name)
 	bytes, err := sv.bytes, sv.err
 	if err == nil {
 		err = a.finish(h.name, h.rel.Ident.Release)
@@ -37,31 +34,6 @@ type survey struct {
 	err    error
 }
 
-// survey walks a hidden directory (store-relative name) on its own file
-// system, measuring it when asked, and lists the mount points in it.
-func (a *applier) survey(name string, measure bool) survey {
-	top, err := a.root.Open(".")
-	if err != nil {
-		return survey{err: err}
-	}
-	defer top.Close()
-	parent, err := onefs.OpenDir(top, path.Dir(name))
-	if err != nil {
-		return survey{err: err}
-	}
-	defer parent.Close()
-	dir, err := onefs.OpenDir(parent, path.Base(name))
-	if err != nil {
-		return survey{err: err}
-	}
-	u, err := onefs.Walk(dir, measure)
-	dir.Close()
-	if err != nil {
-		return survey{err: fmt.Errorf("examining %s before deleting it: %w", name, err)}
-	}
-	return survey{bytes: u.Bytes, mounts: u.Mounts}
-}
-
 // destroy deletes a hidden directory (store-relative name) for good.
 // First it surveys the tree, measuring it when asked: when the tree holds
 // a mount point, nothing is changed and the mount points are returned.
@@ -74,49 +46,54 @@ func (a *applier) destroy(name, release string, measure bool) (bytes int64, moun
 	return sv.bytes, nil, a.finish(name, release)
 }
 
-// finish deletes a surveyed hidden directory: it renames it to a doomed
-// name (so a crash can never restore it half deleted), deletes it on its
-// own file system without following a symlink (onefs.RemoveAll, which
-// stops at a mount point that appears meanwhile), then removes the
-// VERSION, NAME and ORIGIN directories if they are empty.
-func (a *applier) finish(name, release string) error {
-	vdir, base := path.Dir(name), path.Base(name)
-	top, err := a.root.Open(".")
-	if err != nil {
-		return err
-	}
-	defer top.Close()
-	parent, err := onefs.OpenDir(top, vdir)
-	if err != nil {
-		return err
-	}
-	defer parent.Close()
-	if !strings.HasPrefix(base, pkgstore.DebrisPrefix+"doomed-") {
-		doomed := debrisName(vdir, "doomed", release)
-		if err := a.root.Rename(name, doomed); err != nil {
-			return err
+// doomAll renames every hidden release about to be deleted (neither put
+// back nor failed to survey) to a doomed name, so that a crash can never
+// restore it half deleted, before any is deleted. A doomed directory is
+// deleted by the next run whatever needs it, so the renames keep the
+// order of the hiding (dependents before what they need, hideOrder) all
+// the way to the disk: the batch renamed since the last sync is made
+// durable (its directories fsynced at once, as after hiding) before a
+// release one of them needs is renamed. After a crash, then, a release
+// still pending (whole, put back by the next run if something needs it)
+// never needs a doomed one. hidden[i].name becomes the doomed name; a
+// rename that fails becomes surveys[i].err (remove reports it).
+func (a *applier) doomAll(hidden []hiddenRelease, surveys []survey, back *putBack) {
+	var batch hideBatch
+	for i := range hidden {
+		h := &hidden[i]
+		if _, ok := back.reason(h.rel.Ident); ok {
+			continue
 		}
-		a.syncDir(vdir)
-		base = path.Base(doomed)
+		if surveys[i].err != nil {
+			a.stage("removing", h.rel.Ident, h.name)
+			continue
+		}
+		if batch.needs[h.rel.Ident] {
+			a.syncDoomed(&batch)
+		}
+		a.stage("removing", h.rel.Ident, h.name)
+		name, err := a.doom(h.name, h.rel.Ident.Release)
+		if err != nil {
+			surveys[i].err = err
+			continue
+		}
+		h.name = name
+		batch.add(*h)
+		if batch.needs == nil {
+			batch.needs = map[pkgstore.Ident]bool{}
+		}
+		for _, d := range h.deps {
+			batch.needs[d] = true
+		}
 	}
-	if _, err := onefs.RemoveAll(parent, base); err != nil {
-		return err
-	}
-	a.pruneEmpty(vdir)
-	return nil
+	a.syncDoomed(&batch)
 }
 
-// pruneEmpty removes dir and its parents while they are empty. rmdir(2)
-// fails on a non-empty directory, so an install that has just put
-// something there wins; "not empty" and "not found" are expected.
-func (a *applier) pruneEmpty(dir string) {
-	for d := dir; d != "." && d != "/" && d != ""; d = path.Dir(d) {
-		fi, err := a.root.Lstat(d)
-		if err != nil || !fi.IsDir() {
-			return
-		}
-		if err := a.removeEmptyDir(d); err != nil {
-			return // ENOTEMPTY, EEXIST, ENOENT: someone else's now
-		}
+// syncDoomed makes a batch of doomed renames durable, then empties it.
+func (a *applier) syncDoomed(b *hideBatch) {
+	a.syncDirs(b.dirs)
+	for _, h := range b.hidden {
+		a.stage("doomed", h.rel.Ident, h.name)
 	}
+	*b = hideBatch{}
 }

@@ -6,8 +6,9 @@ import "github.com/hab-gc/hab-gc/pkgstore"
 // directory was checked, just before hiding it), "hidden" (hidden is its
 // store-relative hidden name), "synced" (its hiding was made durable: its
 // directory was fsynced), "deleting" (before it is examined for
-// deletion: every release is examined before any is deleted) and
-// "removing" (examined, and about to be renamed doomed and deleted).
+// deletion: every release is examined before any is deleted),
+// "removing" (examined, and about to be renamed doomed, then deleted) and
+// "doomed" (hidden is its doomed name, and that rename was made durable).
 func SetHook(o *ApplyOptions, f func(stage string, id pkgstore.Ident, hidden string)) { o.hook = f }
 
 // ParseDebris is parseDebris, for its fuzz test.

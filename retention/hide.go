@@ -96,28 +96,32 @@ func (b *hideBatch) need(g *depgraph.Graph, ref pkgstore.Ref) {
 // batch share a journal commit (on ext4, the first fsync commits them
 // all), and their fsyncs overlap.
 func (a *applier) sync(b *hideBatch) {
-	// Concurrently: an fsync mostly waits for the disk (a cache flush
-	// each, even when the journal is already committed), and the disk
-	// serves several at once. All are done before the batch counts as
-	// synced.
+	a.syncDirs(b.dirs)
+	for _, h := range b.hidden {
+		a.stage("synced", h.rel.Ident, h.name)
+	}
+	*b = hideBatch{}
+}
+
+// syncDirs fsyncs the directories (store-relative) concurrently: an fsync
+// mostly waits for the disk (a cache flush each, even when the journal is
+// already committed), and the disk serves several at once. All are done
+// when it returns.
+func (a *applier) syncDirs(list []string) {
 	dirs := make(chan string)
 	var wg sync.WaitGroup
-	for range min(len(b.dirs), syncWorkers) {
+	for range min(len(list), syncWorkers) {
 		wg.Go(func() {
 			for dir := range dirs {
 				a.syncDir(dir)
 			}
 		})
 	}
-	for _, dir := range b.dirs {
+	for _, dir := range list {
 		dirs <- dir
 	}
 	close(dirs)
 	wg.Wait()
-	for _, h := range b.hidden {
-		a.stage("synced", h.rel.Ident, h.name)
-	}
-	*b = hideBatch{}
 }
 
 func (a *applier) syncDir(dir string) {

@@ -11,7 +11,3 @@ const heldOpenText = ""
 // heldFile: on Unix nothing in use shows in the file system (runtime
 // roots find what processes use).
 func (a *applier) heldFile(rel string) string { return "" }
-
-// removeEmptyDir removes the empty directory d (rmdir(2) refuses any
-// other).
-func (a *applier) removeEmptyDir(d string) error { return a.root.Remove(d) }

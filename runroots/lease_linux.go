@@ -179,7 +179,20 @@ func (lp leaseProbe) releases(ctx context.Context, sfd int, dirs []retention.Pro
 // reading directories with the buffer dents. It returns the first file
 // found in use.
 func (lp leaseProbe) release(sfd int, rel string, st *probeStats, dents []byte) (string, bool) {
-	dfd := sfd
+	dfd, err := openBeneath(sfd, rel)
+	switch {
+	case err == nil:
+		defer unix.Close(dfd)
+		return lp.probeOpen(dfd, rel, st, dents)
+	case errors.Is(err, unix.ENOENT):
+		return "", false // gone: nothing to protect
+	case !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EPERM):
+		st.cannot(rel, err)
+		return "", false
+	}
+	// No openat2 (before Linux 5.6, or a seccomp filter that refuses it):
+	// one component at a time.
+	dfd = sfd
 	for rest := rel; rest != ""; {
 		var c string
 		c, rest, _ = strings.Cut(rest, "/")
@@ -197,6 +210,24 @@ func (lp leaseProbe) release(sfd int, rel string, st *probeStats, dents []byte) 
 		dfd = fd
 	}
 	defer unix.Close(dfd)
+	return lp.probeOpen(dfd, rel, st, dents)
+}
+
+// openBeneath opens the directory rel (a path relative to dirfd) in one
+// openat2 call that follows no symlink on the way (RESOLVE_NO_SYMLINKS:
+// ELOOP at any component that is one, as O_NOFOLLOW at each step gives)
+// and never leaves dirfd (RESOLVE_BENEATH): one call instead of one open
+// and one close per component.
+func openBeneath(dirfd int, rel string) (int, error) {
+	return unix.Openat2(dirfd, rel, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_BENEATH,
+	})
+}
+
+// probeOpen probes the release directory open as dfd (rel, relative to
+// the store).
+func (lp leaseProbe) probeOpen(dfd int, rel string, st *probeStats, dents []byte) (string, bool) {
 	var root unix.Stat_t
 	var sfs unix.Statfs_t
 	if err := unix.Fstat(dfd, &root); err != nil {

@@ -1,0 +1,102 @@
+//go:build !linux
+
+package retention
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/hab-gc/hab-gc/internal/onefs"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// remover is what deleting keeps from one release to the next: nothing
+// here (each step opens its path again from the store's root).
+type remover struct{}
+
+func (r *remover) close() {}
+
+// survey walks a hidden directory (store-relative name) on its own file
+// system, measuring it when asked, and lists the mount points in it.
+func (a *applier) survey(name string, measure bool) survey {
+	top, err := a.root.Open(".")
+	if err != nil {
+		return survey{err: err}
+	}
+	defer top.Close()
+	parent, err := onefs.OpenDir(top, path.Dir(name))
+	if err != nil {
+		return survey{err: err}
+	}
+	defer parent.Close()
+	dir, err := onefs.OpenDir(parent, path.Base(name))
+	if err != nil {
+		return survey{err: err}
+	}
+	u, err := onefs.Walk(dir, measure)
+	dir.Close()
+	if err != nil {
+		return survey{err: fmt.Errorf("examining %s before deleting it: %w", name, err)}
+	}
+	return survey{bytes: u.Bytes, mounts: u.Mounts}
+}
+
+// doom renames the hidden directory name (store-relative) to a doomed
+// name in the same VERSION directory and returns the new name. The rename
+// is not synced: the caller does that.
+func (a *applier) doom(name, release string) (string, error) {
+	doomed := debrisName(path.Dir(name), "doomed", release)
+	if err := a.root.Rename(name, doomed); err != nil {
+		return "", err
+	}
+	return doomed, nil
+}
+
+// finish deletes a surveyed hidden directory: unless it is doomed already
+// (doomAll), it renames it to a doomed name (so a crash can never restore
+// it half deleted) and syncs that; it deletes it on its own file system
+// without following a symlink (onefs.RemoveAll, which stops at a mount
+// point that appears meanwhile), then removes the VERSION, NAME and
+// ORIGIN directories if they are empty.
+func (a *applier) finish(name, release string) error {
+	vdir := path.Dir(name)
+	if !strings.HasPrefix(path.Base(name), pkgstore.DebrisPrefix+"doomed-") {
+		doomed, err := a.doom(name, release)
+		if err != nil {
+			return err
+		}
+		a.syncDir(vdir)
+		name = doomed
+	}
+	top, err := a.root.Open(".")
+	if err != nil {
+		return err
+	}
+	defer top.Close()
+	parent, err := onefs.OpenDir(top, vdir)
+	if err != nil {
+		return err
+	}
+	defer parent.Close()
+	if _, err := onefs.RemoveAll(parent, path.Base(name)); err != nil {
+		return err
+	}
+	a.pruneEmpty(vdir)
+	return nil
+}
+
+// pruneEmpty removes dir and its parents while they are empty. rmdir(2)
+// fails on a non-empty directory, so an install that has just put
+// something there wins; "not empty" and "not found" are expected.
+func (a *applier) pruneEmpty(dir string) {
+	for d := dir; d != "." && d != "/" && d != ""; d = path.Dir(d) {
+		fi, err := a.root.Lstat(d)
+		if err != nil || !fi.IsDir() {
+			return
+		}
+		if err := a.removeEmptyDir(d); err != nil {
+			return // ENOTEMPTY, EEXIST, ENOENT: someone else's now
+		}
+	}
+}
