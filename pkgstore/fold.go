@@ -162,3 +162,29 @@ func foldDeps(inv *Inventory) {
 		r.Deps, r.TDeps = swap(r.Deps), swap(r.TDeps)
 	}
 }
+
+// SatisfiesAnyCase is Satisfies where names differ in case are different
+// directories, and, where names are case-insensitive (Windows), Satisfies
+// without regard to case: a pin or a lease written Core/Redis names the
+// releases in core\redis, as Windows opens that path for it. It is for
+// what protects (matching more keeps more), never for what may be
+// removed.
+func (id Ident) SatisfiesAnyCase(other Ident) bool {
+	if id.Satisfies(other) {
+		return true
+	}
+	if !caseInsensitive {
+		return false
+	}
+	same := func(a, b string) bool { return a == "" || b == "" || foldString(a) == foldString(b) }
+	return foldString(id.Origin) == foldString(other.Origin) && foldString(id.Name) == foldString(other.Name) &&
+		same(id.Version, other.Version) && same(id.Release, other.Release)
+}
+
+// foldString is s with each character folded as foldKey folds it.
+func foldString(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	foldInto(&b, s)
+	return b.String()
+}

@@ -39,20 +39,25 @@ func leaseRoots(inv *pkgstore.Inventory) (f Found, found bool, err error) {
 }
 
 // matchingReleases is id when it is fully qualified, else every installed
-// release satisfying it and every one Apply has hidden meanwhile (so that
+// release satisfying it (in any case where names are case-insensitive)
+// and every one Apply has hidden meanwhile (so that
 // the final check puts it back).
 func matchingReleases(inv *pkgstore.Inventory, id pkgstore.Ident) []pkgstore.Ident {
 	if id.FullyQualified() {
-		return []pkgstore.Ident{id}
+		out := []pkgstore.Ident{id}
+		if r := inv.Installed(id); r != nil && r.Ident != id {
+			out = append(out, r.Ident) // the store's spelling (Windows: another case)
+		}
+		return out
 	}
 	var out []pkgstore.Ident
 	for _, r := range inv.Releases {
-		if r.Ident.Satisfies(id) {
+		if r.Ident.SatisfiesAnyCase(id) {
 			out = append(out, r.Ident)
 		}
 	}
 	for _, d := range inv.Debris {
-		if hid, ok := pendingIdent(d); ok && hid.Satisfies(id) {
+		if hid, ok := pendingIdent(d); ok && hid.SatisfiesAnyCase(id) {
 			out = append(out, hid)
 		}
 	}

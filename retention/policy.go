@@ -316,7 +316,7 @@ func ParseExclude(s string) (Exclude, error) {
 // package whose version the constraint cannot judge (not semver, such as
 // Habitat's 1.0.2k) is pinned too, failing safe; note then says why.
 func (e Exclude) match(id pkgstore.Ident) (ok bool, note string) {
-	if !id.Satisfies(e.Pattern) {
+	if !id.SatisfiesAnyCase(e.Pattern) { // a pin protects: in any case where names are
 		return false, ""
 	}
 	if e.Constraint == nil {
