@@ -371,21 +371,6 @@ func parseLocks(r io.Reader, major, minor, ino uint64) (exact, byIno []int, err 
 	return distinct(exact), distinct(byIno), sc.Err()
 }
 
-// hasOpen reports whether process pid has the file fi describes open.
-func hasOpen(pid int, fi fs.FileInfo) bool {
-	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	for _, e := range ents {
-		if o, err := os.Stat(dir + "/" + e.Name()); err == nil && os.SameFile(o, fi) {
-			return true
-		}
-	}
-	return false
-}
-
 // distinct is pids each once, in the order they first appear.
 func distinct(pids []int) []int {
 	var out []int

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -60,4 +61,19 @@ func flockHolders(fi fs.FileInfo) ([]int, error) {
 		}
 	}
 	return verified, nil
+}
+
+// hasOpen reports whether process pid has the file fi describes open.
+func hasOpen(pid int, fi fs.FileInfo) bool {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if o, err := os.Stat(dir + "/" + e.Name()); err == nil && os.SameFile(o, fi) {
+			return true
+		}
+	}
+	return false
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -89,35 +88,6 @@ func cachePrefixes(abs string) []string {
 		out = append(out, filepath.ToSlash(real)+"/")
 	}
 	return out
-}
-
-// held maps an absolute path to the install in progress it is a file of
-// (Held.Path). A path through a Studio's bind mount of the cache
-// (hab/studios/NAME/hab/cache/artifacts) is not the host's: that install
-// goes to the Studio's store.
-func (m *matcher) held(p string) (string, bool) {
-	// The kernel's paths are clean: most of them lie under neither.
-	if !slices.ContainsFunc(m.caches, func(c string) bool { return strings.HasPrefix(p, c) }) &&
-		!slices.ContainsFunc(m.stores, func(s string) bool { return strings.HasPrefix(p, s) }) {
-		return "", false
-	}
-	p = path.Clean(strings.TrimSuffix(p, " (deleted)"))
-	for _, c := range m.caches {
-		if rest, ok := strings.CutPrefix(p, c); ok && rest != "" && !strings.Contains(rest, "/") {
-			return pkgstore.ArtifactCacheDir + "/" + rest, true
-		}
-	}
-	for _, s := range m.stores {
-		rest, ok := strings.CutPrefix(p, s)
-		if !ok {
-			continue
-		}
-		parts := strings.SplitN(rest, "/", 5)
-		if len(parts) >= 4 && strings.HasPrefix(parts[3], pkgstore.InstallTempPrefix) && !strings.HasPrefix(parts[3], pkgstore.DebrisPrefix) {
-			return pkgstore.StoreDir + "/" + strings.Join(parts[:4], "/"), true
-		}
-	}
-	return "", false
 }
 
 // installs are the installs in progress the processes hold open, one per

@@ -80,10 +80,10 @@ func TestExportedByUsNoFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if !exportedByUs(r, "real.timer") {
+	if !schedule.IsExportedUnit(r, "real.timer") {
 		t.Fatal("the real unit is not recognised")
 	}
-	if exportedByUs(r, "hab-gc-link.timer") {
+	if schedule.IsExportedUnit(r, "hab-gc-link.timer") {
 		t.Error("a symlink was followed")
 	}
 }

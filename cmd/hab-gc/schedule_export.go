@@ -103,7 +103,3 @@ func (a *app) invocation(cmd *cobra.Command, s *schedule.Scheduler, exe string) 
 	}
 	return inv, nil
 }
-
-// exportedByUs is schedule.IsExportedUnit: whether a regular file (never
-// a symlink's target) starts with schedule.UnitMarker.
-func exportedByUs(root *os.Root, name string) bool { return schedule.IsExportedUnit(root, name) }
