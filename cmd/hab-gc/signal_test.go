@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,7 +61,7 @@ func interruptWhileLocked(t *testing.T, exe, fsRoot string, sig syscall.Signal, 
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	// Let it reach the wait for the lock (its handlers are set by then).
-	time.Sleep(2 * time.Second)
+	waitOpens(t, cmd.Process.Pid, filepath.Join(fsRoot, "hab", "pkgs", ".hab-gc.lock"))
 	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
@@ -193,4 +194,30 @@ func TestStopGraceSetting(t *testing.T) {
 	if code, _, stderr := hab(t, map[string]string{stopGraceEnv: "3s"}, "version"); code != 0 {
 		t.Errorf("%s=3s: exit %d, %s", stopGraceEnv, code, stderr)
 	}
+}
+
+// waitOpens waits until process pid has the file at name open (read from
+// /proc/PID/fd), at most 30 s; where there is no /proc, it waits 2 s. A
+// fixed pause alone failed on a slow machine: the child had not reached
+// its wait yet.
+func waitOpens(t *testing.T, pid int, name string) {
+	t.Helper()
+	want, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds := fmt.Sprintf("/proc/%d/fd", pid)
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		time.Sleep(2 * time.Second)
+		return
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		ents, _ := os.ReadDir(fds)
+		for _, e := range ents {
+			if fi, err := os.Stat(fds + "/" + e.Name()); err == nil && os.SameFile(fi, want) {
+				return
+			}
+		}
+	}
+	t.Fatalf("process %d did not open %s within 30s", pid, name)
 }
