@@ -141,32 +141,23 @@ func (c *config) keepLatestFor() ([]retention.PackageCount, error) {
 }
 
 // pressureLimits returns the free-space limits of a run (min_free,
-// max_free), or nil when neither is set: then the plan runs whole. A
-// max_free alone is refused; a min_free alone frees up to itself.
+// max_free), or nil when neither is set: then the plan runs whole
+// (pressure.ParseLimits decides; here only the messages).
 func (c *config) pressureLimits() (*pressure.Limits, error) {
-	if !c.isSet("min_free") {
-		if c.isSet("max_free") {
-			return nil, c.bad("max_free", "needs min-free too: below min-free, hab-gc frees up to max-free")
+	setting := func(key string) *string {
+		if !c.isSet(key) {
+			return nil
 		}
-		return nil, nil
+		v := c.raw(key)
+		return &v
 	}
-	size := func(key string) (pressure.Size, error) {
-		s, err := pressure.ParseSize(c.raw(key))
-		if err != nil {
-			return s, c.bad(key, "must be a size such as 500MB, 2GiB or 10% of the file system")
-		}
-		return s, nil
+	l, err := pressure.ParseLimits(setting("min_free"), setting("max_free"))
+	var se *pressure.SettingError
+	switch {
+	case errors.Is(err, pressure.ErrMaxWithoutMin):
+		return nil, c.bad("max_free", "needs min-free too: below min-free, hab-gc frees up to max-free")
+	case errors.As(err, &se):
+		return nil, c.bad(se.Setting, "must be a size such as 500MB, 2GiB or 10% of the file system")
 	}
-	var l pressure.Limits
-	var err error
-	if l.MinFree, err = size("min_free"); err != nil {
-		return nil, err
-	}
-	l.MaxFree = l.MinFree
-	if c.isSet("max_free") {
-		if l.MaxFree, err = size("max_free"); err != nil {
-			return nil, err
-		}
-	}
-	return &l, nil
+	return l, err
 }

@@ -62,14 +62,13 @@ func (p *pressureRun) finish(plan *retention.Plan, ran bool) {
 	if !p.verdict.Under {
 		return
 	}
-	p.missing = p.verdict.Short
+	var after *pressure.Space
 	if ran {
 		if sp, err := p.free(); err == nil {
-			p.after = &sp.Avail
-			p.missing = max(p.verdict.MaxFree-sp.Avail, 0)
+			after, p.after = &sp, &sp.Avail
 		}
 	}
-	if p.missing > 0 {
+	if p.missing = p.verdict.StillMissing(after); p.missing > 0 {
 		p.largest = pressure.LargestKept(plan, 5)
 	}
 }
