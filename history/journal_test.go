@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -58,18 +57,7 @@ func TestRotate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for n := 0; n <= 2; n++ {
-		fi, err := os.Stat(filepath.Join(j.Dir, rotated(n)))
-		if err != nil {
-			t.Fatalf("%s: %v", rotated(n), err)
-		}
-		if fi.Size() > j.MaxSize {
-			t.Errorf("%s is %d bytes, more than MaxSize %d", rotated(n), fi.Size(), j.MaxSize)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(j.Dir, rotated(3))); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a third rotated file exists with Keep 2: %v", err)
-	}
+	checkRotatedFiles(t, j)
 	got, notes, err := j.Read()
 	if err != nil || len(notes) != 0 {
 		t.Fatal(notes, err)
@@ -77,14 +65,7 @@ func TestRotate(t *testing.T) {
 	if len(got) == 0 || len(got) >= 20 {
 		t.Fatalf("read %d records after rotation; want some, not all", len(got))
 	}
-	for i := 1; i < len(got); i++ {
-		if !got[i-1].Time.Before(got[i].Time) {
-			t.Fatalf("records out of order at %d: %v then %v", i, got[i-1].Time, got[i].Time)
-		}
-	}
-	if last := got[len(got)-1]; last.BytesFreed != 19 {
-		t.Fatalf("newest record lost: %+v", last)
-	}
+	checkRotatedRecords(t, got)
 }
 
 func TestTornLastLine(t *testing.T) {
@@ -199,20 +180,7 @@ func TestSymlinkedDir(t *testing.T) {
 // torn or lost beyond what rotation drops.
 func TestConcurrentAppend(t *testing.T) {
 	j := Journal{Dir: t.TempDir(), MaxSize: 1 << 20}
-	var wg sync.WaitGroup
-	for w := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 25 {
-				if err := j.Append([]Record{rec(w*100+i, "core/a/1/20200101000000"), rec(w*100+i, "")}); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	appendConcurrently(t, j, 8, rec)
 	got, notes, err := j.Read()
 	if err != nil || len(notes) != 0 || len(got) != 8*25*2 {
 		t.Fatalf("records %d, notices %v, err %v", len(got), notes, err)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -64,30 +63,12 @@ func TestRotateWindows(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for n := 0; n <= 2; n++ {
-		fi, err := os.Stat(filepath.Join(j.Dir, rotated(n)))
-		if err != nil {
-			t.Fatalf("%s: %v", rotated(n), err)
-		}
-		if fi.Size() > j.MaxSize {
-			t.Errorf("%s is %d bytes, more than MaxSize %d", rotated(n), fi.Size(), j.MaxSize)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(j.Dir, rotated(3))); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a third rotated file exists with Keep 2: %v", err)
-	}
+	checkRotatedFiles(t, j)
 	got, notes, err := j.Read()
 	if err != nil || len(notes) != 0 || len(got) == 0 || len(got) >= 20 {
 		t.Fatalf("read %d records, %v, %v after rotation; want some, not all", len(got), notes, err)
 	}
-	for i := 1; i < len(got); i++ {
-		if !got[i-1].Time.Before(got[i].Time) {
-			t.Fatalf("records out of order at %d", i)
-		}
-	}
-	if last := got[len(got)-1]; last.BytesFreed != 19 {
-		t.Fatalf("newest record lost: %+v", last)
-	}
+	checkRotatedRecords(t, got)
 }
 
 // TestTornLastLineWindows: an append after a crash cut the last line ends
@@ -224,20 +205,7 @@ func TestBusyWindows(t *testing.T) {
 // torn or lost.
 func TestConcurrentAppendWindows(t *testing.T) {
 	j := Journal{Dir: testtool.TempDir(t), MaxSize: 1 << 20}
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 25 {
-				if err := j.Append([]Record{recW(w*100+i, "core/a/1/20200101000000"), recW(w*100+i, "")}); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	appendConcurrently(t, j, 4, recW)
 	got, notes, err := j.Read()
 	if err != nil || len(notes) != 0 || len(got) != 4*25*2 {
 		t.Fatalf("records %d, notices %v, err %v", len(got), notes, err)
