@@ -31,19 +31,7 @@ func TestAppendRead(t *testing.T) {
 		t.Fatalf("empty journal: %v %v %v", recs, notes, err)
 	}
 	want := []Record{rec(1, "core/redis/6.2.5/20211101000000"), rec(2, "")}
-	if err := j.Append(want[:1]); err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Append(want[1:]); err != nil {
-		t.Fatal(err)
-	}
-	got, notes, err := j.Read()
-	if err != nil || len(notes) != 0 {
-		t.Fatalf("read: %v %v", notes, err)
-	}
-	if len(got) != 2 || got[0].Ident != want[0].Ident || got[1].Kind != KindRun || !got[1].Time.Equal(want[1].Time) {
-		t.Fatalf("got %+v", got)
-	}
+	appendTwoRead(t, j, want)
 	fi, err := os.Stat(filepath.Join(j.Dir, FileName))
 	if err != nil || fi.Mode().Perm() != 0o640 {
 		t.Fatalf("journal mode: %v %v", fi, err)

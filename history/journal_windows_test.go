@@ -35,19 +35,7 @@ func TestAppendReadWindows(t *testing.T) {
 	root := testtool.TempDir(t)
 	for _, j := range []Journal{{Dir: filepath.Join(testtool.TempDir(t), "hab", "sup", "default", "hab-gc")}, ForFSRoot(root)} {
 		want := []Record{recW(1, "core/redis/6.2.5/20211101000000"), recW(2, "")}
-		if err := j.Append(want[:1]); err != nil {
-			t.Fatal(err)
-		}
-		if err := j.Append(want[1:]); err != nil {
-			t.Fatal(err)
-		}
-		got, notes, err := j.Read()
-		if err != nil || len(notes) != 0 {
-			t.Fatalf("read: %v %v", notes, err)
-		}
-		if len(got) != 2 || got[0].Ident != want[0].Ident || got[1].Kind != KindRun || !got[1].Time.Equal(want[1].Time) {
-			t.Fatalf("%s: got %+v", j.Dir, got)
-		}
+		appendTwoRead(t, j, want)
 	}
 	if _, err := os.Stat(filepath.Join(root, "hab", "sup", "default", "hab-gc", FileName)); err != nil {
 		t.Errorf("ForFSRoot's journal: %v", err)

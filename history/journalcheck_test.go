@@ -1,3 +1,5 @@
+// Checks of the journal that its unix and Windows tests share.
+
 package history
 
 import (
@@ -59,4 +61,23 @@ func appendConcurrently(t *testing.T, j Journal, writers int, rec func(int, stri
 		}()
 	}
 	wg.Wait()
+}
+
+// appendTwoRead appends want[0], then want[1] (a run's record), to j and
+// reads them back: in order, the first's ident, the second's kind and time.
+func appendTwoRead(t *testing.T, j Journal, want []Record) {
+	t.Helper()
+	if err := j.Append(want[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(want[1:]); err != nil {
+		t.Fatal(err)
+	}
+	got, notes, err := j.Read()
+	if err != nil || len(notes) != 0 {
+		t.Fatalf("read: %v %v", notes, err)
+	}
+	if len(got) != 2 || got[0].Ident != want[0].Ident || got[1].Kind != KindRun || !got[1].Time.Equal(want[1].Time) {
+		t.Fatalf("%s: got %+v", j.Dir, got)
+	}
 }
