@@ -4,7 +4,6 @@ package history
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,14 +14,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-func rec(i int, ident string) Record {
-	r := Record{Time: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC), Kind: KindRelease, RunID: fmt.Sprint("run-", i),
-		Job: JobRun, FSRoot: "/", Policy: Policy{KeepLatest: 1, MinAge: "1h"}, Ident: ident, Outcome: "removed", BytesFreed: int64(i)}
-	if ident == "" {
-		r.Kind, r.Outcome = KindRun, RunOK
-	}
-	return r
-}
+func rec(i int, ident string) Record { return recFor("/", i, ident) }
 
 func TestAppendRead(t *testing.T) {
 	j := Journal{Dir: filepath.Join(t.TempDir(), "hab", "sup", "default", "hab-gc")}

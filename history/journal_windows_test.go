@@ -5,7 +5,6 @@ package history
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,14 +19,7 @@ import (
 // The Unix journal tests (journal_test.go), on Windows' handle-relative
 // journal: run under Wine by .ci/run.
 
-func recW(i int, ident string) Record {
-	r := Record{Time: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC), Kind: KindRelease, RunID: fmt.Sprint("run-", i),
-		Job: JobRun, FSRoot: `C:\`, Policy: Policy{KeepLatest: 1, MinAge: "1h"}, Ident: ident, Outcome: "removed", BytesFreed: int64(i)}
-	if ident == "" {
-		r.Kind, r.Outcome = KindRun, RunOK
-	}
-	return r
-}
+func recW(i int, ident string) Record { return recFor(`C:\`, i, ident) }
 
 // TestAppendReadWindows: appends make the directory (as given, and from
 // an FS root down) and read back in order.

@@ -4,10 +4,12 @@ package history
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 // checkRotatedFiles checks the files of j after 20 appends with Keep 2:
@@ -80,4 +82,15 @@ func appendTwoRead(t *testing.T, j Journal, want []Record) {
 	if len(got) != 2 || got[0].Ident != want[0].Ident || got[1].Kind != KindRun || !got[1].Time.Equal(want[1].Time) {
 		t.Fatalf("%s: got %+v", j.Dir, got)
 	}
+}
+
+// recFor is the i'th record of a run over fsRoot: of a release removed
+// (BytesFreed i), or with ident "", of the run.
+func recFor(fsRoot string, i int, ident string) Record {
+	r := Record{Time: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC), Kind: KindRelease, RunID: fmt.Sprint("run-", i),
+		Job: JobRun, FSRoot: fsRoot, Policy: Policy{KeepLatest: 1, MinAge: "1h"}, Ident: ident, Outcome: "removed", BytesFreed: int64(i)}
+	if ident == "" {
+		r.Kind, r.Outcome = KindRun, RunOK
+	}
+	return r
 }
