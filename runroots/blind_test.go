@@ -405,13 +405,7 @@ func TestBlindScanHidepid(t *testing.T) {
 	for _, own := range []bool{true, false} {
 		b := appStore(t)
 		// The user must reach the store: t.TempDir's directories are 0700.
-		for d := b.Root; d != "/" && d != "."; d = filepath.Dir(d) {
-			if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o005 != 0o005 {
-				if err := os.Chmod(d, fi.Mode().Perm()|0o055); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
+		testtool.OpenToOthers(t, b.Root)
 		if own {
 			if err := chownTree(b.PkgPath(oldApp), 65534); err != nil {
 				t.Fatal(err)
