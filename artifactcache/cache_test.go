@@ -90,11 +90,7 @@ func status(kept []string, removed ...string) ReleaseStateFunc {
 
 func TestPlan(t *testing.T) {
 	root := cacheDir(t)
-	c, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openCache(t, root)
 	later := time.Now().Add(2 * time.Hour)
 	st := status([]string{"core/redis/6.2.6/20220101000000"}, "core/redis/5.0.1/20210101000000")
 	for _, tc := range []struct {
@@ -158,11 +154,7 @@ func TestPlan(t *testing.T) {
 func TestRemove(t *testing.T) {
 	root := cacheDir(t)
 	dir := filepath.Join(root, Dir)
-	c, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openCache(t, root)
 	files, err := c.Plan(context.Background(), status(nil), Options{KeepLatest: 1, Now: time.Now().Add(2 * time.Hour)})
 	if err != nil {
 		t.Fatal(err)
@@ -255,11 +247,7 @@ func TestPlanTargetAndProtect(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openCache(t, root)
 	st := status([]string{"core/redis/6.2.6/20220101000000"})
 	protect := func(id pkgstore.Ident) []retention.Reason {
 		if id.Origin == "acme" {
@@ -313,11 +301,7 @@ func TestPlanTargetAndProtect(t *testing.T) {
 // refused, by Validate and by Plan (issue 34 item 6).
 func TestOptionsNegative(t *testing.T) {
 	root := cacheDir(t)
-	c, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openCache(t, root)
 	for _, tc := range []struct {
 		name string
 		opts Options

@@ -45,11 +45,7 @@ func windowsCache(t *testing.T) (root string, names []string) {
 func TestRemoveWindows(t *testing.T) {
 	root, names := windowsCache(t)
 	dir := filepath.Join(root, filepath.FromSlash(Dir))
-	c, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openCache(t, root)
 	files, err := c.Plan(context.Background(), status([]string{"core/redis/7.0.0/20230101000000"}),
 		Options{KeepLatest: retention.KeepNone, Now: time.Now().Add(2 * time.Hour)})
 	if err != nil {

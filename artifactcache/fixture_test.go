@@ -65,11 +65,7 @@ func TestIdentifyHabitatShapes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "unhappyhumans-possums-8.1.4-20160427165340-x86_64-linux.hart"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openCache(t, root)
 	files, err := c.Plan(t.Context(), func(id pkgstore.Ident) ReleaseState { return NotInstalled }, Options{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, Target: "x86_64-linux"})
 	if err != nil || len(files) != 1 || files[0].Ident == nil || files[0].Ident.String() != possums || files[0].Action != Remove {
 		t.Fatalf("plan %+v, %v", files, err)

@@ -21,11 +21,7 @@ func TestPlanFutureStamp(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(root, Dir, file), future, future); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openCache(t, root)
 	files, err := c.Plan(context.Background(), status([]string{"core/redis/6.2.6/20220101000000"}), Options{KeepLatest: 1, MinAge: time.Hour, Now: time.Now().Add(2 * time.Hour)})
 	if err != nil {
 		t.Fatal(err)

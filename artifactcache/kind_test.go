@@ -42,11 +42,7 @@ func TestKindsInWords(t *testing.T) {
 		"fifo.hart":              "a named pipe (FIFO), not a regular file",
 		"sock.hart":              "a socket, not a regular file",
 	}
-	c, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := openCache(t, root)
 	files, err := c.Plan(context.Background(), status(nil), Options{KeepLatest: 1, Now: time.Now().Add(2 * time.Hour)})
 	if err != nil {
 		t.Fatal(err)

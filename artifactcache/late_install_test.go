@@ -40,11 +40,7 @@ func TestCacheKeepsArchiveOfInstallBegunAfterPlan(t *testing.T) {
 	}
 	// The archive counts as cached long ago: the plan's clock is a day on.
 	now := fileinfo.LastChange(fi).Add(24 * time.Hour)
-	store, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := storetest.Open(t, b.Root)
 	plan, err := retention.PlanStore(context.Background(), store, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, now,
 		pkgstore.Options{Target: "x86_64-linux"})
 	if err != nil {

@@ -56,11 +56,7 @@ func TestCacheKeepsWhatAFreshSymlinkedArchiveLeadsTo(t *testing.T) {
 	}
 	window := linkChanged.Sub(fileChanged) / 2
 	now := linkChanged.Add(window / 2) // the link window/2 old, the archive 2.5 windows
-	store, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := storetest.Open(t, b.Root)
 	plan, err := retention.PlanStore(context.Background(), store, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, now,
 		pkgstore.Options{Target: "x86_64-linux", InstallWindow: window})
 	if err != nil {

@@ -62,11 +62,7 @@ func TestPlanPressure(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := pressureStore(t, !tc.noCache)
-			store, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer store.Close()
+			store := storetest.Open(t, b.Root)
 			limits := pressure.Limits{MinFree: pressure.Size{Bytes: 2 * gib}, MaxFree: pressure.Size{Bytes: 2 * gib}}
 			free := func() (pressure.Space, error) { return pressure.Space{Avail: tc.avail, Total: 100 * gib}, nil }
 			pp, err := artifactcache.PlanPressure(t.Context(), store, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(),
@@ -113,11 +109,7 @@ func TestPlanPressure(t *testing.T) {
 // and nothing is planned.
 func TestPlanPressureRefuses(t *testing.T) {
 	b := pressureStore(t, true)
-	store, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := storetest.Open(t, b.Root)
 	free := func() (pressure.Space, error) { return pressure.Space{Avail: 1, Total: 1 << 40}, nil }
 	pol := retention.Policy{KeepLatest: 1}
 	for _, tc := range []struct {

@@ -47,11 +47,7 @@ func release(b *storetest.Builder, id string, cmds ...string) {
 
 func scan(t *testing.T, root string) (*pkgstore.Store, *pkgstore.Inventory) {
 	t.Helper()
-	store, err := pkgstore.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := storetest.Open(t, root)
 	inv, err := store.Scan(ctx, pkgstore.Options{BinlinkDirs: []string{"bin", "usr/local/bin"}})
 	if err != nil {
 		t.Fatal(err)
@@ -59,13 +55,19 @@ func scan(t *testing.T, root string) (*pkgstore.Store, *pkgstore.Inventory) {
 	return store, inv
 }
 
-func lock(t *testing.T, store *pkgstore.Store) {
+// staleRedisLink is a store with redis2 installed and bin/redis-server
+// linked to redis1, which is not: its store (open) and the plan for it.
+func staleRedisLink(t *testing.T, removeOnly bool) (*storetest.Builder, *pkgstore.Store, *binlink.Plan) {
 	t.Helper()
-	unlock, err := store.Lock(ctx, time.Second)
+	b := storetest.New(t)
+	release(b, redis2, "redis-server")
+	b.Binlink("bin", "redis-server", "/hab/pkgs/"+redis1+"/bin/redis-server")
+	store, inv := scan(t, b.Root)
+	plan, err := binlink.NewPlan(store, inv, binlink.Options{RemoveOnly: removeOnly})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { unlock() })
+	return b, store, plan
 }
 
 func readlink(t *testing.T, p string) string {
@@ -208,14 +210,7 @@ func TestApplyLeavesWhatChanged(t *testing.T) {
 	for _, c := range cases {
 		for _, removeOnly := range []bool{false, true} {
 			t.Run(c.name+map[bool]string{true: ", remove", false: ", relink"}[removeOnly], func(t *testing.T) {
-				b := storetest.New(t)
-				release(b, redis2, "redis-server")
-				b.Binlink("bin", "redis-server", "/hab/pkgs/"+redis1+"/bin/redis-server")
-				store, inv := scan(t, b.Root)
-				plan, err := binlink.NewPlan(store, inv, binlink.Options{RemoveOnly: removeOnly})
-				if err != nil {
-					t.Fatal(err)
-				}
+				b, store, plan := staleRedisLink(t, removeOnly)
 				link := b.Path("bin/redis-server")
 				c.change(t, b, link)
 				lock(t, store)
@@ -345,17 +340,11 @@ func TestApplyRaceSwap(t *testing.T) {
 		for _, file := range []bool{true, false} {
 			name := map[bool]string{true: "relink", false: "remove"}[!removeOnly] + map[bool]string{true: ", a regular file", false: ", another symlink"}[file]
 			t.Run(name, func(t *testing.T) {
-				b := storetest.New(t)
-				release(b, redis2, "redis-server")
-				b.Binlink("bin", "redis-server", "/hab/pkgs/"+redis1+"/bin/redis-server")
-				store, inv := scan(t, b.Root)
-				plan, err := binlink.NewPlan(store, inv, binlink.Options{RemoveOnly: removeOnly})
-				if err != nil {
-					t.Fatal(err)
-				}
+				b, store, plan := staleRedisLink(t, removeOnly)
 				link := b.Path("bin/redis-server")
 				binlink.SetBeforeChange(plan, func(string) {
 					os.Remove(link)
+					var err error
 					if file {
 						err = os.WriteFile(link, []byte("mine"), 0o755)
 					} else {

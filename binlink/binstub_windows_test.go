@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/windows"
 
@@ -28,11 +27,7 @@ func winStub(id, exe string) string {
 
 func winScan(t *testing.T, root string) (*pkgstore.Store, *pkgstore.Inventory) {
 	t.Helper()
-	store, err := pkgstore.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := storetest.Open(t, root)
 	inv, err := store.Scan(context.Background(), pkgstore.Options{Target: "x86_64-windows"})
 	if err != nil {
 		t.Fatal(err)
@@ -88,11 +83,7 @@ func TestBinstubsWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer windows.CloseHandle(h)
-	unlock, err := store.Lock(context.Background(), time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
+	lock(t, store)
 	res, err := binlink.Apply(context.Background(), store, plan)
 	if err != nil {
 		t.Fatal(err)
@@ -128,11 +119,7 @@ func TestBinstubChangedWindows(t *testing.T) {
 			swapErr = os.WriteFile(b.Path(link), []byte("@echo swapped\r\n"), 0o644)
 		}
 	})
-	unlock, err := store.Lock(context.Background(), time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
+	lock(t, store)
 	res, err := binlink.Apply(context.Background(), store, plan)
 	if err != nil {
 		t.Fatal(err)

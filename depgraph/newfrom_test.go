@@ -17,11 +17,7 @@ import (
 func TestNewFrom(t *testing.T) {
 	ctx := context.Background()
 	b := storetest.New(t).Pkg(glibc).Pkg(openssl, glibc).Pkg(redis, openssl).Pkg(app, redis)
-	store, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := storetest.Open(t, b.Root)
 	opts := pkgstore.Options{Target: storetest.DefaultTarget}
 	inv, err := store.Scan(ctx, opts)
 	if err != nil {

@@ -25,11 +25,7 @@ func TestLogBinlinks(t *testing.T) {
 		Binlink("bin", "redis-cli", "/hab/pkgs/"+old+"/bin/redis-cli").
 		Binlink("bin", "tool", "/hab/pkgs/core/tool/1/20190101000000/bin/tool").
 		Binlink("bin", "dir", "/hab/pkgs/core/nothing")
-	store, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := storetest.Open(t, b.Root)
 	unlock, err := store.Lock(ctx, time.Second)
 	if err != nil {
 		t.Fatal(err)

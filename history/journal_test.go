@@ -4,11 +4,9 @@ package history
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,14 +14,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-func rec(i int, ident string) Record {
-	r := Record{Time: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC), Kind: KindRelease, RunID: fmt.Sprint("run-", i),
-		Job: JobRun, FSRoot: "/", Policy: Policy{KeepLatest: 1, MinAge: "1h"}, Ident: ident, Outcome: "removed", BytesFreed: int64(i)}
-	if ident == "" {
-		r.Kind, r.Outcome = KindRun, RunOK
-	}
-	return r
-}
+func rec(i int, ident string) Record { return recFor("/", i, ident) }
 
 func TestAppendRead(t *testing.T) {
 	j := Journal{Dir: filepath.Join(t.TempDir(), "hab", "sup", "default", "hab-gc")}
@@ -32,19 +23,7 @@ func TestAppendRead(t *testing.T) {
 		t.Fatalf("empty journal: %v %v %v", recs, notes, err)
 	}
 	want := []Record{rec(1, "core/redis/6.2.5/20211101000000"), rec(2, "")}
-	if err := j.Append(want[:1]); err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Append(want[1:]); err != nil {
-		t.Fatal(err)
-	}
-	got, notes, err := j.Read()
-	if err != nil || len(notes) != 0 {
-		t.Fatalf("read: %v %v", notes, err)
-	}
-	if len(got) != 2 || got[0].Ident != want[0].Ident || got[1].Kind != KindRun || !got[1].Time.Equal(want[1].Time) {
-		t.Fatalf("got %+v", got)
-	}
+	appendTwoRead(t, j, want)
 	fi, err := os.Stat(filepath.Join(j.Dir, FileName))
 	if err != nil || fi.Mode().Perm() != 0o640 {
 		t.Fatalf("journal mode: %v %v", fi, err)
@@ -58,18 +37,7 @@ func TestRotate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for n := 0; n <= 2; n++ {
-		fi, err := os.Stat(filepath.Join(j.Dir, rotated(n)))
-		if err != nil {
-			t.Fatalf("%s: %v", rotated(n), err)
-		}
-		if fi.Size() > j.MaxSize {
-			t.Errorf("%s is %d bytes, more than MaxSize %d", rotated(n), fi.Size(), j.MaxSize)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(j.Dir, rotated(3))); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a third rotated file exists with Keep 2: %v", err)
-	}
+	checkRotatedFiles(t, j)
 	got, notes, err := j.Read()
 	if err != nil || len(notes) != 0 {
 		t.Fatal(notes, err)
@@ -77,14 +45,7 @@ func TestRotate(t *testing.T) {
 	if len(got) == 0 || len(got) >= 20 {
 		t.Fatalf("read %d records after rotation; want some, not all", len(got))
 	}
-	for i := 1; i < len(got); i++ {
-		if !got[i-1].Time.Before(got[i].Time) {
-			t.Fatalf("records out of order at %d: %v then %v", i, got[i-1].Time, got[i].Time)
-		}
-	}
-	if last := got[len(got)-1]; last.BytesFreed != 19 {
-		t.Fatalf("newest record lost: %+v", last)
-	}
+	checkRotatedRecords(t, got)
 }
 
 func TestTornLastLine(t *testing.T) {
@@ -199,20 +160,7 @@ func TestSymlinkedDir(t *testing.T) {
 // torn or lost beyond what rotation drops.
 func TestConcurrentAppend(t *testing.T) {
 	j := Journal{Dir: t.TempDir(), MaxSize: 1 << 20}
-	var wg sync.WaitGroup
-	for w := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 25 {
-				if err := j.Append([]Record{rec(w*100+i, "core/a/1/20200101000000"), rec(w*100+i, "")}); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	appendConcurrently(t, j, 8, rec)
 	got, notes, err := j.Read()
 	if err != nil || len(notes) != 0 || len(got) != 8*25*2 {
 		t.Fatalf("records %d, notices %v, err %v", len(got), notes, err)

@@ -5,11 +5,9 @@ package history
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,14 +19,7 @@ import (
 // The Unix journal tests (journal_test.go), on Windows' handle-relative
 // journal: run under Wine by .ci/run.
 
-func recW(i int, ident string) Record {
-	r := Record{Time: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC), Kind: KindRelease, RunID: fmt.Sprint("run-", i),
-		Job: JobRun, FSRoot: `C:\`, Policy: Policy{KeepLatest: 1, MinAge: "1h"}, Ident: ident, Outcome: "removed", BytesFreed: int64(i)}
-	if ident == "" {
-		r.Kind, r.Outcome = KindRun, RunOK
-	}
-	return r
-}
+func recW(i int, ident string) Record { return recFor(`C:\`, i, ident) }
 
 // TestAppendReadWindows: appends make the directory (as given, and from
 // an FS root down) and read back in order.
@@ -36,19 +27,7 @@ func TestAppendReadWindows(t *testing.T) {
 	root := testtool.TempDir(t)
 	for _, j := range []Journal{{Dir: filepath.Join(testtool.TempDir(t), "hab", "sup", "default", "hab-gc")}, ForFSRoot(root)} {
 		want := []Record{recW(1, "core/redis/6.2.5/20211101000000"), recW(2, "")}
-		if err := j.Append(want[:1]); err != nil {
-			t.Fatal(err)
-		}
-		if err := j.Append(want[1:]); err != nil {
-			t.Fatal(err)
-		}
-		got, notes, err := j.Read()
-		if err != nil || len(notes) != 0 {
-			t.Fatalf("read: %v %v", notes, err)
-		}
-		if len(got) != 2 || got[0].Ident != want[0].Ident || got[1].Kind != KindRun || !got[1].Time.Equal(want[1].Time) {
-			t.Fatalf("%s: got %+v", j.Dir, got)
-		}
+		appendTwoRead(t, j, want)
 	}
 	if _, err := os.Stat(filepath.Join(root, "hab", "sup", "default", "hab-gc", FileName)); err != nil {
 		t.Errorf("ForFSRoot's journal: %v", err)
@@ -64,30 +43,12 @@ func TestRotateWindows(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for n := 0; n <= 2; n++ {
-		fi, err := os.Stat(filepath.Join(j.Dir, rotated(n)))
-		if err != nil {
-			t.Fatalf("%s: %v", rotated(n), err)
-		}
-		if fi.Size() > j.MaxSize {
-			t.Errorf("%s is %d bytes, more than MaxSize %d", rotated(n), fi.Size(), j.MaxSize)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(j.Dir, rotated(3))); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a third rotated file exists with Keep 2: %v", err)
-	}
+	checkRotatedFiles(t, j)
 	got, notes, err := j.Read()
 	if err != nil || len(notes) != 0 || len(got) == 0 || len(got) >= 20 {
 		t.Fatalf("read %d records, %v, %v after rotation; want some, not all", len(got), notes, err)
 	}
-	for i := 1; i < len(got); i++ {
-		if !got[i-1].Time.Before(got[i].Time) {
-			t.Fatalf("records out of order at %d", i)
-		}
-	}
-	if last := got[len(got)-1]; last.BytesFreed != 19 {
-		t.Fatalf("newest record lost: %+v", last)
-	}
+	checkRotatedRecords(t, got)
 }
 
 // TestTornLastLineWindows: an append after a crash cut the last line ends
@@ -224,20 +185,7 @@ func TestBusyWindows(t *testing.T) {
 // torn or lost.
 func TestConcurrentAppendWindows(t *testing.T) {
 	j := Journal{Dir: testtool.TempDir(t), MaxSize: 1 << 20}
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 25 {
-				if err := j.Append([]Record{recW(w*100+i, "core/a/1/20200101000000"), recW(w*100+i, "")}); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	appendConcurrently(t, j, 4, recW)
 	got, notes, err := j.Read()
 	if err != nil || len(notes) != 0 || len(got) != 4*25*2 {
 		t.Fatalf("records %d, notices %v, err %v", len(got), notes, err)

@@ -127,16 +127,26 @@ func planAs(t *testing.T, root, mode string, setprivArgs ...string) blindOutcome
 	}
 	setpriv := testtool.Need(t, "setpriv", "util-linux") // drops CAP_SYS_PTRACE
 	cmd := exec.Command(setpriv, append(setprivArgs, "--", os.Args[0])...)
-	cmd.Env = append(os.Environ(), blindEnv+"="+root+";"+mode)
+	return runBlindPlanner(t, cmd, root+";"+mode, func(err error, stderr string) {
+		t.Fatalf("blind planner: %v\n%s", err, stderr)
+	})
+}
+
+// runBlindPlanner runs cmd, which runs this test binary as blindPlan for
+// blindEnv's value env, and returns what it printed; when cmd fails, it
+// calls failed (which must end the test) with its error and stderr.
+func runBlindPlanner(t *testing.T, cmd *exec.Cmd, env string, failed func(err error, stderr string)) blindOutcome {
+	t.Helper()
+	cmd.Env = append(os.Environ(), blindEnv+"="+env)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	b, err := cmd.Output()
+	raw, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("blind planner: %v\n%s", err, stderr.String())
+		failed(err, stderr.String())
 	}
 	var out blindOutcome
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("blind planner said %q: %v", b, err)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("blind planner said %q: %v", raw, err)
 	}
 	return out
 }
@@ -405,13 +415,7 @@ func TestBlindScanHidepid(t *testing.T) {
 	for _, own := range []bool{true, false} {
 		b := appStore(t)
 		// The user must reach the store: t.TempDir's directories are 0700.
-		for d := b.Root; d != "/" && d != "."; d = filepath.Dir(d) {
-			if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o005 != 0o005 {
-				if err := os.Chmod(d, fi.Mode().Perm()|0o055); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
+		testtool.OpenToOthers(t, b.Root)
 		if own {
 			if err := chownTree(b.PkgPath(oldApp), 65534); err != nil {
 				t.Fatal(err)
@@ -443,17 +447,9 @@ func TestBlindScanInChildPIDNamespace(t *testing.T) {
 	b := appStore(t)
 	p := proctest.Start(t, proctest.Open, b.PkgPath(oldApp)+"/share/data.txt")
 	cmd := exec.Command(unshare, "--pid", "--fork", "--mount-proc", "--", os.Args[0])
-	cmd.Env = append(os.Environ(), blindEnv+"="+b.Root+";")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	raw, err := cmd.Output()
-	if err != nil {
-		t.Skipf("cannot run in a new PID namespace: %v: %s", err, stderr.String())
-	}
-	var out blindOutcome
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("planner said %q: %v", raw, err)
-	}
+	out := runBlindPlanner(t, cmd, b.Root+";", func(err error, stderr string) {
+		t.Skipf("cannot run in a new PID namespace: %v: %s", err, stderr)
+	})
 	if out.Counts["processes"] > 5 {
 		t.Fatalf("counts %v: the planner did not run in a PID namespace of its own", out.Counts)
 	}

@@ -1,19 +1,16 @@
 package runroots_test
 
 import (
-	"bufio"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
-	"github.com/hab-gc/hab-gc/runroots"
 )
 
 // TestHabInstallCommandOfAnotherStore: a `hab pkg install` running is an
@@ -26,10 +23,7 @@ import (
 // every store's removals: tests installing into their own temporary stores
 // made others' fail, and a fleet's Studio builds stalled the host's prune.
 func TestHabInstallCommandOfAnotherStore(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	base := os.Environ()
 	clean := base[:0:0]
 	for _, e := range base {
@@ -73,27 +67,8 @@ func TestHabInstallCommandOfAnotherStore(t *testing.T) {
 			if tc.dir != nil {
 				cmd.Dir = tc.dir(b.Root)
 			}
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-			if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
-				t.Fatalf("helper: %q", line)
-			}
-			st, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RootFinders: []retention.RootFinder{runroots.Finder{}}}
-			p, err := retention.PlanStore(context.Background(), st, pol, time.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
+			startCmdlineHelper(t, cmd)
+			p := planCmdline(t, b.Root)
 			d, _ := p.Decision(pkgstore.MustParseIdent("core/app/1/20200101000000"))
 			ours := strings.Contains(p.InstallWait, "runs hab pkg install core/app")
 			if ours != tc.holds {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/runroots"
@@ -28,6 +29,35 @@ func runCmdlineHelper() {
 	os.Exit(0)
 }
 
+// startCmdlineHelper starts cmd, this test binary run as runCmdlineHelper,
+// waits until it says ready, and kills it when the test ends.
+func startCmdlineHelper(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("helper: %q", line)
+	}
+}
+
+// planCmdline plans keep-latest=1 with runtime roots for the store under
+// fsRoot (open until the test ends).
+func planCmdline(t *testing.T, fsRoot string) *retention.Plan {
+	t.Helper()
+	pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RootFinders: []retention.RootFinder{runroots.Finder{}}}
+	p, err := retention.PlanStore(context.Background(), storetest.Open(t, fsRoot), pol, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestHabInstallCommandHoldsRemovals (issue 31 item 2): a `hab pkg
 // install` or `hab svc load` running is an install in progress even
 // between the opens of its archives, where no file shows it (Habitat
@@ -36,10 +66,7 @@ func runCmdlineHelper() {
 // and the reason names the process and its command line. Other hab
 // commands, and a command named otherwise, hold nothing.
 func TestHabInstallCommandHoldsRemovals(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
+	exe := testtool.Executable(t)
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -54,27 +81,8 @@ func TestHabInstallCommandHoldsRemovals(t *testing.T) {
 			b := storetest.New(t)
 			b.Add(storetest.Release{Ident: "core/app/1/20200101000000"}, storetest.Release{Ident: "core/app/2/20200201000000"})
 			cmd := &exec.Cmd{Path: exe, Args: tc.args, Env: append(os.Environ(), cmdlineEnv+"=1", "FS_ROOT="+b.Root)}
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-			if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
-				t.Fatalf("helper: %q", line)
-			}
-			st, err := pkgstore.Open(b.Root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RootFinders: []retention.RootFinder{runroots.Finder{}}}
-			p, err := retention.PlanStore(context.Background(), st, pol, time.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
+			startCmdlineHelper(t, cmd)
+			p := planCmdline(t, b.Root)
 			d, _ := p.Decision(pkgstore.MustParseIdent("core/app/1/20200101000000"))
 			if got := d.Action == retention.Keep; got != tc.holds {
 				t.Fatalf("core/app/1: %s %v (install wait %q), want kept %v", d.Action, d.Reasons, p.InstallWait, tc.holds)

@@ -177,11 +177,7 @@ func hasReason(rs []retention.Reason, code retention.Code, says string) bool {
 // under root, and returns the open store (closed when the test ends).
 func planKeepLatest1(t *testing.T, root string) (*pkgstore.Store, *retention.Plan) {
 	t.Helper()
-	s, err := pkgstore.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storetest.Open(t, root)
 	pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RootFinders: []retention.RootFinder{runroots.Finder{}}}
 	plan, err := retention.PlanStore(context.Background(), s, pol, time.Now(), pkgstore.Options{Target: storetest.DefaultTarget})
 	if err != nil {
