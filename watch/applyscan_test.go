@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -44,22 +43,8 @@ func TestPropertyApplyScan(t *testing.T) {
 
 func propertyApplyScan(t *testing.T, seed uint64, steps int) (incremental, total int) {
 	ctx := context.Background()
-	rng := rand.New(rand.NewPCG(seed, 36))
-	b := storetest.New(t)
-	s := &incStore{t: t, rng: rng, b: b, in: storetest.NewInstaller(b.Root, seed)}
-	b.Mkdir(pkgstore.SpecsDir).Mkdir("bin")
-	for p := range 2 + rng.IntN(5) {
-		pkg := fmt.Sprintf("core/p%d", p)
-		s.pkgs = append(s.pkgs, pkg)
-		for range 1 + rng.IntN(4) {
-			s.write(s.newIdent(pkg), s.deps(pkg))
-		}
-	}
-	store, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	s, store := newIncStore(t, seed, 36)
+	rng := s.rng
 	pol := retention.Policy{KeepLatest: 1 + rng.IntN(3), MinAge: retention.NoMinAge, AllowDamaged: true}
 	w := newWatcher(Options{Store: store, Policy: pol, All: true})
 	defer w.close()

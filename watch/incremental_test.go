@@ -229,9 +229,12 @@ func (s *incStore) change() string {
 	return "nothing"
 }
 
-func propertyIncremental(t *testing.T, seed uint64, steps int) (incremental int) {
-	ctx := context.Background()
-	rng := rand.New(rand.NewPCG(seed, 35))
+// newIncStore makes a random store of 2 to 6 packages, 1 to 4 releases
+// each, with a specs directory and hab/bin, from seed (stream picks the
+// random sequence), and opens it for the rest of the test.
+func newIncStore(t *testing.T, seed, stream uint64) (*incStore, *pkgstore.Store) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, stream))
 	b := storetest.New(t)
 	s := &incStore{t: t, rng: rng, b: b, in: storetest.NewInstaller(b.Root, seed)}
 	b.Mkdir(pkgstore.SpecsDir).Mkdir("bin")
@@ -242,11 +245,13 @@ func propertyIncremental(t *testing.T, seed uint64, steps int) (incremental int)
 			s.write(s.newIdent(pkg), s.deps(pkg))
 		}
 	}
-	store, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	return s, storetest.Open(t, b.Root)
+}
+
+func propertyIncremental(t *testing.T, seed uint64, steps int) (incremental int) {
+	ctx := context.Background()
+	s, store := newIncStore(t, seed, 35)
+	rng := s.rng
 	pol := retention.Policy{KeepLatest: 1 + rng.IntN(3), MinAge: retention.NoMinAge, FreeDeps: rng.IntN(2) == 0,
 		AllowDamaged: rng.IntN(4) > 0}
 	w := newWatcher(Options{Store: store, Policy: pol, All: true})
