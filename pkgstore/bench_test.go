@@ -145,7 +145,10 @@ var floorFactors = [...]int{2, 4, 8}
 // (benchstore.DryRun: `hab-gc run --keep-latest=3 --min-age=none --dry-run
 // --json --target x86_64-linux --fs-root ROOT`, its output to the null
 // device, runtime roots read from /proc as by default), timed wall-clock
-// from start to exit. It reports ns per release for each, their ratios to
+// from start to exit, then again with runtime roots off
+// (benchstore.DryRunRootsOff: where a process such as PID 1 cannot be
+// inspected, the run with roots on is blind and leases every file it
+// would remove; the run with roots off reads no process). It reports ns per release for each, their ratios to
 // the floor (target: e2e/floor <= 1.3 at 100,000), the end-to-end run's
 // ratio to rawFloorScan (the same reads with the fewest system calls: a
 // stricter floor than the issue's, reported for comparison), the heap the Inventory
@@ -168,7 +171,7 @@ func BenchmarkScan(b *testing.B) {
 				b.Fatal(err)
 			}
 			var floorNs, rawNs [len(floorFactors)]int64
-			var scanNs, dryNs, e2eNs, peakRSS int64
+			var scanNs, dryNs, e2eNs, offNs, peakRSS, offRSS int64
 			var retained uint64
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -216,6 +219,11 @@ func BenchmarkScan(b *testing.B) {
 				}
 				e2eNs += run.Wall.Nanoseconds()
 				peakRSS = max(peakRSS, run.MaxRSS)
+				if run, err = benchstore.DryRunRootsOff(bin, root, nil); err != nil {
+					b.Fatal(err)
+				}
+				offNs += run.Wall.Nanoseconds()
+				offRSS = max(offRSS, run.MaxRSS)
 				b.StartTimer()
 			}
 			per := func(ns int64) float64 { return float64(ns) / float64(b.N*n) }
@@ -235,6 +243,9 @@ func BenchmarkScan(b *testing.B) {
 			b.ReportMetric(float64(scanNs)/float64(floor), "scan/floor")
 			b.ReportMetric(float64(dryNs)/float64(floor), "dryrun/floor")
 			b.ReportMetric(float64(e2eNs)/float64(floor), "e2e/floor")
+			b.ReportMetric(per(offNs), "e2e-rootsoff-ns/release")
+			b.ReportMetric(float64(offNs)/float64(floor), "e2e-rootsoff/floor")
+			b.ReportMetric(float64(offRSS)/(1<<20), "rootsoff-peak-RSS-MiB")
 			b.ReportMetric(float64(retained)/float64(b.N*n), "retained-B/release")
 			b.ReportMetric(float64(peakRSS)/(1<<20), "peak-RSS-MiB")
 		})

@@ -66,6 +66,16 @@ func DryRun(bin, root string, stdout io.Writer) (Run, error) {
 	return run, err
 }
 
+// DryRunRootsOff is DryRun with runtime roots off
+// (--runtime-roots=false): no process is read, so nothing is leased
+// either, whatever /proc shows. It is the run the issue's "runtime roots
+// off" figure is of, the same on a machine whose PID 1 cannot be
+// inspected (where DryRun is blind) as on one whose can.
+func DryRunRootsOff(bin, root string, stdout io.Writer) (Run, error) {
+	run, _, err := runCLI(exec.Command(bin, append(DryRunArgs(root), "--runtime-roots=false")...), stdout)
+	return run, err
+}
+
 // ErrCannotBlind is BlindDryRun's error where it cannot make a blind run:
 // not root, or no setpriv.
 var ErrCannotBlind = errors.New("benchstore: a blind run needs root and util-linux setpriv")
