@@ -1,8 +1,10 @@
 package runroots
 
 import (
+	"cmp"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -17,8 +19,21 @@ import (
 // of a directory above it, a chroot, another mount namespace through
 // /proc/PID/root) maps to its release: a bind mount keeps the device and
 // inode of what it shows.
+//
+// It is built once a scan, over every release of the store, and lives
+// while the processes are read, when the inventory is at its largest: so
+// it is a sorted slice of 24-byte records (one allocation, searched by
+// binary search; lookups are few, one a path with a release's name in
+// it) that name an inventory release by its index, not a map holding a
+// copy of each ident (about 100 bytes a release, and as much again in
+// garbage as the map grew: 63 MB allocated at 130,000 releases).
 type identity struct {
-	byID map[fileID]idEntry
+	recs []idRec
+	// releases are the inventory's (an idRec's ref >= 0 indexes them);
+	// extra the idents of hidden directories and of releases read from
+	// disk (ref -1 is extra[0], -2 extra[1]...).
+	releases []*pkgstore.Release
+	extra    []pkgstore.Ident
 	// names are the release directories' own names (RELEASE, or the name
 	// hab-gc hid one under): only a path with one of them, at least four
 	// components deep, can lie in a release, so that other paths cost no
@@ -28,21 +43,65 @@ type identity struct {
 
 type fileID struct{ dev, ino uint64 }
 
-type idEntry struct {
-	id     pkgstore.Ident
+// idRec is a release directory's identity and which release it is.
+type idRec struct {
+	id     fileID
+	ref    int32
 	hidden bool
 }
 
-func newIdentity() *identity {
-	return &identity{byID: map[fileID]idEntry{}, names: map[string]bool{}}
+func newIdentity(size int) *identity {
+	return &identity{recs: make([]idRec, 0, size), names: make(map[string]bool, size)}
+}
+
+// addIdent indexes a directory of release id that is not one of the
+// inventory's releases.
+func (ix *identity) addIdent(id fileID, ident pkgstore.Ident, hidden bool) {
+	ix.extra = append(ix.extra, ident)
+	ix.recs = append(ix.recs, idRec{id: id, ref: int32(-len(ix.extra)), hidden: hidden})
+}
+
+func cmpID(a, b fileID) int {
+	if c := cmp.Compare(a.dev, b.dev); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ino, b.ino)
+}
+
+// sort readies the index for find. Of records with the same identity
+// the last added is the one found, as a map's last write would be.
+func (ix *identity) sort() {
+	slices.SortStableFunc(ix.recs, func(a, b idRec) int { return cmpID(a.id, b.id) })
+	out := ix.recs[:0]
+	for i, r := range ix.recs {
+		if i+1 < len(ix.recs) && ix.recs[i+1].id == r.id {
+			continue // a later one wins
+		}
+		out = append(out, r)
+	}
+	ix.recs = out
+}
+
+// find returns the release whose directory has identity id.
+func (ix *identity) find(id fileID) (pkgstore.Ident, bool, bool) {
+	i, ok := slices.BinarySearchFunc(ix.recs, id, func(r idRec, id fileID) int { return cmpID(r.id, id) })
+	if !ok {
+		return pkgstore.Ident{}, false, false
+	}
+	r := ix.recs[i]
+	if r.ref < 0 {
+		return ix.extra[-r.ref-1], r.hidden, true
+	}
+	return ix.releases[r.ref].Ident, r.hidden, true
 }
 
 // identityOf indexes an inventory's releases and hidden directories.
 func identityOf(inv *pkgstore.Inventory) *identity {
-	ix := newIdentity()
-	for _, r := range inv.Releases {
+	ix := newIdentity(len(inv.Releases) + len(inv.Debris))
+	ix.releases = inv.Releases
+	for i, r := range inv.Releases {
 		if r.Ino != 0 {
-			ix.byID[fileID{r.Dev, r.Ino}] = idEntry{id: r.Ident}
+			ix.recs = append(ix.recs, idRec{id: fileID{r.Dev, r.Ino}, ref: int32(i)})
 			ix.names[r.Ident.Release] = true
 		}
 	}
@@ -50,6 +109,7 @@ func identityOf(inv *pkgstore.Inventory) *identity {
 	for _, d := range inv.Debris {
 		ix.addHidden(store, d)
 	}
+	ix.sort()
 	return ix
 }
 
@@ -69,7 +129,7 @@ func (ix *identity) addHidden(store, rel string) {
 	if unix.Lstat(filepath.Join(store, rel), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return
 	}
-	ix.byID[fileID{st.Dev, st.Ino}] = idEntry{id: id, hidden: true}
+	ix.addIdent(fileID{st.Dev, st.Ino}, id, true)
 	ix.names[name] = true
 }
 
@@ -77,7 +137,8 @@ func (ix *identity) addHidden(store, rel string) {
 // ORIGIN/NAME/VERSION/RELEASE directories (what Scan does without an
 // inventory). What cannot be read is left out.
 func identityFromDisk(fsRoot string) *identity {
-	ix := newIdentity()
+	ix := newIdentity(0)
+	defer ix.sort()
 	store := storeDir(fsRoot)
 	list := func(dir string) []string {
 		ents, err := safeio.ReadDir(dir)
@@ -107,7 +168,7 @@ func identityFromDisk(fsRoot string) *identity {
 					}
 					var st unix.Stat_t
 					if unix.Lstat(filepath.Join(store, rel), &st) == nil {
-						ix.byID[fileID{st.Dev, st.Ino}] = idEntry{id: id}
+						ix.addIdent(fileID{st.Dev, st.Ino}, id, false)
 						ix.names[r] = true
 					}
 				}
@@ -167,11 +228,11 @@ func (ix *identity) lookup(prefix, p string) (id pkgstore.Ident, file string, hi
 		if unix.Stat(prefix+dir, &st) != nil {
 			return false
 		}
-		e, found := ix.byID[fileID{st.Dev, st.Ino}]
+		eid, h, found := ix.find(fileID{st.Dev, st.Ino})
 		if !found {
 			return false
 		}
-		id, file, hidden, ok = e.id, rest, e.hidden, true
+		id, file, hidden, ok = eid, rest, h, true
 		return true
 	})
 	return id, file, hidden, ok
