@@ -126,7 +126,7 @@ func TestCaseFoldedNames(t *testing.T) {
 		{name: "two spellings: a count in a third keeps more of each", store: two,
 			pol:    retention.Policy{KeepLatest: 1, KeepLatestFor: []retention.PackageCount{count("CORE/REDIS=3")}},
 			exact:  caseWant{removed: []string{r1, r2, r3, u1}, warns: []retention.WarningKind{unmatchedCount}},
-			folded: caseWant{removed: []string{r1}, says: map[string]string{u1: "keep-latest-for CORE/REDIS=3, which names core/redis, Core/Redis"}}},
+			folded: caseWant{removed: []string{r1}, says: map[string]string{u1: "keep-latest-for CORE/REDIS=3, which names Core/Redis, core/redis"}}},
 		{name: "two spellings: a count in a third never keeps fewer", store: two,
 			pol:    retention.Policy{KeepLatest: 2, KeepLatestFor: []retention.PackageCount{count("CORE/REDIS=1")}},
 			exact:  caseWant{removed: []string{r1, r2}, warns: []retention.WarningKind{unmatchedCount}},
@@ -202,7 +202,7 @@ func TestCaseFoldedOnlyWarning(t *testing.T) {
 	}
 	want := `only "CORE/REDIS" matches no installed release, so this run removes nothing of it`
 	if storeFoldsCase {
-		want = `only "CORE/REDIS" names releases in several spellings (core/redis, Core/Redis), in a case-sensitive directory where Windows opens the exact name alone, so this run removes nothing of them`
+		want = `only "CORE/REDIS" names releases in several spellings (Core/Redis, core/redis), in a case-sensitive directory where Windows opens the exact name alone, so this run removes nothing of them`
 	}
 	if len(p.Warnings) != 1 || p.Warnings[0].Text != want || p.Warnings[0].Kind != retention.WarnUnmatchedOnly {
 		t.Fatalf("warnings %+v, want one: %s", p.Warnings, want)
