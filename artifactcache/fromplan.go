@@ -15,6 +15,18 @@ import (
 // for one it removes, else Kept. Under disk pressure (underPressure) a
 // release the plan removes counts as kept: pressure may keep it, and its
 // archive then stays until a later run.
+//
+// Where the store folds case (Windows: pkgstore/fold.go), an archive whose
+// IDENT names a release in another case than the store's directory
+// (Core/Redis/7.0.0/... for core\redis\7.0.0\...) is that release's:
+// Habitat installs it by joining that IDENT into a path
+// (habitat-sh/habitat components/core/src/fs.rs pkg_install_path), which
+// Windows opens as core\redis\..., and finds it installed there. So the
+// archive of a kept release is kept, and that of a release the run
+// removes stays until the next run (Recheck compares Apply's outcomes
+// exactly). The cache's per-package count (Options.KeepLatest) groups
+// archives by their IDENT's exact origin/name: two spellings of one
+// package each keep their newest (more, never fewer).
 func StateOf(plan *retention.Plan, underPressure bool) ReleaseStateFunc {
 	installing := BeingInstalled(plan.Inventory)
 	return func(id pkgstore.Ident) ReleaseState {
@@ -22,6 +34,11 @@ func StateOf(plan *retention.Plan, underPressure bool) ReleaseStateFunc {
 			return Installing
 		}
 		d, ok := plan.Decision(id)
+		if !ok {
+			if r := plan.Inventory.Installed(id); r != nil {
+				d, ok = plan.Decision(r.Ident) // another case, on Windows
+			}
+		}
 		switch {
 		case !ok:
 			return NotInstalled

@@ -67,17 +67,5 @@ func (p Policy) validateCounts() error {
 	return nil
 }
 
-// keepFor is how many releases of id's package are kept by count, and
-// where that count comes from when it is not KeepLatest ("" then): a
-// KeepLatestFor entry, or self-keep-latest for Habitat's own packages.
-func (p Policy) keepFor(id pkgstore.Ident) (n int, from string) {
-	if IsHabitatPackage(id) {
-		return p.selfKeep(), ""
-	}
-	for _, c := range p.KeepLatestFor {
-		if c.Package.Origin == id.Origin && c.Package.Name == id.Name {
-			return max(c.Keep, 0), "keep-latest-for " + c.String()
-		}
-	}
-	return p.keep(), ""
-}
+// The count a package keeps (Plan.keepFor, with the store's spelling of
+// each entry's package) is in casefold.go.

@@ -12,7 +12,7 @@ import (
 func (p *Plan) findRoots() {
 	pol, inv := p.Policy, p.Inventory
 	p.eachPackage(func(rels []*pkgstore.Release) {
-		n, from := pol.keepFor(rels[0].Ident)
+		n, from := p.keepFor(rels[0].Ident)
 		code, what := CodeLatest, ""
 		if from != "" {
 			what = ", by " + from

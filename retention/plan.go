@@ -80,6 +80,10 @@ type Plan struct {
 	unused     map[pkgstore.Ref]bool   // store-wide FreeDeps: count taken away (freed.go)
 	// services are the loaded services' spec idents (ServicesOnly, NoDeps).
 	services []pkgstore.Ident
+	// only and counts are Policy.Only and KeepLatestFor as the store
+	// spells their names (casefold.go: Windows folds case).
+	only   []pkgstore.Ident
+	counts []spelledCount
 }
 
 // HookFunc reports whether a release ships an uninstall hook
@@ -123,7 +127,7 @@ func computeAt(inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, real
 	p := &Plan{
 		Policy: pol, Now: now, RealNow: realNow, Inventory: inv, Graph: g, Found: found,
 		decisionAt: make([]int32, inv.NumRefs()), rootOf: map[pkgstore.Ref][]Reason{},
-		services: serviceIdents(inv),
+		services: serviceIdents(inv), only: spellingsOf(storeSpellings(inv, pol.Only)), counts: spellCounts(inv, pol),
 	}
 	p.Decisions = make([]Decision, len(inv.Releases))
 	for i := range p.decisionAt {
@@ -134,7 +138,7 @@ func computeAt(inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, real
 		p.decisionAt[r.Ref] = int32(i)
 	}
 	p.findRoots()
-	p.Pins, p.Warnings = policyWarnings(inv, pol)
+	p.Pins, p.Warnings = p.policyWarnings()
 	if w, ok := clockWarning(now, realNow); ok {
 		p.Warnings = append(p.Warnings, w)
 	}
@@ -236,7 +240,7 @@ func (p *Plan) decide() {
 			continue
 		}
 		if oldReasons == nil || r.Ident.Origin != oldOf.Origin || r.Ident.Name != oldOf.Name {
-			n, from := p.Policy.keepFor(r.Ident)
+			n, from := p.keepFor(r.Ident)
 			if from != "" {
 				from = " (" + from + ")"
 			}

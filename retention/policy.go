@@ -86,8 +86,10 @@ type Policy struct {
 	// Only core/app, removing core/app/1/1 frees core/lib/1/1 when
 	// core/lib/2/2 is installed, and keeps it when it is core/lib's only
 	// release. With FreeDeps (or ServicesOnly) it is freed whatever its
-	// rank, as the Supervisor's purge and `hab pkg uninstall` do.
-	// Default: all packages.
+	// rank, as the Supervisor's purge and `hab pkg uninstall` do. Where
+	// the store folds case (Windows), an entry in another case than the
+	// store's directories names the one Windows opens for it (CORE/Redis:
+	// core\redis; casefold.go). Default: all packages.
 	Only []pkgstore.Ident
 	// ServicesOnly limits removals to the releases that satisfy a loaded
 	// service's spec ident (Chef Automate's "conservative" mode): a spec
@@ -118,7 +120,10 @@ type Policy struct {
 	FreeDeps bool
 	// KeepLatestFor overrides KeepLatest for the packages it names (the
 	// Supervisor-wide count with per-service overrides): each origin/name
-	// once, not Habitat's own (SelfKeepLatest counts those). Default: none.
+	// once, not Habitat's own (SelfKeepLatest counts those). Where the
+	// store folds case (Windows), an entry in another case counts for the
+	// package Windows opens for it, unless another entry names that
+	// package exactly (casefold.go). Default: none.
 	KeepLatestFor []PackageCount
 	// AllowDamaged plans despite blocking problems in the store (see
 	// pkgstore.Problem.Blocking): each damaged release is then kept, with

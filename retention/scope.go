@@ -17,12 +17,14 @@ import (
 // limited reports whether the plan's removals are limited to a scope.
 func (p *Plan) limited() bool { return len(p.Policy.Only) > 0 || p.Policy.ServicesOnly }
 
-// serviceIdents are the spec idents of the loaded services, as written
-// (core/redis, core/redis/6.2.5, or a fully qualified one), in spec order.
+// serviceIdents are the spec idents of the loaded services (core/redis,
+// core/redis/6.2.5, or a fully qualified one), in spec order, as the store
+// spells them (casefold.go: on Windows, a spec of Core/Redis names
+// core\redis).
 func serviceIdents(inv *pkgstore.Inventory) []pkgstore.Ident {
 	var out []pkgstore.Ident
 	for _, s := range inv.Services {
-		out = append(out, s.Ident)
+		out = append(out, storeSpelling(inv, s.Ident).as)
 	}
 	return out
 }
@@ -30,7 +32,7 @@ func serviceIdents(inv *pkgstore.Inventory) []pkgstore.Ident {
 // inScope reports whether id is among the releases the plan may remove
 // (its packages, not its freed dependencies).
 func (p *Plan) inScope(id pkgstore.Ident) bool {
-	if len(p.Policy.Only) > 0 && !satisfiesAny(id, p.Policy.Only) {
+	if len(p.Policy.Only) > 0 && !satisfiesAny(id, p.only) {
 		return false
 	}
 	if p.Policy.ServicesOnly && !satisfiesAny(id, p.services) {
@@ -52,10 +54,11 @@ func satisfiesAny(id pkgstore.Ident, pats []pkgstore.Ident) bool {
 // besides the package's: Only entries with a version, and, with
 // ServicesOnly or NoDeps, every loaded service's spec ident with a version
 // (a spec pinned to core/redis/6.2.5 keeps the newest N of 6.2.5, as the
-// Supervisor's uninstall_all_but_latest(spec.ident, N) does).
+// Supervisor's uninstall_all_but_latest(spec.ident, N) does); each as the
+// store spells it.
 func (p *Plan) countScopes() []pkgstore.Ident {
 	var out []pkgstore.Ident
-	for _, o := range p.Policy.Only {
+	for _, o := range p.only {
 		if o.Version != "" {
 			out = append(out, o)
 		}

@@ -85,9 +85,10 @@ func (w Warning) Unmatched() bool {
 
 // policyWarnings lists, in policy order, the policy's pins with their
 // matches, and the warnings: the excludes and Only entries that match no
-// installed release and the semver pins that met versions they cannot
-// judge.
-func policyWarnings(inv *pkgstore.Inventory, pol Policy) ([]Pin, []Warning) {
+// installed release (as the store spells them: casefold.go) and the
+// semver pins that met versions they cannot judge.
+func (p *Plan) policyWarnings() ([]Pin, []Warning) {
+	inv, pol := p.Inventory, p.Policy
 	var ws []Warning
 	var pins []Pin
 	for _, ex := range pol.Excludes {
@@ -112,21 +113,20 @@ func policyWarnings(inv *pkgstore.Inventory, pol Policy) ([]Pin, []Warning) {
 				Text: fmt.Sprintf("exclude %s: version(s) %s of %s are not semver, so its constraint cannot judge them: they are kept", ex.describe(), strings.Join(notSemver, ", "), pkgName(ex.Pattern))})
 		}
 	}
-	for _, o := range pol.Only {
+	for i, o := range pol.Only {
 		matched := false
 		for _, r := range inv.Releases {
-			if r.Ident.Satisfies(o) {
+			if r.Ident.Satisfies(p.only[i]) {
 				matched = true
 				break
 			}
 		}
 		if !matched {
-			ws = append(ws, Warning{Kind: WarnUnmatchedOnly, Pin: o.String(),
-				Text: fmt.Sprintf("only %q matches no installed release, so this run removes nothing of it", o.String())})
+			ws = append(ws, onlyWarning(o, storeSpelling(inv, o)))
 		}
 	}
-	for _, c := range pol.KeepLatestFor {
-		if inv.Latest(c.Package) == nil {
+	for _, c := range p.counts {
+		if inv.Latest(c.as) == nil {
 			ws = append(ws, Warning{Kind: WarnUnmatchedKeepLatestFor, Pin: c.String(),
 				Text: fmt.Sprintf("keep-latest-for %q matches no installed release (a typo would leave that package at keep-latest)", c.String())})
 		}
