@@ -144,3 +144,36 @@ func aheadScheduler(e *env, b *storetest.Builder, extra ...string) *schedule.Sch
 	e.reload(s)
 	return s
 }
+
+// A scheduled check judges the store as `hab-gc check` does: a release of
+// another target is a notice, which a healthy machine shows, so the check
+// passes (counting it); a missing dependency is an error, and it fails.
+func TestCheckJobFailsOnErrorsNotNotices(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rel  storetest.Release
+		ok   bool
+	}{
+		{"notice only", storetest.Release{Ident: "core/w/1/1", Target: "x86_64-windows"}, true},
+		{"an error", storetest.Release{Ident: "core/b/1/1", Deps: []string{"core/gone/1/1"}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			b := storetest.New(t)
+			b.Pkg("core/a/1/1")
+			b.Add(tc.rel)
+			e.write("c", fmt.Sprintf("fs_root = %q\n[check]\nschedule = \"@hourly-random\"\n", b.Root))
+			s := e.scheduler()
+			s.Run = nil // the real job
+			e.reload(s)
+			e.clock.Add(2 * time.Hour)
+			outs := s.RunDue(context.Background())
+			if len(outs) != 1 || !outs[0].Ran {
+				t.Fatalf("outcomes: %+v", outs)
+			}
+			if r := outs[0].Result; r.OK != tc.ok || r.Problems != 1 {
+				t.Errorf("check: OK %v with %d problem(s) %+v; want OK %v with 1", r.OK, r.Problems, r.ProblemList, tc.ok)
+			}
+		})
+	}
+}

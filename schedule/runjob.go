@@ -75,13 +75,19 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 	return failedRun(errors.New("unknown job type " + string(j.Type)))
 }
 
-// runCheck is a check job's run: the store's verification.
+// runCheck is a check job's run: the store's verification, judged as
+// `hab-gc check` judges it (pkgstore.Report.Judge, not strict, an install
+// directory younger than retention.DefaultMinAge an install in progress):
+// it fails on errors, not on notices (an install in progress, a release of
+// another target), which a healthy, busy machine shows. Problems counts
+// both.
 func runCheck(ctx context.Context, store *pkgstore.Store, opts pkgstore.Options) RunResult {
 	rep, err := store.Verify(ctx, opts)
 	if err != nil {
 		return failedRun(err)
 	}
-	return RunResult{OK: rep.OK(), Problems: len(rep.Problems), ProblemList: rep.Problems}
+	v := rep.Judge(opts.Now, retention.DefaultMinAge, false)
+	return RunResult{OK: v.OK, Problems: len(rep.Problems), ProblemList: rep.Problems}
 }
 
 // runPrune is a prune's (or a pressure prune's) run: the plan, with what

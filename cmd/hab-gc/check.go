@@ -92,22 +92,8 @@ another package target. Everything else is an error. check exits 6 when it finds
 			return err
 		}
 		problems = append([]pkgstore.Problem{}, rep.Problems...)
-		type checked struct {
-			pkgstore.Problem
-			Notice bool `json:"notice"`
-		}
-		ps := []checked{}
-		errs, notices := 0, 0
-		for _, p := range rep.Problems {
-			n := pkgstore.IsNotice(p, opts.Now, minAge)
-			ps = append(ps, checked{p, n})
-			if n {
-				notices++
-			} else {
-				errs++
-			}
-		}
-		ok := errs == 0 && (!strict || notices == 0)
+		v := rep.Judge(opts.Now, minAge, strict)
+		ps, errs, notices, ok := v.Problems, v.Errors, v.Notices, v.OK
 		releases := len(rep.Inventory.Releases)
 		if a.wantJSON(cmd) {
 			type checkJSON struct {
@@ -115,7 +101,7 @@ another package target. Everything else is an error. check exits 6 when it finds
 				Releases int       `json:"releases"`
 				Errors   int       `json:"errors"`
 				Notices  int       `json:"notices"`
-				Problems []checked `json:"problems"`
+				Problems []pkgstore.Checked `json:"problems"`
 			}
 			if err := writeJSON(a.stdout, checkJSON{ok, releases, errs, notices, ps}); err != nil {
 				return err
