@@ -97,10 +97,10 @@ another package target. Everything else is an error. check exits 6 when it finds
 		releases := len(rep.Inventory.Releases)
 		if a.wantJSON(cmd) {
 			type checkJSON struct {
-				OK       bool      `json:"ok"`
-				Releases int       `json:"releases"`
-				Errors   int       `json:"errors"`
-				Notices  int       `json:"notices"`
+				OK       bool               `json:"ok"`
+				Releases int                `json:"releases"`
+				Errors   int                `json:"errors"`
+				Notices  int                `json:"notices"`
 				Problems []pkgstore.Checked `json:"problems"`
 			}
 			if err := writeJSON(a.stdout, checkJSON{ok, releases, errs, notices, ps}); err != nil {
