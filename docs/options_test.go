@@ -46,6 +46,7 @@ var optionStructs = map[string]any{
 	"supervisor.Client":             &supervisor.Client{},
 	"runroots.Finder":               &runroots.Finder{},
 	"binlink.Options":               &binlink.Options{},
+	"binlink.RepairOptions":         &binlink.RepairOptions{},
 	"hart.Limits":                   &hart.Limits{},
 	"history.Policy":                &history.Policy{},
 }

@@ -57,42 +57,19 @@ installed is unknown.
 			return err
 		}
 		defer store.Close()
-		if dry {
-			unlock, without, err := store.ReadLock(ctx, retention.LockWait(timeout))
-			if err != nil {
-				return err
-			}
-			defer unlock()
-			if without != nil {
+		plan, res, err := binlink.Repair(ctx, store, binlink.RepairOptions{DryRun: dry, RemoveOnly: remove, LockTimeout: timeout, Scan: opts,
+			Unlocked: func(without error) {
 				fmt.Fprintf(a.textErr, "hab-gc: notice: planning without the store's lock (%v)\n", without)
-			}
-		} else {
-			unlock, err := store.Lock(ctx, retention.LockWait(timeout))
-			if err != nil {
-				return err
-			}
-			defer unlock()
-		}
-		opts.Now = time.Now()
-		inv, err := store.Scan(ctx, opts)
-		if err != nil {
-			return err
-		}
-		if bl := inv.Blocking(); len(bl) > 0 {
-			err := &retention.DamagedError{Problems: bl}
-			if !dry {
+			}})
+		if plan == nil {
+			if errors.Is(err, retention.ErrDamaged) && !dry {
 				a.logBinlinks(ctx, c, nil, err)
 			}
-			return err
-		}
-		plan, err := binlink.NewPlan(store, inv, binlink.Options{RemoveOnly: remove})
-		if err != nil {
 			return err
 		}
 		if dry {
 			return a.binlinksReport(cmd, plan, nil)
 		}
-		res, err := binlink.Apply(ctx, store, plan)
 		if len(plan.Steps) > 0 || err != nil { // nothing dangling: nothing to journal
 			a.logBinlinks(ctx, c, res, err)
 		}
