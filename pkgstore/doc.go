@@ -48,6 +48,15 @@
 // listed, before the releases are read. Package retention reports planning
 // and Apply's phases with the same PhaseEvent (ReportPhase).
 //
+// ScanSettings are the options a user sets, as text (the CLI's --target,
+// HAB_BINLINK_DIR and --install-window); ScanSettings.Options applies the
+// rules every front end shares: no target is the one Habitat runs as
+// (InferTarget), a binlink directory adds to the defaults, and an install
+// window has no "none":
+//
+//	opts, err := pkgstore.ScanSettings{BinlinkDir: os.Getenv("HAB_BINLINK_DIR")}.Options("/")
+//	// err wraps ErrTargetAmbiguous, ErrUnknownTarget or ErrBadInstallWindow
+//
 // A scan reads the store through an os.Root opened at hab/pkgs and never
 // enters a symlink: a symlinked origin, name, version or release directory
 // is reported, not followed. Below each origin/name directory (opened
