@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/tls"
-	"strconv"
 	"strings"
 
 	"github.com/hab-gc/hab-gc/retention"
@@ -11,33 +10,21 @@ import (
 )
 
 // rootFinders are where the policy looks for releases in use: running
-// processes (runtime_roots: true unless turned off; best-effort goes on
-// when some process cannot be seen and a write lease cannot stand in) and,
-// when sup_gateway is set, the Supervisor's HTTP gateway (token from
+// processes (runtime_roots, read by runroots.ParseMode: true unless turned
+// off; best-effort goes on when some process cannot be seen and a write
+// lease cannot stand in, as every dry run does) and, when sup_gateway is
+// set, the Supervisor's HTTP gateway (token from
 // HAB_SUP_GATEWAY_AUTH_TOKEN).
 func (c *config) rootFinders() ([]retention.RootFinder, error) {
-	var finders []retention.RootFinder
-	on, bestEffort := true, false
+	mode := runroots.ModeOn
 	if c.isSet("runtime_roots") {
-		raw := strings.TrimSpace(c.raw("runtime_roots"))
-		if raw == "best-effort" {
-			bestEffort = true
-		} else {
-			var err error
-			if on, err = strconv.ParseBool(raw); err != nil {
-				return nil, c.bad("runtime_roots", "must be true, false or best-effort")
-			}
+		var err error
+		if mode, err = runroots.ParseMode(c.raw("runtime_roots")); err != nil {
+			return nil, c.bad("runtime_roots", "must be true, false or best-effort")
 		}
 	}
-	if dry, _ := c.cmd.Flags().GetBool("dry-run"); dry && on {
-		// A dry run removes nothing: where processes cannot all be seen
-		// (a normal user), it shows the plan with what it could see,
-		// and its runtime-roots line says what it could not.
-		bestEffort = true
-	}
-	if on {
-		finders = append(finders, runroots.Finder{BestEffort: bestEffort})
-	}
+	dry, _ := c.cmd.Flags().GetBool("dry-run")
+	finders := mode.Finders(dry)
 	raw := strings.TrimSpace(c.raw("sup_gateway"))
 	files := supervisor.TLSFiles{CACerts: c.raw("sup_gateway_ca_certs"), Cert: c.raw("sup_gateway_certs"), Key: c.raw("sup_gateway_key")}
 	if raw == "" {
