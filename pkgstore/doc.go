@@ -125,15 +125,16 @@
 // # Files
 //
 // The scan, in the order it runs: store.go (Open, Store), options.go
-// (Options and their defaults), scan.go (Scan: listing the top two levels,
-// the workers, assembling the Inventory), scan_fast.go (a name's releases
-// through directory descriptors), scan_slow.go (the same through os.Root,
-// the path that says what is wrong), meta.go (TARGET, IDENT, DEPS and
-// TDEPS as Habitat reads them), depsstream.go (DEPS beyond the read
-// limit), intern.go (Refs), scan_problems.go (how a scan records and
-// words Problems; the kinds are in problem.go), rescan.go (Rescan). Beside
-// releases: installing.go (install directories), install_times.go (their
-// latest change, times ahead of the clock), artifacts.go (the artifact
-// cache: an install's archive, archives fetched), specs.go, binlinks.go
-// and mounts.go. inventory.go holds what a scan returns.
+// (Options and their defaults; settings.go, ScanSettings), scan.go (Scan:
+// listing the top two levels, the workers, assembling the Inventory),
+// scan_fast.go (a name's releases through directory descriptors),
+// scan_slow.go (the same through os.Root, the path that says what is
+// wrong), meta.go (TARGET, IDENT, DEPS and TDEPS as Habitat reads them),
+// depsstream.go (DEPS beyond the read limit), intern.go (Refs),
+// scan_problems.go (how a scan records and words Problems; the kinds are
+// in problem.go), rescan.go (Rescan). Beside releases: installing.go
+// (install directories), install_times.go (their latest change, times
+// ahead of the clock), artifacts.go (the artifact cache: an install's
+// archive, archives fetched), specs.go, binlinks.go and mounts.go.
+// inventory.go holds what a scan returns.
 package pkgstore
