@@ -48,6 +48,15 @@
 // listed, before the releases are read. Package retention reports planning
 // and Apply's phases with the same PhaseEvent (ReportPhase).
 //
+// ScanSettings are the options a user sets, as text (the CLI's --target,
+// HAB_BINLINK_DIR and --install-window); ScanSettings.Options applies the
+// rules every front end shares: no target is the one Habitat runs as
+// (InferTarget), a binlink directory adds to the defaults, and an install
+// window has no "none":
+//
+//	opts, err := pkgstore.ScanSettings{BinlinkDir: os.Getenv("HAB_BINLINK_DIR")}.Options("/")
+//	// err wraps ErrTargetAmbiguous, ErrUnknownTarget or ErrBadInstallWindow
+//
 // A scan reads the store through an os.Root opened at hab/pkgs and never
 // enters a symlink: a symlinked origin, name, version or release directory
 // is reported, not followed. Below each origin/name directory (opened
@@ -116,15 +125,16 @@
 // # Files
 //
 // The scan, in the order it runs: store.go (Open, Store), options.go
-// (Options and their defaults), scan.go (Scan: listing the top two levels,
-// the workers, assembling the Inventory), scan_fast.go (a name's releases
-// through directory descriptors), scan_slow.go (the same through os.Root,
-// the path that says what is wrong), meta.go (TARGET, IDENT, DEPS and
-// TDEPS as Habitat reads them), depsstream.go (DEPS beyond the read
-// limit), intern.go (Refs), scan_problems.go (how a scan records and
-// words Problems; the kinds are in problem.go), rescan.go (Rescan). Beside
-// releases: installing.go (install directories), install_times.go (their
-// latest change, times ahead of the clock), artifacts.go (the artifact
-// cache: an install's archive, archives fetched), specs.go, binlinks.go
-// and mounts.go. inventory.go holds what a scan returns.
+// (Options and their defaults; settings.go, ScanSettings), scan.go (Scan:
+// listing the top two levels, the workers, assembling the Inventory),
+// scan_fast.go (a name's releases through directory descriptors),
+// scan_slow.go (the same through os.Root, the path that says what is
+// wrong), meta.go (TARGET, IDENT, DEPS and TDEPS as Habitat reads them),
+// depsstream.go (DEPS beyond the read limit), intern.go (Refs),
+// scan_problems.go (how a scan records and words Problems; the kinds are
+// in problem.go), rescan.go (Rescan). Beside releases: installing.go
+// (install directories), install_times.go (their latest change, times
+// ahead of the clock), artifacts.go (the artifact cache: an install's
+// archive, archives fetched), specs.go, binlinks.go and mounts.go.
+// inventory.go holds what a scan returns.
 package pkgstore

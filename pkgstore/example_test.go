@@ -2,6 +2,7 @@ package pkgstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -48,4 +49,29 @@ func ExampleCompare() {
 	b := pkgstore.MustParseIdent("core/openssl/1.1.1k/20190101000000")
 	fmt.Println(pkgstore.Compare(a, b) < 0)
 	// Output: true
+}
+
+// ScanSettings are a scan's options as a user writes them: without a
+// target, the one Habitat runs as there (the TARGET of its own release);
+// HAB_BINLINK_DIR is read besides the default binlink directories.
+func ExampleScanSettings_Options() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	s, _ := pkgstoretest.New(dir)
+	s.Add(pkgstoretest.Release{Ident: "chef/hab/1.6.0/20220101000000", Target: "aarch64-linux"})
+	if err := s.Err(); err != nil {
+		panic(err)
+	}
+
+	window := "30m"
+	opts, err := pkgstore.ScanSettings{BinlinkDir: "opt/bin", InstallWindow: &window}.Options(dir)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(opts.Target, opts.BinlinkDirs, opts.InstallWindow)
+	_, err = pkgstore.ScanSettings{Target: "x86_64-plan9"}.Options(dir)
+	fmt.Println(errors.Is(err, pkgstore.ErrUnknownTarget))
+	// Output:
+	// aarch64-linux [bin usr/local/bin hab/bin opt/bin] 30m0s
+	// true
 }

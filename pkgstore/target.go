@@ -1,6 +1,7 @@
 package pkgstore
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -38,9 +39,15 @@ func DefaultTarget() string {
 	return arch + "-" + runtime.GOOS
 }
 
+// ErrUnknownTarget is wrapped by the error of a package target Habitat
+// does not know (see KnownTargets): a scan for it, or a ScanSettings
+// target.
+var ErrUnknownTarget = errors.New("unknown package target")
+
+// checkTarget refuses a target Habitat does not know (ErrUnknownTarget).
 func checkTarget(t string) error {
 	if !ValidTarget(t) {
-		return fmt.Errorf("unknown package target %q (known: %s)", t, strings.Join(KnownTargets(), ", "))
+		return fmt.Errorf("%w %q (known: %s)", ErrUnknownTarget, t, strings.Join(KnownTargets(), ", "))
 	}
 	return nil
 }

@@ -15,4 +15,11 @@
 // once), as pkgstore measures them; free space is what statfs reports to
 // an unprivileged writer (f_bavail*f_bsize). The free-space reading is
 // passed in (FreeFunc), so selection is a pure function of its inputs.
+//
+// The limits come from settings as text: ParseLimits reads min-free and
+// max-free as a user gives them (max-free defaults to min-free), naming
+// the setting that is wrong (SettingError); Limits.Check refuses what no
+// file system makes right (max-free below min-free in bytes), before the
+// file system is known; Limits.Resolve turns percentages into bytes on
+// the file system and refuses the rest (ErrBadLimits).
 package pressure

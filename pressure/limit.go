@@ -36,18 +36,45 @@ type Limits struct {
 	MinFree, MaxFree Size
 }
 
-// Resolve returns both limits in bytes on a file system of total bytes;
-// MaxFree below MinFree, a negative size and a percentage outside 0-100
-// are errors (ErrBadLimits).
-func (l Limits) Resolve(total int64) (minFree, maxFree int64, err error) {
+// ErrMaxBelowMin is wrapped, with ErrBadLimits, by the error of a MaxFree
+// below MinFree (Check, Resolve).
+var ErrMaxBelowMin = errors.New("max-free is less than min-free")
+
+// maxBelowMinError is the error of l's MaxFree below its MinFree: it
+// wraps ErrBadLimits and ErrMaxBelowMin.
+type maxBelowMinError struct{ l Limits }
+
+func (e maxBelowMinError) Error() string {
+	return fmt.Sprintf("%v: max-free %s is less than min-free %s", ErrBadLimits, e.l.MaxFree, e.l.MinFree)
+}
+func (e maxBelowMinError) Unwrap() []error { return []error{ErrBadLimits, ErrMaxBelowMin} }
+
+// Check refuses what Resolve refuses on a file system of any size, so
+// that limits can be refused before it is known: a negative size, a
+// percentage outside 0-100, and MaxFree below MinFree when both are
+// bytes (ErrMaxBelowMin). Its errors wrap ErrBadLimits.
+func (l Limits) Check() error {
 	for _, s := range []Size{l.MinFree, l.MaxFree} {
 		if s.Bytes < 0 || s.Percent < 0 || s.Percent > 100 || s.Percent != s.Percent {
-			return 0, 0, fmt.Errorf("%w: size %+v is negative or not a percentage of 0-100", ErrBadLimits, s)
+			return fmt.Errorf("%w: size %+v is negative or not a percentage of 0-100", ErrBadLimits, s)
 		}
+	}
+	if l.MinFree.Percent == 0 && l.MaxFree.Percent == 0 && l.MaxFree.Bytes < l.MinFree.Bytes {
+		return maxBelowMinError{l}
+	}
+	return nil
+}
+
+// Resolve returns both limits in bytes on a file system of total bytes;
+// what Check refuses and MaxFree below MinFree on this file system are
+// errors (ErrBadLimits; the latter ErrMaxBelowMin too).
+func (l Limits) Resolve(total int64) (minFree, maxFree int64, err error) {
+	if err := l.Check(); err != nil {
+		return 0, 0, err
 	}
 	minFree, maxFree = l.MinFree.Of(total), l.MaxFree.Of(total)
 	if maxFree < minFree {
-		return 0, 0, fmt.Errorf("%w: max-free %s is less than min-free %s", ErrBadLimits, l.MaxFree, l.MinFree)
+		return 0, 0, maxBelowMinError{l}
 	}
 	return minFree, maxFree, nil
 }

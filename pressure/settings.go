@@ -25,8 +25,9 @@ func (e *SettingError) Unwrap() error { return e.Err }
 // pressure: the whole plan runs). min_free alone: MaxFree is MinFree (a
 // run under pressure frees up to min-free). max_free alone is refused
 // (ErrMaxWithoutMin). A text ParseSize refuses is refused, naming its
-// setting. MaxFree below MinFree is left to Limits.Resolve, which needs
-// the file system's size when either is a percentage.
+// setting. MaxFree below MinFree is left to Limits.Check (when both are
+// bytes) and Limits.Resolve, which needs the file system's size when
+// either is a percentage.
 func ParseLimits(minFree, maxFree *string) (*Limits, error) {
 	if minFree == nil {
 		if maxFree != nil {

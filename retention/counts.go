@@ -45,12 +45,13 @@ func ParsePackageCount(s string) (PackageCount, error) {
 	return PackageCount{Package: id, Keep: KeepCount(n)}, nil
 }
 
-// validateCounts checks KeepLatestFor: origin/names only, each once, with
-// a count set, and none of Habitat's own packages (self_keep_latest says
-// how many of those to keep).
-func (p Policy) validateCounts() error {
+// CheckPackageCounts checks per-package counts (Policy.KeepLatestFor, as
+// Validate does): origin/names only, each once, with a count set, and none
+// of Habitat's own packages (SelfKeepLatest says how many of those to
+// keep). Its errors wrap ErrInvalidPolicy and name the package.
+func CheckPackageCounts(counts []PackageCount) error {
 	seen := map[string]bool{}
-	for _, c := range p.KeepLatestFor {
+	for _, c := range counts {
 		pkg := c.Package.String()
 		switch {
 		case c.Package.Origin == "" || c.Package.Name == "" || c.Package.Version != "":

@@ -67,6 +67,11 @@
 // (NoMinAge: none), ApplyOptions.Settle 0 is DefaultSettle (NoSettle),
 // ApplyOptions.LockTimeout 0 is DefaultLockTimeout (NoLockWait).
 // ParseDuration reads these settings as the CLI does ("none", "0").
+// Counts a user gives are read the same way everywhere: KeepCount (0 keeps
+// none by count), SelfKeepCount (0 refused: Habitat's own packages keep
+// one), ParsePackageCount then CheckPackageCounts (per-package counts,
+// each package once, none of Habitat's), ParsePin and ParseOnly (no
+// wildcards).
 //
 // One clock: the now given to Compute or PlanStore is Plan.Now, and Apply
 // revalidates with it. Apply refuses a plan made from another store

@@ -65,7 +65,8 @@ type Policy struct {
 	// Habitat's own uninstall does, no release of chef/hab (or core/hab) is
 	// ever removed, and chef/hab-sup and chef/hab-launcher keep KeepLatest,
 	// never fewer than 1. Setting it is the only way to let hab-gc remove
-	// old chef/hab releases; the CLI refuses an explicit 0.
+	// old chef/hab releases. SelfKeepCount reads a user's count (0
+	// refused).
 	SelfKeepLatest int
 	// Excludes pin releases: every release matching one is kept. Default:
 	// none.
@@ -170,7 +171,7 @@ func (p Policy) Validate() error {
 			return fmt.Errorf("%w: only %q must be origin/name or origin/name/version", ErrInvalidPolicy, o)
 		}
 	}
-	return p.validateCounts()
+	return CheckPackageCounts(p.KeepLatestFor)
 }
 
 func (p Policy) minAge() time.Duration {

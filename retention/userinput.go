@@ -17,6 +17,21 @@ var ErrWildcard = errors.New("idents take no wildcards; a package is origin/name
 // version of one: it must be ORIGIN/NAME or ORIGIN/NAME/VERSION.
 var ErrNotPackage = errors.New("must be ORIGIN/NAME or ORIGIN/NAME/VERSION")
 
+// ErrSelfKeepZero is SelfKeepCount's error for a count below 1: Habitat's
+// own packages always keep a release (SelfKeepLatest's 0 is unset, never
+// none).
+var ErrSelfKeepZero = errors.New("Habitat's own packages always keep at least one release")
+
+// SelfKeepCount returns the SelfKeepLatest of a count a user gives (a
+// flag, a config file): n itself when 1 or more; 0 (and anything below)
+// is refused with ErrSelfKeepZero rather than read as unset.
+func SelfKeepCount(n int) (int, error) {
+	if n < 1 {
+		return 0, fmt.Errorf("self-keep-latest %d: %w", n, ErrSelfKeepZero)
+	}
+	return n, nil
+}
+
 // noWildcard refuses a glob in the ident part of item (before any @).
 func noWildcard(item string) error {
 	id, _, _ := strings.Cut(item, "@")

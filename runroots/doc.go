@@ -83,6 +83,13 @@
 // with ErrBlind, naming how many processes it could not see and why,
 // unless BestEffort.
 //
+// A Mode says it as a user does (ParseMode: true, false or best-effort,
+// the CLI's runtime_roots); Mode.Finders gives the finders a run uses,
+// best effort for every dry run, which removes nothing:
+//
+//	mode, err := runroots.ParseMode("best-effort")
+//	policy.RootFinders = mode.Finders(dryRun)
+//
 // # What cannot be seen
 //
 // Processes that cannot be read are counted, never guessed: Result.Denied
@@ -106,6 +113,6 @@
 // identity_linux.go (releases seen by identity: bind mounts, other mount
 // namespaces); scan_windows.go and scan_other.go are the other platforms'.
 // blind*.go and lease_*.go are the blind scan and its write leases,
-// probe.go and finder.go what Finder makes of a Result, installs.go the
+// probe.go and finder.go what Finder makes of a Result, mode.go the Mode, installs.go the
 // installs in progress processes show.
 package runroots

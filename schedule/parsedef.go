@@ -180,28 +180,30 @@ func (d *Definition) setStore(fail func(field, format string, args ...any) error
 }
 
 // parsePressure reads the [pressure] table: min_free (required), max_free
-// (default min_free, never below it) and a prune's keys.
+// (default min_free, never below it: refused here when both are bytes,
+// as pressure.Limits.Check says; a percentage is resolved when the job
+// runs) and a prune's keys.
 func parsePressure(fail func(field, format string, args ...any) error, pf *pressureFormat) (*PressureDef, error) {
 	if pf.MinFree == nil {
 		return nil, fail("pressure.min_free", "missing: the free space below which to prune (2GiB, 500MB, 10%%)")
 	}
-	var l pressure.Limits
-	var err error
-	if l.MinFree, err = pressure.ParseSize(*pf.MinFree); err != nil {
-		return nil, fail("pressure.min_free", "%v", err)
+	l, err := pressure.ParseLimits(pf.MinFree, pf.MaxFree)
+	var se *pressure.SettingError
+	switch {
+	case errors.As(err, &se):
+		return nil, fail("pressure."+se.Setting, "%v", se.Err)
+	case err != nil:
+		return nil, fail("pressure", "%v", err)
 	}
-	l.MaxFree = l.MinFree
-	if pf.MaxFree != nil {
-		if l.MaxFree, err = pressure.ParseSize(*pf.MaxFree); err != nil {
-			return nil, fail("pressure.max_free", "%v", err)
-		}
-	}
-	if l.MinFree.Percent == 0 && l.MaxFree.Percent == 0 && l.MaxFree.Bytes < l.MinFree.Bytes {
+	switch err := l.Check(); {
+	case errors.Is(err, pressure.ErrMaxBelowMin):
 		return nil, fail("pressure.max_free", "%s is less than min_free %s", l.MaxFree, l.MinFree)
+	case err != nil:
+		return nil, fail("pressure", "%v", err)
 	}
 	p, err := pruneParams(fail, "pressure", pf.KeepLatest, pf.Exclude, pf.MinAge)
 	if err != nil {
 		return nil, err
 	}
-	return &PressureDef{Params: p, Limits: l}, nil
+	return &PressureDef{Params: p, Limits: *l}, nil
 }

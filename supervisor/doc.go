@@ -22,5 +22,12 @@
 // uses no proxy. A Supervisor started with `hab sup run --key --certs`
 // serves the gateway over TLS, and with --ca-certs requires a client
 // certificate its CA signed: LoadTLS reads the CA that verifies the gateway
-// and the client certificate and key into Client.TLS.
+// and the client certificate and key into Client.TLS. TLSFiles.Config
+// checks them against the gateway first (files need an https:// gateway,
+// a certificate its key and a key its certificate) and blames one file
+// when something is wrong (TLSFileError):
+//
+//	url, err := supervisor.ParseURL("https://127.0.0.1:9631")
+//	cfg, err := supervisor.TLSFiles{CACerts: "ca.pem", Cert: "client.pem", Key: "client.key"}.Config(url)
+//	client := supervisor.Client{URL: url, TLS: cfg}
 package supervisor

@@ -2,6 +2,7 @@ package supervisor_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -28,4 +29,19 @@ func ExampleClient_Services() {
 		fmt.Println(s.Group, "runs", s.Ident)
 	}
 	// Output: redis.default runs core/redis/7.0.1/20220201000000
+}
+
+// TLSFiles.Config checks the gateway's TLS files against the gateway
+// before it reads them, and says which file is to blame.
+func ExampleTLSFiles_Config() {
+	_, err := supervisor.TLSFiles{Cert: "client.pem"}.Config("https://127.0.0.1:9631/services")
+	var fe *supervisor.TLSFileError
+	if errors.As(err, &fe) {
+		fmt.Println(fe.Field, errors.Is(err, supervisor.ErrHalfPair))
+	}
+	_, err = supervisor.TLSFiles{CACerts: "ca.pem"}.Config("http://127.0.0.1:9631/services")
+	fmt.Println(errors.Is(err, supervisor.ErrNotHTTPS))
+	// Output:
+	// Cert true
+	// true
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
@@ -12,6 +13,30 @@ import (
 // ErrTLS is wrapped by every error LoadTLS returns: a file that cannot be
 // read or holds no usable certificate or key.
 var ErrTLS = errors.New("gateway TLS settings")
+
+// ErrHalfPair is wrapped by the error of a client certificate without its
+// key, or a key without its certificate (LoadTLS, TLSFiles.Config).
+var ErrHalfPair = errors.New("a client certificate needs both the certificate and its key")
+
+// ErrNoGateway is wrapped by TLSFiles.Config's error when files are set
+// but no gateway is: they are for a gateway served over TLS.
+var ErrNoGateway = errors.New("TLS files are for a Supervisor's gateway served over TLS, and no gateway is set")
+
+// ErrNotHTTPS is wrapped by TLSFiles.Config's error when files are set
+// for a gateway whose URL is not https://.
+var ErrNotHTTPS = errors.New("TLS files need an https:// gateway")
+
+// TLSFileError is TLSFiles.Config's error: which file is to blame (Field,
+// the name of TLSFiles' field: "CACerts", "Cert" or "Key") and why (Err:
+// ErrNoGateway, ErrNotHTTPS, ErrHalfPair, or LoadTLS's error wrapping
+// ErrTLS).
+type TLSFileError struct {
+	Field string
+	Err   error
+}
+
+func (e *TLSFileError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *TLSFileError) Unwrap() error { return e.Err }
 
 // TLSFiles names the PEM files for a gateway served over TLS. A Supervisor
 // started with `hab sup run --key KEY --certs CERTS` serves its HTTP
@@ -62,7 +87,49 @@ func LoadTLS(f TLSFiles) (*tls.Config, error) {
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	case f.Cert != "" || f.Key != "":
-		return nil, fmt.Errorf("%w: a client certificate needs both the certificate and its key", ErrTLS)
+		return nil, fmt.Errorf("%w: %w", ErrTLS, ErrHalfPair)
+	}
+	return cfg, nil
+}
+
+// Config checks the files against the gateway they are for, url as
+// ParseURL returns it ("" for no gateway), then reads them (LoadTLS): nil
+// and no error when no file is set (a gateway over https is then verified
+// with the system's roots). Each refusal is a *TLSFileError naming the
+// file to blame, checked in this order: files without a gateway
+// (ErrNoGateway) or for one that is not https:// (ErrNotHTTPS), both
+// blaming the first file set (CACerts, Cert, Key); a certificate without
+// its key (ErrHalfPair, Cert) or a key without its certificate
+// (ErrHalfPair, Key); the CA file, read on its own (CACerts); then the
+// client certificate with its key (Cert).
+func (f TLSFiles) Config(url string) (*tls.Config, error) {
+	if f.IsZero() {
+		return nil, nil
+	}
+	first := "CACerts"
+	switch {
+	case f.CACerts != "":
+	case f.Cert != "":
+		first = "Cert"
+	default:
+		first = "Key"
+	}
+	switch {
+	case url == "":
+		return nil, &TLSFileError{Field: first, Err: ErrNoGateway}
+	case !strings.HasPrefix(url, "https://"):
+		return nil, &TLSFileError{Field: first, Err: fmt.Errorf("%w (%s is not)", ErrNotHTTPS, url)}
+	case f.Cert != "" && f.Key == "":
+		return nil, &TLSFileError{Field: "Cert", Err: ErrHalfPair}
+	case f.Key != "" && f.Cert == "":
+		return nil, &TLSFileError{Field: "Key", Err: ErrHalfPair}
+	}
+	if _, err := LoadTLS(TLSFiles{CACerts: f.CACerts}); err != nil {
+		return nil, &TLSFileError{Field: "CACerts", Err: err}
+	}
+	cfg, err := LoadTLS(f)
+	if err != nil {
+		return nil, &TLSFileError{Field: "Cert", Err: err}
 	}
 	return cfg, nil
 }

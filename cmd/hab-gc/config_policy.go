@@ -49,10 +49,11 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 	// why without a policy) plans as KeepNone, its actions not shown.
 	p.KeepLatest = retention.KeepCount(p.KeepLatest)
 	if c.isSet("self_keep_latest") {
-		if p.SelfKeepLatest, err = c.count("self_keep_latest"); err != nil {
+		n, err := c.count("self_keep_latest")
+		if err != nil {
 			return p, err
 		}
-		if p.SelfKeepLatest == 0 {
+		if p.SelfKeepLatest, err = retention.SelfKeepCount(n); err != nil {
 			return p, c.bad("self_keep_latest", "must be 1 or more: Habitat's own packages always keep at least one release")
 		}
 	}
@@ -81,7 +82,7 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 	if p.KeepLatestFor, err = c.keepLatestFor(); err != nil {
 		return p, err
 	}
-	if err := p.Validate(); err != nil && !errors.Is(err, retention.ErrEmptyPolicy) {
+	if err := retention.CheckPackageCounts(p.KeepLatestFor); err != nil {
 		return p, usageError{fmt.Errorf("%v (from %s)", err, c.source("keep_latest_for"))}
 	}
 	if c.isSet("min_age") {
@@ -142,7 +143,9 @@ func (c *config) keepLatestFor() ([]retention.PackageCount, error) {
 
 // pressureLimits returns the free-space limits of a run (min_free,
 // max_free), or nil when neither is set: then the plan runs whole
-// (pressure.ParseLimits decides; here only the messages).
+// (pressure.ParseLimits decides; here only the messages). Max-free below
+// min-free is refused when the run reads the file system's size
+// (pressure.Limits.Resolve).
 func (c *config) pressureLimits() (*pressure.Limits, error) {
 	setting := func(key string) *string {
 		if !c.isSet(key) {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
-	"github.com/hab-gc/hab-gc/retention"
 )
 
 // checkFSRoot refuses an FS root given as the empty string, which would
@@ -95,38 +94,24 @@ func fsRootHint(root string) string {
 	return ""
 }
 
-// scanOptions returns the scan options: target and binlink directories
-// (HAB_BINLINK_DIR added when set). Without a target setting, the target
-// is the one Habitat runs as, read from its own installed release
-// (pkgstore.InferTarget).
+// scanOptions returns the scan options of the target, HAB_BINLINK_DIR
+// and install_window settings (pkgstore.ScanSettings decides; here only
+// the messages).
 func (c *config) scanOptions() (pkgstore.Options, error) {
-	o := pkgstore.Options{Target: pkgstore.DefaultTarget(), BinlinkDirs: pkgstore.DefaultBinlinkDirs()}
-	if c.raw("target") == "" {
-		t, _, err := pkgstore.InferTarget(c.fsRoot())
-		switch {
-		case errors.Is(err, pkgstore.ErrTargetAmbiguous):
-			return o, usageError{fmt.Errorf("which target Habitat runs as is unknown: %v; set it with --target (HAB_GC_TARGET, config key target)", err)}
-		case err == nil:
-			o.Target = t
-		} // the store unreadable: the scan says so
-	}
-	if t := c.raw("target"); t != "" {
-		if !pkgstore.ValidTarget(t) {
-			return o, c.bad("target", fmt.Sprintf("not a Habitat package target (one of %s)", strings.Join(pkgstore.KnownTargets(), ", ")))
-		}
-		o.Target = t
-	}
-	if d, ok := c.lookup("HAB_BINLINK_DIR"); ok && d != "" {
-		o.BinlinkDirs = append(o.BinlinkDirs, d)
-	}
-	// How long an install directory or a fetched archive counts as an
-	// install in progress; it cannot be turned off.
+	set := pkgstore.ScanSettings{Target: c.raw("target")}
+	set.BinlinkDir, _ = c.lookup("HAB_BINLINK_DIR")
 	if c.isSet("install_window") {
-		w, err := retention.ParseDuration(c.raw("install_window"), -1)
-		if err != nil || w < 0 {
-			return o, c.bad("install_window", "must be a duration such as 10m or 2h (0: the default, 1h); installs in progress cannot go unprotected, so there is no none")
-		}
-		o.InstallWindow = w // 0: pkgstore's default
+		w := c.raw("install_window")
+		set.InstallWindow = &w
 	}
-	return o, nil
+	o, err := set.Options(c.fsRoot())
+	switch {
+	case errors.Is(err, pkgstore.ErrTargetAmbiguous):
+		return o, usageError{fmt.Errorf("which target Habitat runs as is unknown: %v; set it with --target (HAB_GC_TARGET, config key target)", err)}
+	case errors.Is(err, pkgstore.ErrUnknownTarget):
+		return o, c.bad("target", fmt.Sprintf("not a Habitat package target (one of %s)", strings.Join(pkgstore.KnownTargets(), ", ")))
+	case errors.Is(err, pkgstore.ErrBadInstallWindow):
+		return o, c.bad("install_window", "must be a duration such as 10m or 2h (0: the default, 1h); installs in progress cannot go unprotected, so there is no none")
+	}
+	return o, err
 }

@@ -90,13 +90,3 @@ func (c *config) durationSetting(key string, none time.Duration) (time.Duration,
 	}
 	return d, nil
 }
-
-// firstSet returns the first of keys that is set, or "".
-func (c *config) firstSet(keys ...string) string {
-	for _, k := range keys {
-		if c.isSet(k) && c.raw(k) != "" {
-			return k
-		}
-	}
-	return ""
-}
