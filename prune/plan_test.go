@@ -329,3 +329,26 @@ func TestApplyNilRun(t *testing.T) {
 		t.Error("a nil run's Close or CacheUnreadable")
 	}
 }
+
+// TestArchivesStayWhenApplyFails: the cache's archives go only after the
+// store's Apply succeeded; Apply refusing (here: given another store than
+// the plan's, retention.ErrOtherStore) leaves every archive, though the
+// lock would be free for them.
+func TestArchivesStayWhenApplyFails(t *testing.T) {
+	b := pressureStore(t, true)
+	store := storetest.Open(t, b.Root)
+	run, err := prune.Plan(t.Context(), store, time.Now(), prune.Options{Policy: keepOne, Scan: oldArchives,
+		Cache: &artifactcache.Options{KeepLatest: retention.KeepNone}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	other := storetest.Open(t, pressureStore(t, false).Root)
+	res, err := run.Apply(t.Context(), other, retention.ApplyOptions{Settle: retention.NoSettle})
+	if !errors.Is(err, retention.ErrOtherStore) || res.Result.Applied() || res.Cache != nil {
+		t.Fatalf("Apply on another store: %v, applied %v, cache outcomes %+v; want retention.ErrOtherStore and nothing done", err, res.Result.Applied(), res.Cache)
+	}
+	if left := archivesLeft(t, b.Root); len(left) != 3 {
+		t.Errorf("archives left %v, want all three", left)
+	}
+}
