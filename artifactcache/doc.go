@@ -32,5 +32,8 @@
 // named as its archive: BeingInstalled) stays; then, after the plan's
 // Apply and under the store's lock, Recheck judges the removals again (a
 // release Apply kept at its last check, an install begun since the
-// plan), and Remove deletes what is still to go.
+// plan), and Remove deletes what is still to go. Package prune does all of
+// this beside the store's plan and Apply in two calls (prune.Plan with
+// Options.Cache, then Run.Apply), disk pressure (Limit, here, on the
+// archives first) included.
 package artifactcache

@@ -21,6 +21,7 @@ import (
 	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pressure"
+	"github.com/hab-gc/hab-gc/prune"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/runroots"
 	"github.com/hab-gc/hab-gc/schedule"
@@ -34,21 +35,21 @@ import (
 // (optionStructSources) fails TestEveryOptionHasARow until it is here,
 // and every field of each until the table has its row.
 var optionStructs = map[string]any{
-	"retention.Policy":              &retention.Policy{KeepLatest: 1},
-	"retention.ApplyOptions":        &retention.ApplyOptions{},
-	"pkgstore.Options":              &pkgstore.Options{},
-	"artifactcache.Options":         &artifactcache.Options{},
-	"artifactcache.PressureOptions": &artifactcache.PressureOptions{},
-	"pressure.Limits":               &pressure.Limits{},
-	"watch.Options":                 &watch.Options{Policy: retention.Policy{KeepLatest: 1}},
-	"schedule.Scheduler":            &schedule.Scheduler{},
-	"schedule.Params":               &schedule.Params{KeepLatest: 1},
-	"supervisor.Client":             &supervisor.Client{},
-	"runroots.Finder":               &runroots.Finder{},
-	"binlink.Options":               &binlink.Options{},
-	"binlink.RepairOptions":         &binlink.RepairOptions{},
-	"hart.Limits":                   &hart.Limits{},
-	"history.Policy":                &history.Policy{},
+	"retention.Policy":       &retention.Policy{KeepLatest: 1},
+	"retention.ApplyOptions": &retention.ApplyOptions{},
+	"pkgstore.Options":       &pkgstore.Options{},
+	"artifactcache.Options":  &artifactcache.Options{},
+	"prune.Options":          &prune.Options{Policy: retention.Policy{KeepLatest: 1}},
+	"pressure.Limits":        &pressure.Limits{},
+	"watch.Options":          &watch.Options{Policy: retention.Policy{KeepLatest: 1}},
+	"schedule.Scheduler":     &schedule.Scheduler{},
+	"schedule.Params":        &schedule.Params{KeepLatest: 1},
+	"supervisor.Client":      &supervisor.Client{},
+	"runroots.Finder":        &runroots.Finder{},
+	"binlink.RepairOptions":  &binlink.RepairOptions{},
+	"binlink.Options":        &binlink.Options{},
+	"hart.Limits":            &hart.Limits{},
+	"history.Policy":         &history.Policy{},
 }
 
 // records are option-shaped structs that only record what was given (a

@@ -144,8 +144,9 @@
 //     other stores are not delayed).
 //   - runone.go: how a scheduled job is run: the store opened and locked,
 //     the due time claimed, the run, its record.
-//   - runjob.go: what a run does on the store (RunJob: a check, or a plan
-//     and Apply, with the FS roots sharing the store), Setup, DefaultRun.
+//   - runjob.go: what a run does on the store (RunJob: a check, or a
+//     prune's plan and Apply, package prune's as `hab-gc run`'s, with the
+//     FS roots sharing the store), Setup, DefaultRun.
 //   - applyenv.go: what the Scheduler tells RunJob through the context
 //     (logger, Settle, OnPhase).
 //   - pressurejobs.go: [pressure] prunes (RunPressure, addPressure).

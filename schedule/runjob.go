@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/pkgstore"
-	"github.com/hab-gc/hab-gc/pressure"
+	"github.com/hab-gc/hab-gc/prune"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/runroots"
 )
@@ -91,10 +90,13 @@ func runCheck(ctx context.Context, store *pkgstore.Store, opts pkgstore.Options)
 }
 
 // runPrune is a prune's (or a pressure prune's) run: the plan, with what
-// the other FS roots sharing the store keep pinned (keptAt); a pressure
-// prune's limit on it (pressureLimit); Apply; and the result
-// (pruneResult). Every prune that gets past its setup is recorded in the
-// store's history (package history), a refused one too.
+// the other FS roots sharing the store keep pinned (keptAt), limited to
+// what disk pressure calls for in a pressure prune, and its Apply under
+// the lock the caller holds (prune.Plan and Run.Apply, as `hab-gc run`
+// plans and applies); then the result (pruneResult). A pressure prune's
+// result has the free space before and after, and the verdict (Notice).
+// Every prune that gets past its setup is recorded in the store's history
+// (package history), a refused one too.
 func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup, pol retention.Policy, opts pkgstore.Options) RunResult {
 	run := history.Run{ID: fmt.Sprintf("%s-%s", j.Key, now.UTC().Format("20060102T150405Z")), Job: string(j.Type),
 		JobKey: j.Key, Owner: j.Owner, FSRoot: store.FSRoot(), Policy: pol}
@@ -123,8 +125,16 @@ func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, 
 	if opts.OnPhase == nil {
 		opts.OnPhase = applyEnv.onPhase
 	}
-	plan, err := retention.PlanStore(ctx, store, pol, now, opts)
-	if err != nil {
+	po := prune.Options{Policy: pol, Scan: opts}
+	if j.Type == Pressure {
+		po.Limits = j.Limits
+	}
+	pr, err := prune.Plan(ctx, store, now, po)
+	var pe *prune.PlanError
+	switch {
+	case errors.As(err, &pe): // the free space unread, bad limits
+		return record(failedRun(pe.Err), pe.Plan, nil, pe.Err)
+	case err != nil:
 		res := failedRun(err)
 		var de *retention.DamagedError
 		if errors.As(err, &de) {
@@ -132,39 +142,20 @@ func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, 
 		}
 		return record(res, nil, nil, err)
 	}
+	defer pr.Close()
 	res := RunResult{}
-	var free pressure.FreeFunc
-	if j.Type == Pressure {
-		free = pressure.Statfs(filepath.Join(store.FSRoot(), pkgstore.StoreDir))
-		if res, err = pressureLimit(plan, free, *j.Limits); err != nil {
-			return record(failedRun(err), plan, nil, err)
-		}
+	if pr.Verdict != nil {
+		res.FreeBefore, res.Notice = pr.Verdict.FreeBefore, pr.Verdict.Text(*po.Limits)
 	}
-	ar, err := plan.Apply(ctx, store, retention.ApplyOptions{Locked: true, Logger: loggerFrom(ctx), Settle: applyEnv.settle, OnPhase: applyEnv.onPhase})
+	done, err := pr.Apply(ctx, store, retention.ApplyOptions{Locked: true, Logger: loggerFrom(ctx), Settle: applyEnv.settle, OnPhase: applyEnv.onPhase})
+	ar := done.Result
 	if !ar.Applied() {
 		ar = nil // refused: nothing of it to report
 	}
-	if free != nil {
-		if sp, ferr := free(); ferr == nil {
-			res.FreeAfter = sp.Avail
-		}
+	if done.FreeAfter >= 0 {
+		res.FreeAfter = done.FreeAfter
 	}
-	return pruneResult(record(res, plan, ar, err), plan, ar, err)
-}
-
-// pressureLimit reads the store's free space before a pressure prune and
-// limits its plan to what brings it back above min_free: the result's
-// FreeBefore and the verdict (Notice).
-func pressureLimit(plan *retention.Plan, free pressure.FreeFunc, limits pressure.Limits) (RunResult, error) {
-	sp, err := free()
-	if err != nil {
-		return RunResult{}, err
-	}
-	v, err := pressure.Limit(plan, sp, limits)
-	if err != nil {
-		return RunResult{}, err
-	}
-	return RunResult{FreeBefore: sp.Avail, Notice: v.Text(limits)}, nil
+	return pruneResult(record(res, pr.Plan, ar, err), pr.Plan, ar, err)
 }
 
 // pruneResult completes a prune's result with its plan's report and

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hab-gc/hab-gc/artifactcache"
-	"github.com/hab-gc/hab-gc/pkgstore"
-	"github.com/hab-gc/hab-gc/pressure"
+	"github.com/hab-gc/hab-gc/prune"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -22,34 +18,9 @@ func addCacheFlags(cmd *cobra.Command) {
 	cmd.Flags().String("cache-keep-latest", "", "with --cache: archives of removed or uninstalled releases kept per origin/name, `N` (default 1)")
 }
 
-// cacheRun is the artifact cache's part of a run.
-type cacheRun struct {
-	cache *artifactcache.Cache
-	files []artifactcache.File
-	outs  map[string]artifactcache.FileOutcome
-	note  string // why the cache was not cleaned
-	// readErr says why the cache could not be read (a refused or
-	// unreadable directory, a failed listing): the run then exits 4.
-	readErr string
-	// target and window are the plan's scan target and install window,
-	// for apply's look for installs begun since the plan.
-	target string
-	window time.Duration
-}
-
-// readError is why the cache could not be read, or "".
-func (cr *cacheRun) readError() string {
-	if cr == nil {
-		return ""
-	}
-	return cr.readErr
-}
-
-// planCache opens and plans the cache when --cache is set (nil
-// otherwise). Under disk pressure (underPressure) a release the plan
-// removes counts as kept: pressure may keep it, and its archive then
-// stays until a later run.
-func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressure bool) (*cacheRun, error) {
+// cacheOptions are --cache's options (cache_keep_latest), nil without
+// --cache.
+func (c *config) cacheOptions() (*artifactcache.Options, error) {
 	on, err := c.boolean("cache")
 	if err != nil || !on {
 		return nil, err
@@ -60,61 +31,45 @@ func planCache(ctx context.Context, c *config, plan *retention.Plan, underPressu
 			return nil, err
 		}
 	}
-	cache, err := artifactcache.Open(c.fsRoot())
-	switch {
-	case errors.Is(err, artifactcache.ErrRefused), err != nil && !errors.Is(err, artifactcache.ErrNoCache):
-		return &cacheRun{note: err.Error(), readErr: err.Error()}, nil
-	case err != nil: // none: nothing to clean
-		return &cacheRun{note: err.Error()}, nil
-	}
-	status := artifactcache.StateOf(plan, underPressure)
-	// The run's pins and --only reach the cache (plan.Protects), and an
-	// archive counts for the store's target only.
-	files, err := cache.Plan(ctx, status, artifactcache.Options{KeepLatest: retention.KeepCount(keep), MinAge: plan.Policy.MinAge, Now: time.Now(),
-		Target: plan.Inventory.Target, Protect: plan.Protects})
-	if err != nil {
-		cache.Close()
-		if ctx.Err() != nil {
-			return nil, err
+	return &artifactcache.Options{KeepLatest: retention.KeepCount(keep)}, nil
+}
+
+// cacheRun is the artifact cache's part of a run, as shown: what the plan
+// decided for each archive (prune.Run.Cache) and what Apply did.
+type cacheRun struct {
+	files []artifactcache.File
+	outs  map[string]artifactcache.FileOutcome
+	note  string // why the cache was not cleaned
+	// readErr says why the cache could not be read (a refused or
+	// unreadable directory, a failed listing): the run then exits 4.
+	readErr string
+}
+
+// newCacheRun is the cache's part of run; done is what Apply did (nil
+// for a dry run).
+func newCacheRun(run *prune.Run, done *prune.Result) *cacheRun {
+	cr := &cacheRun{files: run.Cache}
+	if run.CacheErr != nil {
+		cr.note = run.CacheErr.Error()
+		if run.CacheUnreadable() {
+			cr.readErr = cr.note
 		}
-		return &cacheRun{note: err.Error(), readErr: err.Error()}, nil
 	}
-	return &cacheRun{cache: cache, files: files, target: plan.Inventory.Target, window: plan.Inventory.InstallWindow}, nil
+	if done != nil && done.Cache != nil {
+		cr.outs = map[string]artifactcache.FileOutcome{}
+		for _, o := range done.Cache {
+			cr.outs[o.File] = o
+		}
+	}
+	return cr
 }
 
-func (cr *cacheRun) close() {
-	if cr != nil && cr.cache != nil {
-		cr.cache.Close()
-	}
-}
-
-// limit applies disk pressure to the cache first (artifactcache.Limit).
-func (cr *cacheRun) limit(sp pressure.Space, l pressure.Limits) (int64, error) {
+// readError is why the cache could not be read, or "".
+func (cr *cacheRun) readError() string {
 	if cr == nil {
-		return 0, nil
+		return ""
 	}
-	return artifactcache.Limit(cr.files, sp, l)
-}
-
-// apply removes the archives to remove, under the store's lock, after
-// the releases, judged again then (artifactcache.Recheck): an archive
-// whose release the run did not remove after all, or whose release began
-// to be installed since the plan, stays.
-func (cr *cacheRun) apply(ctx context.Context, store *pkgstore.Store, timeout time.Duration, res *retention.Result) error {
-	if cr == nil || cr.cache == nil {
-		return nil
-	}
-	unlock, err := store.Lock(ctx, retention.LockWait(timeout)) // as Apply waits
-	if err != nil {
-		return fmt.Errorf("artifact cache: %w", err)
-	}
-	defer unlock()
-	artifactcache.Recheck(ctx, store, cr.files, res, pkgstore.Options{Target: cr.target, Now: time.Now(), InstallWindow: cr.window})
-	cr.outs = map[string]artifactcache.FileOutcome{}
-	for _, o := range cr.cache.Remove(ctx, cr.files) {
-		cr.outs[o.File] = o
-	}
-	return nil
+	return cr.readErr
 }
 
 // failed counts archives that could not be removed.

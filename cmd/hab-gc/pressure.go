@@ -1,16 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hab-gc/hab-gc/internal/humanize"
-	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pressure"
+	"github.com/hab-gc/hab-gc/prune"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -19,58 +17,31 @@ func addPressureFlags(cmd *cobra.Command) {
 	cmd.Flags().String("max-free", "", "disk pressure: the free space to reach, `SIZE` (default: --min-free)")
 }
 
-// pressureRun is a run under disk pressure: the limits, what Limit
-// decided, and the free space read after the run.
+// pressureRun is a run under disk pressure, as shown: the limits, what
+// pressure decided (prune.Run.Verdict), the free space read after a real
+// run, and what is still missing then.
 type pressureRun struct {
 	limits  pressure.Limits
 	verdict pressure.Verdict
-	free    pressure.FreeFunc
 	after   *int64
 	missing int64
 	largest []retention.Decision
 }
 
-// startPressure reads the store's free space and limits the plan to what
-// pressure calls for.
-// With the artifact cache (cr), its archives are taken first.
-func startPressure(plan *retention.Plan, fsRoot string, l pressure.Limits, cr *cacheRun) (*pressureRun, error) {
-	free := pressure.Statfs(filepath.Join(fsRoot, pkgstore.StoreDir))
-	sp, err := free()
-	if err != nil {
-		return nil, err
-	}
-	first, err := cr.limit(sp, l)
-	if errors.Is(err, pressure.ErrBadLimits) {
-		return nil, usageError{err}
-	}
-	if err != nil {
-		return nil, err
-	}
-	v, err := pressure.LimitAfter(plan, sp, l, first)
-	if errors.Is(err, pressure.ErrBadLimits) {
-		return nil, usageError{err}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &pressureRun{limits: l, verdict: v, free: free}, nil
-}
-
-// finish reads the free space after a real run and works out what is
-// still missing (a dry run: what the plan would leave missing).
-func (p *pressureRun) finish(plan *retention.Plan, ran bool) {
-	if !p.verdict.Under {
-		return
-	}
-	var after *pressure.Space
-	if ran {
-		if sp, err := p.free(); err == nil {
-			after, p.after = &sp, &sp.Avail
+// newPressureRun is the pressure part of run under l; done is what Apply
+// did (nil for a dry run): after a run that went ahead, the free space
+// read then and what is missing from it, else what the plan leaves
+// missing.
+func newPressureRun(l pressure.Limits, run *prune.Run, done *prune.Result) *pressureRun {
+	p := &pressureRun{limits: l, verdict: *run.Verdict, missing: run.Missing, largest: run.LargestKept}
+	if done != nil && done.Result.Applied() {
+		p.missing, p.largest = done.Missing, done.LargestKept
+		if p.verdict.Under && done.FreeAfter >= 0 {
+			after := done.FreeAfter
+			p.after = &after
 		}
 	}
-	if p.missing = p.verdict.StillMissing(after); p.missing > 0 {
-		p.largest = pressure.LargestKept(plan, 5)
-	}
+	return p
 }
 
 // pressureReport is what run --json adds under disk pressure.

@@ -12,11 +12,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hab-gc/hab-gc/artifactcache"
 	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/internal/humanize"
 	"github.com/hab-gc/hab-gc/internal/jsonstream"
 	"github.com/hab-gc/hab-gc/metrics"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pressure"
+	"github.com/hab-gc/hab-gc/prune"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -39,18 +42,83 @@ func (a *app) planFor(cmd *cobra.Command, c *config, requireKeep, sizes bool) (*
 	bar.done()
 	if err != nil {
 		store.Close()
-		if errors.Is(err, retention.ErrDamaged) {
-			err = fmt.Errorf("%w\nhab-gc check explains each problem. To plan anyway, keeping every damaged release and all it names: --allow-damaged (env HAB_GC_ALLOW_DAMAGED, config key allow_damaged)", err)
-		}
-		return nil, nil, err
+		return nil, nil, damagedHint(err)
 	}
+	a.planNotes(plan)
+	return plan, store, nil
+}
+
+// damagedHint adds to a plan refused for a damaged store how to go on.
+func damagedHint(err error) error {
+	if errors.Is(err, retention.ErrDamaged) {
+		return fmt.Errorf("%w\nhab-gc check explains each problem. To plan anyway, keeping every damaged release and all it names: --allow-damaged (env HAB_GC_ALLOW_DAMAGED, config key allow_damaged)", err)
+	}
+	return err
+}
+
+// planNotes prints the plan's warnings and what its root finders found.
+func (a *app) planNotes(plan *retention.Plan) {
 	for _, w := range plan.Warnings {
 		fmt.Fprintf(a.textErr, "hab-gc: warning: %s\n", w.Text)
 	}
 	for _, f := range plan.Found {
 		fmt.Fprintf(a.stderr, "hab-gc: %s\n", f.Summary)
 	}
-	return plan, store, nil
+}
+
+// planRun opens the store and plans the run (prune.Plan: the store, the
+// cache with --cache, disk pressure with --min-free), with a progress bar
+// on a terminal, then prints the plan's notes and pressure's verdict. plan
+// is the store's plan whenever it was made, an error after it (reading the
+// free space, bad limits, the cache's read interrupted, a bad cache
+// setting) included: such an error is not journaled, but the metrics file
+// counts the plan.
+func (a *app) planRun(cmd *cobra.Command, c *config, limits *pressure.Limits, cache *artifactcache.Options, cacheErr error, verbose bool) (run *prune.Run, plan *retention.Plan, store *pkgstore.Store, err error) {
+	pol, scan, err := c.pruneSetup(true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if store, err = c.open(); err != nil {
+		return nil, nil, nil, err
+	}
+	bar := a.progressFor(cmd)
+	scan.OnPhase = bar.onPhase
+	// Under disk pressure every release is measured, to name the
+	// largest kept ones when not enough can be freed; with --verbose,
+	// to show the kept ones' sizes. Otherwise only the removals are
+	// (a real store's kept releases are most of it).
+	scan.Sizes = limits != nil || verbose
+	opts := prune.Options{Policy: pol, Scan: scan, Limits: limits, Cache: cache, Free: pressure.Statfs(filepath.Join(c.fsRoot(), pkgstore.StoreDir))}
+	if cacheErr != nil {
+		// A bad cache setting is reported after the plan's notes, and
+		// before pressure is looked at.
+		opts.Limits, opts.Cache = nil, nil
+	}
+	run, err = prune.Plan(cmd.Context(), store, time.Now(), opts)
+	bar.done()
+	var pe *prune.PlanError
+	switch {
+	case errors.As(err, &pe):
+		store.Close()
+		a.planNotes(pe.Plan)
+		if errors.Is(pe.Err, pressure.ErrBadLimits) {
+			return nil, pe.Plan, nil, usageError{pe.Err}
+		}
+		return nil, pe.Plan, nil, pe.Err
+	case err != nil:
+		store.Close()
+		return nil, nil, nil, damagedHint(err)
+	}
+	a.planNotes(run.Plan)
+	if cacheErr != nil {
+		run.Close()
+		store.Close()
+		return nil, run.Plan, nil, cacheErr
+	}
+	if run.Verdict != nil {
+		fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s\n", run.Verdict.Text(*limits))
+	}
+	return run, run.Plan, store, nil
 }
 
 // logRun appends a real run's records to the store's history (package
@@ -73,23 +141,19 @@ func (a *app) logRun(ctx context.Context, c *config, pol retention.Policy, plan 
 	return true
 }
 
-// refuseUnmatched refuses a real run when an exclude or only given on the
-// command line matches no installed release: a typo there would remove
-// what the operator meant to keep. From a config file or the environment,
-// often shared across machines, such a pin is normal and only warned about.
+// refuseUnmatched refuses a real run when an exclude, only or
+// keep-latest-for given on the command line matches no installed release
+// (prune.UnmatchedRefusals decides; here the flags and the message).
 func refuseUnmatched(c *config, plan *retention.Plan) error {
+	onCommandLine := func(key, source string) bool {
+		if key == prune.SettingExclude {
+			return source == flagExcludeSource
+		}
+		return c.flagChanged(c.setting(key))
+	}
 	var bad []string
-	for _, w := range plan.Warnings {
-		fromFlag := w.Source == flagExcludeSource
-		switch w.Kind {
-		case retention.WarnUnmatchedOnly:
-			fromFlag = c.flagChanged(c.setting("only"))
-		case retention.WarnUnmatchedKeepLatestFor:
-			fromFlag = c.flagChanged(c.setting("keep_latest_for"))
-		}
-		if w.Unmatched() && fromFlag {
-			bad = append(bad, "  "+w.Text)
-		}
+	for _, w := range prune.UnmatchedRefusals(plan, onCommandLine) {
+		bad = append(bad, "  "+w.Text)
 	}
 	if len(bad) == 0 {
 		return nil
@@ -181,61 +245,48 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		if err != nil {
 			return err
 		}
-		// Under disk pressure every release is measured, to name the
-		// largest kept ones when not enough can be freed; with --verbose,
-		// to show the kept ones' sizes. Otherwise only the removals are
-		// (a real store's kept releases are most of it).
+		cacheOpts, cacheErr := c.cacheOptions()
 		verbose, _ := cmd.Flags().GetBool("verbose")
-		plan, store, err := a.planFor(cmd, c, true, limits != nil || verbose)
+		run, plan, store, err := a.planRun(cmd, c, limits, cacheOpts, cacheErr, verbose)
 		if err != nil {
-			if pol, perr := c.policy(true); perr == nil && !dry && !refusedUnwritten(err) {
+			if pol, perr := c.policy(true); perr == nil && !dry && !refusedUnwritten(err) && plan == nil {
 				logRun(pol, nil, nil, err) // refused: a damaged store, runtime roots unknown...
 			}
 			return err
 		}
 		defer store.Close()
-		cr, err := planCache(cmd.Context(), c, plan, limits != nil)
-		if err != nil {
-			return err
-		}
-		defer cr.close()
-		var press *pressureRun
-		if limits != nil {
-			if press, err = startPressure(plan, c.fsRoot(), *limits, cr); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s\n", press.verdict.Text(*limits))
-		}
+		defer run.Close()
 		if !dry && !allowUnmatched {
 			if err := refuseUnmatched(c, plan); err != nil {
 				logRun(plan.Policy, plan, nil, err)
 				return err
 			}
 		}
+		var done *prune.Result
 		if !dry {
 			bar := a.progressFor(cmd)
 			// A cancelled Apply puts back what it hid and finishes the
 			// release it was deleting: given time to, before the
 			// watchdog ends the process (which kill -9 safety covers).
 			held := a.stop.hold(applyStopGrace, func() {})
-			res, err = plan.Apply(cmd.Context(), store, retention.ApplyOptions{
+			done, err = run.Apply(cmd.Context(), store, retention.ApplyOptions{
 				LockTimeout: timeout,
 				OnPhase:     bar.onPhase,
 				Logger:      slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			})
 			held()
 			bar.done()
-			if !res.Applied() {
+			if res = done.Result; !res.Applied() {
 				res = nil // refused: nothing of it to report
+			}
+			var cerr *prune.CacheError
+			if errors.As(err, &cerr) { // the releases' part succeeded
+				logRun(plan.Policy, plan, res, nil)
+				return cerr
 			}
 			logRun(plan.Policy, plan, res, err)
 			if err != nil && res == nil {
 				return needsRoot(err)
-			}
-			if err == nil {
-				if cerr := cr.apply(cmd.Context(), store, timeout, res); cerr != nil {
-					return cerr
-				}
 			}
 		}
 		asJSON := a.wantJSON(cmd)
@@ -249,9 +300,14 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			rep = plan.Report(res)
 		}
 		out := runReport{Report: rep}
-		if press != nil {
-			press.finish(plan, res != nil)
+		var press *pressureRun
+		if run.Verdict != nil {
+			press = newPressureRun(*limits, run, done)
 			out.pressureReport = press.report()
+		}
+		var cr *cacheRun
+		if cacheOpts != nil {
+			cr = newCacheRun(run, done)
 		}
 		out.Cache = cr.report()
 		out.CacheError = cr.readError()

@@ -1,4 +1,4 @@
-package artifactcache_test
+package prune_test
 
 import (
 	"context"
@@ -13,15 +13,17 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pkgstore/pkgstoretest"
 	"github.com/hab-gc/hab-gc/pressure"
+	"github.com/hab-gc/hab-gc/prune"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// PlanPressure is disk pressure with the artifact cache in one call (and
-// Apply in a second): below min-free, the cache's archives of releases
-// that are not installed go first, and releases the policy removes only
-// for what they leave missing. Here the file system is one byte short of
+// Plan with Limits and Cache is disk pressure with the artifact cache in
+// one call (and Apply in a second), as `hab-gc run --cache --min-free`:
+// below min-free, the cache's archives of releases that are not installed
+// go first, and releases the policy removes only for what they leave
+// missing. Here the file system is one byte short of
 // its 2 GiB min-free, so one archive is enough and every release stays.
-func ExamplePlanPressure() {
+func ExamplePlan_pressure() {
 	fsRoot, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(fsRoot)
 	old := time.Now().Add(-48 * time.Hour)
@@ -39,31 +41,34 @@ func ExamplePlanPressure() {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	// The file system is one byte short of 2 GiB free (Free's default
-	// reads statfs), and the archives count as downloaded long ago (their
-	// install window, an hour by default, has passed).
+	// Stand-ins: the file system is one byte short of 2 GiB free (Free's
+	// default reads statfs), the archives count as downloaded long ago
+	// (their install window, an hour by default, has passed), and the
+	// releases as old enough (the policy's MinAge). On a machine, leave
+	// Free and Scan out, and MinAge.
 	free := func() (pressure.Space, error) { return pressure.Space{Avail: 2<<30 - 1, Total: 100 << 30}, nil }
 	scan := pkgstore.Options{InstallWindow: time.Nanosecond}
+	pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
 
 	two := pressure.Size{Bytes: 2 << 30}
 	limits := pressure.Limits{MinFree: two, MaxFree: two}
-	o := artifactcache.PressureOptions{Limits: limits, Free: free}
-	o.Scan = scan // on a machine: Limits alone
-	pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
-	pp, err := artifactcache.PlanPressure(ctx, store, pol, time.Now(), o)
+	o := prune.Options{Policy: pol, Limits: &limits} // --min-free 2GiB
+	o.Cache = &artifactcache.Options{}               // --cache
+	o.Free, o.Scan = free, scan
+	run, err := prune.Plan(ctx, store, time.Now(), o)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer pp.Close()
-	fmt.Println(pp.Verdict.Text(limits)) // a dry run: pp.Plan, pp.Files
-	res, err := pp.Apply(ctx, store)
+	defer run.Close()
+	fmt.Println(run.Verdict.Text(limits)) // the dry run: run.Plan
+	res, err := run.Apply(ctx, store)
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, o := range res.Cache {
 		fmt.Println(o.Status, o.File)
 	}
-	fmt.Println("releases removed:", res.Result.Removed) // res.Missing
+	fmt.Println("releases removed:", res.Result.Removed)
 	// Output:
 	// free space 2.0 GiB is below min-free 2.0 GiB: removing 0 release(s) to reach max-free 2.0 GiB
 	// removed core-redis-5.0.0-20200101000000-x86_64-linux.hart

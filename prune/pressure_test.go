@@ -1,4 +1,4 @@
-package artifactcache_test
+package prune_test
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pressure"
+	"github.com/hab-gc/hab-gc/prune"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -38,8 +39,9 @@ func pressureStore(t *testing.T, withCache bool) *storetest.Builder {
 	return b
 }
 
-// TestPlanPressure (issue 34 item 9): the composed call does what `hab-gc
-// run --cache --min-free` does: nothing at or above min-free; below it the
+// TestPlanPressure (issue 34 item 9; moved from artifactcache's
+// PlanPressure): the composed call does what `hab-gc run --cache
+// --min-free` does: nothing at or above min-free; below it the
 // archives of releases that are not installed first (the newest of each
 // package kept for a rollback), releases only for what they leave
 // missing, and never the archive of a release the run removes.
@@ -65,14 +67,14 @@ func TestPlanPressure(t *testing.T) {
 			store := storetest.Open(t, b.Root)
 			limits := pressure.Limits{MinFree: pressure.Size{Bytes: 2 * gib}, MaxFree: pressure.Size{Bytes: 2 * gib}}
 			free := func() (pressure.Space, error) { return pressure.Space{Avail: tc.avail, Total: 100 * gib}, nil }
-			pp, err := artifactcache.PlanPressure(t.Context(), store, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(),
-				artifactcache.PressureOptions{Limits: limits, Free: free, Scan: pkgstore.Options{InstallWindow: time.Nanosecond}})
+			pp, err := prune.Plan(t.Context(), store, time.Now(), prune.Options{Policy: retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge},
+				Limits: &limits, Cache: &artifactcache.Options{}, Free: free, Scan: pkgstore.Options{InstallWindow: time.Nanosecond}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer pp.Close()
-			if pp.Verdict.Under != tc.wantUnder {
-				t.Errorf("under pressure: %v, want %v", pp.Verdict.Under, tc.wantUnder)
+			if pp.Verdict == nil || pp.Verdict.Under != tc.wantUnder {
+				t.Errorf("under pressure: %+v, want %v", pp.Verdict, tc.wantUnder)
 			}
 			if tc.wantCacheNone != (pp.CacheErr != nil) || (tc.wantCacheNone && !errors.Is(pp.CacheErr, artifactcache.ErrNoCache)) {
 				t.Errorf("CacheErr %v, want ErrNoCache: %v", pp.CacheErr, tc.wantCacheNone)
@@ -88,7 +90,7 @@ func TestPlanPressure(t *testing.T) {
 				}
 			}
 			if len(removed) != len(tc.wantArchives) || (len(removed) > 0 && removed[0] != tc.wantArchives[0]) {
-				t.Errorf("archives removed %v, want %v; files %+v", removed, tc.wantArchives, pp.Files)
+				t.Errorf("archives removed %v, want %v; files %+v", removed, tc.wantArchives, pp.Cache)
 			}
 			if res.Result.Removed != tc.wantReleases {
 				t.Errorf("releases removed %d, want %d; plan %+v", res.Result.Removed, tc.wantReleases, pp.Plan.Decisions)
@@ -114,21 +116,22 @@ func TestPlanPressureRefuses(t *testing.T) {
 	pol := retention.Policy{KeepLatest: 1}
 	for _, tc := range []struct {
 		name string
-		opts artifactcache.PressureOptions
+		opts prune.Options
 		want error
 	}{
-		{"max-free below min-free", artifactcache.PressureOptions{Free: free, Limits: pressure.Limits{MinFree: pressure.Size{Bytes: 10}, MaxFree: pressure.Size{Bytes: 5}}}, pressure.ErrBadLimits},
-		{"negative cache keep-latest", artifactcache.PressureOptions{Free: free, Cache: artifactcache.Options{KeepLatest: -3}}, artifactcache.ErrInvalidOptions},
-		{"negative cache min-age", artifactcache.PressureOptions{Free: free, Cache: artifactcache.Options{MinAge: -time.Minute}}, artifactcache.ErrInvalidOptions},
+		{"max-free below min-free", prune.Options{Free: free, Limits: &pressure.Limits{MinFree: pressure.Size{Bytes: 10}, MaxFree: pressure.Size{Bytes: 5}}, Cache: &artifactcache.Options{}}, pressure.ErrBadLimits},
+		{"negative cache keep-latest", prune.Options{Free: free, Limits: &pressure.Limits{}, Cache: &artifactcache.Options{KeepLatest: -3}}, artifactcache.ErrInvalidOptions},
+		{"negative cache min-age", prune.Options{Free: free, Limits: &pressure.Limits{}, Cache: &artifactcache.Options{MinAge: -time.Minute}}, artifactcache.ErrInvalidOptions},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pp, err := artifactcache.PlanPressure(t.Context(), store, pol, time.Now(), tc.opts)
+			tc.opts.Policy = pol
+			pp, err := prune.Plan(t.Context(), store, time.Now(), tc.opts)
 			if !errors.Is(err, tc.want) || pp != nil {
-				t.Fatalf("PlanPressure: %v, %v; want an error wrapping %v", pp, err, tc.want)
+				t.Fatalf("Plan: %v, %v; want an error wrapping %v", pp, err, tc.want)
 			}
 		})
 	}
-	if _, err := artifactcache.PlanPressure(t.Context(), nil, pol, time.Now(), artifactcache.PressureOptions{}); !errors.Is(err, pkgstore.ErrNoStore) {
+	if _, err := prune.Plan(t.Context(), nil, time.Now(), prune.Options{Policy: pol, Limits: &pressure.Limits{}, Cache: &artifactcache.Options{}}); !errors.Is(err, pkgstore.ErrNoStore) {
 		t.Fatalf("no store: %v", err)
 	}
 }
