@@ -60,13 +60,18 @@ func (w *watcher) inScope(pkg pkgstore.Ident) bool {
 }
 
 // onlyFor is the Only of pkg's purge: pkg, or Policy.Only's entries of it.
+// Where names are case-insensitive (Windows) an entry in another case
+// (CORE/Redis) is pkg's too, as Windows opens core\redis for it; the plan
+// then names the store's directory for it as it does for hab-gc run
+// --only, or nothing, with a warning, where two directories differ only
+// in case (retention's storeSpelling).
 func (w *watcher) onlyFor(pkg pkgstore.Ident) []pkgstore.Ident {
 	if len(w.o.Policy.Only) == 0 {
 		return []pkgstore.Ident{pkg}
 	}
 	var out []pkgstore.Ident
 	for _, o := range w.o.Policy.Only {
-		if o.Package() == pkg {
+		if o.Package() == pkg || o.Package().SatisfiesAnyCase(pkg) {
 			out = append(out, o)
 		}
 	}
