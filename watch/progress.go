@@ -70,7 +70,7 @@ func (w *watcher) installing(pkg pkgstore.Ident) (string, bool) {
 				// A modification time ahead of the clock is judged by the
 				// change time: it would otherwise hold the purge for good.
 				if changed, _ := fileinfo.ChangedAt(fi, now); now.Sub(changed) < w.o.installWindow() {
-					rel, _ := filepath.Rel(w.store, path)
+					rel, _ := w.rel(path)
 					return rel, true
 				}
 			}

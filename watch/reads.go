@@ -2,7 +2,6 @@ package watch
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -51,7 +50,7 @@ func (r *reads) all() { r.full = true }
 // Events outside the store (the specs) need nothing: every plan reads
 // them afresh.
 func (w *watcher) changed(ev fsnotify.Event) {
-	rel, err := filepath.Rel(w.store, ev.Name)
+	rel, err := w.rel(ev.Name)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return
 	}
@@ -104,7 +103,7 @@ func (w *watcher) rewatch(why string) {
 // be watched: its ORIGIN/NAME directory is read again by every plan, or,
 // above the names, the whole store.
 func (w *watcher) unwatched(dir string, depth int) {
-	rel, err := filepath.Rel(w.store, dir)
+	rel, err := w.rel(dir)
 	parts := strings.Split(rel, "/")
 	if err != nil || depth < 2 || len(parts) < 2 {
 		w.reads.always = true

@@ -73,6 +73,11 @@ func startOnly(t *testing.T, root string, o watch.Options) *watcher {
 	}
 	w := &watcher{purges: make(chan watch.Purge, 16), starts: make(chan watch.Purge, 16), log: &logBuf{}}
 	o.Store = store
+	if o.Scan.Target == "" {
+		// The fixtures' (x86_64-linux): on Windows, where these tests
+		// run under Wine too, the default target is x86_64-windows.
+		o.Scan.Target = storetest.DefaultTarget
+	}
 	if o.Policy.KeepLatest == 0 {
 		o.Policy.KeepLatest = 2
 	}

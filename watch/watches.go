@@ -89,7 +89,7 @@ func (w *watcher) addTree(dir string, depth int, fresh bool) {
 			w.addTree(sub, depth+1, fresh)
 			continue
 		}
-		rel, _ := filepath.Rel(w.store, sub)
+		rel, _ := w.rel(sub)
 		if !w.seen[rel] {
 			w.seen[rel] = true
 			if fresh {
@@ -97,6 +97,14 @@ func (w *watcher) addTree(dir string, depth int, fresh bool) {
 			}
 		}
 	}
+}
+
+// rel is path relative to the store with slashes, O/N/V/R on every
+// platform (filepath.Rel gives O\\N\\V\\R on Windows, which the watcher
+// splits on "/").
+func (w *watcher) rel(path string) (string, error) {
+	rel, err := filepath.Rel(w.store, path)
+	return filepath.ToSlash(rel), err
 }
 
 // newRelease notes a release (O/N/V/R) that appeared.
@@ -114,12 +122,12 @@ func (w *watcher) handle(ev fsnotify.Event) {
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		delete(w.watched, ev.Name) // the kernel drops the watch of a removed directory
 	}
-	if ev.Name == w.specsDir || filepath.Dir(ev.Name) == w.specsDir || strings.HasPrefix(w.specsDir, ev.Name+"/") {
+	if ev.Name == w.specsDir || filepath.Dir(ev.Name) == w.specsDir || strings.HasPrefix(w.specsDir, ev.Name+string(filepath.Separator)) {
 		w.watchSpecs() // the directory or one of its parents may have appeared
 		w.readSpecs(true)
 		return
 	}
-	rel, err := filepath.Rel(w.store, ev.Name)
+	rel, err := w.rel(ev.Name)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return
 	}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // unpack is unpack_artifact. PackageArchive::unpack opens the cached
@@ -94,7 +96,10 @@ func (in *Installer) unpack(a *cachedArchive) error {
 	if err := step(StepRenamed); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(temp); err != nil {
+	// What is left of the temp directory goes as Habitat's remove_dir_all
+	// removes it, entry by entry (testtool.RemovePlain: Wine, which runs
+	// the Windows tests, fails os.RemoveAll's POSIX-semantics deletion).
+	if err := testtool.RemovePlain(temp); err != nil {
 		return err
 	}
 	pt.Path = final
