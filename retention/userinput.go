@@ -20,7 +20,7 @@ var ErrNotPackage = errors.New("must be ORIGIN/NAME or ORIGIN/NAME/VERSION")
 // ErrSelfKeepZero is SelfKeepCount's error for a count below 1: Habitat's
 // own packages always keep a release (SelfKeepLatest's 0 is unset, never
 // none).
-var ErrSelfKeepZero = errors.New("Habitat's own packages always keep at least one release")
+var ErrSelfKeepZero = errors.New("the packages of Habitat itself always keep at least one release")
 
 // SelfKeepCount returns the SelfKeepLatest of a count a user gives (a
 // flag, a config file): n itself when 1 or more; 0 (and anything below)
