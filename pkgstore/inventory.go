@@ -243,6 +243,9 @@ type Inventory struct {
 	parts    []keptPart
 	scanKey  scanKey
 	fullRefs int
+	// archives are what this scan read of the artifact cache's recent
+	// archives, for a Rescan to take again (archivememo.go).
+	archives map[archiveKey]archiveRead
 	// folded are the releases by foldKey where names are case-insensitive
 	// (Windows; fold.go), nil elsewhere.
 	folded map[string][]*Release
@@ -276,6 +279,36 @@ func sortRefs(idents []Ident) []Ref {
 	}
 	slices.SortFunc(out, func(a, b Ref) int { return cmpFields(idents[a], idents[b]) })
 	return out
+}
+
+// sortRefsFrom is sortRefs(idents) given prev, sortRefs of a prefix of
+// idents (nil: none): the Refs from len(prev) on are sorted alone and
+// merged with prev, so that a Rescan that interned a few idents more
+// sorts those, not the store's. Idents are distinct (one Ref each), so
+// the order is the one sortRefs gives.
+func sortRefsFrom(idents []Ident, prev []Ref) []Ref {
+	if len(prev) == 0 || len(prev) > len(idents) {
+		return sortRefs(idents)
+	}
+	cmp := func(a, b Ref) int { return cmpFields(idents[a], idents[b]) }
+	added := make([]Ref, 0, len(idents)-len(prev))
+	for r := len(prev); r < len(idents); r++ {
+		added = append(added, Ref(r))
+	}
+	slices.SortFunc(added, cmp)
+	out := make([]Ref, 0, len(idents))
+	i, j := 0, 0
+	for i < len(prev) && j < len(added) {
+		if cmp(prev[i], added[j]) <= 0 {
+			out = append(out, prev[i])
+			i++
+		} else {
+			out = append(out, added[j])
+			j++
+		}
+	}
+	out = append(out, prev[i:]...)
+	return append(out, added[j:]...)
 }
 
 // Ident returns the ident a Ref stands for.

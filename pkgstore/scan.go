@@ -86,6 +86,9 @@ type scanner struct {
 	prevAt   map[Ident]int
 	changed  map[Ident]bool
 	fullRefs int
+	// archives are the artifact cache's archives this scan read
+	// (archivememo.go).
+	archives map[archiveKey]archiveRead
 }
 
 // nameJob is a NAME directory to scan. odd, when set, says why a name on
@@ -264,7 +267,11 @@ func (sc *scanner) inventory() *Inventory {
 		p.hi = len(all)
 		p.releases = nil // inv.Releases[lo:hi] from now on
 	}
-	inv, resorted := finishInventory(sc.store.fsRoot, sc.opts.Target, sc.in, all, &sc.problems)
+	var prevSorted []Ref
+	if sc.prev != nil {
+		prevSorted = sc.prev.sorted // a Rescan's interner extends the old one's
+	}
+	inv, resorted := finishInventory(sc.store.fsRoot, sc.opts.Target, sc.in, all, &sc.problems, prevSorted)
 	if !resorted {
 		// Each part's releases are where it says in inv.Releases: a
 		// Rescan can take them again.
@@ -283,12 +290,16 @@ func (sc *scanner) inventory() *Inventory {
 // finishInventory sorts the releases, indexes them and reports
 // dependencies that are not installed. resorted says whether they were
 // not sorted already.
-func finishInventory(fsRoot, target string, in *interner, releases []*Release, probs *problems) (inv *Inventory, resorted bool) {
+//
+// prevSorted, when set, is the sorted Refs of the inventory whose
+// interner in extends (a Rescan's: the same ident for every Ref below its
+// length): only the Refs interned since are sorted, then merged with it.
+func finishInventory(fsRoot, target string, in *interner, releases []*Release, probs *problems, prevSorted []Ref) (inv *Inventory, resorted bool) {
 	inv = &Inventory{
 		FSRoot:   fsRoot,
 		Target:   target,
 		Releases: releases,
-		sorted:   sortRefs(in.idents),
+		sorted:   sortRefsFrom(in.idents, prevSorted),
 		byRef:    make([]*Release, len(in.idents)),
 	}
 	if cmp := func(a, b *Release) int { return Compare(a.Ident, b.Ident) }; !slices.IsSortedFunc(inv.Releases, cmp) {
