@@ -109,7 +109,7 @@ func TestApplySwapForSymlinkToNeeded(t *testing.T) {
 					name = hidden
 				}
 				full := filepath.Join(pkgs, name)
-				if err := os.RemoveAll(full); err != nil {
+				if err := testtool.RemoveAll(full); err != nil {
 					t.Fatal(err)
 				}
 				if err := os.Symlink(kept, full); err != nil {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // unpack is unpack_artifact. PackageArchive::unpack opens the cached
@@ -94,7 +96,7 @@ func (in *Installer) unpack(a *cachedArchive) error {
 	if err := step(StepRenamed); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(temp); err != nil {
+	if err := testtool.RemoveAll(temp); err != nil { // os.RemoveAll, but Wine-safe
 		return err
 	}
 	pt.Path = final
