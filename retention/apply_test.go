@@ -130,6 +130,7 @@ func checkSentinel(t *testing.T, dir string) {
 }
 
 func TestApplyNeverFollowsSymlinks(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	out := sentinel(t)
 	b := base(t)
 	// Symlinks inside a release to remove: at the top, deep inside, to a
@@ -187,6 +188,7 @@ func TestApplyNeverFollowsSymlinks(t *testing.T) {
 }
 
 func TestApplyVersionDirSwappedForSymlink(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	out := sentinel(t)
 	b := base(t)
 	p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
