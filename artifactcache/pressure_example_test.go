@@ -43,7 +43,7 @@ func ExamplePlanPressure() {
 	// reads statfs), and the archives count as downloaded long ago (their
 	// install window, an hour by default, has passed).
 	free := func() (pressure.Space, error) { return pressure.Space{Avail: 2<<30 - 1, Total: 100 << 30}, nil }
-	scan := pkgstore.Options{InstallWindow: time.Nanosecond}
+	scan := pkgstore.Options{Target: "x86_64-linux", InstallWindow: time.Nanosecond} // the releases' and archives' target
 
 	two := pressure.Size{Bytes: 2 << 30}
 	limits := pressure.Limits{MinFree: two, MaxFree: two}

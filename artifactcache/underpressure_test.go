@@ -66,7 +66,7 @@ func TestPlanPressure(t *testing.T) {
 			limits := pressure.Limits{MinFree: pressure.Size{Bytes: 2 * gib}, MaxFree: pressure.Size{Bytes: 2 * gib}}
 			free := func() (pressure.Space, error) { return pressure.Space{Avail: tc.avail, Total: 100 * gib}, nil }
 			pp, err := artifactcache.PlanPressure(t.Context(), store, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(),
-				artifactcache.PressureOptions{Limits: limits, Free: free, Scan: pkgstore.Options{InstallWindow: time.Nanosecond}})
+				artifactcache.PressureOptions{Limits: limits, Free: free, Scan: pkgstore.Options{Target: "x86_64-linux", InstallWindow: time.Nanosecond}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,6 +122,7 @@ func TestPlanPressureRefuses(t *testing.T) {
 		{"negative cache min-age", artifactcache.PressureOptions{Free: free, Cache: artifactcache.Options{MinAge: -time.Minute}}, artifactcache.ErrInvalidOptions},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.Scan.Target = "x86_64-linux" // pressureStore's, whatever the machine's
 			pp, err := artifactcache.PlanPressure(t.Context(), store, pol, time.Now(), tc.opts)
 			if !errors.Is(err, tc.want) || pp != nil {
 				t.Fatalf("PlanPressure: %v, %v; want an error wrapping %v", pp, err, tc.want)
