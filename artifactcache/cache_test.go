@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -48,7 +49,7 @@ func xzTar(_ testing.TB, names ...string) []byte { return storetest.HartOf(names
 // a corrupt one, a non-hart file, a dot-file download and a symlink.
 func cacheDir(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
+	root := testtool.TempDir(t)
 	dir := filepath.Join(root, Dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -131,6 +132,11 @@ func TestPlan(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.Target = "x86_64-linux" // the archives' target, whatever the machine's
+			if _, err := os.Lstat(filepath.Join(root, Dir, "link-x86_64-linux.hart")); err != nil {
+				t.Logf("no symlink in the cache (%v; Wine makes none that read back): its case is left out", err)
+				delete(tc.want, "link-x86_64-linux.hart")
+			}
 			files, err := c.Plan(context.Background(), st, tc.opts)
 			if err != nil {
 				t.Fatal(err)
@@ -155,7 +161,7 @@ func TestRemove(t *testing.T) {
 	root := cacheDir(t)
 	dir := filepath.Join(root, Dir)
 	c := openCache(t, root)
-	files, err := c.Plan(context.Background(), status(nil), Options{KeepLatest: 1, Now: time.Now().Add(2 * time.Hour)})
+	files, err := c.Plan(context.Background(), status(nil), Options{KeepLatest: 1, Now: time.Now().Add(2 * time.Hour), Target: "x86_64-linux"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,8 +202,9 @@ func TestRemove(t *testing.T) {
 }
 
 func TestOpenRefusesSymlink(t *testing.T) {
-	root := t.TempDir()
-	other := t.TempDir()
+	testtool.NeedSymlinks(t)
+	root := testtool.TempDir(t)
+	other := testtool.TempDir(t)
 	os.MkdirAll(filepath.Join(root, "hab", "cache"), 0o755)
 	os.MkdirAll(filepath.Join(other, "artifacts"), 0o755)
 	os.Symlink(filepath.Join(other, "artifacts"), filepath.Join(root, Dir))
@@ -229,7 +236,7 @@ func FuzzIdentify(f *testing.F) {
 // as the installed release of its ident; an archive Protect gives reasons
 // for is kept with them (the run's pins and --only scope).
 func TestPlanTargetAndProtect(t *testing.T) {
-	root := t.TempDir()
+	root := testtool.TempDir(t)
 	dir := filepath.Join(root, Dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

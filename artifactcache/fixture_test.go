@@ -58,7 +58,7 @@ func TestIdentifyHabitatShapes(t *testing.T) {
 	}
 	// In a cache, under the fixture's misleading file name, it is kept
 	// or removed as the release it holds, never left "not a .hart".
-	root := t.TempDir()
+	root := testtool.TempDir(t)
 	dir := filepath.Join(root, Dir)
 	os.MkdirAll(dir, 0o755)
 	data := storetest.Archive{Ident: possums, Parents: true, Payload: []string{"share/signme.dat"}}.Bytes()

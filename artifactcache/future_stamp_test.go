@@ -4,8 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
+
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 )
 
 // TestPlanFutureStamp (issue 31 item 5): an archive modified in 2031
@@ -21,8 +24,14 @@ func TestPlanFutureStamp(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(root, Dir, file), future, future); err != nil {
 		t.Fatal(err)
 	}
+	if fi, err := os.Lstat(filepath.Join(root, Dir, file)); err == nil && fileinfo.ChangeTime(fi).Equal(future) {
+		// Windows' stand-in for the change time is the creation time,
+		// which setting the modification time leaves as it was; Wine
+		// reports the modification time for both.
+		t.Skipf("setting the modification time set the change time too (%s: Wine's creation time): this test needs a file system that keeps it (Linux's ctime, Windows' creation time)", runtime.GOOS)
+	}
 	c := openCache(t, root)
-	files, err := c.Plan(context.Background(), status([]string{"core/redis/6.2.6/20220101000000"}), Options{KeepLatest: 1, MinAge: time.Hour, Now: time.Now().Add(2 * time.Hour)})
+	files, err := c.Plan(context.Background(), status([]string{"core/redis/6.2.6/20220101000000"}), Options{KeepLatest: 1, MinAge: time.Hour, Now: time.Now().Add(2 * time.Hour), Target: "x86_64-linux"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hab-gc/hab-gc/artifactcache"
 	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -26,6 +27,7 @@ import (
 // The times are exact: the install window is set between the link's age
 // and the archive's.
 func TestCacheKeepsWhatAFreshSymlinkedArchiveLeadsTo(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	b := storetest.New(t)
 	b.Pkg("core/redis/5.0.1/20210101000000").Pkg("core/redis/6.2.6/20220101000000")
 	dir := b.Path(pkgstore.ArtifactCacheDir)

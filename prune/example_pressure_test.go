@@ -47,7 +47,7 @@ func ExamplePlan_pressure() {
 	// releases as old enough (the policy's MinAge). On a machine, leave
 	// Free and Scan out, and MinAge.
 	free := func() (pressure.Space, error) { return pressure.Space{Avail: 2<<30 - 1, Total: 100 << 30}, nil }
-	scan := pkgstore.Options{InstallWindow: time.Nanosecond}
+	scan := pkgstore.Options{Target: "x86_64-linux", InstallWindow: time.Nanosecond} // the releases' and archives' target
 	pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
 
 	two := pressure.Size{Bytes: 2 << 30}

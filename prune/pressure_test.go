@@ -68,7 +68,7 @@ func TestPlanPressure(t *testing.T) {
 			limits := pressure.Limits{MinFree: pressure.Size{Bytes: 2 * gib}, MaxFree: pressure.Size{Bytes: 2 * gib}}
 			free := func() (pressure.Space, error) { return pressure.Space{Avail: tc.avail, Total: 100 * gib}, nil }
 			pp, err := prune.Plan(t.Context(), store, time.Now(), prune.Options{Policy: retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge},
-				Limits: &limits, Cache: &artifactcache.Options{}, Free: free, Scan: pkgstore.Options{InstallWindow: time.Nanosecond}})
+				Limits: &limits, Cache: &artifactcache.Options{}, Free: free, Scan: pkgstore.Options{Target: "x86_64-linux", InstallWindow: time.Nanosecond}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,6 +125,7 @@ func TestPlanPressureRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Policy = pol
+			tc.opts.Scan.Target = "x86_64-linux" // pressureStore's, whatever the machine's
 			pp, err := prune.Plan(t.Context(), store, time.Now(), tc.opts)
 			if !errors.Is(err, tc.want) || pp != nil {
 				t.Fatalf("Plan: %v, %v; want an error wrapping %v", pp, err, tc.want)

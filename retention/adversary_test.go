@@ -17,6 +17,7 @@ import (
 // its hidden name, its version, name or origin directory) with a symlink
 // to a copy outside the store. Nothing outside the store is ever deleted.
 func TestApplySwapsForSymlinks(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	cases := []struct {
 		stage string
 		// target returns the store-relative directory to swap, given the
@@ -91,6 +92,7 @@ func TestApplySwapsForSymlinks(t *testing.T) {
 // at each stage, by a symlink to a release that is kept: the kept release
 // is untouched.
 func TestApplySwapForSymlinkToNeeded(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	for _, stage := range []string{"checked", "hidden", "deleting", "removing"} {
 		t.Run(stage, func(t *testing.T) {
 			b := base(t)
@@ -109,7 +111,7 @@ func TestApplySwapForSymlinkToNeeded(t *testing.T) {
 					name = hidden
 				}
 				full := filepath.Join(pkgs, name)
-				if err := os.RemoveAll(full); err != nil {
+				if err := testtool.RemoveAll(full); err != nil {
 					t.Fatal(err)
 				}
 				if err := os.Symlink(kept, full); err != nil {

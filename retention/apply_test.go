@@ -130,6 +130,7 @@ func checkSentinel(t *testing.T, dir string) {
 }
 
 func TestApplyNeverFollowsSymlinks(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	out := sentinel(t)
 	b := base(t)
 	// Symlinks inside a release to remove: at the top, deep inside, to a
@@ -146,7 +147,7 @@ func TestApplyNeverFollowsSymlinks(t *testing.T) {
 	p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
 	// Between plan and apply, a release directory is swapped for a
 	// symlink to the outside.
-	os.RemoveAll(b.PkgPath(redis2))
+	testtool.RemoveAll(b.PkgPath(redis2))
 	os.Symlink(out, b.PkgPath(redis2))
 	// The store now holds a symlinked release: what it needs is unknown,
 	// so applying refuses as a whole.
@@ -187,6 +188,7 @@ func TestApplyNeverFollowsSymlinks(t *testing.T) {
 }
 
 func TestApplyVersionDirSwappedForSymlink(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	out := sentinel(t)
 	b := base(t)
 	p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
@@ -220,10 +222,10 @@ func TestApplyRevalidates(t *testing.T) {
 		{"directory replaced since the plan", func(b *storetest.Builder) {
 			os.Rename(b.PkgPath(redis2), b.PkgPath(redis2)+".old")
 			b.Add(storetest.Release{Ident: redis2, Deps: []string{glibc2}})
-			os.RemoveAll(b.PkgPath(redis2) + ".old")
+			testtool.RemoveAll(b.PkgPath(redis2) + ".old")
 		}, redis2, "replaced"},
 		{"removed by someone else", func(b *storetest.Builder) {
-			os.RemoveAll(b.PkgPath(redis2))
+			testtool.RemoveAll(b.PkgPath(redis2))
 		}, redis2, "no longer installed"},
 		// A killed install (two hours ago, by Apply's clock) of a release
 		// that needs redis2, stopped with its release unpacked and not

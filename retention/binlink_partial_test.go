@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -16,6 +17,7 @@ import (
 // way into every release below that directory: it is not "pointing at
 // nothing", and each release below it is kept, saying so.
 func TestBinlinkToPartialStorePath(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	const (
 		tq1  = "core/tq/1.0/20200101000000"
 		tq1b = "core/tq/1.0/20200202000000"

@@ -24,7 +24,7 @@ func TestPlanAheadOfTheRealClockKeepsYoungReleases(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			b := storetest.New(t)
 			for _, id := range ids {
-				b.Add(storetest.Release{Ident: id})
+				b.Add(storetest.Release{Ident: id, Target: pkgstore.DefaultTarget()}) // the target PlanStore scans for
 			}
 			s := storetest.Open(t, b.Root)
 			ahead := time.Now().Add(48 * time.Hour)
@@ -77,7 +77,7 @@ func TestPlanAheadOfTheRealClockKeepsYoungReleases(t *testing.T) {
 func TestPlanClockNearTheRealOneWarnsNothing(t *testing.T) {
 	b := storetest.New(t)
 	for _, id := range []string{"core/a/1/1", "core/a/2/2"} {
-		b.Add(storetest.Release{Ident: id})
+		b.Add(storetest.Release{Ident: id, Target: pkgstore.DefaultTarget()}) // the target PlanStore scans for
 	}
 	s := storetest.Open(t, b.Root)
 	for _, tc := range []struct {

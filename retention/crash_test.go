@@ -105,10 +105,55 @@ func crashStore(t *testing.T, root string) {
 	b.Symlink("/etc/passwd", "hab/pkgs/core/p0/1.0/20200101000000/etc-link")
 }
 
+// copyTree copies the tree under from into the directory to as `cp -a`
+// does (which Windows lacks): symlinks as symlinks, modes and
+// modification times kept, directories' times set after their contents.
 func copyTree(t *testing.T, from, to string) {
 	t.Helper()
-	if out, err := exec.Command("cp", "-a", from+"/.", to).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v %s", err, out)
+	var dirs []string
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			dirs = append(dirs, rel)
+			return os.MkdirAll(dst, 0o755) // its mode once filled, below
+		case d.Type()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, dst)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(dst, b, fi.Mode().Perm()); err != nil {
+			return err
+		}
+		if err := os.Chmod(dst, fi.Mode().Perm()); err != nil { // whatever the umask
+			return err
+		}
+		return os.Chtimes(dst, fi.ModTime(), fi.ModTime())
+	})
+	for i := len(dirs) - 1; i >= 0 && err == nil; i-- {
+		var fi os.FileInfo
+		if fi, err = os.Lstat(filepath.Join(from, dirs[i])); err == nil {
+			if err = os.Chmod(filepath.Join(to, dirs[i]), fi.Mode().Perm()); err == nil {
+				err = os.Chtimes(filepath.Join(to, dirs[i]), fi.ModTime(), fi.ModTime())
+			}
+		}
+	}
+	if err != nil {
+		t.Fatalf("copying %s to %s: %v", from, to, err)
 	}
 }
 

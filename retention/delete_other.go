@@ -73,13 +73,18 @@ func (a *applier) finish(name, release string) error {
 	if err != nil {
 		return err
 	}
-	defer top.Close()
 	parent, err := onefs.OpenDir(top, vdir)
+	top.Close()
 	if err != nil {
 		return err
 	}
-	defer parent.Close()
-	if _, err := onefs.RemoveAll(parent, path.Base(name)); err != nil {
+	_, err = onefs.RemoveAll(parent, path.Base(name))
+	// Closed before pruning: on Windows a directory deleted by plain
+	// (not POSIX-semantics) deletion keeps its name until its last
+	// handle closes, so VERSION, still open, would keep NAME from being
+	// empty.
+	parent.Close()
+	if err != nil {
 		return err
 	}
 	a.pruneEmpty(vdir)

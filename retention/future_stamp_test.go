@@ -4,11 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -44,7 +46,8 @@ func TestFutureStampDoesNotHoldRemovals(t *testing.T) {
 					if err := in.Cache(storetest.Archive{Ident: libIdent, Payload: []string{"lib/liblib.so"}}, 0); err != nil {
 						t.Fatal(err)
 					}
-					stamped, _ = filepath.Rel(b.Root, in.ArchivePath(libIdent))
+					rel, _ := filepath.Rel(b.Root, in.ArchivePath(libIdent))
+					stamped = filepath.ToSlash(rel) // as a problem names it
 				case "install directory":
 					stamped = instDir
 					if err := os.MkdirAll(filepath.Join(b.Root, instDir, "hab", "pkgs", "core", "lib", "1.0"), 0o700); err != nil {
@@ -71,6 +74,12 @@ func TestFutureStampDoesNotHoldRemovals(t *testing.T) {
 				}
 				if err := os.Chtimes(filepath.Join(b.Root, stamped), future, future); err != nil {
 					t.Fatal(err)
+				}
+				if fi, err := os.Lstat(filepath.Join(b.Root, stamped)); err == nil && fileinfo.ChangeTime(fi).Equal(future) {
+					// Windows' stand-in for the change time is the creation
+					// time, which setting the modification time leaves as it
+					// was; Wine reports the modification time for both.
+					t.Skipf("setting the modification time set the change time too (%s: Wine's creation time): this test needs a file system that keeps it (Linux's ctime, Windows' creation time)", runtime.GOOS)
 				}
 				scan := pkgstore.Options{Target: "x86_64-linux", InstallWindow: time.Hour}
 				if !fresh {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -20,18 +21,18 @@ func TestGoneIsNotKept(t *testing.T) {
 		before func(b string)
 		hook   func(root string) func(stage string, id pkgstore.Ident, hidden string)
 	}{
-		{name: "before Apply", before: func(pkgPath string) { os.RemoveAll(pkgPath) }},
+		{name: "before Apply", before: func(pkgPath string) { testtool.RemoveAll(pkgPath) }},
 		{name: "before its check", hook: func(pkgPath string) func(string, pkgstore.Ident, string) {
 			return func(stage string, id pkgstore.Ident, _ string) {
 				if stage == "hidden" && id.String() != redis2 {
-					os.RemoveAll(pkgPath) // still listed at the rescan, gone when Apply looks
+					testtool.RemoveAll(pkgPath) // still listed at the rescan, gone when Apply looks
 				}
 			}
 		}},
 		{name: "between check and rename", hook: func(pkgPath string) func(string, pkgstore.Ident, string) {
 			return func(stage string, id pkgstore.Ident, _ string) {
 				if stage == "checked" && id.String() == redis2 {
-					os.RemoveAll(pkgPath)
+					testtool.RemoveAll(pkgPath)
 				}
 			}
 		}},

@@ -151,7 +151,7 @@ func TestOutcomeErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	oldPkg(b, redis2, glibc2)
-	os.RemoveAll(gone)
+	testtool.RemoveAll(gone)
 	res := applyPlan(t, p, b.Root, fast)
 
 	o, _ := outcome(res, redis1)

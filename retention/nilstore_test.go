@@ -35,7 +35,8 @@ func TestNilStoreRefused(t *testing.T) {
 // errors, not panics, and Apply's Result is never nil.
 func TestNilArgumentsRefused(t *testing.T) {
 	b := storetest.New(t)
-	oldPkg(b, "core/a/1/20200101000000")
+	// The target PlanStore scans for (x86_64-windows on Windows).
+	b.Add(storetest.Release{Ident: "core/a/1/20200101000000", ModTime: old, Target: pkgstore.DefaultTarget()})
 	st := storetest.Open(t, b.Root)
 	ctx := context.Background()
 	pol := retention.Policy{KeepLatest: 1}

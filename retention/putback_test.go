@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -107,6 +108,9 @@ func TestPutBackBringsItsDependencies(t *testing.T) {
 			return []retention.RootFinder{f}, retention.PhaseSettle, func() { loaded.Store(true) }
 		}},
 		{"process started from the release's path before it was hidden", retention.CodeInUse, func(t *testing.T, b *storetest.Builder) ([]retention.RootFinder, retention.Phase, func()) {
+			if runtime.GOOS != "linux" {
+				t.Skip("Linux only: runs the host's /bin/sleep from the release and reads /proc/PID/exe (Windows' process images: runroots' TestScanWindowsSeesProcessImage, retention's TestApplyKeepsReleaseHeldOpen)")
+			}
 			return []retention.RootFinder{runroots.Finder{}}, retention.PhaseHide, func() {
 				cmd := exec.Command(filepath.Join(b.PkgPath(chainApp), "bin", "sleep"), "600")
 				if err := cmd.Start(); err != nil {

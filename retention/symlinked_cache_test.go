@@ -20,6 +20,7 @@ import (
 // removal wait, and what it names is kept (hab-gc only reads there; the
 // cache clean-up still refuses such a cache).
 func TestSymlinkedCacheFetchedArchive(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	b := storetest.New(t)
 	oldPkg(b, depOld)
 	oldPkg(b, depNew)
@@ -51,6 +52,7 @@ func TestSymlinkedCacheFetchedArchive(t *testing.T) {
 // not read through it. Fresh, it makes every removal wait unless its name
 // is the archive of an installed release.
 func TestSymlinkedArchiveInCache(t *testing.T) {
+	testtool.NeedSymlinks(t)
 	for _, tc := range []struct {
 		name     string
 		link     string // the link's name in the cache

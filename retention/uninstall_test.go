@@ -1,9 +1,9 @@
 package retention_test
 
 import (
-	"os"
 	"testing"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -16,7 +16,7 @@ func TestConcurrentUninstall(t *testing.T) {
 	opts := fast
 	retention.SetHook(&opts, func(stage string, id pkgstore.Ident, _ string) {
 		if stage == "checked" && id.String() == redis2 {
-			os.RemoveAll(b.PkgPath(redis2)) // hab pkg uninstall
+			testtool.RemoveAll(b.PkgPath(redis2)) // hab pkg uninstall
 		}
 	})
 	res := applyPlan(t, p, b.Root, opts)

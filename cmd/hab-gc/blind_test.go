@@ -25,7 +25,7 @@ func blindHabGC(t *testing.T, env []string, drop []string, args ...string) (int,
 	}
 	setpriv := testtool.Need(t, "setpriv", "util-linux") // drops CAP_SYS_PTRACE
 	exe := testtool.Executable(t)
-	link := filepath.Join(t.TempDir(), "hab-gc")
+	link := filepath.Join(testtool.TempDir(t), "hab-gc")
 	if err := os.Symlink(exe, link); err != nil {
 		t.Fatal(err)
 	}

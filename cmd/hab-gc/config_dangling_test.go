@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestConfigDanglingSymlink: FS_ROOT/hab/etc/hab-gc.toml as a symlink to a
@@ -19,7 +20,7 @@ func TestConfigDanglingSymlink(t *testing.T) {
 	b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000001")
 	cfg := filepath.Join(b.Root, "hab", "etc", "hab-gc.toml")
 	noErr(t, os.MkdirAll(filepath.Dir(cfg), 0o755))
-	noErr(t, os.Symlink(filepath.Join(t.TempDir(), "not-mounted", "hab-gc.toml"), cfg))
+	noErr(t, os.Symlink(filepath.Join(testtool.TempDir(t), "not-mounted", "hab-gc.toml"), cfg))
 	code, _, errs := hab(t, nil, "run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none", "--runtime-roots=false")
 	if code != exitUsage || !strings.Contains(errs, cfg) {
 		t.Errorf("exit %d, stderr %q; want %d naming %s", code, errs, exitUsage, cfg)

@@ -30,7 +30,7 @@ func TestDaemonWatchInstallWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(1500 * time.Millisecond) // older than the window
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	schedtest.Write(t, dir, "sup", schedtest.Watch(b.Root, `min_age = "none"`, `delay = "200ms"`))
 	stderr := &testtool.SyncBuffer{}
 	cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "daemon", "--schedules", dir, "--state", dir + "/state.json"},

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -22,7 +23,7 @@ func TestDemoStoreUpToDate(t *testing.T) {
 		storetest.Demo(storetest.At(t, dir))
 		return
 	}
-	fresh := t.TempDir()
+	fresh := testtool.TempDir(t)
 	storetest.Demo(storetest.At(t, fresh))
 	// The lock file (gitignored) is made by commands run on the demo store.
 	out, err := exec.Command("diff", "-r", "--no-dereference", "-x", pkgstore.LockFile, fresh, filepath.FromSlash(dir)).CombinedOutput()

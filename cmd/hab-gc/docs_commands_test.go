@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // docCommand is one command line of a ```sh block of the README or docs/.
@@ -154,7 +155,7 @@ func TestDocsCommands(t *testing.T) {
 // runDocsBlock runs one block's commands in a sandbox of its own: copies
 // of the demo store as the repository's testdata/demo and as FS_ROOT.
 func runDocsBlock(t *testing.T, block []docCommand, ran *atomic.Int64) {
-	root := t.TempDir()
+	root := testtool.TempDir(t)
 	work := filepath.Join(root, "work")
 	storetest.Demo(storetest.At(t, filepath.Join(work, "testdata", "demo")))
 	fsroot := filepath.Join(root, "fsroot")

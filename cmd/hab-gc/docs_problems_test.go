@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // problemTable reads docs/output.md's problem-kinds table: kind -> whether
@@ -53,7 +54,7 @@ func TestProblemKindsDocumented(t *testing.T) {
 
 	// A store showing four kinds: a dependency not installed, a DEPS line
 	// TDEPS lacks, a spec nothing satisfies, a binlink to nothing.
-	root := t.TempDir()
+	root := testtool.TempDir(t)
 	b := storetest.At(t, root)
 	old := time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC)
 	b.Add(storetest.Release{Ident: "core/glibc/2.33/20210101000000", ModTime: old})

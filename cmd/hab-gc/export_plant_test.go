@@ -13,6 +13,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -23,8 +24,8 @@ import (
 func TestExportIgnoresPlantedTempNames(t *testing.T) {
 	root := storetest.New(t).Root
 	dir := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, "@daily-random"), "b": schedtest.Prune(root, "@weekly-random")})
-	out := t.TempDir()
-	args := []string{"schedule", "export", "--schedules", dir, "--state", filepath.Join(t.TempDir(), "s.json"), "--out", out, "--exe", "/bin/hab-gc"}
+	out := testtool.TempDir(t)
+	args := []string{"schedule", "export", "--schedules", dir, "--state", filepath.Join(testtool.TempDir(t), "s.json"), "--out", out, "--exe", "/bin/hab-gc"}
 	if code, _, errs := hab(t, nil, args...); code != 0 {
 		t.Fatal(errs)
 	}
@@ -35,7 +36,7 @@ func TestExportIgnoresPlantedTempNames(t *testing.T) {
 	for _, u := range units {
 		os.Remove(u)
 	}
-	outside := filepath.Join(t.TempDir(), "precious")
+	outside := filepath.Join(testtool.TempDir(t), "precious")
 	noErr(t, os.WriteFile(outside, []byte("precious"), 0o644))
 	victim := filepath.Join(out, "someone-else.service")
 	noErr(t, os.WriteFile(victim, []byte("mine"), 0o644))
@@ -72,7 +73,7 @@ func TestExportIgnoresPlantedTempNames(t *testing.T) {
 // TestExportedByUsNoFollow: a symlink to a unit hab-gc wrote is not taken
 // for one (os.Root's OpenFile follows symlinks even with O_NOFOLLOW).
 func TestExportedByUsNoFollow(t *testing.T) {
-	out := t.TempDir()
+	out := testtool.TempDir(t)
 	noErr(t, os.WriteFile(filepath.Join(out, "real.timer"), []byte(schedule.UnitMarker+"\n"), 0o644))
 	noErr(t, os.Symlink("real.timer", filepath.Join(out, "hab-gc-link.timer")))
 	r, err := os.OpenRoot(out)

@@ -78,7 +78,7 @@ func systemdWords(t *testing.T, line string) []string {
 // time zone and the daemon's settings, quoted and escaped as systemd reads
 // them; run at the timer's firing times, it runs the job each time.
 func TestExportedServiceRunsLikeTheDaemon(t *testing.T) {
-	base := filepath.Join(t.TempDir(), "a dir with 100% $HOME")
+	base := filepath.Join(testtool.TempDir(t), "a dir with 100% $HOME")
 	b := storetest.At(t, filepath.Join(base, "fs"))
 	root := b.Root
 	dir := filepath.Join(base, "sched ules")
@@ -141,9 +141,9 @@ func TestExportedServiceRunsLikeTheDaemon(t *testing.T) {
 func TestReexportRemovesStaleUnits(t *testing.T) {
 	root := storetest.New(t).Root
 	dir := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, "@daily-random"), "b": schedtest.Prune(root, "@weekly-random")})
-	out := t.TempDir()
+	out := testtool.TempDir(t)
 	os.WriteFile(filepath.Join(out, "hab-gc-prune-mine.timer"), []byte("[Timer]\nOnCalendar=daily\n"), 0o644)
-	args := []string{"schedule", "export", "--schedules", dir, "--state", filepath.Join(t.TempDir(), "s.json"), "--out", out, "--exe", "/bin/hab-gc"}
+	args := []string{"schedule", "export", "--schedules", dir, "--state", filepath.Join(testtool.TempDir(t), "s.json"), "--out", out, "--exe", "/bin/hab-gc"}
 	if code, _, errs := hab(t, nil, args...); code != 0 {
 		t.Fatal(errs)
 	}

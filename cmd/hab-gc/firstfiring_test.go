@@ -10,6 +10,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestExportedTimerRunsFirstFiring (issue 25 item 1): an exported timer's
@@ -22,8 +23,8 @@ func TestExportedTimerRunsFirstFiring(t *testing.T) {
 		t.Run(spec, func(t *testing.T) {
 			root := storetest.New(t).Root
 			dir := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, spec)})
-			state := filepath.Join(t.TempDir(), "state.json")
-			out := t.TempDir()
+			state := filepath.Join(testtool.TempDir(t), "state.json")
+			out := testtool.TempDir(t)
 			const exported = "2026-06-01T00:00:00Z"
 			if code, _, errs := hab(t, nil, "schedule", "export", "--schedules", dir, "--state", state, "--out", out, "--exe", "/usr/bin/hab-gc", "--now", exported); code != 0 {
 				t.Fatalf("export: %d %s", code, errs)
@@ -72,7 +73,7 @@ func TestExportedTimerRunsFirstFiring(t *testing.T) {
 func TestDaemonOnceReadOnlyState(t *testing.T) {
 	root := storetest.New(t).Root
 	dir := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, "17 * * * *")})
-	stateDir := t.TempDir()
+	stateDir := testtool.TempDir(t)
 	state := filepath.Join(stateDir, "state.json")
 	if code, _, errs := hab(t, nil, "daemon", "--once", "--schedules", dir, "--state", state, "--now", "2026-06-01T00:00:00Z"); code != 0 {
 		t.Fatalf("daemon: %d %s", code, errs)
@@ -90,7 +91,7 @@ func TestDaemonOnceReadOnlyState(t *testing.T) {
 func TestPressureOnlyListedAndExported(t *testing.T) {
 	root := storetest.New(t).Root
 	dir := schedtest.Dir(t, map[string]string{"p": fmt.Sprintf("fs_root = %q\n[pressure]\nmin_free = \"1GiB\"\nkeep_latest = 1\n", root)})
-	state := filepath.Join(t.TempDir(), "state.json")
+	state := filepath.Join(testtool.TempDir(t), "state.json")
 	code, out, errs := hab(t, nil, "schedule", "list", "--schedules", dir, "--state", state)
 	if code != 0 || !strings.Contains(out, "pressure") || !strings.Contains(out, "p-") {
 		t.Fatalf("list: exit %d\n%s%s", code, out, errs)
@@ -99,7 +100,7 @@ func TestPressureOnlyListedAndExported(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"type": "pressure"`) {
 		t.Fatalf("list --json: exit %d\n%s%s", code, out, errs)
 	}
-	units := t.TempDir()
+	units := testtool.TempDir(t)
 	if code, _, errs := hab(t, nil, "schedule", "export", "--schedules", dir, "--state", state, "--out", units, "--exe", "/usr/bin/hab-gc"); code != 0 {
 		t.Fatalf("export: %d %s", code, errs)
 	}
@@ -120,10 +121,10 @@ func TestPressureOnlyListedAndExported(t *testing.T) {
 func TestExportedTimerFirstStartLateRunsAtOnce(t *testing.T) {
 	root := storetest.New(t).Root
 	dir := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, "0 3 * * *")})
-	out := t.TempDir()
+	out := testtool.TempDir(t)
 	for _, machine := range []string{"m1", "m2", "m3", "m4", "m5"} { // delays spread over 10m
 		t.Run(machine, func(t *testing.T) {
-			state := filepath.Join(t.TempDir(), "state.json")
+			state := filepath.Join(testtool.TempDir(t), "state.json")
 			env := map[string]string{"HAB_GC_MACHINE_ID": machine}
 			if code, _, errs := hab(t, env, "schedule", "export", "--schedules", dir, "--state", state, "--out", out, "--exe", "/usr/bin/hab-gc", "--now", "2026-06-01T00:00:00Z"); code != 0 {
 				t.Fatalf("export: %d %s", code, errs)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestFleetSpread: the randomized time of one job on one store path
@@ -30,7 +32,7 @@ func TestFleetSpread(t *testing.T) {
 		t.Fatalf("1,000 machines use %d distinct minutes of the day, want at least 650", len(minutes))
 	}
 	// Stable, and read from FS_ROOT/etc/machine-id when not overridden.
-	root := t.TempDir()
+	root := testtool.TempDir(t)
 	os.MkdirAll(filepath.Join(root, "etc"), 0o755)
 	os.WriteFile(filepath.Join(root, "etc", "machine-id"), []byte("0123456789abcdef0123456789abcdef\n"), 0o444)
 	a := next(map[string]string{"FS_ROOT": root})

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/internal/tlstest"
 )
 
@@ -58,7 +59,7 @@ func TestRunAsksSupervisorOverTLS(t *testing.T) {
 				args = append(args, flags...)
 			}
 			if tc.config != "" {
-				cfg := filepath.Join(t.TempDir(), "hab-gc.toml")
+				cfg := filepath.Join(testtool.TempDir(t), "hab-gc.toml")
 				body := fmt.Sprintf(tc.config, p.CAFile, p.ClientCert, p.ClientKey)
 				if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 					t.Fatal(err)

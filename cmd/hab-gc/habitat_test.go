@@ -149,8 +149,8 @@ metrics_file = "/var/lib/node_exporter/textfile/hab_gc.prom"
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := merge(defaults, readTOML(t, tc.override))
-			svc := t.TempDir()
-			pkgPath := filepath.Join(t.TempDir(), "pkg")
+			svc := testtool.TempDir(t)
+			pkgPath := filepath.Join(testtool.TempDir(t), "pkg")
 			ctx := map[string]any{
 				"cfg": cfg,
 				"pkg": map[string]any{"name": "hab-gc", "path": pkgPath, "svc_config_path": filepath.Join(svc, "config"),

@@ -83,7 +83,7 @@ func TestRunWithHistoryLockedElsewhere(t *testing.T) {
 	b := storetest.New(t)
 	b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
 	holdHistoryLock(t, b.Root)
-	prom := filepath.Join(t.TempDir(), "hab-gc.prom")
+	prom := filepath.Join(testtool.TempDir(t), "hab-gc.prom")
 	_, done, stderr := startRun(t, b, "--metrics-file", prom)
 	select {
 	case err := <-done:

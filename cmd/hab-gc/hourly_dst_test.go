@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestHourlyRandomEveryElapsedHour (issue 25 item 6): an @hourly-random
@@ -19,7 +21,7 @@ func TestHourlyRandomEveryElapsedHour(t *testing.T) {
 	for _, from := range []string{"2027-03-27T22:00:00Z", "2027-10-30T22:00:00Z"} {
 		t.Run(from, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			code := execute([]string{"schedule", "next", "@hourly-random", "--store", t.TempDir(), "--job", "check",
+			code := execute([]string{"schedule", "next", "@hourly-random", "--store", testtool.TempDir(t), "--job", "check",
 				"--timezone", "Europe/Berlin", "--now", from, "--count", "8"}, &out, &errb, func(k string) (string, bool) {
 				if k == "HAB_GC_MACHINE_ID" {
 					return "hourly-dst-test", true

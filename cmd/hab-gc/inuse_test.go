@@ -15,6 +15,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/proctest"
 	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // runJSON runs hab-gc with args plus --json and decodes the report.
@@ -273,7 +274,7 @@ func TestScheduledPruneKeepsReleaseInUse(t *testing.T) {
 	t.Parallel()
 	b, p := runningOld(t)
 	dir := schedtest.Dir(t, map[string]string{"p": schedtest.Prune(b.Root, "@daily")})
-	state := filepath.Join(t.TempDir(), "state.json")
+	state := filepath.Join(testtool.TempDir(t), "state.json")
 	daemon := func(now string) {
 		t.Helper()
 		if code, _, errs := hab(t, nil, "daemon", "--once", "--schedules", dir, "--state", state, "--now", now); code != 0 {

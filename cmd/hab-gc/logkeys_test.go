@@ -47,7 +47,7 @@ func TestDaemonJSONLogKeysUnique(t *testing.T) {
 	b := storetest.New(t)
 	b.Add(storetest.Release{Ident: "core/redis/6.2.5/20200101000000", ModTime: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)})
 	b.Spec("redis", "core/redis")
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	schedtest.Write(t, dir, "sup", schedtest.Watch(b.Root))
 	stderr := &testtool.SyncBuffer{}
 	cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "daemon", "--log-format", "json", "--schedules", dir, "--state", dir + "/state.json"},

@@ -7,13 +7,15 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // Issue 24 item 5: in the man pages the exit-code list is a list, each
 // code one item whose text is one paragraph (so man fills it within the
 // item), not terminal help lines that man re-wraps mid-line.
 func TestManExitCodesAreAList(t *testing.T) {
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	var stdout, stderr bytes.Buffer
 	if code := execute([]string{"docs", "--format", "man", dir}, &stdout, &stderr, noEnv); code != exitOK {
 		t.Fatalf("docs: exit %d: %s", code, stderr.String())

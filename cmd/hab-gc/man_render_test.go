@@ -56,7 +56,7 @@ func codeLines(md string) map[string]codeLine {
 func TestManPagesRenderAt80Columns(t *testing.T) {
 	t.Parallel()
 	groff := testtool.Need(t, "groff", "groff-base")
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	var stdout, stderr bytes.Buffer
 	if code := execute([]string{"docs", "--format", "man", dir}, &stdout, &stderr, noEnv); code != exitOK {
 		t.Fatalf("docs: exit %d: %s", code, stderr.String())

@@ -31,7 +31,7 @@ func TestDaemonServesMetrics(t *testing.T) {
 	exe := testtool.Executable(t)
 	b := storetest.New(t)
 	b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
-	work := t.TempDir()
+	work := testtool.TempDir(t)
 	sched := filepath.Join(work, "schedules")
 	schedtest.Write(t, sched, "p", schedtest.Prune(b.Root, "@daily-random"))
 	state := filepath.Join(work, "state.json")

@@ -128,7 +128,7 @@ func TestRefusedCommandsWriteNothing(t *testing.T) {
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			w := t.TempDir()
+			w := testtool.TempDir(t)
 			for _, d := range []string{"cwd", "home", "tmp", "textfile", "schedules", "rejected", empty} {
 				if err := os.Mkdir(filepath.Join(w, d), 0o755); err != nil {
 					t.Fatal(err)

@@ -63,9 +63,9 @@ func TestOwnRunningReleaseKept(t *testing.T) {
 	}
 
 	// A scheduled prune, run by the daemon from inside the release.
-	sched := filepath.Join(t.TempDir(), "schedules")
+	sched := filepath.Join(testtool.TempDir(t), "schedules")
 	schedtest.Write(t, sched, "p", schedtest.Prune(b.Root, "@daily-random"))
-	state := filepath.Join(t.TempDir(), "state.json")
+	state := filepath.Join(testtool.TempDir(t), "state.json")
 	habgc("daemon", "--once", "--catch-up-spread", "0", "--schedules", sched, "--state", state, "--now", "2026-06-01T00:00:00Z")
 	_, out = habgc("daemon", "--once", "--catch-up-spread", "0", "--schedules", sched, "--state", state, "--now", "2026-06-04T00:00:00Z")
 	if !strings.Contains(out, "job ran") {

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pressure"
 )
 
@@ -27,7 +28,7 @@ func pressureStore(t *testing.T, free int64) *storetest.Builder {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to mount a size-limited tmpfs (mount -t tmpfs -o size=8m)")
 	}
-	dir := filepath.Join(t.TempDir(), "fs")
+	dir := filepath.Join(testtool.TempDir(t), "fs")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestRunPressureNotEnough(t *testing.T) {
 }
 
 func TestRunPressureSettings(t *testing.T) {
-	root := t.TempDir()
+	root := testtool.TempDir(t)
 	storetest.At(t, root)
 	for _, tc := range []struct {
 		args []string
@@ -205,12 +206,12 @@ func TestRunPressureSettings(t *testing.T) {
 func TestDaemonPressure(t *testing.T) {
 	t.Parallel()
 	b := pressureStore(t, 600<<10)
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	def := "fs_root = " + strconv.Quote(b.Root) + "\n[pressure]\nmin_free = \"1MiB\"\nmax_free = \"1.5MiB\"\nkeep_latest = 1\nmin_age = \"none\"\n"
 	if err := os.WriteFile(filepath.Join(dir, "disk.toml"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	state := filepath.Join(t.TempDir(), "state.json")
+	state := filepath.Join(testtool.TempDir(t), "state.json")
 	for pass := range 2 {
 		var out, errb bytes.Buffer
 		code := execute([]string{"daemon", "--once", "--schedules", dir, "--state", state}, &out, &errb, func(k string) (string, bool) { return "false", k == "HAB_GC_RUNTIME_ROOTS" })

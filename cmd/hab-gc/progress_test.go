@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -90,7 +91,7 @@ func TestProgressOnTerminal(t *testing.T) {
 
 	var buf bytes.Buffer
 	events(newProgress(&buf))
-	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	f, err := os.Create(filepath.Join(testtool.TempDir(t), "stderr"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // hab runs the CLI in process with an environment of its own.
@@ -29,7 +30,7 @@ func TestInspectingNeverWritesState(t *testing.T) {
 	root := storetest.New(t).Root
 	a := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, "@hourly-random")})
 	b := schedtest.Dir(t, map[string]string{"b": schedtest.Prune(root, "@daily-random")})
-	state := filepath.Join(t.TempDir(), "state.json")
+	state := filepath.Join(testtool.TempDir(t), "state.json")
 	for _, now := range []string{"2026-06-01T00:00:00Z", "2026-06-01T03:00:00Z"} {
 		if code, _, errs := hab(t, nil, "daemon", "--once", "--catch-up-spread", "0", "--schedules", a, "--state", state, "--now", now); code != 0 {
 			t.Fatalf("daemon: %d %s", code, errs)
@@ -41,7 +42,7 @@ func TestInspectingNeverWritesState(t *testing.T) {
 	for _, args := range [][]string{
 		{"schedule", "list", "--schedules", b, "--state", state, "--now", "2027-01-01T00:00:00Z"},
 		{"schedule", "list", "--schedules", a, "--state", state, "--now", "2027-01-01T00:00:00Z", "--json"},
-		{"schedule", "export", "--schedules", b, "--state", state, "--out", t.TempDir(), "--exe", "/bin/hab-gc"},
+		{"schedule", "export", "--schedules", b, "--state", state, "--out", testtool.TempDir(t), "--exe", "/bin/hab-gc"},
 		{"schedule", "next", "@daily-random", "--store", root},
 	} {
 		if code, _, errs := hab(t, nil, args...); code != 0 {
@@ -64,7 +65,7 @@ func TestRejectedDefinitionExitCode(t *testing.T) {
 		"good": schedtest.Prune(root, "@hourly-random"),
 		"bad":  fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily\"\nkeep_latest = -1\n", root),
 	})
-	state := filepath.Join(t.TempDir(), "state.json")
+	state := filepath.Join(testtool.TempDir(t), "state.json")
 	for _, args := range [][]string{
 		{"daemon", "--once", "--schedules", dir, "--state", state, "--now", "2026-06-01T00:00:00Z"},
 		{"schedule", "list", "--schedules", dir, "--state", state, "--now", "2026-06-01T00:00:00Z"},
@@ -84,7 +85,7 @@ func TestRejectedDefinitionExitCode(t *testing.T) {
 func TestListWarnsUnwritableState(t *testing.T) {
 	root := storetest.New(t).Root
 	dir := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, "@hourly-random")})
-	stateDir := storetest.ReadOnly(t, t.TempDir())
+	stateDir := storetest.ReadOnly(t, testtool.TempDir(t))
 	code, _, errs := hab(t, nil, "schedule", "list", "--schedules", dir, "--state", filepath.Join(stateDir, "state.json"))
 	if code != 0 || !strings.Contains(errs, "cannot be written") {
 		t.Fatalf("exit %d, stderr:\n%s", code, errs)

@@ -86,7 +86,7 @@ func TestSignalStopsDaemonOnce(t *testing.T) {
 	b := storetest.New(t)
 	b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
 	dir := schedtest.Dir(t, map[string]string{"p": schedtest.Prune(b.Root, "@hourly-random")})
-	state := filepath.Join(t.TempDir(), "state.json")
+	state := filepath.Join(testtool.TempDir(t), "state.json")
 	args := []string{"daemon", "--once", "--schedules", dir, "--state", state, "--lock-timeout=10m", "--catch-up-spread=0"}
 	if code, _, errs := hab(t, nil, append(args, "--now", "2026-06-01T00:00:00Z")...); code != 0 {
 		t.Fatalf("first --once: %d %s", code, errs)
@@ -146,7 +146,7 @@ func TestSignalLeaseOutlivesTheGrace(t *testing.T) {
 	b.Pkg("core/a/1/20200101000000")
 	for _, second := range []bool{false, true} {
 		t.Run(map[bool]string{false: "one signal", true: "two signals"}[second], func(t *testing.T) {
-			pidFile := filepath.Join(t.TempDir(), "pid")
+			pidFile := filepath.Join(testtool.TempDir(t), "pid")
 			// COMMAND ignores SIGTERM and runs 3s.
 			script := "trap '' TERM; echo $$ > " + pidFile + "; exec sleep 3"
 			cmd, stderr, done := startChild(t, "hab-gc", []string{stopGraceEnv + "=500ms"},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // A hab-gc whose FS root has a FIFO at hab/pkgs stops at once, exit 2,
@@ -21,7 +22,7 @@ func TestSignalStopsAStoreFIFO(t *testing.T) {
 	for _, command := range [][]string{{"check"}, {"run", "--dry-run", "--keep-latest=1"}, {"list"}, {"graph"}, {"watch", "--keep-latest=1"}} {
 		t.Run(command[0], func(t *testing.T) {
 			t.Parallel()
-			root := t.TempDir()
+			root := testtool.TempDir(t)
 			if err := os.Mkdir(filepath.Join(root, "hab"), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -47,7 +48,7 @@ func TestSignalEndsABlockedCommand(t *testing.T) {
 	t.Parallel()
 	b := storetest.New(t)
 	b.Pkg("core/a/1/20200101000000")
-	fifo := filepath.Join(t.TempDir(), "fifo")
+	fifo := filepath.Join(testtool.TempDir(t), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip(err)
 	}

@@ -37,7 +37,7 @@ func TestNoWriteThroughSymlinkedDirs(t *testing.T) {
 	for _, link := range []string{"hab", "hab/sup", "hab/sup/default", "hab/sup/default/hab-gc"} {
 		for _, name := range []string{"run", "lease", "daemon"} {
 			t.Run(link+"/"+name, func(t *testing.T) {
-				w, outside := t.TempDir(), t.TempDir()
+				w, outside := testtool.TempDir(t), testtool.TempDir(t)
 				root := filepath.Join(w, "root")
 				storetest.Demo(storetest.At(t, root))
 				schedtest.Write(t, filepath.Join(w, "schedules"), "p", schedtest.Prune(root, "@daily-random"))

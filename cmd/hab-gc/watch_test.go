@@ -39,7 +39,7 @@ func TestWatchCommand(t *testing.T) {
 	b := storetest.New(t)
 	b.Old("core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000", "core/nginx/1/20200101000000", "core/nginx/1/20200201000000")
 	b.Spec("redis", "core/redis")
-	prom := t.TempDir() + "/hab_gc.prom"
+	prom := testtool.TempDir(t) + "/hab_gc.prom"
 	stderr := &testtool.SyncBuffer{}
 	cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "watch", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none",
 		"--runtime-roots=false", "--delay=200ms", "--metrics-file", prom}, Stderr: stderr}
@@ -113,7 +113,7 @@ func TestDaemonWatches(t *testing.T) {
 		"core/nginx/1/20200101000000", "core/nginx/1/20200201000000",
 	)
 	b.Spec("redis", "core/redis")
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	schedtest.Write(t, dir, "sup", schedtest.Watch(b.Root, `min_age = "none"`, `delay = "200ms"`, `keep_latest_for = { "core/redis" = 2 }`))
 	stderr := &testtool.SyncBuffer{}
 	cmd := &exec.Cmd{Path: exe, Args: []string{"hab-gc", "daemon", "--schedules", dir, "--state", dir + "/state.json"},

@@ -96,10 +96,7 @@ func (in *Installer) unpack(a *cachedArchive) error {
 	if err := step(StepRenamed); err != nil {
 		return err
 	}
-	// What is left of the temp directory goes as Habitat's remove_dir_all
-	// removes it, entry by entry (testtool.RemovePlain: Wine, which runs
-	// the Windows tests, fails os.RemoveAll's POSIX-semantics deletion).
-	if err := testtool.RemovePlain(temp); err != nil {
+	if err := testtool.RemoveAll(temp); err != nil { // os.RemoveAll, but Wine-safe
 		return err
 	}
 	pt.Path = final

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // TempDir is t.TempDir, except on Windows, where it is removed at the end
@@ -29,6 +30,29 @@ func TempDir(t testing.TB) string {
 		}
 	})
 	return dir
+}
+
+// RemoveAll is os.RemoveAll, except on Windows, where it is RemovePlain:
+// os.RemoveAll deletes there with POSIX semantics, which Wine 8.0 does not
+// implement ("Invalid function"). A test that removes a tree itself (an
+// install's temporary directory, a release "removed by someone else")
+// calls it so that it does the same under Wine.
+//
+// On Windows a file deleted while another process (hab-gc scanning) holds
+// it open keeps its name until that handle closes, so its directory is
+// not empty yet: RemoveAll tries again for up to a second.
+func RemoveAll(dir string) error {
+	if runtime.GOOS != "windows" {
+		return os.RemoveAll(dir)
+	}
+	var err error
+	for range 50 {
+		if err = RemovePlain(dir); err == nil {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return err
 }
 
 // RemovePlain removes the tree at dir, deepest entries first, with
