@@ -5,10 +5,8 @@ package retention
 import (
 	"fmt"
 	"path"
-	"strings"
 
 	"github.com/hab-gc/hab-gc/internal/onefs"
-	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
 // remover is what deleting keeps from one release to the next: nothing
@@ -53,22 +51,13 @@ func (a *applier) doom(name, release string) (string, error) {
 	return doomed, nil
 }
 
-// finish deletes a surveyed hidden directory: unless it is doomed already
-// (doomAll), it renames it to a doomed name (so a crash can never restore
-// it half deleted) and syncs that; it deletes it on its own file system
-// without following a symlink (onefs.RemoveAll, which stops at a mount
-// point that appears meanwhile), then removes the VERSION, NAME and
-// ORIGIN directories if they are empty.
-func (a *applier) finish(name, release string) error {
-	vdir := path.Dir(name)
-	if !strings.HasPrefix(path.Base(name), pkgstore.DebrisPrefix+"doomed-") {
-		doomed, err := a.doom(name, release)
-		if err != nil {
-			return err
-		}
-		a.syncDir(vdir)
-		name = doomed
-	}
+// syncDoom makes doom's rename in vdir durable.
+func (a *applier) syncDoom(vdir string) { a.syncDir(vdir) }
+
+// removeDoomed deletes the doomed directory base in vdir (finish) and
+// prunes the empty directories above it, the directories opened from the
+// store's root kept open until it is done.
+func (a *applier) removeDoomed(vdir, base string) error {
 	top, err := a.root.Open(".")
 	if err != nil {
 		return err
@@ -79,7 +68,7 @@ func (a *applier) finish(name, release string) error {
 		return err
 	}
 	defer parent.Close()
-	if _, err := onefs.RemoveAll(parent, path.Base(name)); err != nil {
+	if _, err := onefs.RemoveAll(parent, base); err != nil {
 		return err
 	}
 	a.pruneEmpty(vdir)
