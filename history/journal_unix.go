@@ -22,9 +22,9 @@ import (
 // component not followed.
 func (j Journal) openDir() (*os.File, error) {
 	if j.FSRoot != "" {
-		rel, err := filepath.Rel(j.FSRoot, j.Dir)
-		if err != nil || !filepath.IsLocal(rel) {
-			return nil, fmt.Errorf("history: %s is not below the FS root %s", j.Dir, j.FSRoot)
+		rel, err := j.relDir()
+		if err != nil {
+			return nil, err
 		}
 		d, err := safeio.OpenDirBeneath(j.FSRoot, filepath.ToSlash(rel), true)
 		if err != nil {
@@ -42,27 +42,15 @@ func (j Journal) openDir() (*os.File, error) {
 	return os.NewFile(uintptr(dfd), j.Dir), nil
 }
 
-// appendData appends data to the journal in j.Dir (made when missing):
-// descriptor-relative to the directory, under the journal's flock.
-func (j Journal) appendData(ctx context.Context, data []byte) error {
-	d, err := j.openDir()
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	dfd := int(d.Fd())
-	for range 10 { // a concurrent rotation makes us reopen
-		done, err := j.appendOnce(ctx, dfd, data)
-		if done || err != nil {
-			return err
-		}
-	}
-	return fmt.Errorf("history: %s kept being rotated under us", filepath.Join(j.Dir, FileName))
-}
+// closeDir closes the directory openDir opened.
+func closeDir(d *os.File) { d.Close() }
 
 // appendOnce opens, locks and checks the journal and appends data; done
 // is false when the file was rotated (by us or another writer) meanwhile.
-func (j Journal) appendOnce(ctx context.Context, dfd int, data []byte) (done bool, err error) {
+// It works descriptor-relative to the directory d, under the journal's
+// flock.
+func (j Journal) appendOnce(ctx context.Context, d *os.File, data []byte) (done bool, err error) {
+	dfd := int(d.Fd())
 	name := filepath.Join(j.Dir, FileName)
 	fd, err := openat(dfd, FileName, unix.O_RDWR|unix.O_APPEND|unix.O_CREAT|unix.O_NONBLOCK|unix.O_NOCTTY, 0o640)
 	if err != nil {
@@ -150,27 +138,18 @@ func openat(dfd int, name string, flag int, perm uint32) (int, error) {
 // flock takes fd's exclusive lock, polling without blocking for at most
 // timeout and until ctx ends (one try when either is over at once).
 func flock(ctx context.Context, fd int, timeout time.Duration) error {
-	start := time.Now()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
-		switch {
-		case err == nil:
-			return nil
-		case err == unix.EINTR:
-			continue
-		case err != unix.EWOULDBLOCK:
-			return fmt.Errorf("flock: %w", err)
+	return waitLock(ctx, timeout, func() (bool, error) {
+		for {
+			err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+			switch {
+			case err == nil:
+				return true, nil
+			case err == unix.EINTR:
+				continue
+			case err != unix.EWOULDBLOCK:
+				return false, fmt.Errorf("flock: %w", err)
+			}
+			return false, nil
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (gave up after %s: %v)", ErrBusy, time.Since(start).Round(time.Millisecond), ctx.Err())
-		case <-deadline.C:
-			return fmt.Errorf("%w (held past the %s wait)", ErrBusy, timeout)
-		case <-tick.C:
-		}
-	}
+	})
 }

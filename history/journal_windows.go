@@ -34,9 +34,9 @@ const lockOffset = 1 << 62
 // reparse point; without, Dir as given, its last component not followed.
 func (j Journal) openDir() (windows.Handle, error) {
 	if j.FSRoot != "" {
-		rel, err := filepath.Rel(j.FSRoot, j.Dir)
-		if err != nil || !filepath.IsLocal(rel) {
-			return windows.InvalidHandle, fmt.Errorf("history: %s is not below the FS root %s", j.Dir, j.FSRoot)
+		rel, err := j.relDir()
+		if err != nil {
+			return windows.InvalidHandle, err
 		}
 		root, err := filepath.Abs(j.FSRoot)
 		if err != nil {
@@ -79,27 +79,14 @@ func (j Journal) openDir() (windows.Handle, error) {
 	return h, nil
 }
 
-// appendData appends data to the journal in j.Dir (made when missing):
-// handle-relative to the directory, under the journal's LockFileEx lock.
-func (j Journal) appendData(ctx context.Context, data []byte) error {
-	d, err := j.openDir()
-	if err != nil {
-		return err
-	}
-	defer windows.CloseHandle(d)
-	for range 10 { // a concurrent rotation makes us reopen
-		done, err := j.appendOnce(ctx, d, data)
-		if done || err != nil {
-			return err
-		}
-	}
-	return fmt.Errorf("history: %s kept being rotated under us", filepath.Join(j.Dir, FileName))
-}
+// closeDir closes the directory openDir opened.
+func closeDir(d windows.Handle) { windows.CloseHandle(d) }
 
 // appendOnce opens, locks and checks the journal and appends data; done
 // is false when the file was rotated (by us or another writer) meanwhile.
-// The handle may only append (FILE_APPEND_DATA without FILE_WRITE_DATA:
-// every write goes to the end, as O_APPEND's).
+// It works handle-relative to the directory d, under the journal's
+// LockFileEx lock. The journal's handle may only append (FILE_APPEND_DATA
+// without FILE_WRITE_DATA: every write goes to the end, as O_APPEND's).
 func (j Journal) appendOnce(ctx context.Context, d windows.Handle, data []byte) (done bool, err error) {
 	name := filepath.Join(j.Dir, FileName)
 	f, err := winfs.Open(d, FileName, windows.FILE_READ_DATA|windows.FILE_APPEND_DATA, winfs.ShareAll,
@@ -184,26 +171,15 @@ func (j Journal) rotate(d windows.Handle) error {
 // for at most timeout and until ctx ends (one try when either is over at
 // once), as flock in journal_unix.go.
 func lockFile(ctx context.Context, f windows.Handle, timeout time.Duration) error {
-	start := time.Now()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	return waitLock(ctx, timeout, func() (bool, error) {
 		ol := windows.Overlapped{Offset: uint32(lockOffset & 0xffffffff), OffsetHigh: uint32(lockOffset >> 32)}
 		err := windows.LockFileEx(f, windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol)
 		switch {
 		case err == nil:
-			return nil
+			return true, nil
 		case !errors.Is(err, windows.ERROR_LOCK_VIOLATION) && !errors.Is(err, windows.ERROR_IO_PENDING):
-			return fmt.Errorf("LockFileEx: %w", err)
+			return false, fmt.Errorf("LockFileEx: %w", err)
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (gave up after %s: %v)", ErrBusy, time.Since(start).Round(time.Millisecond), ctx.Err())
-		case <-deadline.C:
-			return fmt.Errorf("%w (held past the %s wait)", ErrBusy, timeout)
-		case <-tick.C:
-		}
-	}
+		return false, nil
+	})
 }

@@ -12,18 +12,20 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// TestReadLockHeld: where the lock can be taken, ReadLock holds it shared
-// (a writer cannot take it) until unlock.
-func TestReadLockHeld(t *testing.T) {
+// flockStore is an opened store of one release (closed when the test
+// ends), for the tests of the lock's flock: skipped on Windows.
+func flockStore(t *testing.T) *pkgstore.Store {
+	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("flock: Unix")
 	}
-	b := storetest.New(t).Pkg("core/a/1.0.0/20200101000000")
-	st, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	return storetest.Open(t, storetest.New(t).Pkg("core/a/1.0.0/20200101000000").Root)
+}
+
+// TestReadLockHeld: where the lock can be taken, ReadLock holds it shared
+// (a writer cannot take it) until unlock.
+func TestReadLockHeld(t *testing.T) {
+	st := flockStore(t)
 	unlock, without, err := st.ReadLock(context.Background(), 0)
 	if err != nil || without != nil {
 		t.Fatalf("ReadLock: without %v, err %v", without, err)
@@ -82,15 +84,7 @@ func TestReadLockUnavailable(t *testing.T) {
 // TestReadLockHeldByWriter: a writer's lock held past the timeout is an
 // error, not a read without the lock.
 func TestReadLockHeldByWriter(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("flock: Unix")
-	}
-	b := storetest.New(t).Pkg("core/a/1.0.0/20200101000000")
-	st, err := pkgstore.Open(b.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := flockStore(t)
 	release, err := st.Lock(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)

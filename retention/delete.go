@@ -2,6 +2,8 @@ package retention
 
 import (
 	"fmt"
+	"path"
+	"strings"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
@@ -44,6 +46,27 @@ func (a *applier) destroy(name, release string, measure bool) (bytes int64, moun
 		return 0, sv.mounts, sv.err
 	}
 	return sv.bytes, nil, a.finish(name, release)
+}
+
+// finish deletes a surveyed hidden directory: unless it is doomed already
+// (doomAll), it renames it to a doomed name (so a crash can never restore
+// it half deleted) and syncs that; it deletes it on its own file system
+// without following a symlink (onefs.RemoveAll, which stops at a mount
+// point that appears meanwhile), then removes the VERSION, NAME and
+// ORIGIN directories if they are empty. The steps on the disk are the
+// platform's (delete_linux.go, delete_other.go): doom, syncDoom and
+// removeDoomed.
+func (a *applier) finish(name, release string) error {
+	vdir := path.Dir(name)
+	if !strings.HasPrefix(path.Base(name), pkgstore.DebrisPrefix+"doomed-") {
+		doomed, err := a.doom(name, release)
+		if err != nil {
+			return err
+		}
+		a.syncDoom(vdir)
+		name = doomed
+	}
+	return a.removeDoomed(vdir, path.Base(name))
 }
 
 // doomAll renames every hidden release about to be deleted (neither put

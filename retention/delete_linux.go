@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"strings"
 
 	"github.com/hab-gc/hab-gc/internal/onefs"
-	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
 // remover is what deleting keeps from one release to the next: the
@@ -80,23 +78,14 @@ func (a *applier) doom(name, release string) (string, error) {
 	return doomed, nil
 }
 
-// finish deletes a surveyed hidden directory: unless it is doomed already
-// (doomAll), it renames it to a doomed name (so a crash can never restore
-// it half deleted) and syncs that; it deletes it on its own file system
-// without following a symlink (onefs.RemoveAll, which stops at a mount
-// point that appears meanwhile), then removes the VERSION, NAME and
-// ORIGIN directories if they are empty. Each step acts on the chain's
+// syncDoom makes doom's rename in vdir durable: the chain stands at
+// vdir (doom entered it), and its descriptor is synced.
+func (a *applier) syncDoom(vdir string) { a.rm.chain.Sync() }
+
+// removeDoomed deletes the doomed directory base in vdir (finish) and
+// prunes the empty directories above it. Each step acts on the chain's
 // descriptor of the VERSION directory, checked first.
-func (a *applier) finish(name, release string) error {
-	vdir := path.Dir(name)
-	if !strings.HasPrefix(path.Base(name), pkgstore.DebrisPrefix+"doomed-") {
-		doomed, err := a.doom(name, release)
-		if err != nil {
-			return err
-		}
-		a.rm.chain.Sync()
-		name = doomed
-	}
+func (a *applier) removeDoomed(vdir, base string) error {
 	c, err := a.chain()
 	if err != nil {
 		return err
@@ -104,7 +93,7 @@ func (a *applier) finish(name, release string) error {
 	if err := c.Enter(vdir); err != nil {
 		return err
 	}
-	if err := c.RemoveAll(path.Base(name)); err != nil {
+	if err := c.RemoveAll(base); err != nil {
 		return err
 	}
 	a.pruneEmpty(vdir)

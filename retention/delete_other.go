@@ -5,10 +5,8 @@ package retention
 import (
 	"fmt"
 	"path"
-	"strings"
 
 	"github.com/hab-gc/hab-gc/internal/onefs"
-	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
 // remover is what deleting keeps from one release to the next: nothing
@@ -53,22 +51,13 @@ func (a *applier) doom(name, release string) (string, error) {
 	return doomed, nil
 }
 
-// finish deletes a surveyed hidden directory: unless it is doomed already
-// (doomAll), it renames it to a doomed name (so a crash can never restore
-// it half deleted) and syncs that; it deletes it on its own file system
-// without following a symlink (onefs.RemoveAll, which stops at a mount
-// point that appears meanwhile), then removes the VERSION, NAME and
-// ORIGIN directories if they are empty.
-func (a *applier) finish(name, release string) error {
-	vdir := path.Dir(name)
-	if !strings.HasPrefix(path.Base(name), pkgstore.DebrisPrefix+"doomed-") {
-		doomed, err := a.doom(name, release)
-		if err != nil {
-			return err
-		}
-		a.syncDir(vdir)
-		name = doomed
-	}
+// syncDoom makes doom's rename in vdir durable.
+func (a *applier) syncDoom(vdir string) { a.syncDir(vdir) }
+
+// removeDoomed deletes the doomed directory base in vdir (finish), on
+// the VERSION directory opened from the store's root, and prunes the
+// empty directories above it.
+func (a *applier) removeDoomed(vdir, base string) error {
 	top, err := a.root.Open(".")
 	if err != nil {
 		return err
@@ -78,7 +67,7 @@ func (a *applier) finish(name, release string) error {
 	if err != nil {
 		return err
 	}
-	_, err = onefs.RemoveAll(parent, path.Base(name))
+	_, err = onefs.RemoveAll(parent, base)
 	// Closed before pruning: on Windows a directory deleted by plain
 	// (not POSIX-semantics) deletion keeps its name until its last
 	// handle closes, so VERSION, still open, would keep NAME from being

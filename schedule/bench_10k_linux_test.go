@@ -12,7 +12,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -67,14 +66,6 @@ func procIO(b *testing.B) (wchar, rchar int64) {
 	return wchar, rchar
 }
 
-// cpuTime is the process's CPU time (user and system): on a machine
-// shared with other work, a truer cost than the time a tick took.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // rssMB is the process's resident set (VmRSS), in MiB.
 func rssMB(b *testing.B) float64 {
 	raw, err := os.ReadFile("/proc/self/status")
@@ -105,13 +96,7 @@ func BenchmarkTick10k(b *testing.B) {
 		Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
 			return schedule.RunResult{OK: true}
 		}}
-	if err := s.Register(defs...); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := s.Reload(); err != nil {
-		b.Fatal(err)
-	}
-	if n := len(s.Jobs()); n != 10000 {
+	if n := loadDefs(b, s, defs); n != 10000 {
 		b.Fatalf("%d jobs", n)
 	}
 	ctx := context.Background()
@@ -168,12 +153,7 @@ func BenchmarkReloadRSS10k(b *testing.B) {
 			Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
 				return schedule.RunResult{OK: true}
 			}}
-		if err := s.Register(defs...); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := s.Reload(); err != nil {
-			b.Fatal(err)
-		}
+		loadDefs(b, s, defs)
 		s.RunDue(context.Background())
 		// The resident set as sampled (what a monitor sees: it moves
 		// with the garbage collector's phase) and after the garbage is

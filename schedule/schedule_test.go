@@ -121,9 +121,17 @@ func minute17Job(t *testing.T) (*env, *schedule.Scheduler, schedule.Job) {
 func (e *env) runFirstDue(s *schedule.Scheduler, j schedule.Job) {
 	e.t.Helper()
 	e.clock.Add(20 * time.Minute)
+	e.runDueWant(s, j.Key, 1, "runs = %d, want 1")
+}
+
+// runDueWant runs what is due (s.RunDue) and fails the test at once
+// unless the job key has then run want times in all; failf is the
+// failure's format, given that count.
+func (e *env) runDueWant(s *schedule.Scheduler, key string, want int, failf string) {
+	e.t.Helper()
 	s.RunDue(context.Background())
-	if e.count(j.Key) != 1 {
-		e.t.Fatalf("runs = %d, want 1", e.count(j.Key))
+	if n := e.count(key); n != want {
+		e.t.Fatalf(failf, n)
 	}
 }
 
@@ -144,10 +152,7 @@ func TestDeduplication(t *testing.T) {
 	}
 	// One run, not four.
 	e.clock.Add(25 * time.Hour)
-	s.RunDue(context.Background())
-	if e.count(j.Key) != 1 {
-		t.Fatalf("runs = %d", e.count(j.Key))
-	}
+	e.runDueWant(s, j.Key, 1, "runs = %d")
 }
 
 func TestExplicitCronNeverMerged(t *testing.T) {
@@ -235,10 +240,7 @@ func TestNewScheduleDoesNotRunAtOnce(t *testing.T) {
 		t.Fatalf("ran at once: %+v", outs)
 	}
 	e.clock.Add(time.Minute)
-	s.RunDue(context.Background())
-	if e.count(j.Key) != 1 {
-		t.Fatalf("runs = %d", e.count(j.Key))
-	}
+	e.runDueWant(s, j.Key, 1, "runs = %d")
 }
 
 func TestRestartAndCatchUp(t *testing.T) {
@@ -321,10 +323,7 @@ func TestLockContentionWaitsAndRetries(t *testing.T) {
 	}
 	// Released: it runs at the next tick; it was not dropped.
 	unlock()
-	s.RunDue(context.Background())
-	if e.count(j.Key) != 1 {
-		t.Fatalf("runs = %d", e.count(j.Key))
-	}
+	e.runDueWant(s, j.Key, 1, "runs = %d")
 }
 
 func TestBadDefinitions(t *testing.T) {

@@ -3,7 +3,6 @@ package watch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -24,17 +23,12 @@ import (
 // makes among them), then, with no event read, the lock, the purge's scan
 // and a full Scan, compared.
 func TestPropertyApplyScan(t *testing.T) {
-	seeds, steps := 6, 12
-	if testing.Short() {
-		seeds = 3
-	}
+	const steps = 12
 	incremental, total := 0, 0
-	for seed := range uint64(seeds) {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			inc, n := propertyApplyScan(t, seed, steps)
-			incremental, total = incremental+inc, total+n
-		})
-	}
+	forEachSeed(t, 6, 3, func(t *testing.T, seed uint64) {
+		inc, n := propertyApplyScan(t, seed, steps)
+		incremental, total = incremental+inc, total+n
+	})
 	// Most purges' scans must be incremental, or this checks only Scan.
 	if incremental < total/2 {
 		t.Fatalf("%d of %d of Apply's scans were made incrementally", incremental, total)
@@ -46,18 +40,10 @@ func propertyApplyScan(t *testing.T, seed uint64, steps int) (incremental, total
 	s, store := newIncStore(t, seed, 36)
 	rng := s.rng
 	pol := retention.Policy{KeepLatest: 1 + rng.IntN(3), MinAge: retention.NoMinAge, AllowDamaged: true}
-	w := newWatcher(Options{Store: store, Policy: pol, All: true})
-	defer w.close()
-	if w.fsw == nil {
-		t.Fatal("no inotify")
-	}
-	sentinel := filepath.Join(w.specsDir, "sentinel")
+	w := propertyWatcher(t, store, pol)
 	for step := range steps {
 		what := s.change()
-		if err := os.WriteFile(sentinel, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		drain(t, w, sentinel)
+		handleChanges(t, w)
 		now := time.Now()
 		scan := pkgstore.Options{Now: now, Target: storetest.DefaultTarget, Workers: 1 + rng.IntN(4)}
 		plan, err := w.plan(ctx, pol, now, scan)

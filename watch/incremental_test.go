@@ -33,21 +33,55 @@ import (
 // they were made from (releases, deps, times, problems, installs,
 // services, binlinks).
 func TestPropertyIncrementalPlan(t *testing.T) {
-	seeds, steps := 10, 16
-	if testing.Short() {
-		seeds = 4
-	}
+	const steps = 16
 	incremental := 0
-	for seed := range uint64(seeds) {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			incremental += propertyIncremental(t, seed, steps)
-		})
-	}
+	seeds := forEachSeed(t, 10, 4, func(t *testing.T, seed uint64) {
+		incremental += propertyIncremental(t, seed, steps)
+	})
 	// A plan after a damaged step fails (unless the policy allows it),
 	// and the next reads everything: most are made incrementally still.
 	if incremental < seeds*steps/2 {
 		t.Fatalf("%d of %d plans were made incrementally", incremental, seeds*steps)
 	}
+}
+
+// forEachSeed runs prop once for each of seeds seeds (of short under
+// -short), each in a subtest named by its seed, and returns how many it
+// ran.
+func forEachSeed(t *testing.T, seeds, short int, prop func(t *testing.T, seed uint64)) int {
+	if testing.Short() {
+		seeds = short
+	}
+	for seed := range uint64(seeds) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { prop(t, seed) })
+	}
+	return seeds
+}
+
+// propertyWatcher is the property tests' watcher of store under pol,
+// closed when the test ends, reading inotify's events (t fails when it
+// cannot).
+func propertyWatcher(t *testing.T, store *pkgstore.Store, pol retention.Policy) *watcher {
+	t.Helper()
+	w := newWatcher(Options{Store: store, Policy: pol, All: true})
+	t.Cleanup(w.close)
+	if w.fsw == nil {
+		t.Fatal("no inotify")
+	}
+	return w
+}
+
+// handleChanges handles every event of the changes made so far: it
+// writes the sentinel file in the specs directory, whose event comes
+// after theirs in the one inotify queue, and reads events until its own
+// (drain).
+func handleChanges(t *testing.T, w *watcher) {
+	t.Helper()
+	sentinel := filepath.Join(w.specsDir, "sentinel")
+	if err := os.WriteFile(sentinel, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, w, sentinel)
 }
 
 // incStore is the test's picture of the store it changes at random.
@@ -254,12 +288,7 @@ func propertyIncremental(t *testing.T, seed uint64, steps int) (incremental int)
 	rng := s.rng
 	pol := retention.Policy{KeepLatest: 1 + rng.IntN(3), MinAge: retention.NoMinAge, FreeDeps: rng.IntN(2) == 0,
 		AllowDamaged: rng.IntN(4) > 0}
-	w := newWatcher(Options{Store: store, Policy: pol, All: true})
-	defer w.close()
-	if w.fsw == nil {
-		t.Fatal("no inotify")
-	}
-	sentinel := filepath.Join(w.specsDir, "sentinel")
+	w := propertyWatcher(t, store, pol)
 	for step := range steps {
 		what := s.change()
 		if what == "apply" && w.reads.last != nil {
@@ -273,12 +302,8 @@ func propertyIncremental(t *testing.T, seed uint64, steps int) (incremental int)
 				}
 			}
 		}
-		// Every event of the change is handled before the plan: the
-		// sentinel's comes after them in the one inotify queue.
-		if err := os.WriteFile(sentinel, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		drain(t, w, sentinel)
+		// Every event of the change is handled before the plan.
+		handleChanges(t, w)
 		if w.fsw == nil {
 			t.Fatalf("step %d (%s): the watch fell back to polling", step, what)
 		}

@@ -12,12 +12,8 @@ import (
 
 // scheduleExportCmd is schedule export: a systemd timer and service per effective job.
 func (a *app) scheduleExportCmd() *cobra.Command {
-	export := &cobra.Command{
-		Use:   "export --format systemd --schedules DIR --out DIR",
-		Short: "Write a systemd timer and service per effective job (OnCalendar at the resolved time, Persistent=true)",
-		Args:  args(cobra.NoArgs),
-	}
-	schedFlags(export)
+	export := readSchedulesCmd("export --format systemd --schedules DIR --out DIR",
+		"Write a systemd timer and service per effective job (OnCalendar at the resolved time, Persistent=true)")
 	export.Flags().String("format", "systemd", "export format (systemd)")
 	export.Flags().String("out", "", "directory to write the units into")
 	export.Flags().String("exe", "", "path of hab-gc in ExecStart (default: this executable)")
@@ -29,11 +25,7 @@ func (a *app) scheduleExportCmd() *cobra.Command {
 		if out == "" {
 			return usageError{fmt.Errorf("--out DIR is required")}
 		}
-		s, err := a.newScheduler(cmd, c, true, nil)
-		if err != nil {
-			return err
-		}
-		rejected, err := a.reload(s)
+		s, rejected, err := a.readSchedules(cmd, c)
 		if err != nil {
 			return err
 		}

@@ -13,18 +13,10 @@ import (
 
 // scheduleListCmd is schedule list: every effective job and watch, in a table or JSON.
 func (a *app) scheduleListCmd() *cobra.Command {
-	list := &cobra.Command{
-		Use:   "list --schedules DIR",
-		Short: "Show each effective job: type, store, spec, resolved cron, owner, members, next and last run",
-		Args:  args(cobra.NoArgs),
-	}
-	schedFlags(list)
+	list := readSchedulesCmd("list --schedules DIR",
+		"Show each effective job: type, store, spec, resolved cron, owner, members, next and last run")
 	list.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
-		s, err := a.newScheduler(cmd, c, true, nil)
-		if err != nil {
-			return err
-		}
-		rejected, err := a.reload(s)
+		s, rejected, err := a.readSchedules(cmd, c)
 		if err != nil {
 			return err
 		}

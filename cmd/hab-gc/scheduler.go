@@ -162,6 +162,30 @@ func (a *app) allRejected(cmd *cobra.Command, c *config) error {
 	return nil
 }
 
+// readSchedulesCmd is a command that reads the schedule definitions
+// (readSchedules): no arguments, and schedFlags.
+func readSchedulesCmd(use, short string) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short, Args: args(cobra.NoArgs)}
+	schedFlags(cmd)
+	return cmd
+}
+
+// readSchedules is the scheduler of a command that only reads them
+// (schedule list, schedule export: no state file written) with its
+// definitions loaded (reload: rejected is for the caller to return once
+// its work with the valid ones is done).
+func (a *app) readSchedules(cmd *cobra.Command, c *config) (s *schedule.Scheduler, rejected, err error) {
+	s, err = a.newScheduler(cmd, c, true, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	rejected, err = a.reload(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, rejected, nil
+}
+
 // reload loads the definitions; rejected is a usage error naming every
 // rejected file (with line and column), for the caller to return once its
 // work with the valid ones is done.
