@@ -93,9 +93,9 @@ func TestCorruptStateRunningDaemonGoesOn(t *testing.T) {
 // damaged state file (a daemon, --once) keeps it aside and starts anew,
 // with a loud error, instead of refusing to start.
 func TestCorruptStateAtStart(t *testing.T) {
-	eachCorruption(t, func(t *testing.T, e *env, s *schedule.Scheduler, j schedule.Job, bad []byte) {
+	eachCorruption(t, func(t *testing.T, e *env, _ *schedule.Scheduler, j schedule.Job, bad []byte) {
 		var logs strings.Builder
-		s = e.scheduler()
+		s := e.scheduler() // a new scheduler starting on the damaged file
 		s.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 		if _, err := s.Reload(); err != nil {
 			t.Fatalf("a damaged state file stops the start: %v", err)
