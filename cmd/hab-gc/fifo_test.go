@@ -69,6 +69,8 @@ func TestStoreFIFONeverBlocks(t *testing.T) {
 		"watch, the Supervisor's count": {"watch", "--runtime-roots=false"},
 		"run":                           {"run", "--keep-latest=1", "--min-age=none", "--runtime-roots=false"},
 		"run --cache":                   {"run", "--dry-run", "--cache", "--keep-latest=1", "--min-age=none", "--runtime-roots=false"},
+		"binlinks --dry-run":            {"binlinks", "--dry-run"},
+		"binlinks":                      {"binlinks"},
 	}
 	cases := []struct {
 		at       string // the FIFO, relative to the FS root
@@ -76,8 +78,9 @@ func TestStoreFIFONeverBlocks(t *testing.T) {
 		code     int    // -1: any code, but an error names the FIFO
 		says     string // what stderr says of it, besides its name
 	}{
-		{"hab/pkgs", []string{"run --dry-run", "list", "check", "graph", "watch", "run"}, exitUsage, "not a directory"},
-		{"hab/pkgs/" + pkgstore.LockFile, []string{"run", "check"}, exitRefused, "named pipe"},
+		{"hab/pkgs", []string{"run --dry-run", "list", "check", "graph", "watch", "run", "binlinks --dry-run", "binlinks"}, exitUsage, "not a directory"},
+		{"hab/pkgs/" + pkgstore.LockFile, []string{"run", "check", "binlinks --dry-run", "binlinks"}, exitRefused, "named pipe"},
+		{"hab/bin", []string{"binlinks --dry-run", "binlinks"}, -1, ""},
 		{"hab/cache/artifacts", []string{"run --cache"}, -1, ""},
 		{"hab/sup/default/specs/x.spec", []string{"run --dry-run", "list", "check"}, exitOK, ""},
 		{"hab/launcher/PID", []string{"run --dry-run", "list", "check"}, exitOK, ""},
