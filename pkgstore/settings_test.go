@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -57,7 +58,7 @@ func TestScanSettingsTarget(t *testing.T) {
 // TestScanSettingsBinlinkDirs: HAB_BINLINK_DIR is read after the default
 // directories, never instead of them; unset, the defaults alone.
 func TestScanSettingsBinlinkDirs(t *testing.T) {
-	root := t.TempDir()
+	root := testtool.TempDir(t)
 	for _, tc := range []struct {
 		dir  string
 		want []string
@@ -119,7 +120,7 @@ func TestParseInstallWindow(t *testing.T) {
 		}
 	}
 	// Through ScanSettings: unset is the default (0), a bad one refused.
-	root := t.TempDir()
+	root := testtool.TempDir(t)
 	o, err := pkgstore.ScanSettings{Target: "x86_64-linux"}.Options(root)
 	if err != nil || o.InstallWindow != 0 {
 		t.Errorf("unset: %v, %v; want 0", o.InstallWindow, err)
