@@ -3,6 +3,7 @@ package testtool
 import (
 	"os"
 	"os/exec"
+	"runtime"
 	"testing"
 )
 
@@ -11,12 +12,16 @@ import (
 func InCI() bool { return os.Getenv("CI") == "true" }
 
 // Need returns the path of program, which the Debian package pkg provides.
-// When it is not on PATH it skips t, or fails t in CI.
+// When it is not on PATH it skips t, or fails t in CI; on Windows (the
+// tests under Wine) a Debian program is never there, and t is skipped.
 func Need(t testing.TB, program, pkg string) string {
 	t.Helper()
 	p, err := exec.LookPath(program)
 	if err == nil {
 		return p
+	}
+	if runtime.GOOS == "windows" {
+		t.Skipf("%s (Debian's %s) is a Linux program: this test needs Linux", program, pkg)
 	}
 	if InCI() {
 		t.Fatalf("%s is not installed (CI=true: .ci/run installs Debian's %s): %v", program, pkg, err)
