@@ -167,8 +167,10 @@ func foldDeps(inv *Inventory) {
 // directories, and, where names are case-insensitive (Windows), Satisfies
 // without regard to case: a pin or a lease written Core/Redis names the
 // releases in core\redis, as Windows opens that path for it. It is for
-// what protects (matching more keeps more), never for what may be
-// removed.
+// what protects (matching more keeps more), never alone for what may be
+// removed: watch passes on the --only entries of a package it matches so,
+// and retention then names the store's one directory for each entry, or
+// nothing where two directories differ only in case (casefold.go).
 func (id Ident) SatisfiesAnyCase(other Ident) bool {
 	if id.Satisfies(other) {
 		return true
