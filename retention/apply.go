@@ -350,19 +350,8 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 		a.phase(PhaseDelete, 0, len(hidden))
 	}
 	a.doomAll(hidden, surveys, back)
-	for i, h := range hidden {
-		if ctx.Err() != nil {
-			return a.stop(hidden[i:], nil) // between releases
-		}
-		if i > 0 {
-			a.phase(PhaseDelete, i, len(hidden))
-		}
-		if why, ok := back.reason(h.rel.Ident); ok {
-			a.restore(h, why)
-			continue
-		}
-		a.remove(h, surveys[i])
-		deleted[h.rel.Ident] = true
+	if err := a.deleteAll(hidden, surveys, back, deleted); err != nil {
+		return a.res, err
 	}
 	if len(hidden) > 0 {
 		a.phase(PhaseDelete, len(hidden), len(hidden))

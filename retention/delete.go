@@ -8,23 +8,24 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// remove deletes a hidden release for good, surveyed (sv) and found to
+// removal deletes a hidden release for good, surveyed (sv) and found to
 // hold no mount point, and renamed to a doomed name (doomAll) unless that
-// failed (sv.err says why).
-func (a *applier) remove(h hiddenRelease, sv survey) {
+// failed (sv.err says why), and says what became of it. It may run on a
+// deletion worker's copy of the applier (deleteAll): it touches only the
+// store and that copy's remover, never the result.
+func (a *applier) removal(h hiddenRelease, sv survey) RemovalOutcome {
 	bytes, err := sv.bytes, sv.err
 	if err == nil {
 		err = a.finish(h.name, h.rel.Ident.Release)
 	}
 	if err != nil {
-		a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusFailed,
-			Err: &ReleaseError{Ident: h.rel.Ident, Op: "delete", Err: fmt.Errorf("hidden from Habitat, but not all of it could be deleted (the next run retries): %w", err)}})
-		return
+		return RemovalOutcome{Ident: h.rel.Ident, Status: StatusFailed,
+			Err: &ReleaseError{Ident: h.rel.Ident, Op: "delete", Err: fmt.Errorf("hidden from Habitat, but not all of it could be deleted (the next run retries): %w", err)}}
 	}
 	if h.size >= 0 {
 		bytes = h.size
 	}
-	a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusRemoved, Bytes: bytes})
+	return RemovalOutcome{Ident: h.rel.Ident, Status: StatusRemoved, Bytes: bytes}
 }
 
 // survey is what a hidden directory holds before it is deleted: its
