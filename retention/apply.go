@@ -363,10 +363,20 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 // releases never reached are not attempted.
 func (a *applier) stop(hidden []hiddenRelease, rest []Decision) (*Result, error) {
 	for _, h := range hidden {
-		a.restore(h, Reason{CodeCancelled, "the run was cancelled before this release was deleted; it was put back"})
+		a.restore(h, cancelledReason())
 	}
 	a.notAttempted(rest, Reason{CodeCancelled, "the run was cancelled before it reached this release"})
-	return a.res, fmt.Errorf("apply stopped early, nothing more was deleted: %w", a.ctx.Err())
+	return a.res, stoppedError(a.ctx)
+}
+
+// cancelledReason is why a hidden release was put back when the run was
+// cancelled.
+func cancelledReason() Reason {
+	return Reason{CodeCancelled, "the run was cancelled before this release was deleted; it was put back"}
+}
+
+func stoppedError(ctx context.Context) error {
+	return fmt.Errorf("apply stopped early, nothing more was deleted: %w", ctx.Err())
 }
 
 func (a *applier) notAttempted(rest []Decision, why Reason) {

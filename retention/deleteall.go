@@ -1,6 +1,7 @@
 package retention
 
 import (
+	"hash/fnv"
 	"sync"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -19,15 +20,19 @@ const deleteWorkers = 8
 // order of hidden, as a sequential loop would. The deletions run on
 // deleteWorkers goroutines, each with its own copy of the applier and so
 // its own remover (a chain of directories is not for concurrent use);
-// put-backs, results and progress stay on this goroutine.
+// put-backs, results and progress stay on this goroutine. Each package
+// (ORIGIN/NAME) goes to one worker: its releases' VERSION directories
+// share the NAME directory, which the kernel locks for each entry removed
+// from it, so workers on different packages do not wait on each other,
+// and a worker's chain keeps the NAME directory open from one release to
+// the next.
 //
-// Once the run is cancelled no deletion starts (the releases are handed
-// out in order, and the feeder stops at the first one after the cancel);
-// the deletions under way finish, are reported, and every hidden release
-// not reached is put back (stop): it is whole, as no worker was given it.
-// A release handed to a worker is never put back: once its deletion may
-// have begun, it is deleted or reported failed (a doomed directory is
-// deleted by the next run whatever needs it).
+// Once the run is cancelled no deletion starts: each worker checks before
+// each release, the deletions under way finish and are reported, and
+// every release not started is put back whole (stop's reason). A release
+// whose deletion has begun is never put back: it is deleted or reported
+// failed (a doomed directory is deleted by the next run whatever needs
+// it).
 //
 // Deleting releases side by side keeps every guarantee of deleting them
 // one at a time: every one is doomed (and that made durable) before any
@@ -35,41 +40,37 @@ const deleteWorkers = 8
 // pruning an empty VERSION, NAME or ORIGIN directory fails while any
 // doomed release (another worker's) is still in it.
 func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putBack, deleted map[pkgstore.Ident]bool) error {
-	// results[i] receives hidden[i]'s outcome, or notStarted when the run
-	// was cancelled before it was handed out. Buffered: no sender waits.
+	// results[i] receives hidden[i]'s outcome, or notStarted. Buffered:
+	// no worker waits for this goroutine.
 	results := make([]chan deletion, len(hidden))
-	var todo []int
+	queues := make([][]int, deleteWorkers)
 	for i, h := range hidden {
 		if _, ok := back.reason(h.rel.Ident); !ok {
 			results[i] = make(chan deletion, 1)
-			todo = append(todo, i)
+			w := workerFor(h.rel.Ident)
+			queues[w] = append(queues[w], i)
 		}
 	}
-	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for range min(len(todo), deleteWorkers) {
+	defer wg.Wait()
+	for _, q := range queues {
+		if len(q) == 0 {
+			continue
+		}
 		w := *a
 		w.rm = remover{}
 		wg.Go(func() {
 			defer w.rm.close()
-			for i := range jobs {
+			for _, i := range q {
+				if a.ctx.Err() != nil {
+					results[i] <- deletion{notStarted: true}
+					continue
+				}
 				results[i] <- deletion{outcome: w.removal(hidden[i], surveys[i])}
 			}
 		})
 	}
-	go func() {
-		defer close(jobs)
-		for k, i := range todo {
-			if a.ctx.Err() != nil {
-				for _, j := range todo[k:] {
-					results[j] <- deletion{notStarted: true}
-				}
-				return
-			}
-			jobs <- i
-		}
-	}()
-	defer wg.Wait()
+	stopped := false
 	for i, h := range hidden {
 		if i > 0 {
 			a.phase(PhaseDelete, i, len(hidden))
@@ -80,13 +81,26 @@ func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putB
 		}
 		d := <-results[i]
 		if d.notStarted {
-			_, err := a.stop(hidden[i:], nil) // between releases
-			return err
+			a.restore(h, cancelledReason())
+			stopped = true
+			continue
 		}
 		a.done(d.outcome)
 		deleted[h.rel.Ident] = true
 	}
+	if stopped {
+		return stoppedError(a.ctx)
+	}
 	return nil
+}
+
+// workerFor is the deletion worker of a release's package.
+func workerFor(id pkgstore.Ident) int {
+	h := fnv.New32a()
+	h.Write([]byte(id.Origin))
+	h.Write([]byte{'/'})
+	h.Write([]byte(id.Name))
+	return int(h.Sum32() % deleteWorkers)
 }
 
 // deletion is what a worker reports of one release.
