@@ -332,16 +332,14 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	// before anything is deleted, so a put-back's closure is whole
 	// whatever its shape (a cycle's members are hidden in no particular
 	// order among themselves).
-	surveys := make([]survey, len(hidden))
+	surveys, cancelled := a.surveyAll(hidden, back)
+	if cancelled {
+		return a.stop(hidden, nil) // nothing deleted yet
+	}
 	for i, h := range hidden {
-		if ctx.Err() != nil {
-			return a.stop(hidden, nil) // nothing deleted yet
-		}
 		if _, ok := back.reason(h.rel.Ident); ok {
 			continue
 		}
-		a.stage("deleting", h.rel.Ident, h.name)
-		surveys[i] = a.survey(h.name, h.size < 0)
 		if m := surveys[i].mounts; len(m) > 0 {
 			back.want(h.rel.Ident, Reason{CodeMountPoint, mountText(pkgstore.StoreDir + "/" + h.rel.Path() + "/" + m[0])}, deps, isHidden)
 		}

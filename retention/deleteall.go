@@ -103,6 +103,48 @@ func workerFor(id pkgstore.Ident) int {
 	return int(h.Sum32() % deleteWorkers)
 }
 
+// surveyAll surveys every hidden release not put back (back) on
+// deleteWorkers goroutines, each with its own remover, and returns the
+// surveys in the order of hidden; a release put back has none. The hook's
+// "deleting" stage comes for each release on this goroutine, in order,
+// just before its survey is handed out. When the run is cancelled, no
+// survey is handed out after it, those under way finish (a survey only
+// reads), and cancelled is true: nothing has been deleted.
+//
+// The caller then puts back, in order, each release with a mount point
+// inside and what it needs among the hidden (a release put back so finds
+// its own survey ignored, as a release put back before would have had
+// none).
+func (a *applier) surveyAll(hidden []hiddenRelease, back *putBack) (surveys []survey, cancelled bool) {
+	surveys = make([]survey, len(hidden))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(len(hidden), deleteWorkers) {
+		w := *a
+		w.rm = remover{}
+		wg.Go(func() {
+			defer w.rm.close()
+			for i := range jobs {
+				surveys[i] = w.survey(hidden[i].name, hidden[i].size < 0) // each i once
+			}
+		})
+	}
+	for i, h := range hidden {
+		if a.ctx.Err() != nil {
+			cancelled = true
+			break
+		}
+		if _, ok := back.reason(h.rel.Ident); ok {
+			continue
+		}
+		a.stage("deleting", h.rel.Ident, h.name)
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return surveys, cancelled
+}
+
 // deletion is what a worker reports of one release.
 type deletion struct {
 	outcome    RemovalOutcome
