@@ -170,6 +170,37 @@ func (g *Graph) Reach(roots []pkgstore.Ref) *Reach {
 	return r
 }
 
+// Marks returns a Reach of g in which nothing is reached yet, for a
+// caller that finds chains itself (MarkRoot, MarkVia): a plan that
+// decides part of a store (package retention's scoped plans) marks only
+// the chains it found, walking up from a release to what keeps it.
+func (g *Graph) Marks() *Reach {
+	n := g.Len()
+	r := &Reach{g: g, parent: make([]int32, n), root: make([]int32, n)}
+	for i := range r.parent {
+		r.parent[i] = -1
+	}
+	return r
+}
+
+// MarkRoot marks x as a root (Reached and IsRoot), unless it is reached
+// already.
+func (r *Reach) MarkRoot(x pkgstore.Ref) {
+	if r.parent[x] == -1 {
+		r.parent[x] = -2
+		r.root[x] = int32(x)
+	}
+}
+
+// MarkVia marks x as reached through parent, which must be marked first
+// and must need x; a node already reached keeps its chain.
+func (r *Reach) MarkVia(x, parent pkgstore.Ref) {
+	if r.parent[x] == -1 && r.parent[parent] != -1 {
+		r.parent[x] = int32(parent)
+		r.root[x] = r.root[parent]
+	}
+}
+
 // Extend marks from more roots, keeping what is already marked.
 func (r *Reach) Extend(roots []pkgstore.Ref) { r.extend(roots) }
 

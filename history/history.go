@@ -228,7 +228,7 @@ func Records(now time.Time, run Run, plan *retention.Plan, res *retention.Result
 	total := base
 	total.Kind, total.Outcome = KindRun, RunOK
 	if plan != nil {
-		total.Releases = len(plan.Decisions)
+		total.Releases = len(plan.Inventory.Releases) // a scoped plan decides some alone
 		total.Keep = total.Releases - len(plan.Removals())
 	}
 	if res != nil {

@@ -365,6 +365,29 @@ func (inv *Inventory) Satisfying(pattern Ident) []*Release {
 	return out
 }
 
+// SatisfyingAnyCase returns the installed releases that satisfy pattern
+// in any case where names fold case (Ident.SatisfiesAnyCase: Windows),
+// exactly elsewhere, oldest first. Where names do not fold it reads one
+// package's releases, not the store's.
+func (inv *Inventory) SatisfyingAnyCase(pattern Ident) []*Release {
+	var out []*Release
+	if inv.folded == nil {
+		lo, hi := inv.packageRange(pattern.Origin, pattern.Name)
+		for _, r := range inv.Releases[lo:hi] {
+			if r.Ident.Satisfies(pattern) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	for _, r := range inv.Releases {
+		if r.Ident.SatisfiesAnyCase(pattern) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Latest returns the newest installed release that satisfies pattern, as
 // the Supervisor would pick it, or nil.
 func (inv *Inventory) Latest(pattern Ident) *Release {

@@ -206,7 +206,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	// was old enough then, and is older now), and Apply's own (the real
 	// clock by default): a release young by it is kept, whatever the
 	// plan's clock said.
-	freshPlan, err := planProbedGraph(ctx, fresh, graphFrom(fresh, p), p.Policy, p.Now, scanOpts.Now, store.HasUninstallHook, found)
+	freshPlan, err := planProbedGraph(ctx, fresh, graphFrom(fresh, p), p.Policy, p.Now, scanOpts.Now, store.HasUninstallHook, found, p.scoped)
 	if err != nil {
 		err = fmt.Errorf("revalidating the plan: %w", err)
 		a.notAttempted(removals, Reason{CodeChanged, err.Error()})

@@ -1,6 +1,10 @@
 package retention
 
-import "github.com/hab-gc/hab-gc/pkgstore"
+import (
+	"time"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
 
 // SetHook makes Apply call f at each stage of a release: "checked" (its
 // directory was checked, just before hiding it), "hidden" (hidden is its
@@ -13,3 +17,9 @@ func SetHook(o *ApplyOptions, f func(stage string, id pkgstore.Ident, hidden str
 
 // ParseDebris is parseDebris, for its fuzz test.
 func ParseDebris(name string) (kind, release string, ok bool) { return parseDebris(name) }
+
+// ComputeScoped is ComputeFound making a scoped plan (PlanScope's) of a
+// limited policy.
+func ComputeScoped(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc, found []Found) (*Plan, error) {
+	return computeAt(inv, nil, pol, now, time.Time{}, hooks, found, true)
+}

@@ -2,6 +2,7 @@ package retention
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -9,58 +10,58 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
+// findRoots makes every release of the inventory that something protects
+// a root of the plan (rootOf), with its reasons: those of its package's
+// count, then the lists (rootIndex), then its own (rootsOf). A scoped
+// plan (scoped.go) asks rootsOf about the releases it meets alone, and
+// gets the very reasons, in the same order.
 func (p *Plan) findRoots() {
-	pol, inv := p.Policy, p.Inventory
+	ix := p.indexRoots()
 	p.eachPackage(func(rels []*pkgstore.Release) {
-		n, from := p.keepFor(rels[0].Ident)
-		code, what := CodeLatest, ""
-		if from != "" {
-			what = ", by " + from
-		}
-		if pol.neverRemoved(rels[0].Ident) {
-			for _, r := range rels {
-				p.addRoot(r.Ref, CodeHabitat, fmt.Sprintf("release of %s, the hab command: Habitat never removes chef/hab, and neither does hab-gc unless self_keep_latest is set", pkgName(r.Ident)))
-			}
-			return
-		}
-		if IsHabitatPackage(rels[0].Ident) {
-			code, what = CodeHabitat, ", Habitat's own package"
-		}
-		keepNewest := func(rels []*pkgstore.Release, scope string) {
-			for i := len(rels) - 1; i >= 0 && i >= len(rels)-n; i-- {
-				rank := len(rels) - i
-				p.addRoot(rels[i].Ref, code, fmt.Sprintf("newest release of %s%s (%s of %d kept)", scope, what, humanize.Ordinal(rank), n))
-			}
-		}
-		keepNewest(rels, pkgName(rels[0].Ident))
-		// An Only entry with a version keeps the newest N of that version,
-		// as `hab pkg uninstall --keep-latest N ORIGIN/NAME/VERSION` does;
-		// so does a loaded service's version-pinned spec with ServicesOnly
-		// or NoDeps, as the Supervisor's uninstall_all_but_latest(spec.ident, N).
-		done := map[pkgstore.Ident]bool{}
-		for _, o := range p.countScopes() {
-			if done[o] || !rels[0].Ident.Satisfies(o.Package()) {
-				continue
-			}
-			done[o] = true
-			var vrels []*pkgstore.Release
-			for _, r := range rels {
-				if r.Ident.Satisfies(o) {
-					vrels = append(vrels, r)
-				}
-			}
-			if len(vrels) > 0 {
-				keepNewest(vrels, o.String())
+		count := p.countRoots(rels)
+		for i, r := range rels {
+			if rs := p.rootsOf(ix, r, count[i]); len(rs) > 0 {
+				p.rootOf[r.Ref] = rs
 			}
 		}
 	})
+}
+
+// rootIndex is what makes a release a root besides its package's count
+// and its own properties, indexed by release, in the order the plan
+// gives their reasons: the loaded services, the binlinks, the finders'
+// roots and what installs in progress need (listed); an active install
+// (wait, which every release waits for); what damaged directories name
+// (opaque); damage that may hide anything (everyone); IDENT problems; and
+// mount points inside releases (mounts, last).
+type rootIndex struct {
+	listed        map[pkgstore.Ref][]Reason
+	wait          string
+	opaque        map[pkgstore.Ref][]Reason
+	everyone      []Reason
+	identProblems map[string][]string
+	mounts        map[pkgstore.Ref][]Reason
+}
+
+// indexRoots reads the inventory's lists and the plan's finders into a
+// rootIndex, and sets InstallWait. It costs what the lists hold, not
+// what the store holds.
+func (p *Plan) indexRoots() *rootIndex {
+	inv := p.Inventory
+	ix := &rootIndex{}
+	listed := func(r *pkgstore.Release, code Code, text string) {
+		if ix.listed == nil {
+			ix.listed = map[pkgstore.Ref][]Reason{}
+		}
+		ix.listed[r.Ref] = append(ix.listed[r.Ref], Reason{Code: code, Text: text})
+	}
 	for _, svc := range inv.Services {
 		if !svc.Installed {
 			continue
 		}
 		if len(svc.Ambiguous) == 0 {
 			if r := inv.Installed(svc.Resolved); r != nil {
-				p.addRoot(r.Ref, CodeService, fmt.Sprintf("loaded service %s runs it (spec ident %s)", svc.Name, svc.Ident))
+				listed(r, CodeService, fmt.Sprintf("loaded service %s runs it (spec ident %s)", svc.Name, svc.Ident))
 			}
 			continue
 		}
@@ -71,7 +72,7 @@ func (p *Plan) findRoots() {
 		}
 		for _, c := range cands {
 			if r := inv.Installed(c); r != nil {
-				p.addRoot(r.Ref, CodeServiceMaybe, fmt.Sprintf("loaded service %s may run it (spec ident %s): Habitat's pick among %s depends on directory order, as it cannot order their versions consistently or deems them equal",
+				listed(r, CodeServiceMaybe, fmt.Sprintf("loaded service %s may run it (spec ident %s): Habitat's pick among %s depends on directory order, as it cannot order their versions consistently or deems them equal",
 					svc.Name, svc.Ident, strings.Join(names, ", ")))
 			}
 		}
@@ -79,28 +80,32 @@ func (p *Plan) findRoots() {
 	for _, bl := range inv.Binlinks {
 		for _, id := range bl.Covers {
 			if r := inv.Installed(id); r != nil {
-				p.addRoot(r.Ref, CodeBinlink, coverText(bl))
+				listed(r, CodeBinlink, coverText(bl))
 			}
 		}
 		if !bl.InStore || bl.Release.Origin == "" {
 			continue
 		}
 		if r := inv.Installed(bl.Release); r != nil {
-			p.addRoot(r.Ref, CodeBinlink, fmt.Sprintf("binlink %s points into it", bl.Path))
+			listed(r, CodeBinlink, fmt.Sprintf("binlink %s points into it", bl.Path))
 		}
 	}
 	for _, f := range p.Found {
 		for _, root := range f.Roots {
 			if r := inv.Installed(root.Ident); r != nil {
-				p.addRoot(r.Ref, root.Code, root.Text)
+				listed(r, root.Code, root.Text)
 			}
 		}
 	}
-	p.installRoots()
+	ix.wait = p.indexInstalls(listed)
+	p.InstallWait = ix.wait
 	for _, o := range inv.Opaque {
 		for _, d := range o.Deps {
 			if r := inv.Installed(d); r != nil {
-				p.addRoot(r.Ref, CodeDamaged, fmt.Sprintf("named by the DEPS or TDEPS of %s, which Habitat lists as installed but hab-gc cannot read as a release (see the problems); kept with everything it needs", o.Path))
+				if ix.opaque == nil {
+					ix.opaque = map[pkgstore.Ref][]Reason{}
+				}
+				ix.opaque[r.Ref] = append(ix.opaque[r.Ref], Reason{Code: CodeDamaged, Text: fmt.Sprintf("named by the DEPS or TDEPS of %s, which Habitat lists as installed but hab-gc cannot read as a release (see the problems); kept with everything it needs", o.Path)})
 			}
 		}
 	}
@@ -114,57 +119,128 @@ func (p *Plan) findRoots() {
 			(pr.Kind != pkgstore.ProblemSymlink && pr.Kind != pkgstore.ProblemUnreadable) {
 			continue
 		}
-		for _, r := range inv.Releases {
-			p.addRoot(r.Ref, CodeDamaged, fmt.Sprintf("hab-gc cannot see into %s (%s; see the problems), where Habitat may list releases that need it", pr.Path, pr.Kind))
-		}
+		ix.everyone = append(ix.everyone, Reason{Code: CodeDamaged, Text: fmt.Sprintf("hab-gc cannot see into %s (%s; see the problems), where Habitat may list releases that need it", pr.Path, pr.Kind)})
 		break // one reason is enough
 	}
 	// A release (or a directory Habitat lists as one) whose needs cannot
 	// be read at all may need any release: with AllowDamaged, nothing is
 	// removed while it is there.
 	if why := depsUnknown(inv); why != "" {
-		for _, r := range inv.Releases {
-			p.addRoot(r.Ref, CodeDamaged, why)
-		}
+		ix.everyone = append(ix.everyone, Reason{Code: CodeDamaged, Text: why})
 	}
-	identProblems := map[string][]string{}
 	for _, pr := range inv.Problems {
 		if pr.Kind == pkgstore.ProblemIdent && pr.Release != "" {
-			identProblems[pr.Release] = append(identProblems[pr.Release], pr.Message)
+			if ix.identProblems == nil {
+				ix.identProblems = map[string][]string{}
+			}
+			ix.identProblems[pr.Release] = append(ix.identProblems[pr.Release], pr.Message)
 		}
 	}
-	minAge := pol.minAge()
-	for _, r := range inv.Releases {
-		for _, ex := range pol.Excludes {
-			ok, note := ex.match(r.Ident)
-			if !ok {
-				continue
-			}
-			text := "excluded by " + ex.describe()
-			if note != "" {
-				text += ": " + note
-			}
-			p.addRoot(r.Ref, CodeExcluded, text)
+	ix.mounts = p.indexMounts()
+	return ix
+}
+
+// countRoots are the count's reasons for each of rels, the releases of
+// one package, oldest first (nil for a release the count does not keep).
+func (p *Plan) countRoots(rels []*pkgstore.Release) [][]Reason {
+	out := make([][]Reason, len(rels))
+	if p.Policy.neverRemoved(rels[0].Ident) {
+		for i, r := range rels {
+			out[i] = []Reason{{CodeHabitat, fmt.Sprintf("release of %s, the hab command: Habitat never removes chef/hab, and neither does hab-gc unless self_keep_latest is set", pkgName(r.Ident))}}
 		}
-		if minAge > 0 {
-			// Young by either clock: a plan's clock set ahead (a
-			// rehearsal, a wrong argument) must not make a fresh install
-			// look old.
-			age := p.Now.Sub(r.InstalledAt())
-			if age < minAge {
-				p.addRoot(r.Ref, CodeYoung, fmt.Sprintf("installed %s ago, less than the minimum age %s (an install or rollback may be in progress)", age.Round(time.Second), minAge))
-			} else if real := p.RealNow.Sub(r.InstalledAt()); !p.RealNow.IsZero() && real < minAge {
-				p.addRoot(r.Ref, CodeYoung, fmt.Sprintf("installed %s ago by the real clock (%s by the plan's, which is ahead), less than the minimum age %s (an install or rollback may be in progress)", real.Round(time.Second), age.Round(time.Second), minAge))
-			}
-		}
-		if r.Damaged {
-			p.addRoot(r.Ref, CodeDamaged, "its DEPS or TDEPS is damaged, so what it needs is not fully known; kept with everything its readable lines name")
-		}
-		for _, msg := range identProblems[r.Ident.String()] {
-			p.addRoot(r.Ref, CodeIdentProblem, "IDENT file: "+msg+"; kept until that is explained")
+		return out
+	}
+	n, from := p.keepFor(rels[0].Ident)
+	code, what := CodeLatest, ""
+	if from != "" {
+		what = ", by " + from
+	}
+	if IsHabitatPackage(rels[0].Ident) {
+		code, what = CodeHabitat, ", Habitat's own package"
+	}
+	// keepNewest keeps the newest n of rels[at[0]], rels[at[1]]...
+	keepNewest := func(at []int, scope string) {
+		for k := len(at) - 1; k >= 0 && k >= len(at)-n; k-- {
+			rank := len(at) - k
+			out[at[k]] = append(out[at[k]], Reason{code, fmt.Sprintf("newest release of %s%s (%s of %d kept)", scope, what, humanize.Ordinal(rank), n)})
 		}
 	}
-	p.mountRoots()
+	all := make([]int, len(rels))
+	for i := range all {
+		all[i] = i
+	}
+	keepNewest(all, pkgName(rels[0].Ident))
+	// An Only entry with a version keeps the newest N of that version,
+	// as `hab pkg uninstall --keep-latest N ORIGIN/NAME/VERSION` does;
+	// so does a loaded service's version-pinned spec with ServicesOnly
+	// or NoDeps, as the Supervisor's uninstall_all_but_latest(spec.ident, N).
+	done := map[pkgstore.Ident]bool{}
+	for _, o := range p.countScopes() {
+		if done[o] || !rels[0].Ident.Satisfies(o.Package()) {
+			continue
+		}
+		done[o] = true
+		var at []int
+		for i, r := range rels {
+			if r.Ident.Satisfies(o) {
+				at = append(at, i)
+			}
+		}
+		if len(at) > 0 {
+			keepNewest(at, o.String())
+		}
+	}
+	return out
+}
+
+// rootsOf are r's reasons to be a root: count (countRoots' for r), then
+// those of the index, then its own (pins, age, damage), then a mount
+// point inside it; nil when nothing protects it.
+func (p *Plan) rootsOf(ix *rootIndex, r *pkgstore.Release, count []Reason) []Reason {
+	out := count
+	add := func(rs ...Reason) {
+		if len(rs) > 0 {
+			out = append(slices.Clip(out), rs...)
+		}
+	}
+	add(ix.listed[r.Ref]...)
+	if ix.wait != "" {
+		add(Reason{CodeInstalling, ix.wait})
+	}
+	add(ix.opaque[r.Ref]...)
+	add(ix.everyone...)
+	for _, ex := range p.Policy.Excludes {
+		ok, note := ex.match(r.Ident)
+		if !ok {
+			continue
+		}
+		text := "excluded by " + ex.describe()
+		if note != "" {
+			text += ": " + note
+		}
+		add(Reason{CodeExcluded, text})
+	}
+	if minAge := p.Policy.minAge(); minAge > 0 {
+		// Young by either clock: a plan's clock set ahead (a
+		// rehearsal, a wrong argument) must not make a fresh install
+		// look old.
+		age := p.Now.Sub(r.InstalledAt())
+		if age < minAge {
+			add(Reason{CodeYoung, fmt.Sprintf("installed %s ago, less than the minimum age %s (an install or rollback may be in progress)", age.Round(time.Second), minAge)})
+		} else if real := p.RealNow.Sub(r.InstalledAt()); !p.RealNow.IsZero() && real < minAge {
+			add(Reason{CodeYoung, fmt.Sprintf("installed %s ago by the real clock (%s by the plan's, which is ahead), less than the minimum age %s (an install or rollback may be in progress)", real.Round(time.Second), age.Round(time.Second), minAge)})
+		}
+	}
+	if r.Damaged {
+		add(Reason{CodeDamaged, "its DEPS or TDEPS is damaged, so what it needs is not fully known; kept with everything its readable lines name"})
+	}
+	if len(ix.identProblems) > 0 {
+		for _, msg := range ix.identProblems[r.Ident.String()] {
+			add(Reason{CodeIdentProblem, "IDENT file: " + msg + "; kept until that is explained"})
+		}
+	}
+	add(ix.mounts[r.Ref]...)
+	return out
 }
 
 // coverText says why a release below the directory a binlink points at

@@ -9,18 +9,19 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// installRoots keeps what installs in progress need (see
-// pkgstore.Installing): every installed release an install directory or a
-// fresh archive in the artifact cache names, and, while any install
-// directory is active, a download is in progress or an archive whose
-// release is not installed came into the cache within the install window,
-// every release. Habitat fetches and verifies all the missing
-// dependencies of a package, then installs each in its own install
-// directory before it makes the package's own, and the package's archive
-// may have been in the cache for days: what that package found installed
-// ("Using") shows nowhere until its own install directory exists. So no
-// release is removed while an install is running.
-func (p *Plan) installRoots() {
+// indexInstalls finds what installs in progress need (see
+// pkgstore.Installing): every installed release an install directory or
+// a fresh archive in the artifact cache names is listed (rootIndex), and
+// while any install directory is active, a download is in progress or an
+// archive whose release is not installed came into the cache within the
+// install window, it returns why every release waits. Habitat fetches
+// and verifies all the missing dependencies of a package, then installs
+// each in its own install directory before it makes the package's own,
+// and the package's archive may have been in the cache for days: what
+// that package found installed ("Using") shows nowhere until its own
+// install directory exists. So no release is removed while an install is
+// running.
+func (p *Plan) indexInstalls(listed func(r *pkgstore.Release, code Code, text string)) (wait string) {
 	inv := p.Inventory
 	// Those a finder saw first: a process holding an install's files open
 	// is the most telling reason.
@@ -35,21 +36,16 @@ func (p *Plan) installRoots() {
 		}
 		for _, d := range in.Deps {
 			if r := inv.Installed(d); r != nil {
-				p.addRoot(r.Ref, CodeInstalling, "needed by "+what+" (read from "+in.From+")")
+				listed(r, CodeInstalling, "needed by "+what+" (read from "+in.From+")")
 			}
 		}
 	}
 	for _, in := range all {
-		if !in.Active {
-			continue
+		if in.Active {
+			return waitWhy(in) // one reason is enough
 		}
-		why := waitWhy(in)
-		p.InstallWait = why
-		for _, r := range inv.Releases {
-			p.addRoot(r.Ref, CodeInstalling, why)
-		}
-		return // one reason is enough
 	}
+	return ""
 }
 
 // installsOf are the installs in progress the finders saw (first) and

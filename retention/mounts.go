@@ -10,18 +10,23 @@ import (
 // never removes across one.
 const CodeMountPoint Code = "mount-point"
 
-// mountRoots makes every release with a mount point at or under its
-// directory a root.
-func (p *Plan) mountRoots() {
+// indexMounts finds every release with a mount point at or under its
+// directory (rootIndex.mounts).
+func (p *Plan) indexMounts() map[pkgstore.Ref][]Reason {
+	var out map[pkgstore.Ref][]Reason
 	for _, m := range p.Inventory.Mounts {
 		parts := strings.SplitN(m, "/", 5)
 		if len(parts) < 4 {
 			continue // at the origin, name or version level: not inside a release
 		}
 		if r := p.Inventory.Installed(pkgstore.Ident{Origin: parts[0], Name: parts[1], Version: parts[2], Release: parts[3]}); r != nil {
-			p.addRoot(r.Ref, CodeMountPoint, mountText(pkgstore.StoreDir+"/"+m))
+			if out == nil {
+				out = map[pkgstore.Ref][]Reason{}
+			}
+			out[r.Ref] = append(out[r.Ref], Reason{CodeMountPoint, mountText(pkgstore.StoreDir + "/" + m)})
 		}
 	}
+	return out
 }
 
 func mountText(path string) string {

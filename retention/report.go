@@ -50,7 +50,7 @@ import (
 // plan-and-apply: a purge that cannot show its plan first (to log it, or
 // stop on a warning) would be the easy, and worse, path.
 func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, opts ...pkgstore.Options) (*Plan, error) {
-	return planStore(ctx, store, nil, nil, pol, now, opts)
+	return planStore(ctx, store, nil, nil, pol, now, opts, false)
 }
 
 // PlanRescan is PlanStore with the store read by a Rescan of the
@@ -67,15 +67,38 @@ func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 // from, unless ApplyOptions.Rescan reads it otherwise (package watch's
 // does, from what inotify reported since the plan).
 func PlanRescan(ctx context.Context, store *pkgstore.Store, prev *Plan, changed []pkgstore.Ident, pol Policy, now time.Time, opts ...pkgstore.Options) (*Plan, error) {
-	if prev == nil || prev.Inventory == nil {
-		return PlanStore(ctx, store, pol, now, opts...)
+	if prev != nil && prev.Inventory == nil {
+		prev = nil
 	}
-	return planStore(ctx, store, prev, changed, pol, now, opts)
+	return planStore(ctx, store, prev, changed, pol, now, opts, false)
+}
+
+// PlanScope is PlanRescan (PlanStore with a nil prev) for a limited
+// policy (Only or ServicesOnly, such as a watch purge's) that decides
+// only what the policy's scope is about: the releases of its scope and
+// every release they need, transitively. Every other release is kept by
+// such a policy, whatever else protects it; the plan's Decisions list
+// only the first, with the reasons PlanStore gives them (a kept
+// dependency's chain may name another release that needs it), and
+// Decision answers Keep for the others, with their own reasons when
+// something protects them and as outside the scope otherwise. Its
+// removals are PlanStore's, and so are its InstallWait, Pins and
+// Warnings; its Report lists the releases it decided and counts the
+// others kept. The work is what the scope's releases and their
+// dependencies hold, not what the store holds: what keeps a release is
+// found by walking up from it, through the releases that need it. Apply
+// revalidates a scoped plan with a scoped plan. For a policy that is not
+// limited it is PlanRescan.
+func PlanScope(ctx context.Context, store *pkgstore.Store, prev *Plan, changed []pkgstore.Ident, pol Policy, now time.Time, opts ...pkgstore.Options) (*Plan, error) {
+	if prev != nil && prev.Inventory == nil {
+		prev = nil
+	}
+	return planStore(ctx, store, prev, changed, pol, now, opts, true)
 }
 
 // planStore is PlanStore, with its scan a Rescan of prev's inventory when
-// prev is set.
-func planStore(ctx context.Context, store *pkgstore.Store, prev *Plan, changed []pkgstore.Ident, pol Policy, now time.Time, opts []pkgstore.Options) (*Plan, error) {
+// prev is set, and a scoped plan of a limited policy with scoped.
+func planStore(ctx context.Context, store *pkgstore.Store, prev *Plan, changed []pkgstore.Ident, pol Policy, now time.Time, opts []pkgstore.Options, scoped bool) (*Plan, error) {
 	if err := store.Usable(); err != nil {
 		return nil, err
 	}
@@ -116,7 +139,7 @@ func planStore(ctx context.Context, store *pkgstore.Store, prev *Plan, changed [
 	if prev != nil && prev.Graph != nil {
 		g = depgraph.NewFrom(inv, prev.Graph)
 	}
-	p, err := planProbedGraph(ctx, inv, g, pol, now, time.Now(), store.HasUninstallHook, found)
+	p, err := planProbedGraph(ctx, inv, g, pol, now, time.Now(), store.HasUninstallHook, found, scoped)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +285,8 @@ func (p *Plan) ReportStream(res *Result) (Report, ReportReleases) {
 			rep.Summary.Remove++
 		}
 	}
-	rep.Summary.Releases = len(p.Decisions)
+	rep.Summary.Releases = len(p.Inventory.Releases)
+	rep.Summary.Keep = rep.Summary.Releases - rep.Summary.Remove // a scoped plan's others too
 	rep.Summary.InstallWait = p.InstallWait
 	if rep.Summary.InstallWait == "" && res != nil {
 		rep.Summary.InstallWait = res.InstallWait // found by Apply

@@ -2,6 +2,7 @@ package retention
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,7 +95,7 @@ func (p *Plan) policyWarnings() ([]Pin, []Warning) {
 	for _, ex := range pol.Excludes {
 		matches := 0
 		var notSemver []string
-		for _, r := range inv.Releases {
+		for _, r := range inv.SatisfyingAnyCase(ex.Pattern) { // all that ex.match may match
 			ok, note := ex.match(r.Ident)
 			if ok {
 				matches++
@@ -114,14 +115,7 @@ func (p *Plan) policyWarnings() ([]Pin, []Warning) {
 		}
 	}
 	for i, o := range pol.Only {
-		matched := false
-		for _, r := range inv.Releases {
-			if r.Ident.Satisfies(p.only[i]) {
-				matched = true
-				break
-			}
-		}
-		if !matched {
+		if !slices.ContainsFunc(inv.Satisfying(p.only[i]), func(r *pkgstore.Release) bool { return r.Ident.Satisfies(p.only[i]) }) {
 			ws = append(ws, onlyWarning(o, storeSpelling(inv, o)))
 		}
 	}

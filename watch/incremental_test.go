@@ -313,8 +313,15 @@ func propertyIncremental(t *testing.T, seed uint64, steps int) (incremental int)
 		}
 		scan := pkgstore.Options{Now: now, Target: storetest.DefaultTarget, Workers: 1 + rng.IntN(4)}
 		prev := w.reads.last != nil && !w.reads.full
-		inc, ierr := w.plan(ctx, pol, now, scan)
-		full, ferr := retention.PlanStore(ctx, store, pol, now, scan)
+		// Half the plans are a purge's: limited to one package, freeing
+		// what only its removals needed (a scoped plan).
+		planPol := pol
+		if pkg, ok := s.pick(s.pkgs); ok && rng.IntN(2) == 0 {
+			id, _ := pkgstore.ParseIdent(pkg)
+			planPol.Only, planPol.FreeDeps = []pkgstore.Ident{id}, true
+		}
+		inc, ierr := w.plan(ctx, planPol, now, scan)
+		full, ferr := retention.PlanStore(ctx, store, planPol, now, scan)
 		if prev {
 			incremental++
 		}
@@ -333,7 +340,7 @@ func propertyIncremental(t *testing.T, seed uint64, steps int) (incremental int)
 				t.Fatalf("step %d (%s): the incremental plan's graph has %s needing %v, a graph made afresh %v", step, what, inc.Inventory.Ident(r), a, b)
 			}
 		}
-		if a, b := decisionsView(inc), decisionsView(full); !reflect.DeepEqual(a, b) {
+		if a, b := decisionsViews(inc, full); !reflect.DeepEqual(a, b) {
 			t.Fatalf("step %d (%s): the decisions differ:\nincremental %v\nfull        %v", step, what, a, b)
 		}
 	}
@@ -406,11 +413,31 @@ func inventoryView(inv *pkgstore.Inventory) invView {
 	return v
 }
 
-// decisionsView is every release's action and reasons, and what the plan
-// waits for.
-func decisionsView(p *retention.Plan) []string {
+// decisionsViews are what inc and full decide of every release full
+// decides (its action; its reasons too when inc lists it), and what each
+// waits for. A scoped plan (a purge's) lists the releases of its scope
+// and what they need: of another it says Keep and its own reasons, which
+// are not all a whole plan's.
+func decisionsViews(inc, full *retention.Plan) (a, b []string) {
+	listed := map[pkgstore.Ident]bool{}
+	for _, d := range inc.Decisions {
+		listed[d.Release.Ident] = true
+	}
+	return decisionsView(inc, full, listed), decisionsView(full, full, listed)
+}
+
+func decisionsView(p, full *retention.Plan, listed map[pkgstore.Ident]bool) []string {
 	out := []string{"install wait: " + p.InstallWait}
-	for _, d := range p.Decisions {
+	for _, fd := range full.Decisions {
+		d, ok := p.Decision(fd.Release.Ident)
+		if !ok {
+			out = append(out, fd.Release.Ident.String()+" not decided")
+			continue
+		}
+		if !listed[d.Release.Ident] {
+			out = append(out, fmt.Sprintf("%s %s", d.Release.Ident, d.Action))
+			continue
+		}
 		// A dependency's chain names one of the releases that need it,
 		// picked by Ref order, which differs between scans (a scan's
 		// workers intern idents in the order they read them): the code

@@ -116,7 +116,7 @@ func BenchmarkPurgeAfterUpdate(b *testing.B) {
 			f, p = timed(&full, whole), timed(&purge, incremental)
 		}
 		b.StopTimer()
-		if a, c := len(p.Removals()), len(f.Removals()); a != c || len(p.Decisions) != len(f.Decisions) {
+		if a, c := len(p.Removals()), len(f.Removals()); a != c || len(p.Inventory.Releases) != len(f.Inventory.Releases) {
 			b.Fatalf("the purge's plan removes %d, the full plan %d", a, c)
 		}
 		t0 := time.Now()

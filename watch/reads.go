@@ -18,7 +18,7 @@ import (
 // Between purges the watcher keeps the last plan's inventory and graph
 // (last), and
 // a purge's plan takes again what it read of every other ORIGIN/NAME
-// directory (retention.PlanRescan); what lies outside them (the top of
+// directory (retention.PlanScope); what lies outside them (the top of
 // the store, the specs, binlinks, mounts, the artifact cache, leases,
 // processes) is read afresh by every plan.
 type reads struct {
@@ -112,10 +112,11 @@ func (w *watcher) unwatched(dir string, depth int) {
 	w.reads.blind[pkgstore.Ident{Origin: parts[0], Name: parts[1]}] = true
 }
 
-// plan is the purge's plan of the store: a retention.PlanRescan of the
-// last plan's inventory with what changed since, or a full
-// retention.PlanStore when there is no such inventory, events may have
-// been missed, or the watch is polling. What changed is forgotten before
+// plan is the purge's plan of the store, a scoped plan of its limited
+// policy (retention.PlanScope: the package's releases and what they need
+// are decided, not the store): read by a Rescan of the last plan's
+// inventory with what changed since, or by a full scan when there is no
+// such inventory, events may have been missed, or the watch is polling. What changed is forgotten before
 // the store is read (a change from then on is noted again), and the
 // plan's inventory is kept for the next purge; when the plan fails, the
 // next one reads everything.
@@ -128,7 +129,7 @@ func (w *watcher) plan(ctx context.Context, pol retention.Policy, now time.Time,
 	changed := r.names()
 	clear(r.changed)
 	r.full, r.last = false, nil
-	p, err := retention.PlanRescan(ctx, w.o.Store, prev, changed, pol, now, scan)
+	p, err := retention.PlanScope(ctx, w.o.Store, prev, changed, pol, now, scan)
 	if err != nil {
 		r.full = true
 		return p, err

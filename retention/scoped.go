@@ -1,0 +1,394 @@
+package retention
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/hab-gc/hab-gc/depgraph"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// A scoped plan (PlanScope) decides only what a limited policy (Only,
+// ServicesOnly) may remove: its scope's releases (S) and what they need,
+// transitively (C, their closure with S). Every release outside C is
+// kept by the whole plan (computeAt) too: a limited plan removes only
+// releases of its scope it does not reach and the dependencies only
+// those freed (applyScope), all in C. What decides a release of C is
+// found by walking up from it (the releases that need it, Dependents),
+// not by marking from every root of the store, so that a purge after one
+// package's update costs what that package and its dependencies hold,
+// not what the store holds (issue 35).
+//
+// It follows the whole plan's steps, each answered for the releases it
+// is asked about:
+//
+//  1. reached0: a root (rootsOf, the whole plan's reasons for that
+//     release) is the release or one that needs it.
+//  2. The freed-dependency rule (freeDeps): the scope's releases not
+//     reached0 are removed0; the count-only roots among what they need,
+//     outside the scope, are dropped, unless an in-scope release reached0
+//     is then no longer reached (reachedP): the count then stays. reachedF
+//     is reached from the roots left.
+//  3. Uninstall hooks: a package none of whose releases is reachedF keeps
+//     its newest release shipping a hook (hookRoot); reached1 adds what
+//     such a root reaches.
+//  4. The scope (applyScope): a release of C\S not reached1 is always
+//     needed by a release of S not reached1 (its removal would free it),
+//     so it is freed (removed), or kept as no-deps asks (a root); every
+//     release outside C not reached1 is kept as outside the scope (a
+//     root), and so keeps what it needs. A release of C not reached1 is
+//     therefore kept exactly when a no-deps root of C, or any release
+//     outside C, needs it.
+//
+// Every decision of C, with its reason codes, is the whole plan's
+// (TestPropertyScopedPlan). A kept dependency's chain may name another
+// release that needs it than the whole plan's breadth-first marking
+// picks, ending at a release outside C kept for its own reasons or as
+// outside the scope. A release outside C has no Decision in the plan's
+// list; Plan.Decision answers Keep for it, with its own reasons when it
+// is a root and as outside the scope otherwise.
+type scoper struct {
+	p     *Plan
+	ix    *rootIndex
+	g     *depgraph.Graph
+	inv   *pkgstore.Inventory
+	hooks HookFunc
+	pkgs  map[pkgstore.Ident]*scopedPackage
+	roots map[pkgstore.Ref][]Reason // rootsOf, as asked
+	inS   map[pkgstore.Ref]bool
+	inC   map[pkgstore.Ref]bool
+	// dropped are the count-only roots the freed-dependency rule took
+	// away (none when it kept the count).
+	dropped map[pkgstore.Ref]bool
+	// memo0, memoF and memoH are what walking up found: reached0,
+	// reachedF, and reached through a hook root (a release reachedF is
+	// never asked about there).
+	memo0, memoF, memoH map[pkgstore.Ref]bool
+}
+
+// scopedPackage is one package's releases (oldest first), the count's
+// reasons for each, and its uninstall-hook root once asked (hookAsked).
+type scopedPackage struct {
+	rels      []*pkgstore.Release
+	count     [][]Reason
+	hook      *pkgstore.Release
+	hookAsked bool
+}
+
+// scope computes a limited plan's decisions for the releases of C (see
+// scoper). p has its inventory, graph, policy, clocks, finders and
+// spellings; its Decisions, reach, rootOf and freed are made here. It
+// reports false when it finds a kept release with no chain to what keeps
+// it, which cannot happen: the caller then makes the whole plan.
+func (p *Plan) scope(hooks HookFunc) bool {
+	s := &scoper{p: p, ix: p.indexRoots(), g: p.Graph, inv: p.Inventory, pkgs: map[pkgstore.Ident]*scopedPackage{},
+		roots: map[pkgstore.Ref][]Reason{}, inS: map[pkgstore.Ref]bool{}, inC: map[pkgstore.Ref]bool{},
+		memo0: map[pkgstore.Ref]bool{}, memoF: map[pkgstore.Ref]bool{}, memoH: map[pkgstore.Ref]bool{}}
+	if !p.Policy.IgnoreUninstallHooks {
+		s.hooks = hooks
+	}
+	p.ix = s.ix
+	S, C := s.region()
+
+	// 2. The freed-dependency rule.
+	isRoot0 := func(y pkgstore.Ref) bool { return len(s.rootsOf(y)) > 0 }
+	isRootF := isRoot0
+	if p.freesDeps() {
+		var removed0 []pkgstore.Ref
+		for _, r := range S {
+			if !s.up(r, isRoot0, s.memo0) {
+				removed0 = append(removed0, r)
+			}
+		}
+		drop := map[pkgstore.Ref]bool{}
+		for _, d := range s.g.Closure(removed0...) {
+			if s.inv.ReleaseOf(d) != nil && !p.inScope(s.inv.Ident(d)) && s.countOnly(d) {
+				drop[d] = true
+			}
+		}
+		if len(drop) > 0 {
+			isRootP := func(y pkgstore.Ref) bool { return !drop[y] && isRoot0(y) }
+			memoP := map[pkgstore.Ref]bool{}
+			keep := false
+			for _, r := range S {
+				if s.up(r, isRoot0, s.memo0) && !s.up(r, isRootP, memoP) {
+					keep = true // the count stays (freeDeps)
+					break
+				}
+			}
+			if !keep {
+				s.dropped, isRootF, s.memoF = drop, isRootP, memoP
+			}
+		}
+	}
+	reachedF := func(y pkgstore.Ref) bool { return s.up(y, isRootF, s.memoF) }
+	// 3. Uninstall hooks: every release whose walk up meets no root
+	// (reachedF) has only such releases above it.
+	isHook := func(y pkgstore.Ref) bool { return s.hookRoot(y, reachedF) == y }
+	reached1 := func(y pkgstore.Ref) bool { return reachedF(y) || s.up(y, isHook, s.memoH) }
+
+	// 4. The scope, and the roots of C.
+	var scopeRemoved []pkgstore.Ref
+	for _, r := range S {
+		if !reached1(r) {
+			scopeRemoved = append(scopeRemoved, r)
+		}
+	}
+	freed := map[pkgstore.Ref]bool{}
+	for _, d := range s.g.Closure(scopeRemoved...) {
+		freed[d] = true
+	}
+	names := p.scopeNames()
+	p.freed = map[pkgstore.Ref]string{}
+	final := map[pkgstore.Ref]bool{} // the roots of C and every release above C, as the whole plan marks them
+	isFinal := func(y pkgstore.Ref) bool { return final[y] || !s.inC[y] }
+	var unreached []pkgstore.Ref
+	for _, c := range C {
+		switch {
+		case reached1(c):
+			if isRootF(c) {
+				p.rootOf[c] = s.rootsOf(c)
+				final[c] = true
+			} else if isHook(c) {
+				p.rootOf[c] = []Reason{s.hookReason(c)}
+				final[c] = true
+			}
+			continue
+		case s.inS[c]:
+		case freed[c] && p.Policy.NoDeps:
+			p.addRoot(c, CodeNoDeps, fmt.Sprintf("needed only by releases of %s that this run removes, and kept as no-deps asks (as hab pkg uninstall --no-deps)", names))
+			final[c] = true
+			continue
+		case freed[c]:
+			p.freed[c] = fmt.Sprintf("needed only by releases of %s that this run removes (the packages it is limited to), and no kept release needs it", names)
+		default:
+			p.addRoot(c, CodeOutsideOnly, "not among the packages this run is limited to ("+names+"), nor needed only by their removed releases")
+			final[c] = true
+			continue
+		}
+		unreached = append(unreached, c)
+	}
+	// A release of C not reached1 is kept when a root of C marked above,
+	// or any release outside C, needs it (whatever is above such a release
+	// is not reached1 either).
+	kept := map[pkgstore.Ref]bool{}
+	memoK := map[pkgstore.Ref]bool{}
+	for _, c := range unreached {
+		kept[c] = s.up(c, isFinal, memoK)
+	}
+	keeps := func(y pkgstore.Ref) bool { return !s.inC[y] || reached1(y) || final[y] || kept[y] }
+
+	// The decisions, in inventory order, with the chain that keeps each
+	// kept release that is not a root.
+	p.reach = s.g.Marks()
+	for _, c := range C {
+		if final[c] {
+			p.reach.MarkRoot(c)
+		}
+	}
+	p.Decisions = make([]Decision, 0, len(C))
+	for _, c := range C {
+		if keeps(c) && !final[c] {
+			if !s.chain(c, keeps, reached1, isRoot0, isHook) {
+				return false
+			}
+		}
+		p.Decisions = append(p.Decisions, Decision{Release: s.inv.ReleaseOf(c)})
+	}
+	for i, d := range p.Decisions {
+		p.decisionAt[d.Release.Ref] = int32(i)
+	}
+	p.decide()
+	return true
+}
+
+// region finds S, the installed releases of the scope, and C, S with
+// every installed release they need, transitively; both in inventory
+// order.
+func (s *scoper) region() (S, C []pkgstore.Ref) {
+	p := s.p
+	pats := p.only
+	if len(p.Policy.Only) == 0 {
+		pats = p.services // ServicesOnly alone
+	}
+	var rels []*pkgstore.Release
+	for _, pat := range pats {
+		for _, r := range s.inv.Satisfying(pat) {
+			if r.Ident.Satisfies(pat) && p.inScope(r.Ident) && !s.inS[r.Ref] {
+				s.inS[r.Ref] = true
+				rels = append(rels, r)
+			}
+		}
+	}
+	sortReleases(rels)
+	for _, r := range rels {
+		S = append(S, r.Ref)
+		s.inC[r.Ref] = true
+	}
+	deps := rels
+	for _, d := range s.g.Closure(S...) {
+		if r := s.inv.ReleaseOf(d); r != nil && !s.inC[d] {
+			s.inC[d] = true
+			deps = append(deps, r)
+		}
+	}
+	sortReleases(deps)
+	for _, r := range deps {
+		C = append(C, r.Ref)
+	}
+	return S, C
+}
+
+// sortReleases sorts releases in inventory order.
+func sortReleases(rels []*pkgstore.Release) {
+	slices.SortFunc(rels, func(a, b *pkgstore.Release) int { return pkgstore.Compare(a.Ident, b.Ident) })
+}
+
+// pkg is the package of release r, read once.
+func (s *scoper) pkg(r *pkgstore.Release) *scopedPackage {
+	key := r.Ident.Package()
+	if sp, ok := s.pkgs[key]; ok {
+		return sp
+	}
+	rels := s.inv.Satisfying(key) // its own spelling: never folded
+	sp := &scopedPackage{rels: rels, count: s.p.countRoots(rels)}
+	s.pkgs[key] = sp
+	return sp
+}
+
+// rootsOf are the whole plan's root reasons for installed release x.
+func (s *scoper) rootsOf(x pkgstore.Ref) []Reason {
+	if rs, ok := s.roots[x]; ok {
+		return rs
+	}
+	r := s.inv.ReleaseOf(x)
+	var rs []Reason
+	if r != nil {
+		sp := s.pkg(r)
+		rs = s.p.rootsOf(s.ix, r, sp.count[slices.Index(sp.rels, r)])
+	}
+	s.roots[x] = rs
+	return rs
+}
+
+// countOnly is Plan.countOnly for a release rootsOf answers.
+func (s *scoper) countOnly(x pkgstore.Ref) bool {
+	rs := s.rootsOf(x)
+	return len(rs) > 0 && !slices.ContainsFunc(rs, func(r Reason) bool { return r.Code != CodeLatest })
+}
+
+// up reports whether x, or a release that needs it transitively, is
+// one is accepts, walking up breadth first. memo keeps the answers: a
+// release found not to be is never walked again, nor are the releases
+// above it (none of them is, either).
+func (s *scoper) up(x pkgstore.Ref, is func(pkgstore.Ref) bool, memo map[pkgstore.Ref]bool) bool {
+	if v, ok := memo[x]; ok {
+		return v
+	}
+	seen := map[pkgstore.Ref]bool{x: true}
+	queue := []pkgstore.Ref{x}
+	for len(queue) > 0 {
+		y := queue[0]
+		queue = queue[1:]
+		if v, ok := memo[y]; ok {
+			if v {
+				memo[x] = true
+				return true
+			}
+			continue
+		}
+		if is(y) {
+			memo[x] = true
+			return true
+		}
+		for _, d := range s.g.Dependents(y) {
+			if !seen[d] {
+				seen[d] = true
+				queue = append(queue, d)
+			}
+		}
+	}
+	for y := range seen {
+		memo[y] = false
+	}
+	return false
+}
+
+// hookRoot is the uninstall-hook root of x's package (computeAt's step):
+// its newest release shipping hooks/uninstall when none of its releases
+// is reachedF, else -1.
+func (s *scoper) hookRoot(x pkgstore.Ref, reachedF func(pkgstore.Ref) bool) pkgstore.Ref {
+	r := s.inv.ReleaseOf(x)
+	if s.hooks == nil || r == nil {
+		return -1
+	}
+	sp := s.pkg(r)
+	if !sp.hookAsked {
+		sp.hookAsked = true
+		if !slices.ContainsFunc(sp.rels, func(r *pkgstore.Release) bool { return reachedF(r.Ref) }) {
+			for i := len(sp.rels) - 1; i >= 0; i-- {
+				if s.hooks(sp.rels[i].Ident) {
+					sp.hook = sp.rels[i]
+					break
+				}
+			}
+		}
+	}
+	if sp.hook == nil {
+		return -1
+	}
+	return sp.hook.Ref
+}
+
+func (s *scoper) hookReason(x pkgstore.Ref) Reason {
+	id := s.inv.Ident(x)
+	return Reason{CodeUninstall, "last release of " + pkgName(id) + " and it ships hooks/uninstall, which hab-gc does not run"}
+}
+
+// chain marks the shortest chain from a release that keeps c down to c
+// (p.reach), through releases that are kept (keeps): walking up from c,
+// the first marked release (a root of C, or a release of a chain marked
+// before), or release outside C that is a root of the whole plan (its
+// own reasons, or a hook's) or not reached1 (kept as outside the scope).
+// A release outside C that is reached1 and no root is passed through,
+// as the whole plan's chain passes through it. It reports false when it
+// finds no such release.
+func (s *scoper) chain(c pkgstore.Ref, keeps, reached1, isRoot0, isHook func(pkgstore.Ref) bool) bool {
+	p := s.p
+	from := map[pkgstore.Ref]pkgstore.Ref{c: -1}
+	queue := []pkgstore.Ref{c}
+	for len(queue) > 0 {
+		y := queue[0]
+		queue = queue[1:]
+		stop := y != c && p.reach.Reached(y)
+		if !stop && !s.inC[y] {
+			switch {
+			case isRoot0(y):
+				p.rootOf[y] = s.rootsOf(y)
+				stop = true
+			case isHook(y):
+				p.rootOf[y] = []Reason{s.hookReason(y)}
+				stop = true
+			case !reached1(y):
+				p.rootOf[y] = []Reason{{CodeOutsideOnly, "not among the packages this run is limited to (" + p.scopeNames() + "), nor needed only by their removed releases"}}
+				stop = true
+			}
+			if stop {
+				p.reach.MarkRoot(y)
+			}
+		}
+		if stop {
+			for x := y; from[x] != -1; x = from[x] {
+				p.reach.MarkVia(from[x], x)
+			}
+			return true
+		}
+		for _, d := range s.g.Dependents(y) {
+			if _, ok := from[d]; !ok && keeps(d) {
+				from[d] = y
+				queue = append(queue, d)
+			}
+		}
+	}
+	return false
+}
