@@ -26,7 +26,7 @@ type Graph struct {
 	off, out []int32
 	rev      sync.Once
 	roff     []int32
-	rin      []int32
+	rin      []pkgstore.Ref
 }
 
 // New builds the graph of inv: one node per Ref, one edge per distinct
@@ -107,11 +107,11 @@ func (g *Graph) reverse() {
 		for i := 0; i < n; i++ {
 			g.roff[i+1] = g.roff[i] + indeg[i]
 		}
-		g.rin = make([]int32, len(g.out))
+		g.rin = make([]pkgstore.Ref, len(g.out))
 		pos := slices.Clone(g.roff[:n])
 		for i := 0; i < n; i++ {
 			for _, d := range g.out[g.off[i]:g.off[i+1]] {
-				g.rin[pos[d]] = int32(i)
+				g.rin[pos[d]] = pkgstore.Ref(i)
 				pos[d]++
 			}
 		}
@@ -135,10 +135,18 @@ func (g *Graph) Installed(r pkgstore.Ref) bool { return g.inv.ReleaseOf(r) != ni
 // TDEPS), in Ref order.
 func (g *Graph) Deps(r pkgstore.Ref) []pkgstore.Ref { return toRefs(g.out[g.off[r]:g.off[r+1]]) }
 
-// Dependents returns the releases whose DEPS or TDEPS name r.
+// Dependents returns the releases whose DEPS or TDEPS name r, in Ref
+// order.
 func (g *Graph) Dependents(r pkgstore.Ref) []pkgstore.Ref {
+	return slices.Clone(g.NeededBy(r))
+}
+
+// NeededBy is Dependents without a copy: the slice is the graph's own,
+// for a caller that walks up from many releases (a scoped plan) and
+// only reads it.
+func (g *Graph) NeededBy(r pkgstore.Ref) []pkgstore.Ref {
 	g.reverse()
-	return toRefs(g.rin[g.roff[r]:g.roff[r+1]])
+	return slices.Clip(g.rin[g.roff[r]:g.roff[r+1]])
 }
 
 func toRefs(s []int32) []pkgstore.Ref {
@@ -311,10 +319,13 @@ func (d directed) Nodes() graph.Nodes {
 	return iterator.NewImplicitNodes(0, d.g.Len(), func(id int) graph.Node { return node{d.g, int64(id)} })
 }
 
-func (d directed) nodes(ids []int32) graph.Nodes {
+func (d directed) nodes(ids []int32) graph.Nodes { return nodesOf(d.g, ids) }
+
+// nodesOf are the nodes of ids, in order.
+func nodesOf[T ~int32](g *Graph, ids []T) graph.Nodes {
 	ns := make([]graph.Node, len(ids))
 	for i, id := range ids {
-		ns[i] = node{d.g, int64(id)}
+		ns[i] = node{g, int64(id)}
 	}
 	return iterator.NewOrderedNodes(ns)
 }
@@ -325,7 +336,7 @@ func (d directed) From(id int64) graph.Nodes {
 
 func (d directed) To(id int64) graph.Nodes {
 	d.g.reverse()
-	return d.nodes(d.g.rin[d.g.roff[id]:d.g.roff[id+1]])
+	return nodesOf(d.g, d.g.rin[d.g.roff[id]:d.g.roff[id+1]])
 }
 
 func (d directed) HasEdgeFromTo(u, v int64) bool {
@@ -369,19 +380,22 @@ func (s subgraph) Node(id int64) graph.Node {
 	return node{s.g, id}
 }
 func (s subgraph) Nodes() graph.Nodes { return s.nodes(s.ids) }
-func (s subgraph) filter(ids []int32) graph.Nodes {
-	var kept []int32
+func (s subgraph) filter(ids []int32) graph.Nodes { return filterOf(s, ids) }
+
+// filterOf are the nodes of ids the subgraph keeps, in order.
+func filterOf[T ~int32](s subgraph, ids []T) graph.Nodes {
+	var kept []T
 	for _, id := range ids {
 		if s.keep[id] {
 			kept = append(kept, id)
 		}
 	}
-	return s.nodes(kept)
+	return nodesOf(s.g, kept)
 }
 func (s subgraph) From(id int64) graph.Nodes { return s.filter(s.g.out[s.g.off[id]:s.g.off[id+1]]) }
 func (s subgraph) To(id int64) graph.Nodes {
 	s.g.reverse()
-	return s.filter(s.g.rin[s.g.roff[id]:s.g.roff[id+1]])
+	return filterOf(s, s.g.rin[s.g.roff[id]:s.g.roff[id+1]])
 }
 
 // view returns the whole graph, or the subgraph of roots and their

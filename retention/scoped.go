@@ -55,16 +55,27 @@ type scoper struct {
 	hooks HookFunc
 	pkgs  map[pkgstore.Ident]*scopedPackage
 	roots map[pkgstore.Ref][]Reason // rootsOf, as asked
-	inS   map[pkgstore.Ref]bool
-	inC   map[pkgstore.Ref]bool
+	// inS and inC say, by Ref, what is in S and in C.
+	inS, inC []bool
 	// dropped are the count-only roots the freed-dependency rule took
 	// away (none when it kept the count).
 	dropped map[pkgstore.Ref]bool
-	// memo0, memoF and memoH are what walking up found: reached0,
-	// reachedF, and reached through a hook root (a release reachedF is
-	// never asked about there).
-	memo0, memoF, memoH map[pkgstore.Ref]bool
+	// memo0, memoF, memoH and memoK are what walking up found (unknown,
+	// no, yes), by Ref: reached0, reachedF, reached through a hook root
+	// (a release reachedF is never asked about there), and kept when not
+	// reached1.
+	memo0, memoF, memoH, memoK []uint8
+	// seen marks, by Ref, the releases one walk up (the seen-th) met.
+	seen  []uint32
+	walks uint32
 }
+
+// What a memo says of a release.
+const (
+	unknown uint8 = iota
+	no
+	yes
+)
 
 // scopedPackage is one package's releases (oldest first), the count's
 // reasons for each, and its uninstall-hook root once asked (hookAsked).
@@ -81,9 +92,11 @@ type scopedPackage struct {
 // reports false when it finds a kept release with no chain to what keeps
 // it, which cannot happen: the caller then makes the whole plan.
 func (p *Plan) scope(hooks HookFunc) bool {
+	n := p.Inventory.NumRefs()
 	s := &scoper{p: p, ix: p.indexRoots(), g: p.Graph, inv: p.Inventory, pkgs: map[pkgstore.Ident]*scopedPackage{},
-		roots: map[pkgstore.Ref][]Reason{}, inS: map[pkgstore.Ref]bool{}, inC: map[pkgstore.Ref]bool{},
-		memo0: map[pkgstore.Ref]bool{}, memoF: map[pkgstore.Ref]bool{}, memoH: map[pkgstore.Ref]bool{}}
+		roots: map[pkgstore.Ref][]Reason{}, inS: make([]bool, n), inC: make([]bool, n),
+		memo0: make([]uint8, n), memoF: make([]uint8, n), memoH: make([]uint8, n), memoK: make([]uint8, n),
+		seen: make([]uint32, n)}
 	if !p.Policy.IgnoreUninstallHooks {
 		s.hooks = hooks
 	}
@@ -108,7 +121,7 @@ func (p *Plan) scope(hooks HookFunc) bool {
 		}
 		if len(drop) > 0 {
 			isRootP := func(y pkgstore.Ref) bool { return !drop[y] && isRoot0(y) }
-			memoP := map[pkgstore.Ref]bool{}
+			memoP := make([]uint8, len(s.memoF))
 			keep := false
 			for _, r := range S {
 				if s.up(r, isRoot0, s.memo0) && !s.up(r, isRootP, memoP) {
@@ -124,7 +137,7 @@ func (p *Plan) scope(hooks HookFunc) bool {
 	reachedF := func(y pkgstore.Ref) bool { return s.up(y, isRootF, s.memoF) }
 	// 3. Uninstall hooks: every release whose walk up meets no root
 	// (reachedF) has only such releases above it.
-	isHook := func(y pkgstore.Ref) bool { return s.hookRoot(y, reachedF) == y }
+	isHook := func(y pkgstore.Ref) bool { return s.hookRoot(y, isRootF, reachedF) == y }
 	reached1 := func(y pkgstore.Ref) bool { return reachedF(y) || s.up(y, isHook, s.memoH) }
 
 	// 4. The scope, and the roots of C.
@@ -172,9 +185,8 @@ func (p *Plan) scope(hooks HookFunc) bool {
 	// or any release outside C, needs it (whatever is above such a release
 	// is not reached1 either).
 	kept := map[pkgstore.Ref]bool{}
-	memoK := map[pkgstore.Ref]bool{}
 	for _, c := range unreached {
-		kept[c] = s.up(c, isFinal, memoK)
+		kept[c] = s.up(c, isFinal, s.memoK)
 	}
 	keeps := func(y pkgstore.Ref) bool { return !s.inC[y] || reached1(y) || final[y] || kept[y] }
 
@@ -278,46 +290,53 @@ func (s *scoper) countOnly(x pkgstore.Ref) bool {
 }
 
 // up reports whether x, or a release that needs it transitively, is
-// one is accepts, walking up breadth first. memo keeps the answers: a
+// one is accepts, walking up breadth first and asking each release as
+// it meets it (the first found ends the walk). memo keeps the answers: a
 // release found not to be is never walked again, nor are the releases
-// above it (none of them is, either).
-func (s *scoper) up(x pkgstore.Ref, is func(pkgstore.Ref) bool, memo map[pkgstore.Ref]bool) bool {
-	if v, ok := memo[x]; ok {
-		return v
+// above it (none of them is, either). is may walk up itself.
+func (s *scoper) up(x pkgstore.Ref, is func(pkgstore.Ref) bool, memo []uint8) bool {
+	if v := memo[x]; v != unknown {
+		return v == yes
 	}
-	seen := map[pkgstore.Ref]bool{x: true}
+	if is(x) {
+		memo[x] = yes
+		return true
+	}
+	s.walks++
+	walk := s.walks
+	s.seen[x] = walk
 	queue := []pkgstore.Ref{x}
-	for len(queue) > 0 {
-		y := queue[0]
-		queue = queue[1:]
-		if v, ok := memo[y]; ok {
-			if v {
-				memo[x] = true
+	for i := 0; i < len(queue); i++ {
+		for _, d := range s.g.NeededBy(queue[i]) {
+			if s.seen[d] == walk {
+				continue
+			}
+			s.seen[d] = walk
+			switch memo[d] {
+			case yes:
+				memo[x] = yes
+				return true
+			case no:
+				continue
+			}
+			if is(d) {
+				memo[d], memo[x] = yes, yes
 				return true
 			}
-			continue
-		}
-		if is(y) {
-			memo[x] = true
-			return true
-		}
-		for _, d := range s.g.Dependents(y) {
-			if !seen[d] {
-				seen[d] = true
-				queue = append(queue, d)
-			}
+			queue = append(queue, d)
 		}
 	}
-	for y := range seen {
-		memo[y] = false
+	for _, y := range queue {
+		memo[y] = no
 	}
 	return false
 }
 
 // hookRoot is the uninstall-hook root of x's package (computeAt's step):
 // its newest release shipping hooks/uninstall when none of its releases
-// is reachedF, else -1.
-func (s *scoper) hookRoot(x pkgstore.Ref, reachedF func(pkgstore.Ref) bool) pkgstore.Ref {
+// is reachedF, else -1. A package with a root (isRootF: its count keeps
+// one, most often) has none.
+func (s *scoper) hookRoot(x pkgstore.Ref, isRootF, reachedF func(pkgstore.Ref) bool) pkgstore.Ref {
 	r := s.inv.ReleaseOf(x)
 	if s.hooks == nil || r == nil {
 		return -1
@@ -325,7 +344,9 @@ func (s *scoper) hookRoot(x pkgstore.Ref, reachedF func(pkgstore.Ref) bool) pkgs
 	sp := s.pkg(r)
 	if !sp.hookAsked {
 		sp.hookAsked = true
-		if !slices.ContainsFunc(sp.rels, func(r *pkgstore.Release) bool { return reachedF(r.Ref) }) {
+		reached := func(r *pkgstore.Release) bool { return reachedF(r.Ref) }
+		if !slices.ContainsFunc(sp.rels, func(r *pkgstore.Release) bool { return isRootF(r.Ref) }) &&
+			!slices.ContainsFunc(sp.rels, reached) {
 			for i := len(sp.rels) - 1; i >= 0; i-- {
 				if s.hooks(sp.rels[i].Ident) {
 					sp.hook = sp.rels[i]
@@ -345,49 +366,68 @@ func (s *scoper) hookReason(x pkgstore.Ref) Reason {
 	return Reason{CodeUninstall, "last release of " + pkgName(id) + " and it ships hooks/uninstall, which hab-gc does not run"}
 }
 
-// chain marks the shortest chain from a release that keeps c down to c
-// (p.reach), through releases that are kept (keeps): walking up from c,
-// the first marked release (a root of C, or a release of a chain marked
-// before), or release outside C that is a root of the whole plan (its
-// own reasons, or a hook's) or not reached1 (kept as outside the scope).
-// A release outside C that is reached1 and no root is passed through,
-// as the whole plan's chain passes through it. It reports false when it
-// finds no such release.
+// chain marks a shortest chain from a release that keeps c down to c
+// (p.reach), through releases that are kept (keeps), walking up from c
+// to the first of: a marked release (a root of C, or a release of a
+// chain marked before), or a release outside C that is a root of the
+// whole plan (its own reasons). When there is none, it walks again to
+// the first release outside C that is a root only as the whole plan's
+// later steps make one: a hook's, or one not reached1 (kept as outside
+// the scope). A release outside C that is reached1 and no root is passed
+// through, as the whole plan's chain passes through it. It reports false
+// when it finds no such release.
 func (s *scoper) chain(c pkgstore.Ref, keeps, reached1, isRoot0, isHook func(pkgstore.Ref) bool) bool {
 	p := s.p
-	from := map[pkgstore.Ref]pkgstore.Ref{c: -1}
-	queue := []pkgstore.Ref{c}
-	for len(queue) > 0 {
-		y := queue[0]
-		queue = queue[1:]
-		stop := y != c && p.reach.Reached(y)
-		if !stop && !s.inC[y] {
-			switch {
-			case isRoot0(y):
-				p.rootOf[y] = s.rootsOf(y)
-				stop = true
-			case isHook(y):
-				p.rootOf[y] = []Reason{s.hookReason(y)}
-				stop = true
-			case !reached1(y):
-				p.rootOf[y] = []Reason{{CodeOutsideOnly, "not among the packages this run is limited to (" + p.scopeNames() + "), nor needed only by their removed releases"}}
-				stop = true
-			}
-			if stop {
-				p.reach.MarkRoot(y)
-			}
-		}
-		if stop {
-			for x := y; from[x] != -1; x = from[x] {
-				p.reach.MarkVia(from[x], x)
-			}
+	own := func(y pkgstore.Ref) bool {
+		if p.reach.Reached(y) {
 			return true
 		}
-		for _, d := range s.g.Dependents(y) {
-			if _, ok := from[d]; !ok && keeps(d) {
-				from[d] = y
-				queue = append(queue, d)
+		if !s.inC[y] && isRoot0(y) {
+			p.rootOf[y] = s.rootsOf(y)
+			p.reach.MarkRoot(y)
+			return true
+		}
+		return false
+	}
+	later := func(y pkgstore.Ref) bool {
+		if own(y) {
+			return true
+		}
+		if s.inC[y] {
+			return false
+		}
+		switch {
+		case isHook(y):
+			p.rootOf[y] = []Reason{s.hookReason(y)}
+		case !reached1(y):
+			p.rootOf[y] = []Reason{{CodeOutsideOnly, "not among the packages this run is limited to (" + p.scopeNames() + "), nor needed only by their removed releases"}}
+		default:
+			return false
+		}
+		p.reach.MarkRoot(y)
+		return true
+	}
+	return s.chainTo(c, keeps, own) || s.chainTo(c, keeps, later)
+}
+
+// chainTo walks up from c, through releases keeps accepts, to the first
+// that stop accepts (and marks), and marks the chain from it to c.
+func (s *scoper) chainTo(c pkgstore.Ref, keeps, stop func(pkgstore.Ref) bool) bool {
+	from := map[pkgstore.Ref]pkgstore.Ref{c: -1}
+	queue := []pkgstore.Ref{c}
+	for i := 0; i < len(queue); i++ {
+		for _, d := range s.g.NeededBy(queue[i]) {
+			if _, ok := from[d]; ok || !keeps(d) {
+				continue
 			}
+			from[d] = queue[i]
+			if stop(d) {
+				for x := d; from[x] != -1; x = from[x] {
+					s.p.reach.MarkVia(from[x], x)
+				}
+				return true
+			}
+			queue = append(queue, d)
 		}
 	}
 	return false
