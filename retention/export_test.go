@@ -13,3 +13,6 @@ func SetHook(o *ApplyOptions, f func(stage string, id pkgstore.Ident, hidden str
 
 // ParseDebris is parseDebris, for its fuzz test.
 func ParseDebris(name string) (kind, release string, ok bool) { return parseDebris(name) }
+
+// DeleteWorker is the deletion worker of a release's package (workerFor).
+func DeleteWorker(id pkgstore.Ident) int { return workerFor(id) }
