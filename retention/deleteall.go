@@ -29,10 +29,10 @@ const deleteWorkers = 8
 //
 // Once the run is cancelled no deletion starts: each worker checks before
 // each release, the deletions under way finish and are reported, and
-// every release not started is put back whole (stop's reason). A release
-// whose deletion has begun is never put back: it is deleted or reported
-// failed (a doomed directory is deleted by the next run whatever needs
-// it).
+// every release not started is put back whole (stop's reason),
+// dependencies first (putBackRest). A release whose deletion has begun
+// is never put back: it is deleted or reported failed (a doomed
+// directory is deleted by the next run whatever needs it).
 //
 // What is put back must have what it needs, as deleting one release
 // after another in the hiding's order (dependents first) ensured: the
@@ -112,7 +112,6 @@ func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putB
 			}
 		})
 	}
-	stopped := false
 	for i, h := range hidden {
 		if i > 0 {
 			a.phase(PhaseDelete, i, len(hidden))
@@ -123,17 +122,54 @@ func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putB
 		}
 		d := <-results[i]
 		if d.notStarted {
-			a.restore(h, cancelledReason())
-			stopped = true
-			continue
+			a.putBackRest(hidden, i, d, results, back, deleted)
+			return stoppedError(a.ctx)
 		}
 		a.done(d.outcome)
 		deleted[h.rel.Ident] = true
 	}
-	if stopped {
-		return stoppedError(a.ctx)
-	}
 	return nil
+}
+
+// putBackRest ends a cancelled deleteAll from hidden[first], the first
+// release not started (d): once every worker has said what became of the
+// rest, it puts back each release not started, and each put back (back),
+// dependencies first (the reverse of the hiding's order), each rename
+// made durable before the next. These releases are doomed, and the next
+// run deletes a doomed directory whatever needs it: put back dependents
+// first, a kill (a second signal, the watchdog) between two renames
+// would leave a listed release needing a doomed one. Then it reports
+// them all in the hiding's order.
+func (a *applier) putBackRest(hidden []hiddenRelease, first int, d deletion, results []chan deletion, back *putBack, deleted map[pkgstore.Ident]bool) {
+	ds := make([]deletion, len(hidden))
+	ds[first] = d
+	for i := first + 1; i < len(hidden); i++ {
+		if results[i] != nil {
+			ds[i] = <-results[i]
+		}
+	}
+	put := make([]*RemovalOutcome, len(hidden))
+	for i := len(hidden) - 1; i >= first; i-- {
+		why, ok := back.reason(hidden[i].rel.Ident)
+		if !ok && ds[i].notStarted {
+			why, ok = cancelledReason(), true
+		}
+		if ok {
+			o := a.restored(hidden[i], why)
+			put[i] = &o
+		}
+	}
+	for i := first; i < len(hidden); i++ {
+		if i > first {
+			a.phase(PhaseDelete, i, len(hidden))
+		}
+		if put[i] != nil {
+			a.done(*put[i])
+			continue
+		}
+		a.done(ds[i].outcome)
+		deleted[hidden[i].rel.Ident] = true
+	}
 }
 
 // workerFor is the deletion worker of a release's package.
