@@ -352,7 +352,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	if len(hidden) > 0 {
 		a.phase(PhaseDelete, 0, len(hidden))
 	}
-	a.doomAll(hidden, surveys, back)
+	a.doomAll(hidden, surveys, back, deps, isHidden)
 	if err := a.deleteAll(hidden, surveys, back, deleted); err != nil {
 		return a.res, err
 	}
