@@ -53,11 +53,13 @@ import (
 //     any (so an interrupted run never restores a half-deleted tree), in
 //     the hiding's layers, each synced before the next is renamed (a
 //     doomed directory is deleted by the next run, so no release still
-//     hidden may need one). Then it deletes them one after another on
-//     their own file system without following any symlink (every
-//     directory's device and mount ID is checked before it is entered;
-//     deletion stops at a mount point), and removes VERSION, NAME and
-//     ORIGIN directories that are left empty (never one that is not).
+//     hidden may need one). Then it deletes them, on up to eight
+//     workers (each package on one; a release only once every release
+//     hidden before it that needs it has been started), on their own
+//     file system without following any symlink (every directory's
+//     device and mount ID is checked before it is entered; deletion
+//     stops at a mount point), and removes VERSION, NAME and ORIGIN
+//     directories that are left empty (never one that is not).
 //
 // One failure does not stop the rest; Result.Partial says so. Apply is
 // crash-safe: a kill at any moment leaves every listed release whole, and
@@ -80,13 +82,16 @@ import (
 //     context.DeadlineExceeded). Before the final check, at any point up to
 //     the end of the settle pause, every hidden release is put back
 //     (StatusKept, CodeCancelled) and nothing is deleted; once deletion has
-//     started, Apply finishes the release it is deleting and puts back the
-//     others. Releases never reached are StatusNotAttempted.
+//     started, Apply finishes the deletions under way (at most one a
+//     worker, eight) and puts back every other hidden release, what each
+//     needs before it (so that a kill meanwhile leaves no listed release
+//     needing a doomed one); whatever it puts back has every dependency
+//     this run hid. Releases never reached are StatusNotAttempted.
 //
 // A cancel therefore bounds Apply's remaining work: a Supervisor that
-// cancels ctx gets Apply back after at most the deletion of one release
-// plus one rename per hidden release (waiting for the lock, the scans and
-// the settle pause all stop at once).
+// cancels ctx gets Apply back after at most the deletions under way (one
+// a worker, side by side) plus one rename per hidden release (waiting
+// for the lock, the scans and the settle pause all stop at once).
 //
 // The options are optional: at most one ApplyOptions, none for the
 // defaults (see PlanStore for why call sites read this way).
@@ -347,7 +352,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	if len(hidden) > 0 {
 		a.phase(PhaseDelete, 0, len(hidden))
 	}
-	a.doomAll(hidden, surveys, back)
+	a.doomAll(hidden, surveys, back, deps, isHidden)
 	if err := a.deleteAll(hidden, surveys, back, deleted); err != nil {
 		return a.res, err
 	}

@@ -80,8 +80,14 @@ func (a *applier) finish(name, release string) error {
 // release one of them needs is renamed. After a crash, then, a release
 // still pending (whole, put back by the next run if something needs it)
 // never needs a doomed one. hidden[i].name becomes the doomed name; a
-// rename that fails becomes surveys[i].err (remove reports it).
-func (a *applier) doomAll(hidden []hiddenRelease, surveys []survey, back *putBack) {
+// rename that fails becomes surveys[i].err (removal reports it).
+//
+// A release that is not doomed (its survey or its rename failed) stays
+// hidden under its pending name, and the next run puts it back if
+// something needs it then: what it needs among the hidden (deps, hidden)
+// is put back (back), not doomed. Coming after it in the hiding's order,
+// none of it has been doomed yet.
+func (a *applier) doomAll(hidden []hiddenRelease, surveys []survey, back *putBack, deps func(pkgstore.Ident) []pkgstore.Ident, isHidden func(pkgstore.Ident) bool) {
 	var batch hideBatch
 	for i := range hidden {
 		h := &hidden[i]
@@ -90,6 +96,7 @@ func (a *applier) doomAll(hidden []hiddenRelease, surveys []survey, back *putBac
 		}
 		if surveys[i].err != nil {
 			a.stage("removing", h.rel.Ident, h.name)
+			back.keepNeeds(h.rel.Ident, deps, isHidden)
 			continue
 		}
 		if batch.needs[h.rel.Ident] {
@@ -99,6 +106,7 @@ func (a *applier) doomAll(hidden []hiddenRelease, surveys []survey, back *putBac
 		name, err := a.doom(h.name, h.rel.Ident.Release)
 		if err != nil {
 			surveys[i].err = err
+			back.keepNeeds(h.rel.Ident, deps, isHidden)
 			continue
 		}
 		h.name = name

@@ -29,16 +29,29 @@ const deleteWorkers = 8
 //
 // Once the run is cancelled no deletion starts: each worker checks before
 // each release, the deletions under way finish and are reported, and
-// every release not started is put back whole (stop's reason). A release
-// whose deletion has begun is never put back: it is deleted or reported
-// failed (a doomed directory is deleted by the next run whatever needs
-// it).
+// every release not started is put back whole (stop's reason),
+// dependencies first (putBackRest). A release whose deletion has begun
+// is never put back: it is deleted or reported failed (a doomed
+// directory is deleted by the next run whatever needs it).
+//
+// What is put back must have what it needs, as deleting one release
+// after another in the hiding's order (dependents first) ensured: the
+// releases not started then were a tail of that order, which holds
+// everything they need. So a release's deletion starts only once every
+// release hidden before it that needs it (its dependents, on any worker)
+// has started, or was not started because the run was cancelled: then
+// it is not started either, and both are put back. A worker waits only
+// for releases hidden before the one it is at, and takes its own in the
+// hiding's order, so the first release not started is never waiting:
+// the workers cannot wait for each other in a circle.
 //
 // Deleting releases side by side keeps every guarantee of deleting them
 // one at a time: every one is doomed (and that made durable) before any
-// is deleted, each deletion checks its own chain before every step, and
+// is deleted, each deletion checks its own chain before every step,
 // pruning an empty VERSION, NAME or ORIGIN directory fails while any
-// doomed release (another worker's) is still in it.
+// doomed release (another worker's) is still in it, and a cancel puts
+// back only releases whose dependencies among the hidden were not
+// started either.
 func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putBack, deleted map[pkgstore.Ident]bool) error {
 	// results[i] receives hidden[i]'s outcome, or notStarted. Buffered:
 	// no worker waits for this goroutine.
@@ -49,6 +62,30 @@ func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putB
 			results[i] = make(chan deletion, 1)
 			w := workerFor(h.rel.Ident)
 			queues[w] = append(queues[w], i)
+		}
+	}
+	// dependents[i]: the releases to delete hidden before hidden[i] that
+	// need it; decided[i] is closed once hidden[i]'s deletion has started
+	// or, the run being cancelled, will not.
+	at := map[pkgstore.Ident]int{}
+	for i, h := range hidden {
+		if results[i] != nil {
+			at[h.rel.Ident] = i
+		}
+	}
+	dependents := make([][]int, len(hidden))
+	decided := make([]chan struct{}, len(hidden))
+	for j, h := range hidden {
+		if results[j] == nil {
+			continue
+		}
+		decided[j] = make(chan struct{})
+		for _, d := range h.deps {
+			if i, ok := at[d]; ok && i > j {
+				if n := len(dependents[i]); n == 0 || dependents[i][n-1] != j {
+					dependents[i] = append(dependents[i], j)
+				}
+			}
 		}
 	}
 	var wg sync.WaitGroup
@@ -62,15 +99,19 @@ func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putB
 		wg.Go(func() {
 			defer w.rm.close()
 			for _, i := range q {
+				for _, j := range dependents[i] {
+					<-decided[j]
+				}
 				if a.ctx.Err() != nil {
+					close(decided[i])
 					results[i] <- deletion{notStarted: true}
 					continue
 				}
+				close(decided[i])
 				results[i] <- deletion{outcome: w.removal(hidden[i], surveys[i])}
 			}
 		})
 	}
-	stopped := false
 	for i, h := range hidden {
 		if i > 0 {
 			a.phase(PhaseDelete, i, len(hidden))
@@ -81,17 +122,54 @@ func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putB
 		}
 		d := <-results[i]
 		if d.notStarted {
-			a.restore(h, cancelledReason())
-			stopped = true
-			continue
+			a.putBackRest(hidden, i, d, results, back, deleted)
+			return stoppedError(a.ctx)
 		}
 		a.done(d.outcome)
 		deleted[h.rel.Ident] = true
 	}
-	if stopped {
-		return stoppedError(a.ctx)
-	}
 	return nil
+}
+
+// putBackRest ends a cancelled deleteAll from hidden[first], the first
+// release not started (d): once every worker has said what became of the
+// rest, it puts back each release not started, and each put back (back),
+// dependencies first (the reverse of the hiding's order), each rename
+// made durable before the next. These releases are doomed, and the next
+// run deletes a doomed directory whatever needs it: put back dependents
+// first, a kill (a second signal, the watchdog) between two renames
+// would leave a listed release needing a doomed one. Then it reports
+// them all in the hiding's order.
+func (a *applier) putBackRest(hidden []hiddenRelease, first int, d deletion, results []chan deletion, back *putBack, deleted map[pkgstore.Ident]bool) {
+	ds := make([]deletion, len(hidden))
+	ds[first] = d
+	for i := first + 1; i < len(hidden); i++ {
+		if results[i] != nil {
+			ds[i] = <-results[i]
+		}
+	}
+	put := make([]*RemovalOutcome, len(hidden))
+	for i := len(hidden) - 1; i >= first; i-- {
+		why, ok := back.reason(hidden[i].rel.Ident)
+		if !ok && ds[i].notStarted {
+			why, ok = cancelledReason(), true
+		}
+		if ok {
+			o := a.restored(hidden[i], why)
+			put[i] = &o
+		}
+	}
+	for i := first; i < len(hidden); i++ {
+		if i > first {
+			a.phase(PhaseDelete, i, len(hidden))
+		}
+		if put[i] != nil {
+			a.done(*put[i])
+			continue
+		}
+		a.done(ds[i].outcome)
+		deleted[hidden[i].rel.Ident] = true
+	}
 }
 
 // workerFor is the deletion worker of a release's package.

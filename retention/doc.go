@@ -93,7 +93,8 @@
 // never leaves a release's file system: a release with a mount point
 // inside is kept (CodeMountPoint), and deletion checks each directory's
 // device and mount ID before entering it. A cancelled context puts back
-// every hidden release it has not deleted and deletes nothing more; the
+// every hidden release whose deletion has not started, and starts no
+// more; the
 // Result accounts for every planned removal (StatusNotAttempted for those
 // never reached). See Apply for when a Result comes with an error.
 //

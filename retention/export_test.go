@@ -23,3 +23,6 @@ func ParseDebris(name string) (kind, release string, ok bool) { return parseDebr
 func ComputeScoped(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc, found []Found) (*Plan, error) {
 	return computeAt(inv, nil, pol, now, time.Time{}, hooks, found, true)
 }
+
+// DeleteWorker is the deletion worker of a release's package (workerFor).
+func DeleteWorker(id pkgstore.Ident) int { return workerFor(id) }

@@ -132,27 +132,29 @@ func (a *applier) syncDir(dir string) {
 }
 
 // restore puts a hidden release back, unless Habitat installed it again
-// meanwhile (then the new copy stays and the hidden one goes).
-func (a *applier) restore(h hiddenRelease, why Reason) {
+// meanwhile (then the new copy stays and the hidden one goes), and
+// reports it.
+func (a *applier) restore(h hiddenRelease, why Reason) { a.done(a.restored(h, why)) }
+
+// restored is restore without the report: it puts the release back (the
+// rename made durable before it returns) and says what became of it.
+func (a *applier) restored(h hiddenRelease, why Reason) RemovalOutcome {
 	rel := h.rel.Path()
 	if _, err := a.root.Lstat(rel); err == nil {
 		if a.ctx.Err() != nil {
 			// Stopping: delete nothing more; the next run removes the
 			// hidden copy.
-			a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays, and the next run removes the hidden one"}}})
-			return
+			return RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays, and the next run removes the hidden one"}}}
 		}
 		a.destroy(h.name, h.rel.Ident.Release, false)
-		a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays"}}})
-		return
+		return RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays"}}}
 	}
 	if err := a.root.Rename(h.name, rel); err != nil {
-		a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusFailed,
-			Err: &ReleaseError{Ident: h.rel.Ident, Op: "restore", Err: fmt.Errorf("needed again (%s) but could not be restored from %s: %w", why.Text, h.name, err)}})
-		return
+		return RemovalOutcome{Ident: h.rel.Ident, Status: StatusFailed,
+			Err: &ReleaseError{Ident: h.rel.Ident, Op: "restore", Err: fmt.Errorf("needed again (%s) but could not be restored from %s: %w", why.Text, h.name, err)}}
 	}
 	a.syncDir(path.Dir(rel))
-	a.done(RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why}})
+	return RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why}}
 }
 
 func fileKind(m fs.FileMode) string { return safeio.Kind(m) }

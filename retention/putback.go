@@ -47,6 +47,19 @@ func (b *putBack) want(id pkgstore.Ident, why Reason, deps func(pkgstore.Ident) 
 	}
 }
 
+// keepNeeds puts back everything id needs among hidden, transitively
+// (want's closure), but not id itself: a release that could not be
+// doomed stays hidden under its pending name, which the next run may put
+// back, so what it needs must stay.
+func (b *putBack) keepNeeds(id pkgstore.Ident, deps func(pkgstore.Ident) []pkgstore.Ident, hidden func(pkgstore.Ident) bool) {
+	for _, d := range deps(id) {
+		if _, ok := b.why[d]; ok || !hidden(d) {
+			continue
+		}
+		b.want(d, Reason{CodeDependency, "needed by " + id.String() + ", which could not be renamed for deletion and stays hidden (the next run puts it back if something needs it); hidden in the same run, it comes back"}, deps, hidden)
+	}
+}
+
 // depsOf returns what an installed release needs (DEPS and TDEPS), as
 // idents of its inventory.
 func depsOf(inv *pkgstore.Inventory, r *pkgstore.Release) []pkgstore.Ident {

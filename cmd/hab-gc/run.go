@@ -266,7 +266,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		if !dry {
 			bar := a.progressFor(cmd)
 			// A cancelled Apply puts back what it hid and finishes the
-			// release it was deleting: given time to, before the
+			// deletions under way: given time to, before the
 			// watchdog ends the process (which kill -9 safety covers).
 			held := a.stop.hold(applyStopGrace, func() {})
 			done, err = run.Apply(cmd.Context(), store, retention.ApplyOptions{

@@ -16,7 +16,7 @@ import (
 // defaultStopGrace is how long a command asked to stop (SIGINT, SIGTERM)
 // has to return on its own before the process ends (HAB_GC_STOP_GRACE):
 // long enough for a cancelled run to put back what it hid (a rename per
-// hidden release) and to finish the release it was deleting, short enough
+// hidden release) and to finish the deletions under way, short enough
 // to be "within seconds" for whoever asked.
 const defaultStopGrace = 10 * time.Second
 
