@@ -26,3 +26,16 @@ func ComputeScoped(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks Hoo
 
 // DeleteWorker is the deletion worker of a release's package (workerFor).
 func DeleteWorker(id pkgstore.Ident) int { return workerFor(id) }
+
+// IsRootDisagrees returns a release of p's inventory for which a scoped
+// plan's isRoot (no texts made) and rootsOf (the reasons) disagree.
+func IsRootDisagrees(p *Plan) (pkgstore.Ident, bool) {
+	s := &scoper{p: p, ix: p.indexRoots(), g: p.Graph, inv: p.Inventory, pkgs: map[pkgstore.Ident]*scopedPackage{}, roots: map[pkgstore.Ref][]Reason{}}
+	for _, r := range p.Inventory.Releases {
+		is := s.isRoot(r.Ref)
+		if is != (len(s.rootsOf(r.Ref)) > 0) {
+			return r.Ident, true
+		}
+	}
+	return pkgstore.Ident{}, false
+}

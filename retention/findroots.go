@@ -158,11 +158,35 @@ func (p *Plan) countRoots(rels []*pkgstore.Release) [][]Reason {
 	if IsHabitatPackage(rels[0].Ident) {
 		code, what = CodeHabitat, ", Habitat's own package"
 	}
-	// keepNewest keeps the newest n of rels[at[0]], rels[at[1]]...
+	p.eachCounted(rels, n, func(i int, scope string, rank int) {
+		out[i] = append(out[i], Reason{code, fmt.Sprintf("newest release of %s%s (%s of %d kept)", scope, what, humanize.Ordinal(rank), n)})
+	})
+	return out
+}
+
+// counted reports, for each of rels (as countRoots), whether the count
+// keeps it: countRoots without its texts.
+func (p *Plan) counted(rels []*pkgstore.Release) []bool {
+	out := make([]bool, len(rels))
+	if p.Policy.neverRemoved(rels[0].Ident) {
+		for i := range out {
+			out[i] = true
+		}
+		return out
+	}
+	n, _ := p.keepFor(rels[0].Ident)
+	p.eachCounted(rels, n, func(i int, _ string, _ int) { out[i] = true })
+	return out
+}
+
+// eachCounted calls keep for each release of rels (one package, oldest
+// first) among the newest n of the package, then among the newest n of
+// each version a count scope names (countScopes), newest first, with
+// the scope's name and the release's rank in it.
+func (p *Plan) eachCounted(rels []*pkgstore.Release, n int, keep func(i int, scope string, rank int)) {
 	keepNewest := func(at []int, scope string) {
 		for k := len(at) - 1; k >= 0 && k >= len(at)-n; k-- {
-			rank := len(at) - k
-			out[at[k]] = append(out[at[k]], Reason{code, fmt.Sprintf("newest release of %s%s (%s of %d kept)", scope, what, humanize.Ordinal(rank), n)})
+			keep(at[k], scope, len(at)-k)
 		}
 	}
 	all := make([]int, len(rels))
@@ -190,7 +214,6 @@ func (p *Plan) countRoots(rels []*pkgstore.Release) [][]Reason {
 			keepNewest(at, o.String())
 		}
 	}
-	return out
 }
 
 // rootsOf are r's reasons to be a root: count (countRoots' for r), then

@@ -81,7 +81,8 @@ const (
 // reasons for each, and its uninstall-hook root once asked (hookAsked).
 type scopedPackage struct {
 	rels      []*pkgstore.Release
-	count     [][]Reason
+	counted   []bool
+	count     [][]Reason // countRoots, once asked
 	hook      *pkgstore.Release
 	hookAsked bool
 }
@@ -104,7 +105,7 @@ func (p *Plan) scope(hooks HookFunc) bool {
 	S, C := s.region()
 
 	// 2. The freed-dependency rule.
-	isRoot0 := func(y pkgstore.Ref) bool { return len(s.rootsOf(y)) > 0 }
+	isRoot0 := s.isRoot
 	isRootF := isRoot0
 	if p.freesDeps() {
 		var removed0 []pkgstore.Ref
@@ -263,7 +264,7 @@ func (s *scoper) pkg(r *pkgstore.Release) *scopedPackage {
 		return sp
 	}
 	rels := s.inv.Satisfying(key) // its own spelling: never folded
-	sp := &scopedPackage{rels: rels, count: s.p.countRoots(rels)}
+	sp := &scopedPackage{rels: rels, counted: s.p.counted(rels)}
 	s.pkgs[key] = sp
 	return sp
 }
@@ -277,10 +278,28 @@ func (s *scoper) rootsOf(x pkgstore.Ref) []Reason {
 	var rs []Reason
 	if r != nil {
 		sp := s.pkg(r)
+		if sp.count == nil {
+			sp.count = s.p.countRoots(sp.rels)
+		}
 		rs = s.p.rootsOf(s.ix, r, sp.count[slices.Index(sp.rels, r)])
 	}
 	s.roots[x] = rs
 	return rs
+}
+
+// isRoot reports whether rootsOf(x) has a reason, without making their
+// texts: the count keeps x, or something else does (rootsOf without the
+// count's reasons, which are the most common and are not made).
+func (s *scoper) isRoot(x pkgstore.Ref) bool {
+	if rs, ok := s.roots[x]; ok {
+		return len(rs) > 0
+	}
+	r := s.inv.ReleaseOf(x)
+	if r == nil {
+		return false
+	}
+	sp := s.pkg(r)
+	return sp.counted[slices.Index(sp.rels, r)] || len(s.p.rootsOf(s.ix, r, nil)) > 0
 }
 
 // countOnly is Plan.countOnly for a release rootsOf answers.

@@ -175,6 +175,9 @@ func TestPropertyScopedPlan(t *testing.T) {
 		if ferr != nil {
 			continue
 		}
+		if id, bad := retention.IsRootDisagrees(scoped); bad {
+			fail("%s: isRoot and rootsOf disagree", id)
+		}
 		if full.InstallWait != scoped.InstallWait {
 			fail("install wait: whole %q, scoped %q", full.InstallWait, scoped.InstallWait)
 		}
