@@ -7,15 +7,54 @@ import (
 
 // interner gives every distinct ident string one Ref. Lines of DEPS and
 // TDEPS repeat massively across a store; each distinct line is parsed once.
+//
+// A Rescan's interner extends the Refs of the inventory it rescans
+// (prev): an ident prev has keeps its Ref, looked up in prev when first
+// met, and the idents new to this scan take Refs from base (prev's
+// NumRefs) on; idents holds only those. A full scan's has no prev, and
+// idents holds every Ref's ident.
 type interner struct {
 	mu     sync.Mutex
 	index  map[string]Ref
 	idents []Ident
 	bad    map[string]error
+	prev   *Inventory
+	base   int
 }
 
 func newInterner() *interner {
 	return &interner{index: make(map[string]Ref, 1024), bad: map[string]error{}}
+}
+
+// extending is the interner of a Rescan of prev (see interner): nothing
+// of prev's is copied.
+func extending(prev *Inventory) *interner {
+	return &interner{index: map[string]Ref{}, bad: map[string]error{}, prev: prev, base: prev.NumRefs()}
+}
+
+// numRefs is how many Refs there are: prev's and this scan's.
+func (in *interner) numRefs() int { return in.base + len(in.idents) }
+
+// ident is the ident of r.
+func (in *interner) ident(r Ref) Ident {
+	if int(r) < in.base {
+		return in.prev.Ident(r)
+	}
+	return in.idents[int(r)-in.base]
+}
+
+// refLocked is the Ref of id, spelled key, made when it has none.
+func (in *interner) refLocked(key string, id Ident) Ref {
+	if in.prev != nil {
+		if r, ok := in.prev.Lookup(id); ok {
+			in.index[key] = r
+			return r
+		}
+	}
+	r := Ref(in.numRefs())
+	in.idents = append(in.idents, id)
+	in.index[key] = r
+	return r
 }
 
 // refsLocked interns lines; bad lines are returned with their errors.
@@ -37,10 +76,7 @@ func (in *interner) refsLocked(lines [][]byte, out []Ref, badOut func(n int, lin
 			badOut(i+1, line, err)
 			continue
 		}
-		r := Ref(len(in.idents))
-		in.idents = append(in.idents, id)
-		in.index[line] = r
-		out = append(out, r)
+		out = append(out, in.refLocked(line, id))
 	}
 	return out
 }
@@ -50,10 +86,7 @@ func (in *interner) identLocked(id Ident) Ref {
 	if r, ok := in.index[key]; ok {
 		return r
 	}
-	r := Ref(len(in.idents))
-	in.idents = append(in.idents, id)
-	in.index[key] = r
-	return r
+	return in.refLocked(key, id)
 }
 
 // intern gives rel its Ref and the Refs of its DEPS and TDEPS lines;

@@ -271,44 +271,28 @@ func cmpFields(a, b Ident) int {
 	return strings.Compare(a.Release, b.Release)
 }
 
-// sortRefs is every Ref of idents, ordered by cmpFields.
-func sortRefs(idents []Ident) []Ref {
-	out := make([]Ref, len(idents))
-	for i := range out {
-		out[i] = Ref(i)
-	}
-	slices.SortFunc(out, func(a, b Ref) int { return cmpFields(idents[a], idents[b]) })
-	return out
-}
-
-// sortRefsFrom is sortRefs(idents) given prev, sortRefs of a prefix of
-// idents (nil: none): the Refs from len(prev) on are sorted alone and
-// merged with prev, so that a Rescan that interned a few idents more
-// sorts those, not the store's. Idents are distinct (one Ref each), so
-// the order is the one sortRefs gives.
-func sortRefsFrom(idents []Ident, prev []Ref) []Ref {
-	if len(prev) == 0 || len(prev) > len(idents) {
-		return sortRefs(idents)
-	}
-	cmp := func(a, b Ref) int { return cmpFields(idents[a], idents[b]) }
-	added := make([]Ref, 0, len(idents)-len(prev))
-	for r := len(prev); r < len(idents); r++ {
+// insertRefs is every Ref below n ordered by cmpFields, given prev, the sorted Refs below
+// len(prev) (a Rescan's: its prev's, which its interner extends), with
+// ident the ident of each Ref: the Refs from len(prev) on are sorted
+// alone, then each is placed by a binary search and prev copied around
+// them, so that a Rescan that interned a few idents more compares those,
+// not the store's. Idents are distinct (one Ref each).
+func insertRefs(prev []Ref, n int, ident func(Ref) Ident) []Ref {
+	added := make([]Ref, 0, n-len(prev))
+	for r := len(prev); r < n; r++ {
 		added = append(added, Ref(r))
 	}
+	cmp := func(a, b Ref) int { return cmpFields(ident(a), ident(b)) }
 	slices.SortFunc(added, cmp)
-	out := make([]Ref, 0, len(idents))
-	i, j := 0, 0
-	for i < len(prev) && j < len(added) {
-		if cmp(prev[i], added[j]) <= 0 {
-			out = append(out, prev[i])
-			i++
-		} else {
-			out = append(out, added[j])
-			j++
-		}
+	out := make([]Ref, 0, n)
+	from := 0
+	for _, a := range added {
+		at, _ := slices.BinarySearchFunc(prev[from:], a, cmp)
+		out = append(out, prev[from:from+at]...)
+		out = append(out, a)
+		from += at
 	}
-	out = append(out, prev[i:]...)
-	return append(out, added[j:]...)
+	return append(out, prev[from:]...)
 }
 
 // Ident returns the ident a Ref stands for.

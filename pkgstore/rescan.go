@@ -3,6 +3,7 @@ package pkgstore
 import (
 	"context"
 	"slices"
+	"strings"
 )
 
 // namePart is what a scan read of one ORIGIN/NAME directory: its
@@ -79,29 +80,31 @@ func (sc *scanner) scanJob(w *worker, j nameJob) {
 
 // reuse takes j's part from the previous inventory (Rescan) when it may:
 // the directory is not among those changed since, its name is a valid
-// ident part, and the part is reusable. The releases are copied, so that
-// the new inventory shares nothing a caller may change (Size) with the
-// old one; their Refs stay valid, the interner being the old one's
-// extended. Sizes are not carried over (-1).
+// ident part, and the part is reusable. The releases are the previous
+// inventory's own (shared, not copied: a Size one sets is the other's,
+// and a release directory never changes); their Refs stay valid, the
+// interner being the old one's extended. Where names fold case
+// (Windows), each is copied: folding a Rescan's dependencies changes
+// them.
 func (sc *scanner) reuse(j nameJob) bool {
 	if sc.prev == nil || j.odd != "" || sc.changed[Ident{Origin: j.origin, Name: j.name}] {
 		return false
 	}
-	i, ok := sc.prevAt[Ident{Origin: j.origin, Name: j.name}]
-	if !ok {
+	p, ok := sc.prevPart(j.origin, j.name)
+	if !ok || !p.reusable {
 		return false
 	}
-	p := &sc.prev.parts[i]
-	if !p.reusable {
-		return false
-	}
-	old := sc.prev.Releases[p.lo:p.hi]
-	copies := make([]Release, len(old))
-	rels := make([]*Release, len(old))
-	for k, r := range old {
-		copies[k] = *r
-		copies[k].Size = -1
-		rels[k] = &copies[k]
+	rels := sc.prev.Releases[p.lo:p.hi:p.hi]
+	if caseInsensitive {
+		// finishInventory's foldDeps changes the releases' Deps: a copy
+		// of each.
+		copies := make([]Release, len(rels))
+		own := make([]*Release, len(rels))
+		for k, r := range rels {
+			copies[k] = *r
+			own[k] = &copies[k]
+		}
+		rels = own
 	}
 	sc.found(j.i, namePart{origin: j.origin, name: j.name, releases: rels, n: int(p.n)})
 	return true
@@ -143,28 +146,26 @@ func (s *Store) Rescan(ctx context.Context, prev *Inventory, changed []Ident, op
 	if id, err := s.ID(); err != nil || id != prev.Store {
 		return s.Scan(ctx, opts)
 	}
-	sc := &scanner{store: s, opts: opts, in: prev.interner(), prev: prev, fullRefs: prev.fullRefs,
-		changed: map[Ident]bool{}, prevAt: make(map[Ident]int, len(prev.parts))}
+	sc := &scanner{store: s, opts: opts, in: extending(prev), prev: prev, fullRefs: prev.fullRefs,
+		changed: map[Ident]bool{}}
 	for _, c := range changed {
 		sc.changed[Ident{Origin: c.Origin, Name: c.Name}] = true
-	}
-	for i, p := range prev.parts {
-		sc.prevAt[Ident{Origin: p.origin, Name: p.name}] = i
 	}
 	return s.scan(ctx, sc)
 }
 
-// interner makes again the interner of the scan that read inv, for a
-// Rescan to extend: the same Ref for every ident inv has. The scan's own
-// is not kept with the inventory, whose memory it would double at the
-// peak of a large plan; making it again is one pass over the Refs.
-func (inv *Inventory) interner() *interner {
-	n := inv.NumRefs()
-	in := &interner{index: make(map[string]Ref, n), idents: make([]Ident, n), bad: map[string]error{}}
-	for r := range n {
-		id := inv.Ident(Ref(r))
-		in.idents[r] = id
-		in.index[id.String()] = Ref(r)
+// prevPart is the part of prev read of origin/name, if any (prev's parts
+// are in the order their names were listed: sorted).
+func (sc *scanner) prevPart(origin, name string) (*keptPart, bool) {
+	parts := sc.prev.parts
+	i, ok := slices.BinarySearchFunc(parts, [2]string{origin, name}, func(p keptPart, k [2]string) int {
+		if c := strings.Compare(p.origin, k[0]); c != 0 {
+			return c
+		}
+		return strings.Compare(p.name, k[1])
+	})
+	if !ok {
+		return nil, false
 	}
-	return in
+	return &parts[i], true
 }

@@ -83,7 +83,6 @@ type scanner struct {
 	// ORIGIN/NAME, the directories changed since it was read, and the
 	// idents its last full scan interned.
 	prev     *Inventory
-	prevAt   map[Ident]int
 	changed  map[Ident]bool
 	fullRefs int
 	// archives are the artifact cache's archives this scan read
@@ -268,10 +267,12 @@ func (sc *scanner) inventory() *Inventory {
 		p.releases = nil // inv.Releases[lo:hi] from now on
 	}
 	var prevSorted []Ref
+	sorted := false
 	if sc.prev != nil {
 		prevSorted = sc.prev.sorted // a Rescan's interner extends the old one's
+		sorted = partsInOrder(sc.parts, all)
 	}
-	inv, resorted := finishInventory(sc.store.fsRoot, sc.opts.Target, sc.in, all, &sc.problems, prevSorted)
+	inv, resorted := finishInventory(sc.store.fsRoot, sc.opts.Target, sc.in, all, &sc.problems, prevSorted, sorted)
 	if !resorted {
 		// Each part's releases are where it says in inv.Releases: a
 		// Rescan can take them again.
@@ -281,37 +282,61 @@ func (sc *scanner) inventory() *Inventory {
 		}
 		inv.fullRefs = sc.fullRefs
 		if inv.fullRefs == 0 {
-			inv.fullRefs = len(sc.in.idents)
+			inv.fullRefs = sc.in.numRefs()
 		}
 	}
 	return inv
 }
 
-// finishInventory sorts the releases, indexes them and reports
-// dependencies that are not installed. resorted says whether they were
-// not sorted already.
+// partsInOrder reports whether all, the parts' releases one part after
+// another, is sorted, given that each part's are (scanJob sorts them; a
+// part taken again is as sorted as it was): the last release of each
+// part comes before the first of the next.
+func partsInOrder(parts []namePart, all []*Release) bool {
+	last := -1
+	for _, p := range parts {
+		if p.lo == p.hi {
+			continue
+		}
+		if last >= 0 && Compare(all[last].Ident, all[p.lo].Ident) > 0 {
+			return false
+		}
+		last = p.hi - 1
+	}
+	return true
+}
+
+// finishInventory sorts the releases (unless sorted says they are),
+// indexes them and reports dependencies that are not installed.
+// resorted says whether they were not sorted already.
 //
 // prevSorted, when set, is the sorted Refs of the inventory whose
-// interner in extends (a Rescan's: the same ident for every Ref below its
-// length): only the Refs interned since are sorted, then merged with it.
-func finishInventory(fsRoot, target string, in *interner, releases []*Release, probs *problems, prevSorted []Ref) (inv *Inventory, resorted bool) {
+// Refs in extends (a Rescan's: the same ident for every Ref below its
+// length): only the Refs interned since are sorted, then inserted
+// (insertRefs).
+func finishInventory(fsRoot, target string, in *interner, releases []*Release, probs *problems, prevSorted []Ref, sorted bool) (inv *Inventory, resorted bool) {
+	n := in.numRefs()
 	inv = &Inventory{
 		FSRoot:   fsRoot,
 		Target:   target,
 		Releases: releases,
-		sorted:   sortRefsFrom(in.idents, prevSorted),
-		byRef:    make([]*Release, len(in.idents)),
+		byRef:    make([]*Release, n),
 	}
-	if cmp := func(a, b *Release) int { return Compare(a.Ident, b.Ident) }; !slices.IsSortedFunc(inv.Releases, cmp) {
+	if in.prev == nil || len(prevSorted) != in.base {
+		inv.sorted = insertRefs(nil, n, in.ident)
+	} else {
+		inv.sorted = insertRefs(prevSorted, n, in.ident)
+	}
+	if cmp := func(a, b *Release) int { return Compare(a.Ident, b.Ident) }; !sorted && !slices.IsSortedFunc(inv.Releases, cmp) {
 		slices.SortFunc(inv.Releases, cmp)
 		resorted = true
 	}
 	for _, r := range inv.Releases {
 		inv.byRef[r.Ref] = r
 	}
-	for i, id := range in.idents {
-		if inv.byRef[i] == nil {
-			inv.absent = append(inv.absent, absentIdent{Ref(i), id})
+	for i, rel := range inv.byRef {
+		if rel == nil {
+			inv.absent = append(inv.absent, absentIdent{Ref(i), in.ident(Ref(i))})
 		}
 	}
 	inv.folded = foldedReleases(inv.Releases) // Windows: fold.go

@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestSortRefsFromIsSortRefs: merging the Refs interned since with the
+// TestInsertRefsIsSortRefs: inserting the Refs interned since into the
 // sorted Refs of a prefix gives what sorting all of them gives, for
 // random idents (many sharing origin, name and version) and every split.
-func TestSortRefsFromIsSortRefs(t *testing.T) {
+func TestInsertRefsIsSortRefs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 200 {
 		seen := map[string]bool{}
@@ -29,12 +29,22 @@ func TestSortRefsFromIsSortRefs(t *testing.T) {
 		want := sortRefs(idents)
 		for k := 0; k <= len(idents); k++ {
 			prev := sortRefs(idents[:k])
-			if got := sortRefsFrom(idents, prev); !slices.Equal(got, want) {
+			if got := insertRefs(prev, len(idents), func(r Ref) Ident { return idents[r] }); !slices.Equal(got, want) {
 				t.Fatalf("round %d, prefix %d of %d: %v, want %v", round, k, len(idents), got, want)
 			}
 		}
 	}
-	if got := sortRefsFrom(nil, nil); len(got) != 0 {
+	if got := insertRefs(nil, 0, nil); len(got) != 0 {
 		t.Errorf("no idents: %v", got)
 	}
+}
+
+// sortRefs is every Ref of idents, ordered by cmpFields.
+func sortRefs(idents []Ident) []Ref {
+	out := make([]Ref, len(idents))
+	for i := range out {
+		out[i] = Ref(i)
+	}
+	slices.SortFunc(out, func(a, b Ref) int { return cmpFields(idents[a], idents[b]) })
+	return out
 }
