@@ -2,6 +2,8 @@ package depgraph_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -47,5 +49,94 @@ func TestNewFrom(t *testing.T) {
 	}
 	if r := re.Installed(pkgstore.MustParseIdent(redis)); r == nil || !slices.Contains(depgraph.NewFrom(re, prev).Deps(r.Ref), r.Deps[0]) {
 		t.Error("redis's new DEPS were not read")
+	}
+}
+
+// TestNewFromRescansProperty: after random changes to a store (releases
+// added with random dependencies, removed, replaced with other ones),
+// each read by a Rescan of the last inventory, a graph made from the
+// last one (NewFrom) has New's edges and New's dependents, whether the
+// last one's dependents were built (and so taken) or not.
+func TestNewFromRescansProperty(t *testing.T) {
+	ctx := context.Background()
+	opts := pkgstore.Options{Target: storetest.DefaultTarget}
+	for seed := range uint64(12) {
+		rng := rand.New(rand.NewPCG(seed, 35))
+		b := storetest.New(t)
+		var rels []string
+		n := 0
+		add := func() string {
+			n++
+			id := fmt.Sprintf("core/p%d/1.%d/2020010100%04d", rng.IntN(6), n, n)
+			var deps []string
+			for range rng.IntN(4) {
+				if len(rels) > 0 {
+					deps = append(deps, rels[rng.IntN(len(rels))])
+				}
+			}
+			if rng.IntN(8) == 0 {
+				deps = append(deps, "core/missing/1/1")
+			}
+			b.Add(storetest.Release{Ident: id, Deps: deps, TDeps: deps})
+			rels = append(rels, id)
+			return id
+		}
+		for range 8 {
+			add()
+		}
+		store := storetest.Open(t, b.Root)
+		inv, err := store.Scan(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := depgraph.New(inv)
+		for step := range 20 {
+			if rng.IntN(2) == 0 {
+				g.Dependents(0) // built: the next graph takes them
+			}
+			var changed []pkgstore.Ident
+			for range 1 + rng.IntN(3) {
+				var id string
+				switch k := rng.IntN(3); {
+				case k == 0 || len(rels) < 3:
+					id = add()
+				case k == 1:
+					i := rng.IntN(len(rels))
+					id = rels[i]
+					b.Remove("hab/pkgs/" + id)
+					rels = slices.Delete(rels, i, i+1)
+				default:
+					id = rels[rng.IntN(len(rels))]
+					b.Remove("hab/pkgs/" + id)
+					rels = slices.DeleteFunc(rels, func(r string) bool { return r == id })
+					var deps []string
+					for range rng.IntN(4) {
+						if len(rels) > 0 {
+							deps = append(deps, rels[rng.IntN(len(rels))])
+						}
+					}
+					b.Add(storetest.Release{Ident: id, Deps: deps, TDeps: deps})
+					rels = append(rels, id)
+				}
+				changed = append(changed, pkgstore.MustParseIdent(id))
+			}
+			re, err := store.Rescan(ctx, inv, changed, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := depgraph.NewFrom(re, g), depgraph.New(re)
+			if got.Len() != want.Len() || got.Edges() != want.Edges() {
+				t.Fatalf("seed %d step %d: %d nodes, %d edges; New: %d, %d", seed, step, got.Len(), got.Edges(), want.Len(), want.Edges())
+			}
+			for r := range pkgstore.Ref(want.Len()) {
+				if a, b := got.Deps(r), want.Deps(r); !slices.Equal(a, b) {
+					t.Fatalf("seed %d step %d: %s needs %v, New says %v", seed, step, re.Ident(r), a, b)
+				}
+				if a, b := got.Dependents(r), want.Dependents(r); !slices.Equal(a, b) {
+					t.Fatalf("seed %d step %d: %s is needed by %v, New says %v", seed, step, re.Ident(r), a, b)
+				}
+			}
+			inv, g = re, got
+		}
 	}
 }
