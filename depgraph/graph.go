@@ -509,7 +509,7 @@ func (s subgraph) Node(id int64) graph.Node {
 	}
 	return node{s.g, id}
 }
-func (s subgraph) Nodes() graph.Nodes { return s.nodes(s.ids) }
+func (s subgraph) Nodes() graph.Nodes             { return s.nodes(s.ids) }
 func (s subgraph) filter(ids []int32) graph.Nodes { return filterOf(s, ids) }
 
 // filterOf are the nodes of ids the subgraph keeps, in order.
