@@ -23,7 +23,7 @@ import (
 // is asked about:
 //
 //  1. reached0: a root (rootsOf, the whole plan's reasons for that
-//     release) is the release or one that needs it.
+//     release) is the release or one that needs it, transitively.
 //  2. The freed-dependency rule (freeDeps): the scope's releases not
 //     reached0 are removed0; the count-only roots among what they need,
 //     outside the scope, are dropped, unless an in-scope release reached0
@@ -31,22 +31,26 @@ import (
 //     is reached from the roots left.
 //  3. Uninstall hooks: a package none of whose releases is reachedF keeps
 //     its newest release shipping a hook (hookRoot); reached1 adds what
-//     such a root reaches.
+//     such a root reaches. A package with a root has none, which is
+//     most often told without walking.
 //  4. The scope (applyScope): a release of C\S not reached1 is always
 //     needed by a release of S not reached1 (its removal would free it),
 //     so it is freed (removed), or kept as no-deps asks (a root); every
 //     release outside C not reached1 is kept as outside the scope (a
-//     root), and so keeps what it needs. A release of C not reached1 is
-//     therefore kept exactly when a no-deps root of C, or any release
-//     outside C, needs it.
+//     root), and so keeps what it needs. So a release of C that is no
+//     root is kept exactly when a root of C, or any release outside C,
+//     is above it; walking up from it stops at the first such release,
+//     most often the first release that needs it. Only no-deps asks
+//     whether a release of C\S is reached1, the one walk that may climb
+//     far (to tell its reason: a dependency, or kept by no-deps).
 //
 // Every decision of C, with its reason codes, is the whole plan's
-// (TestPropertyScopedPlan). A kept dependency's chain may name another
-// release that needs it than the whole plan's breadth-first marking
-// picks, ending at a release outside C kept for its own reasons or as
-// outside the scope. A release outside C has no Decision in the plan's
-// list; Plan.Decision answers Keep for it, with its own reasons when it
-// is a root and as outside the scope otherwise.
+// (TestPropertyScopedPlan). A kept dependency's chain runs to the nearest
+// root of C or release outside C, which the whole plan's breadth-first
+// marking may pass through to a root higher up. A release outside C has
+// no Decision in the plan's list; Plan.Decision answers Keep for it,
+// with its own reasons when it is a root and as outside the scope
+// otherwise.
 type scoper struct {
 	p     *Plan
 	ix    *rootIndex
@@ -57,9 +61,6 @@ type scoper struct {
 	roots map[pkgstore.Ref][]Reason // rootsOf, as asked
 	// inS and inC say, by Ref, what is in S and in C.
 	inS, inC []bool
-	// dropped are the count-only roots the freed-dependency rule took
-	// away (none when it kept the count).
-	dropped map[pkgstore.Ref]bool
 	// memo0, memoF, memoH and memoK are what walking up found (unknown,
 	// no, yes), by Ref: reached0, reachedF, reached through a hook root
 	// (a release reachedF is never asked about there), and kept when not
@@ -131,7 +132,7 @@ func (p *Plan) scope(hooks HookFunc) bool {
 				}
 			}
 			if !keep {
-				s.dropped, isRootF, s.memoF = drop, isRootP, memoP
+				isRootF, s.memoF = isRootP, memoP
 			}
 		}
 	}
@@ -141,55 +142,38 @@ func (p *Plan) scope(hooks HookFunc) bool {
 	isHook := func(y pkgstore.Ref) bool { return s.hookRoot(y, isRootF, reachedF) == y }
 	reached1 := func(y pkgstore.Ref) bool { return reachedF(y) || s.up(y, isHook, s.memoH) }
 
-	// 4. The scope, and the roots of C.
-	var scopeRemoved []pkgstore.Ref
-	for _, r := range S {
-		if !reached1(r) {
-			scopeRemoved = append(scopeRemoved, r)
-		}
-	}
-	freed := map[pkgstore.Ref]bool{}
-	for _, d := range s.g.Closure(scopeRemoved...) {
-		freed[d] = true
-	}
+	// 4. The scope. The roots of C first: its own (isRootF), hooks',
+	// and, with no-deps, each release of C\S not reached1 (freed, and so
+	// kept as no-deps asks). Every other release of C is kept exactly
+	// when a root of C, or any release outside C, is above it (up with
+	// isFinal): reached1 by a root, or kept by one the scope adds.
 	names := p.scopeNames()
-	p.freed = map[pkgstore.Ref]string{}
-	final := map[pkgstore.Ref]bool{} // the roots of C and every release above C, as the whole plan marks them
-	isFinal := func(y pkgstore.Ref) bool { return final[y] || !s.inC[y] }
-	var unreached []pkgstore.Ref
+	final := map[pkgstore.Ref]bool{} // the roots of C, as the whole plan marks them
 	for _, c := range C {
 		switch {
-		case reached1(c):
-			if isRootF(c) {
-				p.rootOf[c] = s.rootsOf(c)
-				final[c] = true
-			} else if isHook(c) {
-				p.rootOf[c] = []Reason{s.hookReason(c)}
-				final[c] = true
-			}
-			continue
-		case s.inS[c]:
-		case freed[c] && p.Policy.NoDeps:
+		case isRootF(c):
+			p.rootOf[c] = s.rootsOf(c)
+		case isHook(c):
+			p.rootOf[c] = []Reason{s.hookReason(c)}
+		case p.Policy.NoDeps && !s.inS[c] && !reached1(c):
 			p.addRoot(c, CodeNoDeps, fmt.Sprintf("needed only by releases of %s that this run removes, and kept as no-deps asks (as hab pkg uninstall --no-deps)", names))
-			final[c] = true
-			continue
-		case freed[c]:
-			p.freed[c] = fmt.Sprintf("needed only by releases of %s that this run removes (the packages it is limited to), and no kept release needs it", names)
 		default:
-			p.addRoot(c, CodeOutsideOnly, "not among the packages this run is limited to ("+names+"), nor needed only by their removed releases")
-			final[c] = true
 			continue
 		}
-		unreached = append(unreached, c)
+		final[c] = true
 	}
-	// A release of C not reached1 is kept when a root of C marked above,
-	// or any release outside C, needs it (whatever is above such a release
-	// is not reached1 either).
+	isFinal := func(y pkgstore.Ref) bool { return final[y] || !s.inC[y] }
+	p.freed = map[pkgstore.Ref]string{}
 	kept := map[pkgstore.Ref]bool{}
-	for _, c := range unreached {
-		kept[c] = s.up(c, isFinal, s.memoK)
+	for _, c := range C {
+		switch {
+		case final[c]:
+		case s.up(c, isFinal, s.memoK):
+			kept[c] = true
+		case !s.inS[c]:
+			p.freed[c] = fmt.Sprintf("needed only by releases of %s that this run removes (the packages it is limited to), and no kept release needs it", names)
+		}
 	}
-	keeps := func(y pkgstore.Ref) bool { return !s.inC[y] || reached1(y) || final[y] || kept[y] }
 
 	// The decisions, in inventory order, with the chain that keeps each
 	// kept release that is not a root.
@@ -199,12 +183,11 @@ func (p *Plan) scope(hooks HookFunc) bool {
 			p.reach.MarkRoot(c)
 		}
 	}
+	keeps := func(y pkgstore.Ref) bool { return !s.inC[y] || final[y] || kept[y] }
 	p.Decisions = make([]Decision, 0, len(C))
 	for _, c := range C {
-		if keeps(c) && !final[c] {
-			if !s.chain(c, keeps, reached1, isRoot0, isHook) {
-				return false
-			}
+		if kept[c] && !s.chain(c, keeps, isRoot0) {
+			return false
 		}
 		p.Decisions = append(p.Decisions, Decision{Release: s.inv.ReleaseOf(c)})
 	}
@@ -386,52 +369,16 @@ func (s *scoper) hookReason(x pkgstore.Ref) Reason {
 }
 
 // chain marks a shortest chain from a release that keeps c down to c
-// (p.reach), through releases that are kept (keeps), walking up from c
-// to the first of: a marked release (a root of C, or a release of a
-// chain marked before), or a release outside C that is a root of the
-// whole plan (its own reasons). When there is none, it walks again to
-// the first release outside C that is a root only as the whole plan's
-// later steps make one: a hook's, or one not reached1 (kept as outside
-// the scope). A release outside C that is reached1 and no root is passed
-// through, as the whole plan's chain passes through it. It reports false
-// when it finds no such release.
-func (s *scoper) chain(c pkgstore.Ref, keeps, reached1, isRoot0, isHook func(pkgstore.Ref) bool) bool {
+// (p.reach), through releases that are kept (keeps): walking up from c
+// to the first marked release (a root of C, or a release of a chain
+// marked before) or release outside C. That one, when not marked, is
+// marked a root with its own reasons when it has some, else as outside
+// the scope: every release outside C is kept by a limited plan, and
+// that is why when nothing protects it. (The whole plan's chain may run
+// on, through it, to a root higher up.) It reports false when it finds
+// no such release.
+func (s *scoper) chain(c pkgstore.Ref, keeps, isRoot0 func(pkgstore.Ref) bool) bool {
 	p := s.p
-	own := func(y pkgstore.Ref) bool {
-		if p.reach.Reached(y) {
-			return true
-		}
-		if !s.inC[y] && isRoot0(y) {
-			p.rootOf[y] = s.rootsOf(y)
-			p.reach.MarkRoot(y)
-			return true
-		}
-		return false
-	}
-	later := func(y pkgstore.Ref) bool {
-		if own(y) {
-			return true
-		}
-		if s.inC[y] {
-			return false
-		}
-		switch {
-		case isHook(y):
-			p.rootOf[y] = []Reason{s.hookReason(y)}
-		case !reached1(y):
-			p.rootOf[y] = []Reason{{CodeOutsideOnly, "not among the packages this run is limited to (" + p.scopeNames() + "), nor needed only by their removed releases"}}
-		default:
-			return false
-		}
-		p.reach.MarkRoot(y)
-		return true
-	}
-	return s.chainTo(c, keeps, own) || s.chainTo(c, keeps, later)
-}
-
-// chainTo walks up from c, through releases keeps accepts, to the first
-// that stop accepts (and marks), and marks the chain from it to c.
-func (s *scoper) chainTo(c pkgstore.Ref, keeps, stop func(pkgstore.Ref) bool) bool {
 	from := map[pkgstore.Ref]pkgstore.Ref{c: -1}
 	queue := []pkgstore.Ref{c}
 	for i := 0; i < len(queue); i++ {
@@ -440,9 +387,17 @@ func (s *scoper) chainTo(c pkgstore.Ref, keeps, stop func(pkgstore.Ref) bool) bo
 				continue
 			}
 			from[d] = queue[i]
-			if stop(d) {
+			if !p.reach.Reached(d) && !s.inC[d] {
+				if isRoot0(d) {
+					p.rootOf[d] = s.rootsOf(d)
+				} else {
+					p.rootOf[d] = []Reason{{CodeOutsideOnly, "not among the packages this run is limited to (" + p.scopeNames() + "), nor needed only by their removed releases"}}
+				}
+				p.reach.MarkRoot(d)
+			}
+			if p.reach.Reached(d) {
 				for x := d; from[x] != -1; x = from[x] {
-					s.p.reach.MarkVia(from[x], x)
+					p.reach.MarkVia(from[x], x)
 				}
 				return true
 			}

@@ -18,13 +18,14 @@ import (
 // BenchmarkPurgeAfterUpdate measures issue 35 item 3: the plan of a purge
 // after one package's update (watcher.plan: the last plan's inventory,
 // the package's directory read again, everything outside the ORIGIN/NAME
-// directories read afresh, the plan computed over the whole store)
+// directories read afresh, a scoped plan: the package and what it needs)
 // against a full dry run's plan of the same store (retention.PlanStore),
 // in one process, on a generated store of HAB_GC_BENCH_PURGE_N releases
 // (default 10,000; its own copy, as it is changed). Each iteration
 // installs one release of another package as `hab pkg install` does,
-// waits for its events to be handled, then times the purge's plan and a
-// full plan, in alternating order; apply-s is the purge's Apply of its
+// waits for its events to be handled and for its archive to settle (as
+// the purge's Delay does), then times the purge's plan and a full plan,
+// in alternating order; apply-s is the purge's Apply of its
 // plan (no settle pause; its scans under the lock are the watcher's,
 // applyScan: again only what inotify reported). Goal: the whole purge,
 // purge+apply/full, <= 0.2. Runtime roots are off (no
@@ -91,6 +92,11 @@ func BenchmarkPurgeAfterUpdate(b *testing.B) {
 			b.Fatal(err)
 		}
 		drainBench(b, w, sentinel)
+		// The purge comes Delay after the install (30 s by default):
+		// by then the archive fetched into the cache has settled, and
+		// after the plan's read of it, Apply's reads take it again
+		// (pkgstore's archive memo takes an archive settled 3 s).
+		time.Sleep(archiveSettled)
 		pol, ok := w.policyFor(pkg, TriggerUpdate)
 		if !ok {
 			b.Fatal("nothing to purge")
@@ -140,6 +146,11 @@ func BenchmarkPurgeAfterUpdate(b *testing.B) {
 	b.Logf("%d releases: the purge's plan %.3f s, a full plan %.3f s (%.3f), Apply %.3f s (the whole purge %.3f of a full plan), over %d updates",
 		n, per(purge), per(full), per(purge)/per(full), per(apply), (per(purge)+per(apply))/per(full), b.N)
 }
+
+// archiveSettled is how long BenchmarkPurgeAfterUpdate waits after an
+// install before the purge: longer than pkgstore's archive memo asks of
+// an archive, shorter than watch's default Delay.
+const archiveSettled = 3500 * time.Millisecond
 
 // applyOptionsForBench are the purge's Apply options (its scans the
 // watcher's, applyScan) without the settle pause.
