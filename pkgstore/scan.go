@@ -100,7 +100,7 @@ type nameJob struct {
 // listNames lists the top two levels of the store, origins and their
 // names, in order: the origin/name directories to read.
 func (sc *scanner) listNames(ctx context.Context) ([]nameJob, error) {
-	origins, err := readDir(sc.store.pkgs, ".")
+	origins, err := listDir(sc.store.pkgs, ".")
 	if err != nil {
 		return nil, fmt.Errorf("%w: reading %s: %v", ErrNoStore, sc.store.Path(), err)
 	}
@@ -109,21 +109,21 @@ func (sc *scanner) listNames(ctx context.Context) ([]nameJob, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if o.Name() == LockFile && o.Type().IsRegular() {
+		if o.Name == LockFile && o.Type.IsRegular() {
 			continue
 		}
-		ok, odd := sc.dirEntryOK(o.Type(), "origin", "", o.Name())
+		ok, odd := sc.dirEntryOK(o.Type, "origin", "", o.Name)
 		if !ok {
 			continue
 		}
-		names, err := readDir(sc.store.pkgs, o.Name())
+		names, err := listDir(sc.store.pkgs, o.Name)
 		if err != nil {
-			sc.unreadable(err, o.Name())
+			sc.unreadable(err, o.Name)
 			continue
 		}
 		for _, n := range names {
-			if ok, odd := sc.dirEntryOK(n.Type(), "name", odd, o.Name(), n.Name()); ok {
-				todo = append(todo, nameJob{o.Name(), n.Name(), odd, len(todo)})
+			if ok, odd := sc.dirEntryOK(n.Type, "name", odd, o.Name, n.Name); ok {
+				todo = append(todo, nameJob{o.Name, n.Name, odd, len(todo)})
 			}
 		}
 	}
