@@ -2,6 +2,7 @@ package pkgstore
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -225,7 +226,8 @@ type Inventory struct {
 	// sorted by path. See Problem.Blocking.
 	Problems []Problem
 
-	byRef []*Release // by Ref; nil when that ident is not installed
+	byRef   []*Release // by Ref; nil when that ident is not installed
+	missing []missingDep
 	// absent are the idents of the Refs not installed, by Ref: an
 	// installed one's is its Release's (a copy for every Ref was 64
 	// bytes a release at the peak of a large plan).
@@ -252,6 +254,28 @@ type Inventory struct {
 }
 
 // absentIdent is the ident of a Ref no installed release has.
+// missingDep is a dependency line of an installed release that names a
+// release not installed.
+type missingDep struct {
+	rel *Release
+	dep Ref
+}
+
+// MissingDeps yields each dependency that an installed release's DEPS or
+// TDEPS names and that is not installed, with the release naming it, in
+// inventory order (a dependency both files name, once): what the
+// ProblemDepMissing problems report, as data, without reading every
+// release's dependencies again.
+func (inv *Inventory) MissingDeps() iter.Seq2[*Release, Ref] {
+	return func(yield func(*Release, Ref) bool) {
+		for _, m := range inv.missing {
+			if !yield(m.rel, m.dep) {
+				return
+			}
+		}
+	}
+}
+
 type absentIdent struct {
 	ref Ref
 	id  Ident

@@ -341,12 +341,20 @@ func finishInventory(fsRoot, target string, in *interner, releases []*Release, p
 	}
 	inv.folded = foldedReleases(inv.Releases) // Windows: fold.go
 	foldDeps(inv)
+	// What is installed, a bit a Ref: the loop below reads it for every
+	// dependency line of the store, and it stays in the processor's
+	// cache where byRef does not.
+	installed := make([]uint64, (n+63)/64)
+	for _, r := range inv.Releases {
+		installed[r.Ref/64] |= 1 << (r.Ref % 64)
+	}
 	for _, r := range inv.Releases {
 		for i, deps := range [2][]Ref{r.TDeps, r.Deps} {
 			for _, d := range deps {
-				if inv.byRef[d] != nil || (i == 1 && slices.Contains(r.TDeps, d)) {
+				if installed[d/64]&(1<<(d%64)) != 0 || (i == 1 && slices.Contains(r.TDeps, d)) {
 					continue
 				}
+				inv.missing = append(inv.missing, missingDep{r, d})
 				probs.add(Problem{Path: storePath(r.Ident.Origin, r.Ident.Name, r.Ident.Version, r.Ident.Release),
 					Kind: ProblemDepMissing, Release: r.Ident.String(),
 					Message: fmt.Sprintf("depends on %s, which is not installed", inv.Ident(d))})

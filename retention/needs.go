@@ -21,14 +21,8 @@ func newNeeds(inv *pkgstore.Inventory, found []Found) needs {
 	if inv == nil {
 		return n
 	}
-	for _, r := range inv.Releases {
-		for _, deps := range [2][]pkgstore.Ref{r.Deps, r.TDeps} {
-			for _, d := range deps {
-				if inv.ReleaseOf(d) == nil {
-					n.byIdent[inv.Ident(d)] = "needed by " + r.Ident.String() + ", installed since the plan"
-				}
-			}
-		}
+	for r, d := range inv.MissingDeps() {
+		n.byIdent[inv.Ident(d)] = "needed by " + r.Ident.String() + ", installed since the plan"
 	}
 	held := foundInstalls(found)
 	for _, list := range [3][]pkgstore.Installing{held, inv.Installing, inv.Fetched} {

@@ -45,14 +45,17 @@
 // The first purge plans the whole store, as a dry run does; the watcher
 // keeps that plan's inventory, and each later purge's plan reads again
 // only the ORIGIN/NAME directories inotify reported a change in since
-// the last plan (retention.PlanRescan, pkgstore.Store.Rescan): any event
-// under one marks it (a release renamed in or away, an install directory,
-// hab-gc's own removals). What such a plan reads afresh every time: the
-// top of the store (which origin and name directories there are), the
-// directories that held anything but releases at the last read (an
-// install directory, debris, damage, a release of another target), the
-// specs, the binlinks, the mounts, the artifact cache, the leases and the
-// processes; the plan itself is computed over the whole store. The whole
+// the last plan (pkgstore.Store.Rescan): any event under one marks it (a
+// release renamed in or away, an install directory, hab-gc's own
+// removals). What such a plan reads afresh every time: the top of the
+// store (which origin and name directories there are), the directories
+// that held anything but releases at the last read (an install
+// directory, debris, damage, a release of another target), the specs,
+// the binlinks, the mounts, the artifact cache, the leases and the
+// processes. Every purge's plan is a scoped one (retention.PlanScope):
+// it decides the purged package's releases and what they need, found by
+// walking up from them through the releases that need them, not by
+// marking the whole store; its removals are a whole plan's. The whole
 // store is read again after anything the watcher cannot attribute to a
 // package: an inotify overflow or error, an event on the store directory
 // or an origin made or removed in it, a name or version directory moved
