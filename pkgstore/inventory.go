@@ -373,6 +373,14 @@ func (inv *Inventory) Satisfying(pattern Ident) []*Release {
 	return out
 }
 
+// Package returns the installed releases of origin/name, oldest first,
+// exactly as spelled: the inventory's own slice (read it, do not change
+// it), found by a binary search, with nothing allocated.
+func (inv *Inventory) Package(origin, name string) []*Release {
+	lo, hi := inv.packageRange(origin, name)
+	return inv.Releases[lo:hi:hi]
+}
+
 // SatisfyingAnyCase returns the installed releases that satisfy pattern
 // in any case where names fold case (Ident.SatisfiesAnyCase: Windows),
 // exactly elsewhere, oldest first. Where names do not fold it reads one

@@ -189,17 +189,22 @@ func (p *Plan) eachCounted(rels []*pkgstore.Release, n int, keep func(i int, sco
 			keep(at[k], scope, len(at)-k)
 		}
 	}
-	all := make([]int, len(rels))
-	for i := range all {
-		all[i] = i
+	if n > 0 {
+		scope := pkgName(rels[0].Ident)
+		for i := len(rels) - 1; i >= 0 && i >= len(rels)-n; i-- {
+			keep(i, scope, len(rels)-i)
+		}
 	}
-	keepNewest(all, pkgName(rels[0].Ident))
 	// An Only entry with a version keeps the newest N of that version,
 	// as `hab pkg uninstall --keep-latest N ORIGIN/NAME/VERSION` does;
 	// so does a loaded service's version-pinned spec with ServicesOnly
 	// or NoDeps, as the Supervisor's uninstall_all_but_latest(spec.ident, N).
+	scopes := p.countScopes()
+	if len(scopes) == 0 {
+		return
+	}
 	done := map[pkgstore.Ident]bool{}
-	for _, o := range p.countScopes() {
+	for _, o := range scopes {
 		if done[o] || !rels[0].Ident.Satisfies(o.Package()) {
 			continue
 		}

@@ -246,7 +246,7 @@ func (s *scoper) pkg(r *pkgstore.Release) *scopedPackage {
 	if sp, ok := s.pkgs[key]; ok {
 		return sp
 	}
-	rels := s.inv.Satisfying(key) // its own spelling: never folded
+	rels := s.inv.Package(key.Origin, key.Name) // its own spelling: never folded
 	sp := &scopedPackage{rels: rels, counted: s.p.counted(rels)}
 	s.pkgs[key] = sp
 	return sp
