@@ -102,7 +102,10 @@ func NewFrom(inv *pkgstore.Inventory, prev *Graph) *Graph {
 		copy(g.out[g.off[i]:g.off[j]], prev.out[prev.off[i]:prev.off[j]])
 		i = max(j, i+1)
 	}
-	if prev != nil && prev.revDone.Load() {
+	// Reverse edges from prev's only where every node of prev is one of
+	// g's (a Rescan's Refs only grow; an unrelated inventory's may be
+	// fewer) and few edges were made anew.
+	if prev != nil && prev.revDone.Load() && prev.Len() <= n && len(g.fresh) <= n/4 {
 		g.from = prev
 	} else {
 		g.fresh = nil
@@ -172,10 +175,10 @@ func (g *Graph) reverse() {
 	})
 }
 
-// reverseFrom builds the reverse adjacency from prev's: the dependents of
-// a node are prev's, but for the nodes whose edges changed (fresh, in
-// order), which are taken out, and put in again where their new edges
-// say. The nodes none of fresh needed before or needs now keep prev's
+// reverseFrom builds the reverse adjacency from prev's, every node of
+// which is one of g's: the dependents of a node are prev's, but for the
+// nodes whose edges changed (fresh, in order), which are taken out, and
+// put in again where their new edges say. The nodes none of fresh needed before or needs now keep prev's
 // list, copied a run at a time.
 func (g *Graph) reverseFrom(prev *Graph, fresh []int32) {
 	n := g.Len()

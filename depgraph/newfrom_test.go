@@ -36,14 +36,30 @@ func TestNewFrom(t *testing.T) {
 	}
 	other := depgraph.New(pkgstore.NewInventory(b.Root, storetest.DefaultTarget, []pkgstore.ReleaseInfo{
 		{Ident: pkgstore.MustParseIdent(openssl)}, {Ident: pkgstore.MustParseIdent(glibc), Deps: []pkgstore.Ident{pkgstore.MustParseIdent(redis)}}}))
-	for name, from := range map[string]*depgraph.Graph{"the rescan's earlier graph": prev, "an unrelated graph": other} {
-		got, want := depgraph.NewFrom(re, from), depgraph.New(re)
-		if got.Len() != want.Len() || got.Edges() != want.Edges() {
-			t.Errorf("from %s: %d nodes, %d edges; New: %d, %d", name, got.Len(), got.Edges(), want.Len(), want.Edges())
+	// A graph of fewer nodes, unrelated: what Apply's full scan makes
+	// from the plan's graph.
+	small := pkgstore.NewInventory(b.Root, storetest.DefaultTarget, []pkgstore.ReleaseInfo{{Ident: pkgstore.MustParseIdent(glibc)},
+		{Ident: pkgstore.MustParseIdent(openssl), Deps: []pkgstore.Ident{pkgstore.MustParseIdent(glibc)}}})
+	for _, built := range []bool{false, true} {
+		if built { // reverse edges built: NewFrom may take them
+			prev.Dependents(0)
+			other.Dependents(0)
 		}
-		for r := range pkgstore.Ref(want.Len()) {
-			if a, b := got.Deps(r), want.Deps(r); !slices.Equal(a, b) {
-				t.Errorf("from %s: %s needs %v, New says %v", name, re.Ident(r), a, b)
+		for name, c := range map[string]struct {
+			inv  *pkgstore.Inventory
+			from *depgraph.Graph
+		}{"the rescan's earlier graph": {re, prev}, "an unrelated graph": {re, other}, "a larger unrelated graph": {small, prev}} {
+			got, want := depgraph.NewFrom(c.inv, c.from), depgraph.New(c.inv)
+			if got.Len() != want.Len() || got.Edges() != want.Edges() {
+				t.Errorf("from %s (reverse built %v): %d nodes, %d edges; New: %d, %d", name, built, got.Len(), got.Edges(), want.Len(), want.Edges())
+			}
+			for r := range pkgstore.Ref(want.Len()) {
+				if a, b := got.Deps(r), want.Deps(r); !slices.Equal(a, b) {
+					t.Errorf("from %s (reverse built %v): %s needs %v, New says %v", name, built, c.inv.Ident(r), a, b)
+				}
+				if a, b := got.Dependents(r), want.Dependents(r); !slices.Equal(a, b) {
+					t.Errorf("from %s (reverse built %v): %s is needed by %v, New says %v", name, built, c.inv.Ident(r), a, b)
+				}
 			}
 		}
 	}

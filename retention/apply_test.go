@@ -234,29 +234,51 @@ func TestApplyRevalidates(t *testing.T) {
 			killedInstall(t, b.Root, storetest.Archive{Ident: "core/next/1/20261130000000", Deps: []string{redis2}}, storetest.StepUnpacked)
 		}, redis2, "install in progress"},
 	}
+	// A scoped plan (a watch purge's: core/redis alone, freeing what
+	// only its removed releases need) is revalidated by a scoped plan.
+	scoped := func(t *testing.T, root string) *retention.Plan {
+		p, err := retention.PlanScope(context.Background(), storetest.Open(t, root), nil, nil,
+			retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, FreeDeps: true, Only: []pkgstore.Ident{pkgstore.MustParseIdent("core/redis")}},
+			now, pkgstore.Options{Target: "x86_64-linux"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Decisions) == len(p.Inventory.Releases) {
+			t.Fatalf("the scoped plan decided all %d releases", len(p.Decisions))
+		}
+		return p
+	}
+	whole := func(t *testing.T, root string) *retention.Plan {
+		return planAt(t, root, retention.Policy{KeepLatest: 1})
+	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			b := base(t)
-			p := planAt(t, b.Root, retention.Policy{KeepLatest: 1})
-			tt.change(b)
-			opts := fast
-			opts.Now = func() time.Time { return time.Now().Add(2 * time.Hour) }
-			res := applyPlan(t, p, b.Root, opts)
-			o, ok := outcome(res, tt.ident)
-			want := retention.StatusKept
-			if strings.Contains(tt.name, "removed by") {
-				want = retention.StatusGone // not kept by Apply: it was no longer there
-			}
-			if !ok || o.Status != want || !strings.Contains(reasonText(o.Reasons), tt.says) {
-				t.Fatalf("%s: %+v", tt.ident, o)
-			}
-			if !strings.Contains(tt.name, "removed by") && !exists(b.PkgPath(tt.ident)+"/TARGET") {
-				t.Fatalf("%s is gone", tt.ident)
-			}
-			if o, _ := outcome(res, redis1); o.Status != retention.StatusRemoved {
-				t.Errorf("the rest should proceed: %+v", o)
-			}
-		})
+		for planner, planOf := range map[string]func(*testing.T, string) *retention.Plan{"whole": whole, "scoped": scoped} {
+			t.Run(tt.name+"/"+planner, func(t *testing.T) {
+				b := base(t)
+				if planner == "scoped" {
+					oldPkg(b, "core/other/1/20200101000000", glibc1) // outside its scope: glibc1 stays
+				}
+				p := planOf(t, b.Root)
+				tt.change(b)
+				opts := fast
+				opts.Now = func() time.Time { return time.Now().Add(2 * time.Hour) }
+				res := applyPlan(t, p, b.Root, opts)
+				o, ok := outcome(res, tt.ident)
+				want := retention.StatusKept
+				if strings.Contains(tt.name, "removed by") {
+					want = retention.StatusGone // not kept by Apply: it was no longer there
+				}
+				if !ok || o.Status != want || !strings.Contains(reasonText(o.Reasons), tt.says) {
+					t.Fatalf("%s: %+v", tt.ident, o)
+				}
+				if !strings.Contains(tt.name, "removed by") && !exists(b.PkgPath(tt.ident)+"/TARGET") {
+					t.Fatalf("%s is gone", tt.ident)
+				}
+				if o, _ := outcome(res, redis1); o.Status != retention.StatusRemoved {
+					t.Errorf("the rest should proceed: %+v", o)
+				}
+			})
+		}
 	}
 }
 
