@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/schedule"
 )
@@ -127,7 +126,7 @@ func TestWriteUnitsReplacesPlantedSymlink(t *testing.T) {
 // jobs, these with the cron PressureExportCron.
 func TestExportJobs(t *testing.T) {
 	dir := testtool.TempDir(t)
-	root := storetest.New(t).Root
+	root := hostStore(t).Root
 	defs := map[string]string{
 		"p": fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily\"\nkeep_latest = 2\n", root),
 		"f": fmt.Sprintf("fs_root = %q\n[pressure]\nmin_free = \"1GiB\"\nkeep_latest = 1\n", root),
