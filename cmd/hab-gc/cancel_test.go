@@ -22,6 +22,7 @@ import (
 // (during the settle pause) puts every one of them back: nothing is
 // removed, the exit code is 7, and the JSON's counts say so and add up.
 func TestInterruptedRunRestores(t *testing.T) {
+	testtool.NeedSignals(t)
 	exe := testtool.Executable(t)
 	b := storetest.New(t)
 	old := time.Now().Add(-48 * time.Hour)
