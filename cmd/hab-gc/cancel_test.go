@@ -98,6 +98,7 @@ func TestInterruptedRunRestores(t *testing.T) {
 // and a failed count that says so.
 func TestLeftoverFailureExits4(t *testing.T) {
 	t.Parallel()
+	chattr := testtool.Need(t, "chattr", "e2fsprogs")
 	if os.Geteuid() != 0 {
 		t.Skip("chattr +i needs root")
 	}
@@ -106,13 +107,13 @@ func TestLeftoverFailureExits4(t *testing.T) {
 	b.Add(storetest.Release{Ident: "core/a/1/20200101000000", ModTime: old},
 		storetest.Release{Ident: "core/a/2/20210101000000", ModTime: old})
 	stuck := b.PkgPath("core/a/1/20200101000000") + "/MANIFEST"
-	if err := exec.Command("chattr", "+i", stuck).Run(); err != nil {
+	if err := exec.Command(chattr, "+i", stuck).Run(); err != nil {
 		t.Skipf("chattr +i not available here: %v", err)
 	}
 	var hidden []string
 	t.Cleanup(func() {
 		for _, h := range hidden {
-			exec.Command("chattr", "-i", h).Run()
+			exec.Command(chattr, "-i", h).Run()
 		}
 	})
 	for run := 1; run <= 2; run++ {
