@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
@@ -72,7 +71,7 @@ func Open(fsRoot string) (*Store, error) {
 	if fi, err := os.Stat(abs); err != nil {
 		return nil, fmt.Errorf("%w: FS root %s: %w", ErrNoStore, abs, err)
 	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("%w: FS root %s is %w", ErrNoStore, abs, syscall.ENOTDIR) // "... is not a directory"
+		return nil, fmt.Errorf("%w: FS root %s is %w", ErrNoStore, abs, safeio.ErrNotDir) // "... is not a directory"
 	}
 	storePath := filepath.Join(abs, StoreDir)
 	pkgs, err := safeio.OpenRoot(storePath)

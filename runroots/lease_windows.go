@@ -25,7 +25,7 @@ func (lp leaseProbe) probe(ctx context.Context, dirs []retention.ProbeDir) (rete
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		held, err := heldIn(filepath.Join(lp.store, filepath.FromSlash(d.Path)))
+		held, err := heldIn(filepath.Join(lp.store, filepath.FromSlash(d.Dir())))
 		switch {
 		case err != nil:
 			unprobed++

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/schedtest"
-	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
 )
@@ -29,7 +28,7 @@ func TestSchedulerSettleAndPhases(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
-			b := storetest.New(t)
+			b := hostStore(t)
 			b.Old("core/a/1/1", "core/a/2/2", "core/a/3/3")
 			e.write("p", schedtest.Prune(b.Root, "@hourly-random"))
 			s := e.scheduler()

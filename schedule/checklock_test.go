@@ -48,7 +48,7 @@ func TestScheduledCheckSharedLock(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
-			b := storetest.New(t)
+			b := hostStore(t)
 			b.Add(storetest.Release{Ident: "core/a/1/1", ModTime: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)})
 			root := c.setup(t, b)
 			e.write("c", fmt.Sprintf("fs_root = %q\n[check]\nschedule = \"@hourly-random\"\n", root))

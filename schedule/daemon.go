@@ -121,7 +121,7 @@ func (w *dirWatch) rewatch() bool {
 	if w == nil {
 		return false
 	}
-	fi, err := os.Stat(w.dir)
+	fi, err := statNow(w.dir)
 	if err != nil {
 		if w.watched != nil {
 			w.w.Remove(w.dir)
@@ -143,6 +143,20 @@ func (w *dirWatch) rewatch() bool {
 }
 
 func (w *dirWatch) close() { w.w.Close() }
+
+// statNow is os.Stat with the identity os.SameFile compares read now.
+// On Windows os.Stat leaves it to be read from the path when first
+// compared: a FileInfo kept while the name was replaced would then be
+// read as the new directory's, equal to it, and the replacement never
+// seen (TestRewatchSeesReplacedDir). Elsewhere the identity is read with
+// the rest, and the comparison does nothing more.
+func statNow(p string) (os.FileInfo, error) {
+	fi, err := os.Stat(p)
+	if err == nil {
+		os.SameFile(fi, fi) // loads fi's identity on Windows
+	}
+	return fi, err
+}
 
 // RunOnce runs what is due now and, when a missed run waits its catch-up
 // delay (CatchUpSpread), waits for it and runs it too, until ctx ends:

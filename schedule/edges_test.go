@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -151,9 +152,10 @@ func TestFSRootRules(t *testing.T) {
 // version are refused, not replaced or read.
 func TestStateFileRules(t *testing.T) {
 	t.Run("symlink", func(t *testing.T) {
+		testtool.NeedSymlinks(t)
 		e := newEnv(t)
 		e.write("a", prune(e.store(), "@hourly-random"))
-		target := filepath.Join(t.TempDir(), "elsewhere.json")
+		target := filepath.Join(testtool.TempDir(t), "elsewhere.json")
 		os.WriteFile(target, []byte(`{"version": 1}`), 0o644)
 		os.Symlink(target, e.state)
 		s := e.scheduler()

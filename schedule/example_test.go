@@ -25,7 +25,7 @@ func ExampleScheduler_Trigger() {
 	s, _ := pkgstoretest.New(filepath.Join(dir, "fs"))
 	old := time.Now().Add(-30 * 24 * time.Hour)
 	for _, id := range []string{"core/redis/6.2.5/20210101000000", "core/redis/6.2.6/20210601000000", "core/redis/7.0.0/20220101000000"} {
-		s.Add(pkgstoretest.Release{Ident: id, ModTime: old})
+		s.Add(pkgstoretest.Release{Ident: id, ModTime: old, Target: pkgstore.DefaultTarget()})
 	}
 	if s.Err() != nil {
 		panic(s.Err())

@@ -71,7 +71,7 @@ func WriteUnits(out string, jobs []Job, inv Invocation, loc *time.Location) ([]s
 			continue
 		}
 		if IsExportedUnit(root, n) {
-			if err := root.Remove(n); err != nil {
+			if err := safeio.RemoveAt(root, n); err != nil {
 				return written, err
 			}
 		}
@@ -100,7 +100,7 @@ func writeUnit(root *os.Root, u Unit) error {
 		err = root.Rename(tmp, u.Name)
 	}
 	if err != nil {
-		root.Remove(tmp)
+		safeio.RemoveAt(root, tmp)
 	}
 	return err
 }

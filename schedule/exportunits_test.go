@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -29,10 +29,7 @@ func exportJob(t *testing.T, key string) schedule.Job {
 // without it, a file of another name with it and a symlink to a marked file
 // are left alone.
 func TestWriteUnitsContentAndStale(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("safeio.OpenAt is Unix-only: no unit is recognised as exported")
-	}
-	out := filepath.Join(t.TempDir(), "units")
+	out := filepath.Join(testtool.TempDir(t), "units")
 	inv := schedule.Invocation{Exe: "/usr/bin/hab-gc", Args: []string{"daemon", "--once"}}
 	old, cur := exportJob(t, "old-0001"), exportJob(t, "cur-0002")
 	written, err := schedule.WriteUnits(out, []schedule.Job{old, cur}, inv, nil)
@@ -55,22 +52,22 @@ func TestWriteUnitsContentAndStale(t *testing.T) {
 		if err != nil || string(b) != u.Content {
 			t.Errorf("%s: %q, %v; want SystemdUnits' content", u.Name, b, err)
 		}
-		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
+		if fi, err := os.Stat(p); err != nil || runtime.GOOS != "windows" && fi.Mode().Perm() != 0o644 { // Windows has no mode bits
 			t.Errorf("%s: mode %v, %v; want 0644", u.Name, fi.Mode(), err)
 		}
 	}
 	marked := schedule.UnitMarker + "\n[Unit]\n"
 	mine := filepath.Join(out, "hab-gc-check-mine.timer")
 	other := filepath.Join(out, "other.timer")
-	outside := filepath.Join(t.TempDir(), "outside.service")
+	outside := filepath.Join(testtool.TempDir(t), "outside.service")
 	for p, content := range map[string]string{mine: "[Timer]\n", other: marked, outside: marked} {
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	link := filepath.Join(out, "hab-gc-check-link.service")
-	if err := os.Symlink(outside, link); err != nil {
-		t.Fatal(err)
+	left := []string{mine, other, outside}
+	if link := filepath.Join(out, "hab-gc-check-link.service"); testtool.Symlink(t, outside, link) {
+		left = append(left, link)
 	}
 	if _, err := schedule.WriteUnits(out, []schedule.Job{cur}, inv, nil); err != nil {
 		t.Fatal(err)
@@ -81,7 +78,7 @@ func TestWriteUnitsContentAndStale(t *testing.T) {
 			t.Errorf("%s of the job gone: %v, want it removed", u.Name, err)
 		}
 	}
-	for _, p := range []string{mine, other, link, outside} {
+	for _, p := range left {
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("%s: %v, want it left alone", p, err)
 		}
@@ -91,14 +88,15 @@ func TestWriteUnitsContentAndStale(t *testing.T) {
 // TestWriteUnitsReplacesPlantedSymlink: a symlink planted at a unit's name
 // is replaced by the unit, and the file it pointed to is not written.
 func TestWriteUnitsReplacesPlantedSymlink(t *testing.T) {
-	out := t.TempDir()
+	testtool.NeedSymlinks(t)
+	out := testtool.TempDir(t)
 	j := exportJob(t, "k-0003")
 	inv := schedule.Invocation{Exe: "/usr/bin/hab-gc"}
 	units, err := schedule.SystemdUnits(j, inv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	victim := filepath.Join(t.TempDir(), "victim")
+	victim := filepath.Join(testtool.TempDir(t), "victim")
 	if err := os.WriteFile(victim, []byte("precious\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -127,8 +125,8 @@ func TestWriteUnitsReplacesPlantedSymlink(t *testing.T) {
 // TestExportJobs: an export holds the scheduled jobs and the pressure
 // jobs, these with the cron PressureExportCron.
 func TestExportJobs(t *testing.T) {
-	dir := t.TempDir()
-	root := storetest.New(t).Root
+	dir := testtool.TempDir(t)
+	root := hostStore(t).Root
 	defs := map[string]string{
 		"p": fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily\"\nkeep_latest = 2\n", root),
 		"f": fmt.Sprintf("fs_root = %q\n[pressure]\nmin_free = \"1GiB\"\nkeep_latest = 1\n", root),
@@ -138,7 +136,7 @@ func TestExportJobs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := &schedule.Scheduler{Dir: dir, StatePath: filepath.Join(t.TempDir(), "state.json"), ReadOnly: true}
+	s := &schedule.Scheduler{Dir: dir, StatePath: filepath.Join(testtool.TempDir(t), "state.json"), ReadOnly: true}
 	if probs, err := s.Reload(); err != nil || len(probs) > 0 {
 		t.Fatal(probs, err)
 	}
@@ -158,10 +156,7 @@ func TestExportJobs(t *testing.T) {
 // exported unit; a file without it, a shorter one, a directory and a
 // symlink to a marked file are not.
 func TestIsExportedUnit(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("safeio.OpenAt is Unix-only")
-	}
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	files := map[string]string{
 		"marked.timer": schedule.UnitMarker + "\n[Timer]\n",
 		"plain.timer":  "[Timer]\n",
@@ -175,16 +170,17 @@ func TestIsExportedUnit(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "dir.timer"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("marked.timer", filepath.Join(dir, "link.timer")); err != nil {
-		t.Fatal(err)
+	want := map[string]bool{"marked.timer": true, "plain.timer": false, "short.timer": false,
+		"dir.timer": false, "missing.timer": false}
+	if testtool.Symlink(t, "marked.timer", filepath.Join(dir, "link.timer")) {
+		want["link.timer"] = false
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	for name, want := range map[string]bool{"marked.timer": true, "plain.timer": false, "short.timer": false,
-		"dir.timer": false, "link.timer": false, "missing.timer": false} {
+	for name, want := range want {
 		if got := schedule.IsExportedUnit(root, name); got != want {
 			t.Errorf("IsExportedUnit(%s) = %v, want %v", name, got, want)
 		}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // fullFS mounts a small tmpfs on a new directory, for a state file, and
@@ -22,7 +24,7 @@ func fullFS(t *testing.T) (dir string, fill func()) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to mount a tmpfs")
 	}
-	dir = t.TempDir()
+	dir = testtool.TempDir(t)
 	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=256k"); err != nil {
 		t.Skipf("mount tmpfs: %v", err)
 	}

@@ -284,7 +284,7 @@ func (st *State) saveFull(root *os.Root, path string) (written []byte, id string
 	// crash here), removed so that it does not grow the directory.
 	jname := filepath.Base(journalPath(path))
 	if fi, err := root.Lstat(jname); err == nil && fi.Mode().IsRegular() {
-		root.Remove(jname)
+		safeio.RemoveAt(root, jname)
 	}
 	return b, id, nil
 }
@@ -306,7 +306,7 @@ func writeNew(root *os.Root, path, base string, b []byte) error {
 	if err != nil {
 		return err
 	}
-	defer root.Remove(tmp)
+	defer safeio.RemoveAt(root, tmp)
 	if _, err := f.Write(b); err != nil {
 		f.Close()
 		return err

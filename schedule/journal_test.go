@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -222,7 +223,8 @@ func TestStateJournalRules(t *testing.T) {
 		make func(t *testing.T, jpath string)
 	}{
 		{"symlink", func(t *testing.T, jpath string) {
-			target := filepath.Join(t.TempDir(), "elsewhere")
+			testtool.NeedSymlinks(t)
+			target := filepath.Join(testtool.TempDir(t), "elsewhere")
 			os.WriteFile(target, []byte(`{"journal":1,"base":"x"}`+"\n"), 0o644)
 			if err := os.Symlink(target, jpath); err != nil {
 				t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestServePicksUpLateStore (issue 25 item 4): a definition whose store
@@ -13,7 +15,7 @@ import (
 // loaded by Serve once the store appears, without a SIGHUP.
 func TestServePicksUpLateStore(t *testing.T) {
 	e := newEnv(t)
-	late := t.TempDir()
+	late := testtool.TempDir(t)
 	e.write("late", fmt.Sprintf("fs_root = %q\n[check]\nschedule = \"17 * * * *\"\n", late))
 	s := e.scheduler()
 	if probs, err := s.Reload(); err != nil || len(probs) != 1 {

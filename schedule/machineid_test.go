@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -18,14 +18,14 @@ func TestMachineID(t *testing.T) {
 	if err != nil || host == "" {
 		t.Skipf("no host name here: %v", err)
 	}
-	withID := t.TempDir()
+	withID := testtool.TempDir(t)
 	if err := os.MkdirAll(filepath.Join(withID, "etc"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(withID, "etc", "machine-id"), []byte("  abc123\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	blank := t.TempDir()
+	blank := testtool.TempDir(t)
 	os.MkdirAll(filepath.Join(blank, "etc"), 0o755)
 	if err := os.WriteFile(filepath.Join(blank, "etc", "machine-id"), []byte("\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func TestMachineID(t *testing.T) {
 		{"blank explicit", withID, "  ", "abc123"},
 		{"machine-id", withID, "", "abc123"},
 		{"blank machine-id", blank, "", host},
-		{"no machine-id", t.TempDir(), "", host},
+		{"no machine-id", testtool.TempDir(t), "", host},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := schedule.MachineID(tt.root, tt.explicit)
@@ -52,13 +52,13 @@ func TestMachineID(t *testing.T) {
 // machine's own, unless an explicit one is given; an unreadable state
 // file counts as none.
 func TestStateMachineID(t *testing.T) {
-	root := storetest.New(t).Root
-	dir := t.TempDir()
+	root := hostStore(t).Root
+	dir := testtool.TempDir(t)
 	def := fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@daily-random\"\nkeep_latest = 2\n", root)
 	if err := os.WriteFile(filepath.Join(dir, "a.toml"), []byte(def), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	state := filepath.Join(t.TempDir(), "state.json")
+	state := filepath.Join(testtool.TempDir(t), "state.json")
 	s := &schedule.Scheduler{Dir: dir, StatePath: state, Machine: "recorded-one"}
 	if probs, err := s.Reload(); err != nil || len(probs) > 0 {
 		t.Fatal(probs, err)
@@ -75,7 +75,7 @@ func TestStateMachineID(t *testing.T) {
 	}{
 		{"recorded", "", state, "recorded-one"},
 		{"explicit over recorded", "given", state, "given"},
-		{"no state", "", filepath.Join(t.TempDir(), "none.json"), own},
+		{"no state", "", filepath.Join(testtool.TempDir(t), "none.json"), own},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := schedule.StateMachineID(root, tt.explicit, tt.state)
@@ -115,24 +115,24 @@ func TestStoreFSRootAndDefaultState(t *testing.T) {
 // TestDefinitionsFSRoot: the one FS root all definitions that parse name
 // (a rejected one aside); "" for several or none.
 func TestDefinitionsFSRoot(t *testing.T) {
-	a, b := storetest.New(t).Root, storetest.New(t).Root
+	a, b := hostStore(t).Root, hostStore(t).Root
 	write := func(dir, name, root string) {
 		def := fmt.Sprintf("fs_root = %q\n[check]\nschedule = \"@daily\"\n", root)
 		if err := os.WriteFile(filepath.Join(dir, name+".toml"), []byte(def), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	one := t.TempDir()
+	one := testtool.TempDir(t)
 	write(one, "x", a)
 	write(one, "y", a+string(filepath.Separator))
 	os.WriteFile(filepath.Join(one, "bad.toml"), []byte("fs_root = \n"), 0o644)
-	two := t.TempDir()
+	two := testtool.TempDir(t)
 	write(two, "x", a)
 	write(two, "y", b)
 	for _, tt := range []struct{ name, dir, want string }{
 		{"one root", one, a},
 		{"two roots", two, ""},
-		{"empty", t.TempDir(), ""},
+		{"empty", testtool.TempDir(t), ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := schedule.DefinitionsFSRoot(tt.dir); got != tt.want {

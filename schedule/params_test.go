@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
 )
@@ -14,7 +13,7 @@ import (
 // as retention.Policy{} is and as a definition file without keep_latest
 // is; keeping none by count is said with retention.KeepNone.
 func TestZeroParamsRefused(t *testing.T) {
-	root := storetest.New(t).Root
+	root := hostStore(t).Root
 	spec, err := schedule.ParseSpec("@daily-random")
 	if err != nil {
 		t.Fatal(err)

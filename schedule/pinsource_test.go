@@ -3,6 +3,7 @@ package schedule_test
 import (
 	"testing"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -20,7 +21,7 @@ func TestDefaultSetupNamesPinSource(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.typ), func(t *testing.T) {
 			j := schedule.Job{Type: tt.typ, Owner: "team-a", Params: schedule.Params{KeepLatest: 1, Exclude: []string{"core/a", "core/b@>=1"}}}
-			pol, _, err := schedule.DefaultSetup(t.TempDir(), j)
+			pol, _, err := schedule.DefaultSetup(testtool.TempDir(t), j)
 			if err != nil {
 				t.Fatal(err)
 			}

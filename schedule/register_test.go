@@ -5,12 +5,12 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/schedule"
 )
@@ -18,7 +18,7 @@ import (
 // Issue 13 item 6: BuildJobs canonicalises the store itself: definitions
 // made in code whose store differs only by a trailing slash share one job.
 func TestBuildJobsCanonicalisesTheStore(t *testing.T) {
-	root := storetest.New(t).Root
+	root := hostStore(t).Root
 	spec, err := schedule.ParseSpec("@daily-random")
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func pruneJob(t *testing.T, spec string, keep int) schedule.JobDef {
 // triggers share one run.
 func TestRegisterAndTrigger(t *testing.T) {
 	e := newEnv(t)
-	root := storetest.New(t).Root
+	root := hostStore(t).Root
 	s := e.scheduler()
 	s.Dir = ""
 	var mu sync.Mutex
@@ -123,9 +123,9 @@ func TestRegisterAndTrigger(t *testing.T) {
 // logged through it.
 func TestSchedulerLogsApply(t *testing.T) {
 	e := newEnv(t)
-	b := storetest.New(t)
+	b := hostStore(t)
 	b.Old("core/a/1/1", "core/a/2/2")
-	e.write("p", "fs_root = \""+b.Root+"\"\n[prune]\nschedule = \"@hourly-random\"\nkeep_latest = 1\nmin_age = \"none\"\n")
+	e.write("p", "fs_root = "+strconv.Quote(b.Root)+"\n[prune]\nschedule = \"@hourly-random\"\nkeep_latest = 1\nmin_age = \"none\"\n")
 	var buf bytes.Buffer
 	var mu sync.Mutex
 	s := e.scheduler()

@@ -29,7 +29,7 @@ func TestExportedServiceRetries(t *testing.T) {
 		}
 	}
 	testtool.Need(t, "systemd-analyze", "systemd")
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	for _, u := range units {
 		os.WriteFile(filepath.Join(dir, u.Name), []byte(u.Content), 0o644)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
 )
@@ -17,7 +18,7 @@ import (
 // TestDefaultRun runs real prune and check jobs through the scheduler.
 func TestDefaultRun(t *testing.T) {
 	e := newEnv(t)
-	b := storetest.New(t)
+	b := hostStore(t)
 	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	b.Old("core/a/1/1", "core/a/2/2", "core/a/3/3")
 	b.Add(storetest.Release{Ident: "core/b/1/1", Deps: []string{"core/gone/1/1"}, ModTime: old})
@@ -91,7 +92,7 @@ func TestPruneUsesTheSchedulersClock(t *testing.T) {
 func TestPruneAheadClockSeesInstallInProgress(t *testing.T) {
 	e, b := aheadEnv(t)
 	const app = "core/app/1/1"
-	in := storetest.NewInstaller(b.Root, 1).Publish(storetest.Archive{Ident: app, Deps: []string{"core/a/1/1"}})
+	in := hostInstaller(b, 1).Publish(storetest.Archive{Ident: app, Deps: []string{"core/a/1/1"}})
 	checked, resume := make(chan struct{}), make(chan struct{})
 	in.At = func(pt storetest.Point) error {
 		if pt.Top && pt.Step == storetest.StepDepsChecked {
@@ -127,7 +128,7 @@ func TestPruneAheadClockSeesInstallInProgress(t *testing.T) {
 func aheadEnv(t *testing.T) (*env, *storetest.Builder) {
 	e := newEnv(t)
 	e.clock.t = time.Now().Add(48 * time.Hour)
-	b := storetest.New(t)
+	b := hostStore(t)
 	for _, id := range []string{"core/a/1/1", "core/a/2/2", "core/a/3/3"} {
 		b.Add(storetest.Release{Ident: id})
 	}
@@ -154,12 +155,12 @@ func TestCheckJobFailsOnErrorsNotNotices(t *testing.T) {
 		rel  storetest.Release
 		ok   bool
 	}{
-		{"notice only", storetest.Release{Ident: "core/w/1/1", Target: "x86_64-windows"}, true},
+		{"notice only", storetest.Release{Ident: "core/w/1/1", Target: otherTarget()}, true},
 		{"an error", storetest.Release{Ident: "core/b/1/1", Deps: []string{"core/gone/1/1"}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
-			b := storetest.New(t)
+			b := hostStore(t)
 			b.Pkg("core/a/1/1")
 			b.Add(tc.rel)
 			e.write("c", fmt.Sprintf("fs_root = %q\n[check]\nschedule = \"@hourly-random\"\n", b.Root))
@@ -176,4 +177,13 @@ func TestCheckJobFailsOnErrorsNotNotices(t *testing.T) {
 			}
 		})
 	}
+}
+
+// otherTarget is a valid target that is not the machine's: a release of
+// it is another target's, a notice.
+func otherTarget() string {
+	if pkgstore.DefaultTarget() == "x86_64-windows" {
+		return "x86_64-linux"
+	}
+	return "x86_64-windows"
 }

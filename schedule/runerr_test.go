@@ -50,7 +50,7 @@ func TestRunResultErr(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
-			b := storetest.New(t)
+			b := hostStore(t)
 			b.Old("core/a/1/1", "core/a/2/2", "core/a/3/3")
 			tt.store(t, b)
 			e.write("p", schedtest.Prune(b.Root, "@hourly-random"))

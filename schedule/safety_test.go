@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestMergedJobProtectsEveryFSRoot: two FS roots share one store (B's
@@ -29,14 +30,15 @@ func TestMergedJobProtectsEveryFSRoot(t *testing.T) {
 }
 
 func testMergedJobProtects(t *testing.T, spec string, bOlder bool) {
+	testtool.NeedSymlinks(t) // the second FS root's hab/pkgs is a symlink to the first's
 	e := newEnv(t)
 	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	a := storetest.New(t)
+	a := hostStore(t)
 	a.Add(storetest.Release{Ident: "core/dep/1/1", ModTime: old})
 	a.Add(storetest.Release{Ident: "core/dep/2/2", ModTime: old})
 	a.Add(storetest.Release{Ident: "core/svc/1/1", Deps: []string{"core/dep/1/1"}, ModTime: old})
 	a.Add(storetest.Release{Ident: "core/svc/2/2", Deps: []string{"core/dep/2/2"}, ModTime: old})
-	bRoot := t.TempDir()
+	bRoot := testtool.TempDir(t)
 	if err := os.MkdirAll(filepath.Join(bRoot, "hab"), 0o755); err != nil {
 		t.Fatal(err)
 	}

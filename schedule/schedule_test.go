@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/schedule"
 )
@@ -37,12 +38,22 @@ type env struct {
 }
 
 func newEnv(t *testing.T) *env {
-	return &env{t: t, dir: t.TempDir(), state: filepath.Join(t.TempDir(), "state.json"),
+	return &env{t: t, dir: testtool.TempDir(t), state: filepath.Join(testtool.TempDir(t), "state.json"),
 		clock: &clock{t: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}, runs: map[string][]time.Time{}}
 }
 
 func (e *env) store() string {
-	return storetest.New(e.t).Root
+	return hostStore(e.t).Root
+}
+
+// hostStore is a new store laid out for the machine's target
+// (pkgstore.DefaultTarget), the one a job scans for: x86_64-windows on
+// Windows, as Habitat lays releases out there.
+func hostStore(t testing.TB) *storetest.Builder {
+	t.Helper()
+	b := storetest.New(t)
+	b.Target = pkgstore.DefaultTarget()
+	return b
 }
 
 func (e *env) write(name, content string) {
@@ -140,14 +151,17 @@ func TestDeduplication(t *testing.T) {
 	root := e.store()
 	e.write("team-b", prune(root, "@daily-random", `created = "2026-01-02T00:00:00Z"`))
 	e.write("team-a", prune(root, "@daily-random", `created = "2026-01-03T00:00:00Z"`))
-	// The same store through /x/../ and through a symlink.
-	link := filepath.Join(t.TempDir(), "link")
-	os.Symlink(root, link)
+	// The same store through /x/../ and through a symlink (where one
+	// can be made).
 	e.write("team-c", prune(root+"/hab/..", "@DAILY-RANDOM", `created = "2026-01-04T00:00:00Z"`))
-	e.write("team-d", prune(link, "@daily-random", `created = "2026-01-05T00:00:00Z"`))
+	members := "team-b,team-a,team-c"
+	if link := filepath.Join(testtool.TempDir(t), "link"); testtool.Symlink(t, root, link) {
+		e.write("team-d", prune(link, "@daily-random", `created = "2026-01-05T00:00:00Z"`))
+		members += ",team-d"
+	}
 	s := e.loaded()
 	j := onlyJob(t, s)
-	if j.Owner != "team-b" || strings.Join(j.Members, ",") != "team-b,team-a,team-c,team-d" {
+	if j.Owner != "team-b" || strings.Join(j.Members, ",") != members {
 		t.Fatalf("owner %s members %v", j.Owner, j.Members)
 	}
 	// One run, not four.
@@ -381,4 +395,13 @@ func TestCreatedDefaultsToFirstSeen(t *testing.T) {
 	if j := onlyJob(t, s2); j.Owner != "zeta" {
 		t.Fatalf("after restart owner %s", j.Owner)
 	}
+}
+
+// hostInstaller installs into b's store as Habitat does on this machine:
+// its active target, and that of the archives it is given without one,
+// is b's.
+func hostInstaller(b *storetest.Builder, seed uint64) *storetest.Installer {
+	in := storetest.NewInstaller(b.Root, seed)
+	in.Target = b.Target
+	return in
 }

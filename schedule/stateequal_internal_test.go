@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // leafPaths returns the index paths of the fields of t the state file
@@ -132,7 +134,7 @@ func TestStateEqualSeesEveryField(t *testing.T) {
 // job key (a store's absence, a catch-up time) is dropped for the jobs a
 // Reload leaves out: definitions that come and go do not grow it.
 func TestReloadForgetsGoneJobs(t *testing.T) {
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	if err := os.MkdirAll(filepath.Join(dir, "root", "hab", "pkgs"), 0o755); err != nil {
 		t.Fatal(err)
 	}

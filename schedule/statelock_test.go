@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // The state lock PATH.lock follows the store lock's rules: anything at
@@ -47,7 +49,7 @@ func TestStateLockFileRules(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
 			e.write("a", prune(e.store(), "@hourly-random"))
-			outside := filepath.Join(t.TempDir(), "precious")
+			outside := filepath.Join(testtool.TempDir(t), "precious")
 			must(t, os.WriteFile(outside, []byte("precious"), 0o644))
 			lock := e.state + ".lock"
 			c.plant(t, lock, outside)
@@ -100,7 +102,7 @@ func must(t *testing.T, err error) {
 func TestStateLockRelativePath(t *testing.T) {
 	e := newEnv(t)
 	e.write("a", prune(e.store(), "@hourly-random"))
-	t.Chdir(t.TempDir())
+	t.Chdir(testtool.TempDir(t))
 	e.state = "state.json"
 	e.loaded()
 	if _, err := os.Stat("state.json.lock"); err != nil {

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
-	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // Issue 31 item 4: a state file below an FS root (the daemon's default,
@@ -31,8 +31,8 @@ func TestStateNotBelowSymlink(t *testing.T) {
 	for _, link := range []string{"hab", "hab/sup", "hab/sup/default", "hab/sup/default/hab-gc"} {
 		t.Run(link, func(t *testing.T) {
 			e := newEnv(t)
-			root := storetest.New(t).Root
-			outside := t.TempDir()
+			root := hostStore(t).Root
+			outside := testtool.TempDir(t)
 			// What was at the link's name (hab: the store) moves outside.
 			at, moved := filepath.Join(root, link), filepath.Join(outside, "moved")
 			os.MkdirAll(at, 0o755)

@@ -1,6 +1,7 @@
 package schedule_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,9 +15,9 @@ func TestDefinitionTypoSuggestsKey(t *testing.T) {
 	root := newEnv(t).store()
 	for _, tc := range []struct{ text, want string }{
 		{"fs_rot = \"/\"\n[prune]\nschedule = \"@daily\"\n", "unknown field fs_rot (did you mean fs_root?)"},
-		{"fs_root = \"" + root + "\"\n[prune]\nschedule = \"@daily\"\nkeep_lates = 2\n", "unknown field prune.keep_lates (did you mean keep_latest?)"},
-		{"fs_root = \"" + root + "\"\n[check]\nshedule = \"@daily\"\n", "(did you mean schedule?)"},
-		{"fs_root = \"" + root + "\"\n[prune]\nschedule = \"@daily\"\nzzzzzzzz = 1\n", "unknown field prune.zzzzzzzz"},
+		{"fs_root = " + strconv.Quote(root) + "\n[prune]\nschedule = \"@daily\"\nkeep_lates = 2\n", "unknown field prune.keep_lates (did you mean keep_latest?)"},
+		{"fs_root = " + strconv.Quote(root) + "\n[check]\nshedule = \"@daily\"\n", "(did you mean schedule?)"},
+		{"fs_root = " + strconv.Quote(root) + "\n[prune]\nschedule = \"@daily\"\nzzzzzzzz = 1\n", "unknown field prune.zzzzzzzz"},
 	} {
 		_, err := schedule.ParseDefinition("d.toml", []byte(tc.text))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

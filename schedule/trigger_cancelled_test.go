@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -88,7 +88,7 @@ func TestTriggerErrorNotRun(t *testing.T) {
 	s, key, _ := triggerEnv(t, func(ctx context.Context) schedule.RunResult {
 		return schedule.RunResult{OK: true}
 	})
-	if err := os.RemoveAll(s.Jobs()[0].FSRoot); err != nil {
+	if err := testtool.RemoveAll(s.Jobs()[0].FSRoot); err != nil {
 		t.Fatal(err)
 	}
 	o, err := s.Trigger(context.Background(), key)

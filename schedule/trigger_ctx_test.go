@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/schedule"
 )
@@ -16,7 +15,7 @@ import (
 func triggerEnv(t *testing.T, run func(ctx context.Context) schedule.RunResult) (*schedule.Scheduler, string, *env) {
 	t.Helper()
 	e := newEnv(t)
-	root := storetest.New(t).Root
+	root := hostStore(t).Root
 	s := e.scheduler()
 	s.Dir = ""
 	s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {

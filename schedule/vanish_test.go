@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -46,7 +47,7 @@ func TestStateSharedByTwoDirectories(t *testing.T) {
 	e := newEnv(t)
 	root := e.store()
 	e.write("a", prune(root, "17 * * * *"))
-	other := t.TempDir()
+	other := testtool.TempDir(t)
 	if err := os.WriteFile(filepath.Join(other, "b.toml"), []byte(prune(root, "43 * * * *")), 0o644); err != nil {
 		t.Fatal(err)
 	}

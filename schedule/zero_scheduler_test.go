@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -13,7 +14,7 @@ import (
 // (ErrNoStatePath) and writes nothing (it used to write "..lock" into the
 // working directory, then fail renaming).
 func TestZeroSchedulerRefused(t *testing.T) {
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	t.Chdir(dir)
 	var s schedule.Scheduler
 	if _, err := s.Reload(); !errors.Is(err, schedule.ErrNoStatePath) {

@@ -42,7 +42,9 @@ func TestRunCache(t *testing.T) {
 	// age their change times): with the default install window, the fresh
 	// archives of releases that are not installed would make every
 	// removal wait (TestRunWaitsForFetchedArchive).
-	code := execute([]string{"run", "--keep-latest=1", "--min-age=none", "--runtime-roots=false", "--fs-root", b.Root, "--cache", "--json", "--install-window=1ns"},
+	// The store and the archives are x86_64-linux's, whatever the machine.
+	code := execute([]string{"run", "--keep-latest=1", "--min-age=none", "--runtime-roots=false", "--fs-root", b.Root, "--cache", "--json", "--install-window=1ns",
+		"--target", storetest.DefaultTarget},
 		&out, &errb, func(string) (string, bool) { return "", false })
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestRunCacheUnreadable: with --cache, the JSON always has "cache"; when
@@ -20,12 +21,13 @@ func TestRunCacheUnreadable(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name      string
-		make      func(b *storetest.Builder)
+		make      func(t *testing.T, b *storetest.Builder)
 		wantCode  int
 		wantError string
 	}{
-		{"no cache", func(b *storetest.Builder) {}, 0, ""},
-		{"artifacts a symlink", func(b *storetest.Builder) {
+		{"no cache", func(*testing.T, *storetest.Builder) {}, 0, ""},
+		{"artifacts a symlink", func(t *testing.T, b *storetest.Builder) {
+			testtool.NeedSymlinks(t)
 			other := filepath.Join(b.Root, "elsewhere")
 			os.MkdirAll(other, 0o755)
 			os.MkdirAll(b.Path("hab/cache"), 0o755)
@@ -33,7 +35,7 @@ func TestRunCacheUnreadable(t *testing.T) {
 				panic(err)
 			}
 		}, exitPartial, "hab/cache/artifacts is a symlink"},
-		{"cache a file", func(b *storetest.Builder) {
+		{"cache a file", func(_ *testing.T, b *storetest.Builder) {
 			b.File("hab/cache", "not a directory\n")
 		}, exitPartial, "hab/cache is a regular file"},
 	}
@@ -41,9 +43,9 @@ func TestRunCacheUnreadable(t *testing.T) {
 		for _, dry := range []bool{true, false} {
 			name := tc.name + map[bool]string{true: " dry run", false: ""}[dry]
 			t.Run(name, func(t *testing.T) {
-				b := storetest.New(t)
+				b := hostStore(t)
 				b.Pkg("core/redis/5.0.1/20210101000000").Pkg("core/redis/6.2.6/20220101000000")
-				tc.make(b)
+				tc.make(t, b)
 				args := []string{"run", "--keep-latest=1", "--min-age=none", "--runtime-roots=false", "--fs-root", b.Root, "--cache", "--json"}
 				if dry {
 					args = append(args, "--dry-run")

@@ -22,6 +22,7 @@ import (
 // (during the settle pause) puts every one of them back: nothing is
 // removed, the exit code is 7, and the JSON's counts say so and add up.
 func TestInterruptedRunRestores(t *testing.T) {
+	testtool.NeedSignals(t)
 	exe := testtool.Executable(t)
 	b := storetest.New(t)
 	old := time.Now().Add(-48 * time.Hour)
@@ -97,6 +98,7 @@ func TestInterruptedRunRestores(t *testing.T) {
 // and a failed count that says so.
 func TestLeftoverFailureExits4(t *testing.T) {
 	t.Parallel()
+	chattr := testtool.Need(t, "chattr", "e2fsprogs")
 	if os.Geteuid() != 0 {
 		t.Skip("chattr +i needs root")
 	}
@@ -105,13 +107,13 @@ func TestLeftoverFailureExits4(t *testing.T) {
 	b.Add(storetest.Release{Ident: "core/a/1/20200101000000", ModTime: old},
 		storetest.Release{Ident: "core/a/2/20210101000000", ModTime: old})
 	stuck := b.PkgPath("core/a/1/20200101000000") + "/MANIFEST"
-	if err := exec.Command("chattr", "+i", stuck).Run(); err != nil {
+	if err := exec.Command(chattr, "+i", stuck).Run(); err != nil {
 		t.Skipf("chattr +i not available here: %v", err)
 	}
 	var hidden []string
 	t.Cleanup(func() {
 		for _, h := range hidden {
-			exec.Command("chattr", "-i", h).Run()
+			exec.Command(chattr, "-i", h).Run()
 		}
 	})
 	for run := 1; run <= 2; run++ {

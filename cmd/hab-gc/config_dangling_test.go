@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
@@ -16,7 +15,8 @@ import (
 // and what they keep removed. It is refused, naming the file; nothing is
 // removed.
 func TestConfigDanglingSymlink(t *testing.T) {
-	b := storetest.New(t)
+	testtool.NeedSymlinks(t)
+	b := hostStore(t)
 	b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000001")
 	cfg := filepath.Join(b.Root, "hab", "etc", "hab-gc.toml")
 	noErr(t, os.MkdirAll(filepath.Dir(cfg), 0o755))

@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,7 +21,7 @@ import (
 func TestDaemonWatchInstallWindow(t *testing.T) {
 	t.Parallel()
 	exe := testtool.Executable(t)
-	b := storetest.New(t)
+	b := hostStore(t)
 	b.Old("core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000")
 	b.Spec("redis", "core/redis")
 	// A killed install's leftover (Habitat never removes one).
@@ -40,7 +39,7 @@ func TestDaemonWatchInstallWindow(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	waitFor(t, "watching", func() bool { return strings.Contains(stderr.String(), "watching the store") }, stderr)
-	in := storetest.NewInstaller(b.Root, 5)
+	in := hostInstaller(b, 5)
 	in.Publish(storetest.Archive{Ident: "core/redis/7.0.1/20260101000000"})
 	if err := in.Install("core/redis/7.0.1/20260101000000"); err != nil {
 		t.Fatal(err)
@@ -49,8 +48,7 @@ func TestDaemonWatchInstallWindow(t *testing.T) {
 	// the window has passed.
 	// After the update (the purge at start, if it came first, is not the one).
 	waitFor(t, "purged", func() bool { return purgedLine.MatchString(stderr.String()) }, stderr)
-	cmd.Process.Signal(syscall.SIGTERM)
-	if err := cmd.Wait(); err != nil {
+	if err := testtool.Terminate(t, cmd); err != nil {
 		t.Fatalf("daemon exited with %v; stderr:\n%s", err, stderr)
 	}
 	if _, err := os.Stat(b.PkgPath("core/redis/6.2.6/20200201000000")); err == nil {

@@ -26,7 +26,8 @@ func TestDemoStoreUpToDate(t *testing.T) {
 	fresh := testtool.TempDir(t)
 	storetest.Demo(storetest.At(t, fresh))
 	// The lock file (gitignored) is made by commands run on the demo store.
-	out, err := exec.Command("diff", "-r", "--no-dereference", "-x", pkgstore.LockFile, fresh, filepath.FromSlash(dir)).CombinedOutput()
+	diff := testtool.Need(t, "diff", "diffutils")
+	out, err := exec.Command(diff, "-r", "--no-dereference", "-x", pkgstore.LockFile, fresh, filepath.FromSlash(dir)).CombinedOutput()
 	if err != nil {
 		t.Fatalf("testdata/demo differs from storetest.Demo (run go test ./cmd/hab-gc -run Demo -update):\n%s", out)
 	}

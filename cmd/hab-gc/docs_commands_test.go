@@ -133,6 +133,7 @@ func sandboxPaths(line, root string) string {
 // test is listed, with the reason, in docNotRun.
 func TestDocsCommands(t *testing.T) {
 	t.Parallel()
+	testtool.Need(t, "sh", "dash") // the documented commands are a reader's shell lines
 	if _, err := exec.LookPath("hab-gc"); err != nil {
 		t.Fatal("hab-gc is not on PATH (TestMain puts this test binary there):", err)
 	}

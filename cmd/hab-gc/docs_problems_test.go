@@ -65,7 +65,10 @@ func TestProblemKindsDocumented(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "hab/sup/default/specs"), 0o755)
 	os.WriteFile(filepath.Join(root, "hab/sup/default/specs/ghost.spec"), []byte("ident = \"core/ghost\"\n"), 0o644)
 	os.MkdirAll(filepath.Join(root, "bin"), 0o755)
-	os.Symlink("/hab/pkgs/core/app/9.9/20990101000000/bin/app", filepath.Join(root, "bin", "app"))
+	if !testtool.Symlink(t, "/hab/pkgs/core/app/9.9/20990101000000/bin/app", filepath.Join(root, "bin", "app")) {
+		// Windows' binlink: a binstub naming a release not installed.
+		b.Binstub("hab/bin", "app", `C:\hab\pkgs\core\app\9.9\20990101000000\bin\app.exe`, nil)
+	}
 	shown := []string{"dep-not-installed", "deps-not-in-tdeps", "spec-unmatched", "dangling-binlink"}
 
 	kinds := func(args ...string) map[string]bool {

@@ -33,7 +33,7 @@ func TestRunAsksSupervisorOverTLS(t *testing.T) {
 	defer srv.Close()
 
 	mk := func(t *testing.T) *storetest.Builder {
-		b := storetest.New(t)
+		b := hostStore(t)
 		b.Pkg(running).Pkg(newer)
 		return b
 	}

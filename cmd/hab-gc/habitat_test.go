@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -226,7 +225,8 @@ metrics_file = "/var/lib/node_exporter/textfile/hab_gc.prom"
 					t.Errorf("the hook lacks %s:\n%s", a, script)
 				}
 			}
-			if out, err := exec.Command("sh", "-n", hook).CombinedOutput(); err != nil {
+			sh := testtool.Need(t, "sh", "dash") // the hook is a shell script
+			if out, err := exec.Command(sh, "-n", hook).CombinedOutput(); err != nil {
 				t.Fatalf("sh -n: %v: %s", err, out)
 			}
 			t.Run("shellcheck", func(t *testing.T) {
@@ -285,8 +285,7 @@ func startHook(t *testing.T, hook, pkgPath, svc string) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the daemon did not start in 60s")
 	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	if err := cmd.Wait(); err != nil {
+	if err := testtool.Terminate(t, cmd); err != nil {
 		t.Errorf("daemon exit: %v", err)
 	}
 }

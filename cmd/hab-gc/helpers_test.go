@@ -4,6 +4,9 @@ import (
 	"errors"
 	"os/exec"
 	"testing"
+
+	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
 // reasonJSON is one reason of a decision in a JSON report.
@@ -42,4 +45,24 @@ func noErr(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// hostStore is a new store laid out for the target hab-gc scans for when
+// given none, the machine's (pkgstore.DefaultTarget: x86_64-windows on
+// Windows, where Habitat lays releases out so), for a test that runs
+// hab-gc without --target.
+func hostStore(t *testing.T) *storetest.Builder {
+	t.Helper()
+	b := storetest.New(t)
+	b.Target = pkgstore.DefaultTarget()
+	return b
+}
+
+// hostInstaller installs into b's store as Habitat does on this machine:
+// its active target, and that of the archives it is given without one,
+// is b's.
+func hostInstaller(b *storetest.Builder, seed uint64) *storetest.Installer {
+	in := storetest.NewInstaller(b.Root, seed)
+	in.Target = b.Target
+	return in
 }

@@ -65,10 +65,10 @@ func TestDryRunShowsInstallProtections(t *testing.T) {
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			b := storetest.New(t)
+			b := hostStore(t)
 			old := time.Now().Add(-48 * time.Hour)
 			b.Add(storetest.Release{Ident: dep, ModTime: old}, storetest.Release{Ident: depNew, ModTime: old})
-			in := storetest.NewInstaller(b.Root, 3)
+			in := hostInstaller(b, 3)
 			for _, a := range []storetest.Archive{
 				{Ident: app, Deps: []string{lib, dep}, Payload: []string{"bin/app", "lib/x.so"}, MetaLast: tt.metaLast},
 				{Ident: lib, Payload: []string{"lib/a.so", "lib/b.so"}, MetaLast: tt.metaLast},
@@ -121,10 +121,10 @@ func TestCacheKeepsArchivesBeingInstalled(t *testing.T) {
 		depNew = "core/dep/2.0/20210101000000"
 		app    = "core/app/1.0/20261201000000"
 	)
-	b := storetest.New(t)
+	b := hostStore(t)
 	old := time.Now().Add(-48 * time.Hour)
 	b.Add(storetest.Release{Ident: dep, ModTime: old}, storetest.Release{Ident: depNew, ModTime: old})
-	in := storetest.NewInstaller(b.Root, 5)
+	in := hostInstaller(b, 5)
 	if err := in.Cache(storetest.Archive{Ident: app, Deps: []string{dep}, Payload: []string{"bin/app"}}, 72*time.Hour); err != nil {
 		t.Fatal(err)
 	}

@@ -214,7 +214,7 @@ func TestRunAsksSupervisor(t *testing.T) {
 	token := map[string]string{"HAB_SUP_GATEWAY_AUTH_TOKEN": "tok"}
 
 	mk := func(t *testing.T) *storetest.Builder {
-		b := storetest.New(t)
+		b := hostStore(t)
 		b.Pkg(running).Pkg(newer).Spec("redis", "core/redis")
 		return b
 	}

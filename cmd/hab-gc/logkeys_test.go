@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -44,7 +43,7 @@ func duplicateKey(line string) (string, error) {
 // daemon's logger for the watch carries it, and the watch logs it).
 func TestDaemonJSONLogKeysUnique(t *testing.T) {
 	exe := testtool.Executable(t)
-	b := storetest.New(t)
+	b := hostStore(t)
 	b.Add(storetest.Release{Ident: "core/redis/6.2.5/20200101000000", ModTime: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)})
 	b.Spec("redis", "core/redis")
 	dir := testtool.TempDir(t)
@@ -57,8 +56,7 @@ func TestDaemonJSONLogKeysUnique(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	waitFor(t, "watching", func() bool { return strings.Contains(stderr.String(), "watching the store") }, stderr)
-	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Wait()
+	testtool.Terminate(t, cmd)
 	for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
 		k, err := duplicateKey(l)
 		if err != nil {

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,7 +17,6 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/hab-gc/hab-gc/internal/schedtest"
-	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/metrics"
 )
@@ -29,7 +27,7 @@ import (
 func TestDaemonServesMetrics(t *testing.T) {
 	t.Parallel()
 	exe := testtool.Executable(t)
-	b := storetest.New(t)
+	b := hostStore(t)
 	b.Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
 	work := testtool.TempDir(t)
 	sched := filepath.Join(work, "schedules")
@@ -123,10 +121,7 @@ func TestDaemonServesMetrics(t *testing.T) {
 	if _, err := os.Stat(textfile); err != nil {
 		t.Errorf("the textfile was not written: %v", err)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err != nil {
+	if err := testtool.Terminate(t, cmd); err != nil {
 		t.Fatalf("daemon exit: %v", err)
 	}
 }

@@ -5,12 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/schedtest"
-	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
@@ -24,9 +24,13 @@ import (
 func TestOwnRunningReleaseKept(t *testing.T) {
 	t.Parallel()
 	const own, newer = "habgc/hab-gc/0.1.0/20200101000000", "habgc/hab-gc/0.2.0/20200201000000"
-	b := storetest.New(t)
+	b := hostStore(t)
 	b.Pkg(own).Pkg(newer).Pkg("core/a/1/20200101000000").Pkg("core/a/2/20200101000000")
-	copyExe := testtool.CopyTestBinary(t, filepath.Join(b.PkgPath(own), "bin"), "hab-gc")
+	name := "hab-gc"
+	if runtime.GOOS == "windows" {
+		name += ".exe" // as a Windows package ships it: Windows runs a program by its extension
+	}
+	copyExe := testtool.CopyTestBinary(t, filepath.Join(b.PkgPath(own), "bin"), name)
 	// habgc runs the copy; it returns stdout, then stderr.
 	habgc := func(args ...string) (string, string) {
 		t.Helper()

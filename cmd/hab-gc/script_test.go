@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,20 +32,46 @@ import (
 func TestMain(m *testing.M) {
 	testtool.NoRaceExitSleep()
 	proctest.RunHelper()
-	if os.Getenv("HAB_GC_TEST_NO_SCRIPTS") != "" {
-		// Under Wine (.ci/run): testscript.Main's clean-up of its
-		// commands' directory (os.RemoveAll) fails there, failing the
-		// binary; the tests run there call the commands in process.
-		os.Exit(m.Run())
+	testscript.Main(commandsRemoved{m}, map[string]func(){"hab-gc": func() { os.Exit(Main()) }, "hab-gc-blocked": func() { os.Exit(blockedMain()) }})
+}
+
+// commandsRemoved runs the tests, then removes testscript.Main's directory
+// of commands (testscript-main*, whose bin it put first on PATH) with
+// testtool.RemoveAll, entry by entry. testscript.Main removes it too, with
+// os.RemoveAll, which fails under Wine 8.0 ("Invalid function": it deletes
+// with POSIX semantics) and then ends the binary with exit 1 whatever the
+// tests did; a directory already gone it leaves be. Elsewhere
+// testtool.RemoveAll is os.RemoveAll, as before.
+type commandsRemoved struct{ m *testing.M }
+
+func (c commandsRemoved) Run() int {
+	code := c.m.Run()
+	bin := filepath.SplitList(os.Getenv("PATH"))[0]
+	dir := filepath.Dir(bin)
+	if filepath.Base(bin) != "bin" || !strings.HasPrefix(filepath.Base(dir), "testscript-main") {
+		fmt.Fprintf(os.Stderr, "testscript's directory of commands is not first on PATH (%s): left to testscript\n", bin)
+		return code
 	}
-	testscript.Main(m, map[string]func(){"hab-gc": func() { os.Exit(Main()) }, "hab-gc-blocked": func() { os.Exit(blockedMain()) }})
+	if err := testtool.RemoveAll(dir); err != nil {
+		fmt.Fprintf(os.Stderr, "removing testscript's directory of commands: %v\n", err)
+		return max(code, 1)
+	}
+	return code
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script, one per
 // command (run.txtar tests `hab-gc run`, and so on).
 func TestScripts(t *testing.T) {
+	// Each script's $WORK: testscript removes it with os.RemoveAll,
+	// which fails under Wine 8.0, silently; on Windows they are made in
+	// a directory testtool.TempDir removes at the end, entry by entry.
+	var workdirRoot string
+	if runtime.GOOS == "windows" {
+		workdirRoot = testtool.TempDir(t)
+	}
 	testscript.Run(t, testscript.Params{
-		Dir: filepath.Join("..", "..", "testdata", "script"),
+		Dir:         filepath.Join("..", "..", "testdata", "script"),
+		WorkdirRoot: workdirRoot,
 		// -update rewrites the golden files that scripts compare with cmp.
 		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
@@ -55,7 +82,13 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("REPO", repo)
-			// Definition files in scripts name $WORK; expand it in place.
+			// $TARGET is the target mkrel and demo lay stores out for,
+			// the one hab-gc scans for when given none.
+			env.Setenv("TARGET", pkgstore.DefaultTarget())
+			// Definition files in scripts name $WORK, in TOML's quoted
+			// strings; expand it in place (a Windows path's backslashes
+			// escaped).
+			work := strings.ReplaceAll(env.WorkDir, `\`, `\\`)
 			return filepath.WalkDir(env.WorkDir, func(p string, d fs.DirEntry, err error) error {
 				if err != nil || d.IsDir() || !strings.HasSuffix(p, ".toml") {
 					return err
@@ -64,7 +97,7 @@ func TestScripts(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				return os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "$WORK", env.WorkDir)), 0o644)
+				return os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "$WORK", work)), 0o644)
 			})
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -80,6 +113,8 @@ func TestScripts(t *testing.T) {
 			"appendfile": cmdAppendFile,
 			"promval":    cmdPromVal,
 			"holdlease":  cmdHoldLease,
+			"rmtree":     cmdRmtree,
+			"hardlink":   cmdHardlink,
 		},
 	})
 }
@@ -94,6 +129,15 @@ func (s scriptTB) Helper()                   {}
 func (s scriptTB) Fatal(args ...any)         { s.ts.Fatalf("%s", fmt.Sprint(args...)) }
 func (s scriptTB) Fatalf(f string, a ...any) { s.ts.Fatalf(f, a...) }
 
+// scriptStore is the store under root, its releases laid out for the
+// machine's target (pkgstore.DefaultTarget), the one hab-gc scans for when
+// given none: x86_64-windows on Windows, as Habitat lays them out there.
+func scriptStore(ts *testscript.TestScript, root string) *storetest.Builder {
+	b := storetest.At(scriptTB{ts: ts}, root)
+	b.Target = pkgstore.DefaultTarget()
+	return b
+}
+
 // mkrel ROOT IDENT [DEP...]: add a release installed long ago (its TDEPS
 // is the closure of DEPS among releases made before).
 func cmdMkrel(ts *testscript.TestScript, neg bool, args []string) {
@@ -101,7 +145,7 @@ func cmdMkrel(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: mkrel ROOT IDENT [DEP...]")
 	}
 	root := ts.MkAbs(args[0])
-	b := storetest.At(scriptTB{ts: ts}, root)
+	b := scriptStore(ts, root)
 	var tdeps []string
 	seen := map[string]bool{}
 	for _, d := range args[2:] {
@@ -128,7 +172,7 @@ func cmdMkrel(ts *testscript.TestScript, neg bool, args []string) {
 
 // demo ROOT: build the demo store.
 func cmdDemo(ts *testscript.TestScript, neg bool, args []string) {
-	storetest.Demo(storetest.At(scriptTB{ts: ts}, ts.MkAbs(args[0])))
+	storetest.Demo(scriptStore(ts, ts.MkAbs(args[0])))
 }
 
 // snapshot DIR FILE: write a listing of DIR (paths, types, link targets,
@@ -385,4 +429,25 @@ func cmdPromVal(ts *testscript.TestScript, neg bool, args []string) {
 	if !ok {
 		ts.Fatalf("%s %v = %v, want %s %v", args[1], args[4:], got, args[2], want)
 	}
+}
+
+// rmtree PATH...: remove each PATH and all in it, entry by entry
+// (testtool.RemoveAll). testscript's rm is os.RemoveAll, which fails on a
+// directory with a file in it under Wine 8.0.
+func cmdRmtree(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: rmtree PATH...")
+	}
+	for _, a := range args {
+		ts.Check(testtool.RemoveAll(ts.MkAbs(a)))
+	}
+}
+
+// hardlink OLD NEW: make NEW a hard link to OLD (os.Link: ln, which
+// Windows lacks).
+func cmdHardlink(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: hardlink OLD NEW")
+	}
+	ts.Check(os.Link(ts.MkAbs(args[0]), ts.MkAbs(args[1])))
 }

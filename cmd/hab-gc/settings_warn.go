@@ -15,7 +15,9 @@ import (
 var testOnlyEnv = []string{"HAB_GC_TEST_", "HAB_GC_FLOCK_HELPER", "HAB_GC_LEASE_HELPER", "HAB_GC_PROCTEST_MAP",
 	"HAB_GC_RUNROOTS_BLIND_PLAN", "HAB_GC_BENCH_"}
 
-// knownEnv are the HAB_GC_* variables hab-gc reads.
+// knownEnv are the HAB_GC_* variables hab-gc reads: the settings', and
+// those read only from the environment (HAB_GC_CONFIG, HAB_GC_MACHINE_ID,
+// HAB_GC_STOP_GRACE).
 func knownEnv() []string {
 	var out []string
 	for _, s := range settings() {
@@ -25,7 +27,7 @@ func knownEnv() []string {
 			}
 		}
 	}
-	return append(out, "HAB_GC_CONFIG", "HAB_GC_MACHINE_ID")
+	return append(out, "HAB_GC_CONFIG", "HAB_GC_MACHINE_ID", stopGraceEnv)
 }
 
 // warnUnknownEnv warns of each non-empty HAB_GC_* variable hab-gc does not

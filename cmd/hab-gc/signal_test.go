@@ -22,6 +22,7 @@ import (
 // interrupted, with exit code 7 and nothing removed. The process is this
 // test binary run as hab-gc (see TestMain).
 func TestSignalStopsARun(t *testing.T) {
+	testtool.NeedSignals(t)
 	t.Parallel()
 	exe := testtool.Executable(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
@@ -81,6 +82,7 @@ func interruptWhileLocked(t *testing.T, exe, fsRoot string, sig syscall.Signal, 
 // TestSignalStopsDaemonOnce: SIGTERM while `daemon --once` waits for a
 // store's lock says it was interrupted and exits 7, not 4 (a failed job).
 func TestSignalStopsDaemonOnce(t *testing.T) {
+	testtool.NeedSignals(t)
 	t.Parallel()
 	exe := testtool.Executable(t)
 	b := storetest.New(t)
@@ -142,6 +144,7 @@ func blockedMain() int {
 // WaitDelay to exit, then it is killed: the lease never ends while it
 // runs); a second signal kills COMMAND before hab-gc ends.
 func TestSignalLeaseOutlivesTheGrace(t *testing.T) {
+	testtool.NeedSignals(t)
 	b := storetest.New(t)
 	b.Pkg("core/a/1/20200101000000")
 	for _, second := range []bool{false, true} {

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hab-gc/hab-gc/docs"
-	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
 // renderedTopics counts the commands under root whose long help holds the
@@ -44,7 +43,7 @@ func renderedTopics(t *testing.T, root *cobra.Command) (rendered, topics int) {
 // page, and only its: the count sees a render.
 func TestOrdinaryCommandsRenderNoTopic(t *testing.T) {
 	t.Parallel()
-	b := storetest.New(t)
+	b := hostStore(t)
 	b.Pkg("core/a/1/20200101000000")
 	exec := func(root *cobra.Command, args ...string) {
 		t.Helper()

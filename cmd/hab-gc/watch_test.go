@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -32,11 +31,12 @@ func waitFor(t *testing.T, what string, cond func() bool, stderr *testtool.SyncB
 // TestWatchCommand: `hab-gc watch` (this test binary run as hab-gc) purges
 // a loaded service's oldest release after a new one is installed as
 // Habitat installs it, writes the purge to the history and the metrics
-// file, and stops on SIGTERM with exit 0.
+// file, and stops on SIGTERM with exit 0 (on Windows it is killed:
+// testtool.Terminate).
 func TestWatchCommand(t *testing.T) {
 	t.Parallel()
 	exe := testtool.Executable(t)
-	b := storetest.New(t)
+	b := hostStore(t)
 	b.Old("core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000", "core/nginx/1/20200101000000", "core/nginx/1/20200201000000")
 	b.Spec("redis", "core/redis")
 	prom := testtool.TempDir(t) + "/hab_gc.prom"
@@ -50,7 +50,7 @@ func TestWatchCommand(t *testing.T) {
 	// At start, as the Supervisor, the loaded service's package is
 	// purged: 6.2.5 goes.
 	waitFor(t, "purged at start", func() bool { return strings.Contains(stderr.String(), "msg=purged package=core/redis trigger=start") }, stderr)
-	in := storetest.NewInstaller(b.Root, 3)
+	in := hostInstaller(b, 3)
 	in.Publish(storetest.Archive{Ident: "core/redis/7.0.1/20260101000000"}, storetest.Archive{Ident: "core/nginx/2/20260101000000"})
 	for _, id := range []string{"core/redis/7.0.1/20260101000000", "core/nginx/2/20260101000000"} {
 		if err := in.Install(id); err != nil {
@@ -58,8 +58,7 @@ func TestWatchCommand(t *testing.T) {
 		}
 	}
 	waitFor(t, "purged", func() bool { return purgedLine.MatchString(stderr.String()) }, stderr)
-	cmd.Process.Signal(syscall.SIGTERM)
-	if err := cmd.Wait(); err != nil {
+	if err := testtool.Terminate(t, cmd); err != nil {
 		t.Fatalf("watch exited with %v; stderr:\n%s", err, stderr)
 	}
 	for id, want := range map[string]bool{
@@ -107,7 +106,7 @@ func TestWatchCommand(t *testing.T) {
 func TestDaemonWatches(t *testing.T) {
 	t.Parallel()
 	exe := testtool.Executable(t)
-	b := storetest.New(t)
+	b := hostStore(t)
 	b.Old(
 		"core/redis/6.2.5/20200101000000", "core/redis/6.2.6/20200201000000", "core/redis/6.2.7/20200301000000",
 		"core/nginx/1/20200101000000", "core/nginx/1/20200201000000",
@@ -123,7 +122,7 @@ func TestDaemonWatches(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	waitFor(t, "watching", func() bool { return strings.Contains(stderr.String(), "watching the store") }, stderr)
-	in := storetest.NewInstaller(b.Root, 4)
+	in := hostInstaller(b, 4)
 	in.Publish(storetest.Archive{Ident: "core/redis/7.0.1/20260101000000"}, storetest.Archive{Ident: "core/nginx/2/20260101000000"})
 	for _, id := range []string{"core/nginx/2/20260101000000", "core/redis/7.0.1/20260101000000"} {
 		if err := in.Install(id); err != nil {
@@ -132,8 +131,7 @@ func TestDaemonWatches(t *testing.T) {
 	}
 	// After the update (the purge at start, if it came first, is not the one).
 	waitFor(t, "purged", func() bool { return purgedLine.MatchString(stderr.String()) }, stderr)
-	cmd.Process.Signal(syscall.SIGTERM)
-	if err := cmd.Wait(); err != nil {
+	if err := testtool.Terminate(t, cmd); err != nil {
 		t.Fatalf("daemon exited with %v; stderr:\n%s", err, stderr)
 	}
 	for id, want := range map[string]bool{
@@ -179,7 +177,7 @@ func TestWatchSupervisorCount(t *testing.T) {
 		{"the environment before sup.toml", "1", "keep_latest_packages = 2\n", map[string]bool{r1: false, r2: false, r3: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := storetest.New(t)
+			b := hostStore(t)
 			b.Old(r1, r2, r3)
 			b.Spec("redis", "core/redis")
 			if tc.supToml != "" {
@@ -197,8 +195,7 @@ func TestWatchSupervisorCount(t *testing.T) {
 			}
 			defer cmd.Process.Kill()
 			waitFor(t, "purged at start", func() bool { return strings.Contains(stderr.String(), "msg=purged package=core/redis trigger=start") }, stderr)
-			cmd.Process.Signal(syscall.SIGTERM)
-			if err := cmd.Wait(); err != nil {
+			if err := testtool.Terminate(t, cmd); err != nil {
 				t.Fatalf("watch exited with %v; stderr:\n%s", err, stderr)
 			}
 			if strings.Contains(stderr.String(), "is ignored") {

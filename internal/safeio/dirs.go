@@ -73,16 +73,17 @@ func ReadDir(path string) ([]fs.DirEntry, error) {
 	return es, err
 }
 
-// notDir says what is at name when err is ENOTDIR (a FIFO, a device, a
-// file): "not a directory: it is a named pipe (FIFO)". stat only reads
-// the type, never opens.
+// notDir says what is at name when err is ENOTDIR, or what Windows
+// answers an open of a file's name with a trailing separator (notDirOpen),
+// and it is not a directory (a FIFO, a device, a file): "not a directory:
+// it is a named pipe (FIFO)". stat only reads the type, never opens.
 func notDir(err error, name string, stat func() (fs.FileInfo, error)) error {
-	if !errors.Is(err, syscall.ENOTDIR) {
+	if !errors.Is(err, syscall.ENOTDIR) && !notDirOpen(err) {
 		return err
 	}
 	fi, serr := stat()
 	if serr != nil || fi.IsDir() {
 		return err
 	}
-	return &fs.PathError{Op: "open", Path: strings.TrimSuffix(name, "/"), Err: fmt.Errorf("%w: it is a %s", syscall.ENOTDIR, Kind(fi.Mode()))}
+	return &fs.PathError{Op: "open", Path: strings.TrimSuffix(name, "/"), Err: fmt.Errorf("%w: it is a %s", ErrNotDir, Kind(fi.Mode()))}
 }

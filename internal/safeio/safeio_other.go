@@ -39,3 +39,6 @@ func ReadFile(path string, limit int64, follow Follow) ([]byte, error) {
 // ModeOf is only meaningful for Unix stat modes: elsewhere every mode is
 // fs.ModeIrregular.
 func ModeOf(m uint32) fs.FileMode { return fs.ModeIrregular }
+
+// notDirOpen: elsewhere than Unix and Windows, only ENOTDIR says it.
+func notDirOpen(err error) bool { return false }

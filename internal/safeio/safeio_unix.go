@@ -96,3 +96,7 @@ func ModeOf(m uint32) fs.FileMode {
 	}
 	return fs.ModeIrregular
 }
+
+// notDirOpen: on Unix an open of a non-directory's name with a trailing
+// slash fails with ENOTDIR itself.
+func notDirOpen(err error) bool { return false }

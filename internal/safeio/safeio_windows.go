@@ -3,6 +3,7 @@
 package safeio
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -128,3 +129,10 @@ func ReadFile(p string, limit int64, follow Follow) ([]byte, error) {
 // ModeOf is only meaningful for Unix stat modes: elsewhere every mode is
 // fs.ModeIrregular.
 func ModeOf(m uint32) fs.FileMode { return fs.ModeIrregular }
+
+// notDirOpen: Windows answers an open of a file's name with a trailing
+// separator with ERROR_INVALID_NAME (ERROR_DIRECTORY for a directory
+// open of a file), not ENOTDIR.
+func notDirOpen(err error) bool {
+	return errors.Is(err, windows.ERROR_INVALID_NAME) || errors.Is(err, windows.ERROR_DIRECTORY)
+}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // Prune is a definition of one prune of the store under fsRoot at spec
@@ -43,7 +45,7 @@ func Write(t testing.TB, dir, name, content string) string {
 // files, with its content.
 func Dir(t testing.TB, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	for name, content := range files {
 		Write(t, dir, name, content)
 	}

@@ -22,6 +22,11 @@ type Builder struct {
 	s *pkgstoretest.Store
 	// Root is the FS root (the store is Root/hab/pkgs).
 	Root string
+	// Target is the TARGET written for a release that names none
+	// (DefaultTarget when empty). A test that runs hab-gc with its
+	// default target sets it to pkgstore.DefaultTarget(), the machine's:
+	// on Windows the store is then laid out as Habitat lays it out there.
+	Target string
 }
 
 // New makes an empty store (hab/pkgs exists) in a fresh temporary
@@ -59,14 +64,18 @@ func (b *Builder) PkgPath(ident string) string { return b.s.PkgPath(ident) }
 // Pkg adds a release with direct deps and a computed TDEPS.
 func (b *Builder) Pkg(ident string, deps ...string) *Builder {
 	b.t.Helper()
-	b.s.Pkg(ident, deps...)
-	return b.check()
+	return b.Add(Release{Ident: ident, Deps: deps})
 }
 
-// Add writes releases.
+// Add writes releases, those that name no Target for b.Target.
 func (b *Builder) Add(rels ...Release) *Builder {
 	b.t.Helper()
-	b.s.Add(rels...)
+	for _, r := range rels {
+		if r.Target == "" {
+			r.Target = b.Target
+		}
+		b.s.Add(r)
+	}
 	return b.check()
 }
 

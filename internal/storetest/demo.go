@@ -1,8 +1,11 @@
 package storetest
 
+import "strings"
+
 // Demo builds the small, realistic store shipped in testdata/demo: a few
 // packages with several releases each, two loaded services (one pinned to
-// a version), a binlink into an old release, and Habitat itself.
+// a version), a binlink into an old release (a binstub when b.Target is a
+// Windows target), and Habitat itself.
 func Demo(b *Builder) {
 	const (
 		glibc33   = "core/glibc/2.33/20210301000000"
@@ -55,5 +58,11 @@ func Demo(b *Builder) {
 	)
 	b.Spec("redis", "core/redis")
 	b.Spec("webapp", "acme/webapp/1.1.0")
+	if strings.HasSuffix(b.Target, "-windows") {
+		// A store laid out for Windows: `hab pkg binlink` writes a
+		// binstub in hab\bin there, not a symlink.
+		b.Binstub("hab/bin", "busybox", `C:\hab\pkgs\`+strings.ReplaceAll(bb131, "/", `\`)+`\bin\busybox`, nil)
+		return
+	}
 	b.Binlink("bin", "busybox", "/hab/pkgs/"+bb131+"/bin/busybox")
 }

@@ -48,7 +48,8 @@ import (
 type Installer struct {
 	// Root is the FS root; the store is Root/hab/pkgs.
 	Root string
-	// Target is the active target (default DefaultTarget).
+	// Target is the active target (default DefaultTarget), and that of
+	// the archives Publish and Cache are given without one.
 	Target string
 	// At is called at every Point; nil is a no-op.
 	At func(Point) error

@@ -13,9 +13,18 @@ import (
 // Publish makes archives downloadable (as Builder would serve them).
 func (in *Installer) Publish(as ...Archive) *Installer {
 	for _, a := range as {
+		a = in.forTarget(a)
 		in.PublishHart(a.Ident, a.Bytes())
 	}
 	return in
+}
+
+// forTarget is a, built for the Installer's Target when it names none.
+func (in *Installer) forTarget(a Archive) Archive {
+	if a.Target == "" {
+		a.Target = in.Target
+	}
+	return a
 }
 
 // PublishHart makes a .hart downloadable as ident's archive.
@@ -38,6 +47,7 @@ func (in *Installer) ArchivePath(ident string) string {
 // Cache puts a's archive in the cache as an earlier install or download
 // left it, modified age ago (its change time is now: the kernel sets it).
 func (in *Installer) Cache(a Archive, age time.Duration) error {
+	a = in.forTarget(a)
 	in.Publish(a)
 	p := in.ArchivePath(a.Ident)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // PKI is a generated CA with its certificates; every *File a PEM file.
@@ -32,7 +34,7 @@ type PKI struct {
 // New generates a PKI, its files in a new temporary directory.
 func New(t testing.TB) PKI {
 	t.Helper()
-	dir := t.TempDir()
+	dir := testtool.TempDir(t)
 	var p PKI
 	ca, caKey := newCA(t, "gateway test CA")
 	p.CA = ca
