@@ -133,7 +133,10 @@ func (sc *scanner) reuse(j nameJob) bool {
 // grown to twice what the last full scan interned (the idents of
 // releases removed since stay interned until a full scan).
 //
-// The result is a new inventory; prev is not changed.
+// The result is a new inventory; prev is not changed. The releases it
+// takes again are prev's own, shared (a release directory never
+// changes): a caller must not change them, as a Size set on one is the
+// other's (package retention's plans write sizes on copies).
 func (s *Store) Rescan(ctx context.Context, prev *Inventory, changed []Ident, opts Options) (*Inventory, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {

@@ -144,14 +144,31 @@ func planStore(ctx context.Context, store *pkgstore.Store, prev *Plan, changed [
 		return nil, err
 	}
 	if measureLater {
-		// Only the releases to remove are reported measured.
+		// Only the releases to remove are reported measured. A release
+		// the Rescan took again is prev's too (pkgstore.Store.Rescan
+		// shares it): its size is written on a copy, which the decision
+		// holds, so that prev says what it said (a removal's size stays,
+		// a kept release gains none).
+		shared := func(r *pkgstore.Release) bool {
+			return prev != nil && int(r.Ref) < prev.Inventory.NumRefs() && prev.Inventory.ReleaseOf(r.Ref) == r
+		}
+		own := func(d *Decision) *pkgstore.Release {
+			if shared(d.Release) {
+				c := *d.Release
+				d.Release = &c
+			}
+			return d.Release
+		}
 		var remove []*pkgstore.Release
-		for _, d := range p.Decisions {
+		for i := range p.Decisions {
+			d := &p.Decisions[i]
 			switch {
 			case d.Action != Remove:
-				d.Release.Size = -1
+				if d.Release.Size >= 0 {
+					own(d).Size = -1
+				}
 			case d.Release.Size < 0:
-				remove = append(remove, d.Release)
+				remove = append(remove, own(d))
 			}
 		}
 		if err := store.MeasureSizes(ctx, remove, scan.Workers); err != nil {

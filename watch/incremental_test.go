@@ -25,13 +25,15 @@ import (
 // retention.PlanRescan) decides as a full retention.PlanStore of the
 // store does: random stores, then random changes (releases installed as
 // `hab pkg install` does or written in place, uninstalled, replaced with
-// other deps; version and name directories made, removed and moved; spec
-// files written and removed; binlinks; installs in progress and killed
-// installs' leftovers; damaged releases; a real Apply of the plan), after
-// each of which both plans are made with the same clock and policy and
-// compared: every release's action and reasons, and the inventories
-// they were made from (releases, deps, times, problems, installs,
-// services, binlinks).
+// other deps; version and name directories made, removed and moved;
+// releases in version and name directories whose names start with a dot;
+// spec files written and removed; binlinks; installs in progress and
+// killed installs' leftovers; damaged releases; a real Apply of the
+// plan), after each of which both plans are made with the same clock and
+// policy (half the time limited as a purge's: one package, perhaps a
+// version of another, services only, no-deps) and compared: every
+// release's action and reasons, and the inventories they were made from
+// (releases, deps, times, problems, installs, services, binlinks).
 func TestPropertyIncrementalPlan(t *testing.T) {
 	const steps = 16
 	incremental := 0
@@ -151,7 +153,24 @@ func (s *incStore) write(ident string, deps []string) {
 func (s *incStore) change() string {
 	rng := s.rng
 	pkg, _ := s.pick(s.pkgs)
-	switch k := rng.IntN(15); k {
+	switch k := rng.IntN(18); k {
+	case 15, 16: // a release in a dot-named version or name directory
+		s.n++
+		id := fmt.Sprintf("%s/.v%d/2021%04d%06d", pkg, rng.IntN(2), 1000+s.n, s.n)
+		if rng.IntN(2) == 0 {
+			parts := strings.Split(pkg, "/")
+			id = fmt.Sprintf("%s/.n%d/1.0/2021%04d%06d", parts[0], rng.IntN(2), 1000+s.n, s.n)
+		}
+		if rng.IntN(2) == 0 {
+			s.write(id, s.deps(pkg))
+			return "dot write " + id
+		}
+		deps := slices.DeleteFunc(s.deps(pkg), func(d string) bool { return !s.in.Installed(d) })
+		s.in.Publish(storetest.Archive{Ident: id, Deps: deps, TDeps: deps})
+		if err := s.in.Install(id); err != nil {
+			s.t.Fatal(err)
+		}
+		return "dot install " + id
 	case 0, 1: // installed as hab pkg install does: unpacked aside, renamed in
 		id := s.newIdent(pkg)
 		deps := slices.DeleteFunc(s.deps(pkg), func(d string) bool { return !s.in.Installed(d) })
@@ -319,6 +338,15 @@ func propertyIncremental(t *testing.T, seed uint64, steps int) (incremental int)
 		if pkg, ok := s.pick(s.pkgs); ok && rng.IntN(2) == 0 {
 			id, _ := pkgstore.ParseIdent(pkg)
 			planPol.Only, planPol.FreeDeps = []pkgstore.Ident{id}, true
+			if rels := s.releases(); rng.IntN(3) == 0 && len(rels) > 0 {
+				r, _ := s.pick(rels)
+				parts := strings.Split(r, "/")
+				planPol.Only = append(planPol.Only, pkgstore.Ident{Origin: parts[0], Name: parts[1], Version: parts[2]})
+			}
+			planPol.ServicesOnly = rng.IntN(3) == 0
+			planPol.NoDeps = rng.IntN(4) == 0
+		} else if rng.IntN(4) == 0 {
+			planPol.ServicesOnly = true
 		}
 		inc, ierr := w.plan(ctx, planPol, now, scan)
 		full, ferr := retention.PlanStore(ctx, store, planPol, now, scan)

@@ -81,8 +81,8 @@ func (w *watcher) addTree(dir string, depth int, fresh bool) {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if !e.IsDir() || strings.HasPrefix(name, ".") {
-			continue
+		if !e.IsDir() || (depth == 3 && strings.HasPrefix(name, ".")) {
+			continue // a file; or, among releases, an install's temp directory or hab-gc's own
 		}
 		sub := filepath.Join(dir, name)
 		if depth < 3 {
@@ -135,13 +135,18 @@ func (w *watcher) handle(ev fsnotify.Event) {
 		return // renames away and removals: an uninstall, or hab-gc's own purge
 	}
 	parts := strings.Split(rel, "/")
-	if strings.HasPrefix(parts[len(parts)-1], ".") {
-		return // an install's temp directory: its rename will follow
-	}
 	switch len(parts) {
 	case 1, 2, 3: // a new origin, name or version directory
+		// Whatever its name: Habitat lists the releases below one
+		// whose name starts with a dot, and so does the scan.
+		if len(parts) == 1 && parts[0] == pkgstore.LockFile {
+			return
+		}
 		w.addTree(ev.Name, len(parts), true)
 	case 4: // a release renamed into place
+		if strings.HasPrefix(parts[3], ".") {
+			return // an install's temp directory (its rename will follow), or hab-gc's own
+		}
 		if !w.seen[rel] {
 			w.seen[rel] = true
 			w.newRelease(rel)
@@ -162,8 +167,8 @@ func (w *watcher) rescan(changes bool) {
 func (w *watcher) rescanDir(dir, rel string, depth int, changes bool) {
 	entries, _ := safeio.ReadDir(dir)
 	for _, e := range entries {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-			continue
+		if !e.IsDir() || (depth == 3 && strings.HasPrefix(e.Name(), ".")) {
+			continue // as addTree
 		}
 		subRel := e.Name()
 		if rel != "" {
