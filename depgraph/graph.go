@@ -65,9 +65,13 @@ func NewFrom(inv *pkgstore.Inventory, prev *Graph) *Graph {
 		}
 		return r == pr || same(pr.Deps, r.Deps) && same(pr.TDeps, r.TDeps)
 	}
-	// The edges made anew, one after another; fresh[k] is their node.
-	var made []int32
-	var madeOff []int32
+	// Two passes over the dependencies of the nodes not taken: the first
+	// counts each one's distinct ones, so that the edges are allocated
+	// once, at their exact size (appending them grew the array 20-odd
+	// times at 100,000 releases, 117 MB allocated for 9 MB kept); the
+	// second makes them again into place. fresh lists those nodes when
+	// there is a prev (for reverseFrom).
+	var buf []int32
 	total := 0
 	for i := 0; i < n; i++ {
 		g.off[i] = int32(total)
@@ -75,21 +79,27 @@ func NewFrom(inv *pkgstore.Inventory, prev *Graph) *Graph {
 			total += int(prev.off[i+1] - prev.off[i])
 			continue
 		}
-		g.fresh = append(g.fresh, int32(i))
-		madeOff = append(madeOff, int32(len(made)))
-		made = appendDeps(made, inv, i)
-		total += len(made) - int(madeOff[len(madeOff)-1])
+		if prev != nil {
+			g.fresh = append(g.fresh, int32(i))
+		}
+		buf = appendDeps(buf[:0], inv, i)
+		total += len(buf)
 	}
 	g.off[n] = int32(total)
-	madeOff = append(madeOff, int32(len(made)))
-	// Allocated once, at its exact size (appending grew the array 20-odd
-	// times at 100,000 releases, 117 MB allocated for 9 MB kept), and
-	// filled a run of taken nodes at a time.
 	g.out = make([]int32, total)
+	if prev == nil {
+		for i := 0; i < n; i++ {
+			buf = appendDeps(buf[:0], inv, i)
+			copy(g.out[g.off[i]:], buf)
+		}
+		return g
+	}
+	// Taken nodes a run at a time, made ones one at a time.
 	k := 0
 	for i := 0; i < n; {
 		if k < len(g.fresh) && int(g.fresh[k]) == i {
-			copy(g.out[g.off[i]:g.off[i+1]], made[madeOff[k]:madeOff[k+1]])
+			buf = appendDeps(buf[:0], inv, i)
+			copy(g.out[g.off[i]:], buf)
 			k++
 			i++
 			continue

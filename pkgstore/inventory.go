@@ -308,6 +308,9 @@ func insertRefs(prev []Ref, n int, ident func(Ref) Ident) []Ref {
 	}
 	cmp := func(a, b Ref) int { return cmpFields(ident(a), ident(b)) }
 	slices.SortFunc(added, cmp)
+	if len(prev) == 0 {
+		return added
+	}
 	out := make([]Ref, 0, n)
 	from := 0
 	for _, a := range added {
