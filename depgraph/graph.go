@@ -305,7 +305,6 @@ func toRefs(s []int32) []pkgstore.Ref {
 type Reach struct {
 	g      *Graph
 	parent []int32 // -1: not reached; -2: a root; else the node that reached it
-	root   []int32 // the root a node was reached from
 }
 
 // Reach marks everything reachable from roots (roots included), breadth
@@ -313,7 +312,7 @@ type Reach struct {
 // are visited in the order given, which makes chains deterministic.
 func (g *Graph) Reach(roots []pkgstore.Ref) *Reach {
 	n := g.Len()
-	r := &Reach{g: g, parent: make([]int32, n), root: make([]int32, n)}
+	r := &Reach{g: g, parent: make([]int32, n)}
 	for i := range r.parent {
 		r.parent[i] = -1
 	}
@@ -327,7 +326,7 @@ func (g *Graph) Reach(roots []pkgstore.Ref) *Reach {
 // the chains it found, walking up from a release to what keeps it.
 func (g *Graph) Marks() *Reach {
 	n := g.Len()
-	r := &Reach{g: g, parent: make([]int32, n), root: make([]int32, n)}
+	r := &Reach{g: g, parent: make([]int32, n)}
 	for i := range r.parent {
 		r.parent[i] = -1
 	}
@@ -339,7 +338,6 @@ func (g *Graph) Marks() *Reach {
 func (r *Reach) MarkRoot(x pkgstore.Ref) {
 	if r.parent[x] == -1 {
 		r.parent[x] = -2
-		r.root[x] = int32(x)
 	}
 }
 
@@ -348,7 +346,6 @@ func (r *Reach) MarkRoot(x pkgstore.Ref) {
 func (r *Reach) MarkVia(x, parent pkgstore.Ref) {
 	if r.parent[x] == -1 && r.parent[parent] != -1 {
 		r.parent[x] = int32(parent)
-		r.root[x] = r.root[parent]
 	}
 }
 
@@ -360,7 +357,6 @@ func (r *Reach) extend(roots []pkgstore.Ref) {
 	for _, x := range roots {
 		if r.parent[x] == -1 {
 			r.parent[x] = -2
-			r.root[x] = int32(x)
 			queue = append(queue, int32(x))
 		}
 	}
@@ -371,7 +367,6 @@ func (r *Reach) extend(roots []pkgstore.Ref) {
 		for _, d := range g.out[g.off[x]:g.off[x+1]] {
 			if r.parent[d] == -1 {
 				r.parent[d] = x
-				r.root[d] = r.root[x]
 				queue = append(queue, d)
 			}
 		}
