@@ -39,6 +39,14 @@ type Options struct {
 	// Free reads the free space of the store's file system under Limits.
 	// Default: pressure.Statfs of the store's directory.
 	Free pressure.FreeFunc
+	// ToApply says the run is applied straight away, its plan not shown
+	// first: the store's plan is then retention.PlanToApply's, which
+	// leaves the root finders' probes (write leases, where /proc does not
+	// show every process) to Apply, under the lock, where they decide.
+	// Under Limits or with Cache the plan decides from what they find (how
+	// much to remove, which archives an install holds), and is PlanStore's
+	// whatever ToApply says.
+	ToApply bool
 }
 
 // Run is a planned prune, its dry run: nothing is changed until Apply.
@@ -98,7 +106,11 @@ func Plan(ctx context.Context, store *pkgstore.Store, now time.Time, opts Option
 			return nil, err
 		}
 	}
-	plan, err := retention.PlanStore(ctx, store, opts.Policy, now, opts.Scan)
+	planStore := retention.PlanStore
+	if opts.ToApply && opts.Limits == nil && opts.Cache == nil {
+		planStore = retention.PlanToApply
+	}
+	plan, err := planStore(ctx, store, opts.Policy, now, opts.Scan)
 	if err != nil {
 		return nil, err
 	}

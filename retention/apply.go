@@ -180,16 +180,21 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	// What is in use now, under the lock: a process that started using a
 	// release since the plan keeps it, and brings back one an interrupted
 	// run hid.
-	a.sweepLeases()
 	found, err := p.Policy.FindRoots(ctx, fresh)
 	if err != nil {
 		return nil, err
 	}
-	// A finder that could not see everything checks the hidden releases an
-	// interrupted run left, before finishDebris decides about them.
-	if err := probeFound(ctx, found, pendingDirs(fresh)); err != nil {
+	// A finder that could not see everything checks, in one pass, the
+	// releases the plan removes (only those can go: a release is removed
+	// when both plans remove it) and the hidden releases an interrupted
+	// run left, before finishDebris decides about them. A finder that
+	// cannot check them refuses the Apply here, before anything changed.
+	a.res.Found = found
+	if err := probeFound(ctx, found, append(pendingDirs(fresh), removalDirs(p)...)); err != nil {
+		a.res.Found = nil
 		return nil, err
 	}
+	a.sweepLeases()           // after the finders: a refusal removes no dead lease
 	removals := p.hideOrder() // dependents before what they need
 	a.total = len(removals)
 	if a.finishDebris(fresh, found) > 0 {
@@ -211,7 +216,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	// was old enough then, and is older now), and Apply's own (the real
 	// clock by default): a release young by it is kept, whatever the
 	// plan's clock said.
-	freshPlan, err := planProbedGraph(ctx, fresh, graphFrom(fresh, p), p.Policy, p.Now, scanOpts.Now, store.HasUninstallHook, found, p.scoped)
+	freshPlan, err := computeAt(fresh, graphFrom(fresh, p), p.Policy, p.Now, scanOpts.Now, store.HasUninstallHook, found, p.scoped)
 	if err != nil {
 		err = fmt.Errorf("revalidating the plan: %w", err)
 		a.notAttempted(removals, Reason{CodeChanged, err.Error()})

@@ -74,6 +74,11 @@ type Result struct {
 	// removes: its re-scan under the lock, or its last check, found an
 	// install in progress (see Plan.InstallWait).
 	InstallWait string
+	// Found is what the policy's RootFinders found under the lock, their
+	// probes of the releases the plan removes included (nil when Apply
+	// refused before it asked them). The Report of a PlanToApply plan,
+	// whose probes were Apply's, names these.
+	Found []Found
 
 	refused bool // see Applied
 }

@@ -82,6 +82,8 @@ type Plan struct {
 	// (scoped.go); ix is its index of roots, for Decision.
 	scoped bool
 	ix     *rootIndex
+	// probeLater: the finders' probes were left to Apply (PlanToApply).
+	probeLater bool
 	// services are the loaded services' spec idents (ServicesOnly, NoDeps).
 	services []pkgstore.Ident
 	// only and counts are Policy.Only and KeepLatestFor as the store

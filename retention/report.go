@@ -50,7 +50,27 @@ import (
 // plan-and-apply: a purge that cannot show its plan first (to log it, or
 // stop on a warning) would be the easy, and worse, path.
 func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, opts ...pkgstore.Options) (*Plan, error) {
-	return planStore(ctx, store, nil, nil, pol, now, opts, false)
+	return planStore(ctx, store, pol, now, opts, planHow{})
+}
+
+// PlanToApply is PlanStore for a plan that is applied straight away (a
+// real run), leaving to Apply the checks it makes again under the lock:
+// a RootFinder's Probe (write leases on the files of every release to
+// remove, where /proc does not show every process fully) is not called
+// here. Apply calls it once under the lock, on every release the plan
+// removes, where what it finds decides, and again after hiding them;
+// PlanStore's plan is probed a third time, to show what it will keep. A
+// release the probe finds in use is then among the plan's removals, and
+// Apply keeps it, and what it needs (StatusKept, with the probe's
+// reason); the plan's Found hold what the finders found without their
+// probes (Found.Probe still set), and its Report with Apply's Result
+// names what Apply's probe found (Result.Found). A probe that cannot
+// check the files refuses the Apply (ErrRootsUnknown), under the lock,
+// before anything is changed. A caller that shows or journals the plan
+// before applying it, or decides from it (how much to remove under disk
+// pressure, which archives of the artifact cache go), wants PlanStore.
+func PlanToApply(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, opts ...pkgstore.Options) (*Plan, error) {
+	return planStore(ctx, store, pol, now, opts, planHow{probeLater: true})
 }
 
 // PlanRescan is PlanStore with the store read by a Rescan of the
@@ -70,7 +90,7 @@ func PlanRescan(ctx context.Context, store *pkgstore.Store, prev *Plan, changed 
 	if prev != nil && prev.Inventory == nil {
 		prev = nil
 	}
-	return planStore(ctx, store, prev, changed, pol, now, opts, false)
+	return planStore(ctx, store, pol, now, opts, planHow{prev: prev, changed: changed})
 }
 
 // PlanScope is PlanRescan (PlanStore with a nil prev) for a limited
@@ -93,12 +113,28 @@ func PlanScope(ctx context.Context, store *pkgstore.Store, prev *Plan, changed [
 	if prev != nil && prev.Inventory == nil {
 		prev = nil
 	}
-	return planStore(ctx, store, prev, changed, pol, now, opts, true)
+	return planStore(ctx, store, pol, now, opts, planHow{prev: prev, changed: changed, scoped: true})
 }
 
-// planStore is PlanStore, with its scan a Rescan of prev's inventory when
-// prev is set, and a scoped plan of a limited policy with scoped.
-func planStore(ctx context.Context, store *pkgstore.Store, prev *Plan, changed []pkgstore.Ident, pol Policy, now time.Time, opts []pkgstore.Options, scoped bool) (*Plan, error) {
+// ProbesLeftToApply reports whether the plan left its root finders'
+// probes to Apply (PlanToApply): its Found then say what the finders saw
+// without them, and Apply's Result.Found what their probes found.
+func (p *Plan) ProbesLeftToApply() bool { return p != nil && p.probeLater }
+
+// planHow says how planStore makes a plan: its scan a Rescan of prev's
+// inventory (changed: the directories that changed) when prev is set;
+// scoped, a scoped plan of a limited policy (PlanScope); probeLater, the
+// finders' probes left to Apply (PlanToApply).
+type planHow struct {
+	prev       *Plan
+	changed    []pkgstore.Ident
+	scoped     bool
+	probeLater bool
+}
+
+// planStore is PlanStore, made as how says.
+func planStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, opts []pkgstore.Options, how planHow) (*Plan, error) {
+	prev := how.prev
 	if err := store.Usable(); err != nil {
 		return nil, err
 	}
@@ -121,7 +157,7 @@ func planStore(ctx context.Context, store *pkgstore.Store, prev *Plan, changed [
 	}
 	var inv *pkgstore.Inventory
 	if prev != nil {
-		inv, err = store.Rescan(ctx, prev.Inventory, changed, scan)
+		inv, err = store.Rescan(ctx, prev.Inventory, how.changed, scan)
 	} else {
 		inv, err = store.Scan(ctx, scan)
 	}
@@ -139,7 +175,15 @@ func planStore(ctx context.Context, store *pkgstore.Store, prev *Plan, changed [
 	if prev != nil && prev.Graph != nil {
 		g = depgraph.NewFrom(inv, prev.Graph)
 	}
-	p, err := planProbedGraph(ctx, inv, g, pol, now, time.Now(), store.HasUninstallHook, found, scoped)
+	var p *Plan
+	if how.probeLater {
+		p, err = computeAt(inv, g, pol, now, time.Now(), store.HasUninstallHook, found, how.scoped)
+		if p != nil {
+			p.probeLater = true
+		}
+	} else {
+		p, err = planProbedGraph(ctx, inv, g, pol, now, time.Now(), store.HasUninstallHook, found, how.scoped)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -279,6 +323,10 @@ func (p *Plan) ReportStream(res *Result) (Report, ReportReleases) {
 		rep.Pins = []Pin{}
 	}
 	rep.RootSources = p.Found
+	if p.probeLater && res != nil && res.Found != nil {
+		// The probes were Apply's (PlanToApply): what it found.
+		rep.RootSources = res.Found
+	}
 	if rep.RootSources == nil {
 		rep.RootSources = []Found{}
 	}

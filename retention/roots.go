@@ -49,11 +49,14 @@ type Found struct {
 	Installs []pkgstore.Installing `json:"installs,omitempty"`
 	// Probe, when set, says that the finder could not see everything (for
 	// example processes /proc does not show fully) and can check the
-	// releases about to go another way. PlanStore and Apply call it with
-	// every release they are about to remove (or have hidden), after the
-	// roots above are applied; the roots it returns are added to Roots,
-	// its counts to Counts. Its error (it cannot vouch for them) fails the
-	// plan or the Apply with ErrRootsUnknown.
+	// releases about to go another way. PlanStore calls it with every
+	// release its plan would remove, after the roots above are applied
+	// (PlanToApply does not); Apply calls it under the lock with every
+	// release the plan removes and every hidden one an interrupted run
+	// left, and again after hiding with the hidden releases. The roots it
+	// returns are added to Roots, its counts to Counts. Its error (it
+	// cannot vouch for them) fails the plan, or refuses the Apply before
+	// it changes anything, with ErrRootsUnknown.
 	Probe func(ctx context.Context, dirs []ProbeDir) (Probed, error) `json:"-"`
 }
 

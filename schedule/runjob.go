@@ -125,7 +125,7 @@ func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, 
 	if opts.OnPhase == nil {
 		opts.OnPhase = applyEnv.onPhase
 	}
-	po := prune.Options{Policy: pol, Scan: opts}
+	po := prune.Options{Policy: pol, Scan: opts, ToApply: true} // applied under this lock, as planned
 	if j.Type == Pressure {
 		po.Limits = j.Limits
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,6 +57,19 @@ func processCounts(rep map[string]any) map[string]any {
 	return nil
 }
 
+// releaseOf is ident's entry in a --json report's releases (nil when it
+// is not there).
+func releaseOf(t *testing.T, rep map[string]any, ident string) map[string]any {
+	t.Helper()
+	rels, _ := rep["releases"].([]any)
+	for _, r := range rels {
+		if m, _ := r.(map[string]any); m["ident"] == ident {
+			return m
+		}
+	}
+	return nil
+}
+
 // TestRunBlind is issue 20's item 3 on the command line: hab-gc run as
 // root without CAP_SYS_PTRACE (nor CAP_SYS_ADMIN, CAP_PERFMON: a
 // container's root) cannot read the processes that hold more
@@ -86,6 +100,14 @@ func TestRunBlind(t *testing.T) {
 		}
 		if _, err := os.Stat(b.PkgPath(old) + "/share/data.txt"); err != nil {
 			t.Fatalf("release held open was removed: %v", err)
+		}
+		// The real run's leases are checked under the lock (its plan
+		// leaves them to Apply: retention.PlanToApply), and said so.
+		if !strings.Contains(stderr, "hab-gc: under the lock: ") || !strings.Contains(stderr, "write leases: ") {
+			t.Fatalf("stderr %s: want what the write leases found under the lock", stderr)
+		}
+		if rel := releaseOf(t, rep, old); rel["action"] != "remove" || fmt.Sprint(rel["outcome"]) == "<nil>" || rel["outcome"].(map[string]any)["status"] != "kept" {
+			t.Fatalf("%s in the report: %v; want planned for removal, kept at the run", old, rel)
 		}
 	})
 

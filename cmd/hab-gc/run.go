@@ -66,6 +66,19 @@ func (a *app) planNotes(plan *retention.Plan) {
 	}
 }
 
+// probeNotes prints what the finders' probes found under Apply's lock,
+// for a plan that left them to it (retention.PlanToApply).
+func (a *app) probeNotes(plan *retention.Plan, res *retention.Result) {
+	if !plan.ProbesLeftToApply() || res == nil {
+		return
+	}
+	for _, f := range res.Found {
+		if f.Probe != nil {
+			fmt.Fprintf(a.stderr, "hab-gc: under the lock: %s\n", f.Summary)
+		}
+	}
+}
+
 // planRun opens the store and plans the run (prune.Plan: the store, the
 // cache with --cache, disk pressure with --min-free), with a progress bar
 // on a terminal, then prints the plan's notes and pressure's verdict. plan
@@ -73,7 +86,7 @@ func (a *app) planNotes(plan *retention.Plan) {
 // free space, bad limits, the cache's read interrupted, a bad cache
 // setting) included: such an error is not journaled, but the metrics file
 // counts the plan.
-func (a *app) planRun(cmd *cobra.Command, c *config, limits *pressure.Limits, cache *artifactcache.Options, cacheErr error, verbose bool) (run *prune.Run, plan *retention.Plan, store *pkgstore.Store, err error) {
+func (a *app) planRun(cmd *cobra.Command, c *config, limits *pressure.Limits, cache *artifactcache.Options, cacheErr error, verbose, toApply bool) (run *prune.Run, plan *retention.Plan, store *pkgstore.Store, err error) {
 	pol, scan, err := c.pruneSetup(true)
 	if err != nil {
 		return nil, nil, nil, err
@@ -88,7 +101,8 @@ func (a *app) planRun(cmd *cobra.Command, c *config, limits *pressure.Limits, ca
 	// to show the kept ones' sizes. Otherwise only the removals are
 	// (a real store's kept releases are most of it).
 	scan.Sizes = limits != nil || verbose
-	opts := prune.Options{Policy: pol, Scan: scan, Limits: limits, Cache: cache, Free: pressure.Statfs(filepath.Join(c.fsRoot(), pkgstore.StoreDir))}
+	// A real run's probes (write leases) are Apply's, under the lock.
+	opts := prune.Options{Policy: pol, Scan: scan, Limits: limits, Cache: cache, Free: pressure.Statfs(filepath.Join(c.fsRoot(), pkgstore.StoreDir)), ToApply: toApply}
 	if cacheErr != nil {
 		// A bad cache setting is reported after the plan's notes, and
 		// before pressure is looked at.
@@ -247,7 +261,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		}
 		cacheOpts, cacheErr := c.cacheOptions()
 		verbose, _ := cmd.Flags().GetBool("verbose")
-		run, plan, store, err := a.planRun(cmd, c, limits, cacheOpts, cacheErr, verbose)
+		run, plan, store, err := a.planRun(cmd, c, limits, cacheOpts, cacheErr, verbose, !dry)
 		if err != nil {
 			if pol, perr := c.policy(true); perr == nil && !dry && !refusedUnwritten(err) && plan == nil {
 				logRun(pol, nil, nil, err) // refused: a damaged store, runtime roots unknown...
@@ -276,6 +290,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			})
 			held()
 			bar.done()
+			a.probeNotes(plan, done.Result)
 			if res = done.Result; !res.Applied() {
 				res = nil // refused: nothing of it to report
 			}
