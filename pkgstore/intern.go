@@ -13,34 +13,49 @@ import (
 // met, and the idents new to this scan take Refs from base (prev's
 // NumRefs) on; idents holds only those. A full scan's has no prev, and
 // idents holds every Ref's ident.
+//
+// idents is a list of chunks of chunk idents each, grown a chunk at a
+// time and never copied: a slice grown by append (by a quarter at a time
+// once large) made about four times its final size in garbage, 42 MB at
+// 130,000 releases, while the scan's heap is at its largest.
 type interner struct {
 	mu     sync.Mutex
 	index  map[string]Ref
-	idents []Ident
+	idents [][]Ident
+	n      int // idents held
+	chunk  int
 	bad    map[string]error
 	prev   *Inventory
 	base   int
 }
 
+// Chunks of a full scan's interner, and of a Rescan's (which meets few
+// new idents), in idents.
+const (
+	scanChunk   = 4096
+	rescanChunk = 64
+)
+
 func newInterner() *interner {
-	return &interner{index: make(map[string]Ref, 1024), bad: map[string]error{}}
+	return &interner{index: make(map[string]Ref, 1024), bad: map[string]error{}, chunk: scanChunk}
 }
 
 // extending is the interner of a Rescan of prev (see interner): nothing
 // of prev's is copied.
 func extending(prev *Inventory) *interner {
-	return &interner{index: map[string]Ref{}, bad: map[string]error{}, prev: prev, base: prev.NumRefs()}
+	return &interner{index: map[string]Ref{}, bad: map[string]error{}, prev: prev, base: prev.NumRefs(), chunk: rescanChunk}
 }
 
 // numRefs is how many Refs there are: prev's and this scan's.
-func (in *interner) numRefs() int { return in.base + len(in.idents) }
+func (in *interner) numRefs() int { return in.base + in.n }
 
 // ident is the ident of r.
 func (in *interner) ident(r Ref) Ident {
 	if int(r) < in.base {
 		return in.prev.Ident(r)
 	}
-	return in.idents[int(r)-in.base]
+	i := int(r) - in.base
+	return in.idents[i/in.chunk][i%in.chunk]
 }
 
 // refLocked is the Ref of id, spelled key, made when it has none.
@@ -52,7 +67,12 @@ func (in *interner) refLocked(key string, id Ident) Ref {
 		}
 	}
 	r := Ref(in.numRefs())
-	in.idents = append(in.idents, id)
+	if in.n%in.chunk == 0 {
+		in.idents = append(in.idents, make([]Ident, 0, in.chunk))
+	}
+	last := &in.idents[len(in.idents)-1]
+	*last = append(*last, id)
+	in.n++
 	in.index[key] = r
 	return r
 }

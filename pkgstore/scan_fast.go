@@ -19,7 +19,7 @@ type worker struct {
 	entries []safeio.DirEntry // a directory's entries
 	file    [2][]byte         // TARGET, IDENT and DEPS bodies; TDEPS's
 	lines   [2][][]byte       // the lines of DEPS and TDEPS
-	walk    []byte            // getdents buffer for measuring sizes
+	walk    onefs.Buffers     // for measuring sizes
 	top     safeio.Stat       // the release directory's
 	stats   [4]safeio.Stat    // of metaFiles, where read is set
 	read    [4]bool
@@ -27,7 +27,7 @@ type worker struct {
 }
 
 func newWorker() *worker {
-	w := &worker{dirents: make([]byte, 8<<10), walk: make([]byte, 8<<10)}
+	w := &worker{dirents: make([]byte, 8<<10)}
 	w.known = func(name string) *safeio.Stat {
 		for i, f := range metaFiles {
 			if f == name && w.read[i] {
@@ -241,10 +241,10 @@ func (sc *scanner) scanReleaseFast(w *worker, vd safeio.DirFD, id Ident, measure
 		return nil, false
 	}
 	if measure || sc.opts.Sizes {
-		if u, err := onefs.MeasureOpen(rd.Fd(), &w.top, w.known, w.walk); err == nil || u.Bytes > 0 {
+		if u, err := onefs.MeasureOpen(rd.Fd(), &w.top, w.known, &w.walk); err == nil || u.Bytes > 0 {
 			rel.Size = u.Bytes
 		} else if sc.opts.Sizes {
-			rel.Size = measureAt(vd, id.Release, w.walk)
+			rel.Size = measureAt(vd, id.Release, &w.walk)
 		}
 	}
 	return rel, true

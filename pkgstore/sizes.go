@@ -38,9 +38,9 @@ func (s *Store) MeasureSizes(ctx context.Context, rels []*Release, workers int) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := make([]byte, 8<<10)
+			var bufs onefs.Buffers
 			for g := range jobs {
-				s.measurePackage(ctx, g, buf)
+				s.measurePackage(ctx, g, &bufs)
 			}
 		}()
 	}
@@ -56,7 +56,7 @@ func (s *Store) MeasureSizes(ctx context.Context, rels []*Release, workers int) 
 }
 
 // measurePackage measures releases of one origin/name.
-func (s *Store) measurePackage(ctx context.Context, rels []*Release, buf []byte) {
+func (s *Store) measurePackage(ctx context.Context, rels []*Release, bufs *onefs.Buffers) {
 	id := rels[0].Ident
 	nf, err := s.pkgs.OpenFile(safeio.Dir(id.Origin+"/"+id.Name), os.O_RDONLY|oDirectory|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -91,7 +91,7 @@ func (s *Store) measurePackage(ctx context.Context, rels []*Release, buf []byte)
 				continue
 			}
 		}
-		r.Size = measureAt(vd, r.Ident.Release, buf)
+		r.Size = measureAt(vd, r.Ident.Release, bufs)
 	}
 	if open {
 		vd.Close()
@@ -100,8 +100,8 @@ func (s *Store) measurePackage(ctx context.Context, rels []*Release, buf []byte)
 
 // measureAt measures the directory name in d (see onefs.WalkAt): -1 when
 // nothing could be measured.
-func measureAt(d safeio.DirFD, name string, buf []byte) int64 {
-	u, err := onefs.WalkAt(d.Fd(), name, true, buf)
+func measureAt(d safeio.DirFD, name string, bufs *onefs.Buffers) int64 {
+	u, err := onefs.WalkAt(d.Fd(), name, true, bufs)
 	if err != nil && u.Bytes == 0 {
 		return -1
 	}

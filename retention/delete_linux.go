@@ -17,7 +17,7 @@ import (
 type remover struct {
 	top   *os.File
 	chain *onefs.Chain
-	buf   []byte // directory entries, for every walk
+	bufs  *onefs.Buffers // directory entries, for every walk
 }
 
 // chain returns the remover's chain, started at the store's directory
@@ -28,7 +28,7 @@ func (a *applier) chain() (*onefs.Chain, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.rm.top, a.rm.chain, a.rm.buf = top, onefs.NewChain(top), make([]byte, 8<<10)
+		a.rm.top, a.rm.chain, a.rm.bufs = top, onefs.NewChain(top), &onefs.Buffers{}
 	}
 	return a.rm.chain, nil
 }
@@ -51,7 +51,7 @@ func (a *applier) survey(name string, measure bool) survey {
 	if err := c.Enter(path.Dir(name)); err != nil {
 		return survey{err: err}
 	}
-	u, err := onefs.WalkAt(c.Fd(), path.Base(name), measure, a.rm.buf)
+	u, err := onefs.WalkAt(c.Fd(), path.Base(name), measure, a.rm.bufs)
 	if err != nil {
 		return survey{err: fmt.Errorf("examining %s before deleting it: %w", name, err)}
 	}

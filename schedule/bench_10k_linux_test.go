@@ -138,7 +138,7 @@ func BenchmarkTick10k(b *testing.B) {
 // Reload (rss-MB-start), after two more (rss-MB-reload2) and ten
 // (rss-MB-reload10), the resident set once the garbage is given back to
 // the system (kept-MB-*: debug.FreeOSMemory), and the live heap at each. Run it alone (-bench 'ReloadRSS10k$' -benchtime 1x), with
-// the daemon's GOGC=40: the RSS is the whole test process's.
+// GOGC=40 (the daemon's then; 30 since 2026-12-07): the RSS is the whole test process's.
 func BenchmarkReloadRSS10k(b *testing.B) {
 	defs := weekly10k(b)
 	heap := func() float64 {

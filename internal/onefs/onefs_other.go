@@ -33,7 +33,7 @@ type Usage struct {
 func Walk(dir *os.File, measure bool) (Usage, error) { return Usage{}, errors.ErrUnsupported }
 
 // WalkAt is only implemented on Linux.
-func WalkAt(dirfd int, name string, measure bool, buf []byte) (Usage, error) {
+func WalkAt(dirfd int, name string, measure bool, bufs *Buffers) (Usage, error) {
 	return Usage{}, errors.ErrUnsupported
 }
 
@@ -44,6 +44,6 @@ func RemoveAll(parent *os.File, name string) (int, error) { return 0, errors.Err
 func OpenDir(dir *os.File, rel string) (*os.File, error) { return nil, errors.ErrUnsupported }
 
 // MeasureOpen is only implemented on Linux.
-func MeasureOpen(fd int, top *safeio.Stat, known func(name string) *safeio.Stat, buf []byte) (Usage, error) {
+func MeasureOpen(fd int, top *safeio.Stat, known func(name string) *safeio.Stat, bufs *Buffers) (Usage, error) {
 	return Usage{}, errors.ErrUnsupported
 }

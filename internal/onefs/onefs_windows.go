@@ -147,12 +147,12 @@ func Walk(dir *os.File, measure bool) (Usage, error) {
 }
 
 // WalkAt is only implemented on Linux (callers measure through Walk).
-func WalkAt(dirfd int, name string, measure bool, buf []byte) (Usage, error) {
+func WalkAt(dirfd int, name string, measure bool, bufs *Buffers) (Usage, error) {
 	return Usage{}, errors.ErrUnsupported
 }
 
 // MeasureOpen is only implemented on Linux.
-func MeasureOpen(fd int, top *safeio.Stat, known func(name string) *safeio.Stat, buf []byte) (Usage, error) {
+func MeasureOpen(fd int, top *safeio.Stat, known func(name string) *safeio.Stat, bufs *Buffers) (Usage, error) {
 	return Usage{}, errors.ErrUnsupported
 }
 

@@ -22,11 +22,10 @@ func Walk(dir *os.File, measure bool) (Usage, error) {
 }
 
 // WalkAt is Walk of the directory name (one component, opened without
-// following a symlink) in the open directory dirfd. buf, when not nil,
-// holds directory entries while they are read (8 KiB is plenty) and may
-// be reused from one walk to the next.
-func WalkAt(dirfd int, name string, measure bool, buf []byte) (Usage, error) {
-	w := walker{buf: buf}
+// following a symlink) in the open directory dirfd. bufs, when not nil,
+// are reused from one walk to the next (Buffers).
+func WalkAt(dirfd int, name string, measure bool, bufs *Buffers) (Usage, error) {
+	w := walker{bufs: bufs}
 	defer w.closeAll()
 	u, err := w.walk(dirfd, name, measure)
 	u.Ops = w.ops
@@ -42,14 +41,14 @@ func WalkAt(dirfd int, name string, measure bool, buf []byte) (Usage, error) {
 // own, or nil: such an entry is not examined again. This lets a reader
 // that has just opened a directory and read some of its files measure it
 // for the cost of listing it and examining the rest.
-func MeasureOpen(fd int, top *safeio.Stat, known func(name string) *safeio.Stat, buf []byte) (Usage, error) {
-	w := walker{buf: buf, known: known}
+func MeasureOpen(fd int, top *safeio.Stat, known func(name string) *safeio.Stat, bufs *Buffers) (Usage, error) {
+	w := walker{bufs: bufs, known: known}
 	defer w.closeAll()
 	in := infoOf(top)
 	if !in.isDir() {
 		return Usage{}, unix.ENOTDIR
 	}
-	names, err := readNames(fd, w.dirBuf())
+	names, err := w.readDir(fd)
 	if err != nil {
 		return Usage{}, err
 	}

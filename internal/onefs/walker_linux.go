@@ -21,13 +21,6 @@ type frame struct {
 	names    []entry // entries still to visit
 }
 
-// entry is a directory entry: its name and the type getdents reports
-// (DT_UNKNOWN on file systems that do not say).
-type entry struct {
-	name string
-	typ  uint8
-}
-
 // mayBeDir reports whether an entry must be examined as a directory.
 func (e entry) mayBeDir() bool { return e.typ == unix.DT_DIR || e.typ == unix.DT_UNKNOWN }
 
@@ -38,7 +31,7 @@ type walker struct {
 	lowOpen int
 	ops     int
 	noStatx bool
-	buf     []byte // for getdents
+	bufs    *Buffers // getdents' buffer and the directories' entry lists
 	// known gives what the caller already examined in the top directory
 	// (MeasureOpen).
 	known func(name string) *unix.Statx_t
@@ -52,12 +45,21 @@ func (w *walker) knownStat(name string) *unix.Statx_t {
 	return w.known(name)
 }
 
-// dirBuf returns the walk's getdents buffer.
-func (w *walker) dirBuf() []byte {
-	if w.buf == nil {
-		w.buf = make([]byte, 8<<10)
+// readDir reads the entries of the open directory fd into a list of
+// the walk's Buffers.
+func (w *walker) readDir(fd int) ([]entry, error) {
+	if w.bufs == nil {
+		w.bufs = &Buffers{}
 	}
-	return w.buf
+	return readNames(fd, w.bufs.direntBuf(), w.bufs.list())
+}
+
+// left gives a directory's entry list back to the walk's Buffers.
+func (w *walker) left(f *frame) {
+	if w.bufs != nil {
+		w.bufs.done(f.names)
+	}
+	f.names = nil
 }
 
 // path is the slash-separated path of name in the top frame's tree.
@@ -81,6 +83,7 @@ func (w *walker) closeAll() {
 			unix.Close(w.stack[i].fd)
 			w.stack[i].fd = -1
 		}
+		w.left(&w.stack[i])
 	}
 	w.stack = nil
 }
@@ -89,11 +92,10 @@ func openDir(dirfd int, name string) (int, error) {
 	return unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 }
 
-// readNames reads every entry of an open directory (but "." and "..")
-// with getdents on the descriptor itself: no name is resolved. buf holds
-// the raw entries and is reused across directories.
-func readNames(fd int, buf []byte) ([]entry, error) {
-	var out []entry
+// readNames appends every entry of an open directory (but "." and "..")
+// to out, with getdents on the descriptor itself: no name is resolved.
+// buf holds the raw entries and is reused across directories.
+func readNames(fd int, buf []byte, out []entry) ([]entry, error) {
 	err := safeio.ReadDirents(fd, buf, func(name string, typ uint8) {
 		out = append(out, entry{name: name, typ: typ})
 	})
@@ -126,7 +128,7 @@ func (w *walker) push(name string, want info) error {
 		unix.Close(fd)
 		return &MountError{Path: w.path(name)}
 	}
-	names, err := readNames(fd, w.dirBuf())
+	names, err := w.readDir(fd)
 	if err != nil {
 		unix.Close(fd)
 		return fmt.Errorf("reading %s: %w", w.path(name), err)
@@ -168,6 +170,7 @@ func (w *walker) pop() (string, error) {
 	}
 	unix.Close(child.fd)
 	w.open--
+	w.left(&w.stack[n])
 	w.stack = w.stack[:n]
 	return child.name, nil
 }
@@ -184,7 +187,7 @@ func (w *walker) start(dirfd int, name string) error {
 		unix.Close(fd)
 		return err
 	}
-	names, err := readNames(fd, w.dirBuf())
+	names, err := w.readDir(fd)
 	if err != nil {
 		unix.Close(fd)
 		return err
