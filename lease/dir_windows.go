@@ -109,17 +109,10 @@ func (d *leaseDir) open(name string, flag int, perm os.FileMode) (*os.File, erro
 	return safeio.OpenAt(d.root, name, flag, perm)
 }
 
-// remove deletes name: through the root, else by its path (os.Remove's
-// plain deletion, where the root's is refused, as under Wine).
-func (d *leaseDir) remove(name string) error {
-	err := d.root.Remove(name)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		if fi, lerr := d.root.Lstat(name); lerr == nil && fi.Mode().IsRegular() {
-			err = os.Remove(filepath.Join(d.path, name))
-		}
-	}
-	return err
-}
+// remove deletes name through the root, relative to the directory's
+// handle, never by a path: safeio.RemoveAt, which falls back to the plain
+// deletion where the root's POSIX one is refused (as under Wine).
+func (d *leaseDir) remove(name string) error { return safeio.RemoveAt(d.root, name) }
 
 func (d *leaseDir) rename(from, to string) error { return d.root.Rename(from, to) }
 
