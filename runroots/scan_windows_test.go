@@ -59,9 +59,10 @@ func TestScanWindowsSeesProcessImage(t *testing.T) {
 	cmd.Env = append(os.Environ(), sleepEnv+"=1")
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
-		// Wine 8.0 here refuses to start a copy of a test binary
-		// ("Too many open files"), though hab-gc run sees a program
-		// started from a release (docs/comparison.md, measured by hand).
+		// A Wine that cannot start a copy of a test binary (one here
+		// once refused: "Too many open files"; Wine 8.0 with .ci/run's
+		// prefix starts it, and this test passes) skips, saying what
+		// a Windows machine shows.
 		t.Skipf("starting %s: %v: on a Windows machine the scan shows this process executing bin/app.exe of %s", exe, err, app)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
