@@ -185,12 +185,14 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 		return nil, err
 	}
 	// A finder that could not see everything checks, in one pass, the
-	// releases the plan removes (only those can go: a release is removed
-	// when both plans remove it) and the hidden releases an interrupted
-	// run left, before finishDebris decides about them. A finder that
-	// cannot check them refuses the Apply here, before anything changed.
+	// releases the plan removes that the store still lists (only those
+	// can go: a release is removed when both plans remove it; one no
+	// longer listed is gone, or left alone) and the hidden releases an
+	// interrupted run left, before finishDebris decides about them. A
+	// finder that cannot check them refuses the Apply here, before
+	// anything changed.
 	a.res.Found = found
-	if err := probeFound(ctx, found, append(pendingDirs(fresh), removalDirs(p)...)); err != nil {
+	if err := probeFound(ctx, found, append(pendingDirs(fresh), listedRemovalDirs(p, fresh)...)); err != nil {
 		a.res.Found = nil
 		return nil, err
 	}

@@ -52,8 +52,9 @@ type Found struct {
 	// releases about to go another way. PlanStore calls it with every
 	// release its plan would remove, after the roots above are applied
 	// (PlanToApply does not); Apply calls it under the lock with every
-	// release the plan removes and every hidden one an interrupted run
-	// left, and again after hiding with the hidden releases. The roots it
+	// release the plan removes that the store still lists and every hidden
+	// one an interrupted run left, and again after hiding with the hidden
+	// releases. The roots it
 	// returns are added to Roots, its counts to Counts. Its error (it
 	// cannot vouch for them) fails the plan, or refuses the Apply before
 	// it changes anything, with ErrRootsUnknown.
@@ -134,6 +135,27 @@ func removalDirs(p *Plan) []ProbeDir {
 	dirs := make([]ProbeDir, 0, n)
 	for _, d := range p.Decisions {
 		if d.Action == Remove {
+			dirs = append(dirs, ProbeDir{Ident: d.Release.Ident}) // Dir: its own directory
+		}
+	}
+	return dirs
+}
+
+// listedRemovalDirs are the directories of a plan's removals that inv,
+// the store as Apply scanned it under the lock, still lists: Apply hides
+// no other (notListed), and a finder's probe asked about a directory
+// that is gone (an uninstall while Apply waited for the lock) or no
+// longer a release's may fail, refusing the whole run (Windows' check for
+// files held open cannot open it). A release an interrupted run hid,
+// which finishDebris may put back, is asked about under its hidden name
+// (pendingDirs).
+func listedRemovalDirs(p *Plan, inv *pkgstore.Inventory) []ProbeDir {
+	var dirs []ProbeDir
+	for _, d := range p.Decisions {
+		if d.Action != Remove {
+			continue
+		}
+		if r, ok := inv.Lookup(d.Release.Ident); ok && inv.ReleaseOf(r) != nil {
 			dirs = append(dirs, ProbeDir{Ident: d.Release.Ident}) // Dir: its own directory
 		}
 	}
