@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // DefaultTarget is the TARGET written when a Release does not set one.
@@ -237,5 +239,7 @@ func (s *Store) Chtimes(rel string, t time.Time) *Store {
 
 // Remove removes a path (recursively).
 func (s *Store) Remove(rel string) *Store {
-	return s.do(rel, func(p string) error { return os.RemoveAll(p) })
+	// testtool.RemoveAll: os.RemoveAll deletes with POSIX semantics on
+	// Windows, which Wine 8.0 does not implement ("Invalid function").
+	return s.do(rel, testtool.RemoveAll)
 }
