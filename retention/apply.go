@@ -192,7 +192,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	// finder that cannot check them refuses the Apply here, before
 	// anything changed.
 	a.res.Found = found
-	if err := probeFound(ctx, found, append(pendingDirs(fresh), listedRemovalDirs(p, fresh)...)); err != nil {
+	if err := probeFound(ctx, found, append(pendingDirs(fresh), removalDirs(p, fresh)...)); err != nil {
 		a.res.Found = nil
 		return nil, err
 	}

@@ -124,38 +124,34 @@ func probeFound(ctx context.Context, found []Found, dirs []ProbeDir) error {
 	return nil
 }
 
-// removalDirs are the directories of a plan's removals, for probeFound.
-func removalDirs(p *Plan) []ProbeDir {
+// removalDirs are the directories of a plan's removals, for probeFound;
+// with listed set (the store as Apply scanned it under the lock), only
+// those it still lists: Apply hides no other (notListed), and a finder's
+// probe asked about a directory that is gone (an uninstall while Apply
+// waited for the lock) or no longer a release's may fail, refusing the
+// whole run (Windows' check for files held open cannot open it). A
+// release an interrupted run hid, which finishDebris may put back, is
+// asked about under its hidden name (pendingDirs).
+func removalDirs(p *Plan, listed *pkgstore.Inventory) []ProbeDir {
+	keep := func(d Decision) bool {
+		if d.Action != Remove {
+			return false
+		}
+		if listed == nil {
+			return true
+		}
+		r, ok := listed.Lookup(d.Release.Ident)
+		return ok && listed.ReleaseOf(r) != nil
+	}
 	n := 0
 	for _, d := range p.Decisions {
-		if d.Action == Remove {
+		if keep(d) {
 			n++
 		}
 	}
 	dirs := make([]ProbeDir, 0, n)
 	for _, d := range p.Decisions {
-		if d.Action == Remove {
-			dirs = append(dirs, ProbeDir{Ident: d.Release.Ident}) // Dir: its own directory
-		}
-	}
-	return dirs
-}
-
-// listedRemovalDirs are the directories of a plan's removals that inv,
-// the store as Apply scanned it under the lock, still lists: Apply hides
-// no other (notListed), and a finder's probe asked about a directory
-// that is gone (an uninstall while Apply waited for the lock) or no
-// longer a release's may fail, refusing the whole run (Windows' check for
-// files held open cannot open it). A release an interrupted run hid,
-// which finishDebris may put back, is asked about under its hidden name
-// (pendingDirs).
-func listedRemovalDirs(p *Plan, inv *pkgstore.Inventory) []ProbeDir {
-	var dirs []ProbeDir
-	for _, d := range p.Decisions {
-		if d.Action != Remove {
-			continue
-		}
-		if r, ok := inv.Lookup(d.Release.Ident); ok && inv.ReleaseOf(r) != nil {
+		if keep(d) {
 			dirs = append(dirs, ProbeDir{Ident: d.Release.Ident}) // Dir: its own directory
 		}
 	}
@@ -185,7 +181,7 @@ func planProbedGraph(ctx context.Context, inv *pkgstore.Inventory, g *depgraph.G
 		return p, err
 	}
 	g = p.Graph
-	if err := probeFound(ctx, found, removalDirs(p)); err != nil {
+	if err := probeFound(ctx, found, removalDirs(p, nil)); err != nil {
 		return nil, err
 	}
 	return computeAt(inv, g, pol, now, realNow, hooks, found, scoped)

@@ -14,9 +14,10 @@ func main() { os.Exit(Main()) }
 // end, so its heap only grows, and Go's default (100) lets the heap reach
 // twice what is live before collecting: at 100,000 releases a dry run's
 // peak was 1.3 KiB a release for 0.7 KiB live. At 30 the peak is about
-// 1.3 times what is live, for no measurable time once the scan made less
-// garbage (docs/performance.md, "Peak memory, 2026-12-07"): 40 left a
-// blind dry run at 100,000 releases at 1.0-1.1 KiB a release.
+// 1.3 times what is live, for about 0.3 s more user CPU at 130,000
+// releases, measured under load (docs/performance.md, "Lease checks where
+// they decide, less garbage"): 40 left a blind dry run at 100,000
+// releases at 1.0-1.1 KiB a release.
 const gcPercent = 30
 
 // Main runs hab-gc with the process's arguments and streams and returns
