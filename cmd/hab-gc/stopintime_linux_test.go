@@ -129,6 +129,8 @@ func TestInterruptPutsBackWithinTheGrace(t *testing.T) {
 		t.Errorf("the history does not end with the interrupted run (%d records, %v)", len(recs), err)
 	}
 	if t.Failed() {
+		back, _ := filepath.Glob(filepath.Join(b.Root, "hab/pkgs/core/*/1.0/20200101000000"))
+		t.Logf("%d of the %d releases to remove were put back", len(back), pkgs)
 		t.Logf("terminal (last 600 bytes): %q", term[max(0, len(term)-600):])
 		out := stdout.String()
 		t.Logf("stdout (last 400 bytes): %q", out[max(0, len(out)-400):])
