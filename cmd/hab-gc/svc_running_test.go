@@ -209,4 +209,3 @@ func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	noErr(t, os.WriteFile(path, []byte(content), 0o644))
 }
-
