@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/hab-gc/hab-gc/internal/proctest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/internal/testtool"
@@ -30,8 +32,20 @@ func startWatch(t *testing.T, b *storetest.Builder, args ...string) (*exec.Cmd, 
 		"--min-age=none", "--delay=200ms"}, args...), Stderr: stderr}
 	noErr(t, cmd.Start())
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	waitFor(t, "watching", func() bool { return strings.Contains(stderr.String(), "watching the store") }, stderr)
+	waitFor(t, "watching", func() bool { return strings.Contains(stderr.String(), "watching the store") || exited(cmd) }, stderr)
+	if exited(cmd) {
+		cmd.Wait() // copies the rest of its stderr
+		t.Fatalf("watch ended; stderr:\n%s", stderr)
+	}
 	return cmd, stderr
+}
+
+// exited reports whether cmd's process has ended, leaving it to cmd.Wait
+// to reap.
+func exited(cmd *exec.Cmd) bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return err == nil && info.Signo != 0
 }
 
 // loadAndStartBarrier does what `hab svc load core/zzz` and the
