@@ -39,6 +39,19 @@ func listedJobs(t *testing.T, args ...string) map[string]listedJob {
 	return jobs
 }
 
+// onlyJob is the one job of jobs (listedJobs), failing the test when
+// there is not exactly one.
+func onlyJob(t *testing.T, jobs map[string]listedJob) listedJob {
+	t.Helper()
+	if len(jobs) != 1 {
+		t.Fatalf("jobs %+v, want one", jobs)
+	}
+	for _, j := range jobs {
+		return j
+	}
+	return listedJob{}
+}
+
 // daemonOnce runs `daemon --once --catch-up-spread 0` with args and
 // returns its exit code, stderr and how many jobs it logged as ran.
 func daemonOnce(t *testing.T, args ...string) (code int, stderr string, ran int) {
@@ -99,14 +112,7 @@ func TestUnrelatedDefinitionKeepsJobTimeAndHistory(t *testing.T) {
 			t.Fatalf("daemon --once at %s: exit %d\n%s", now, code, errs)
 		}
 	}
-	before := listedJobs(t, "--schedules", dir, "--now", "2026-06-04T00:00:01Z")
-	if len(before) != 1 {
-		t.Fatalf("jobs %+v, want one", before)
-	}
-	var job listedJob
-	for _, j := range before {
-		job = j
-	}
+	job := onlyJob(t, listedJobs(t, "--schedules", dir, "--now", "2026-06-04T00:00:01Z"))
 	if job.Runs != 1 || !job.InState {
 		t.Fatalf("before: %+v, want one run, in the state", job)
 	}
@@ -146,14 +152,7 @@ func TestOversizedStateSetAsideJobStillRuns(t *testing.T) {
 			t.Fatalf("daemon --once at %s: exit %d\n%s", now, code, errs)
 		}
 	}
-	jobs := listedJobs(t, "--schedules", dir, "--state", state, "--now", "2026-06-04T00:00:01Z")
-	if len(jobs) != 1 {
-		t.Fatalf("jobs %+v, want one", jobs)
-	}
-	var key string
-	for _, j := range jobs {
-		key = j.Key
-	}
+	key := onlyJob(t, listedJobs(t, "--schedules", dir, "--state", state, "--now", "2026-06-04T00:00:01Z")).Key
 	b.Pkg("core/a/3/20200101000000") // the next prune removes core/a/2
 	pad := bytes.Repeat([]byte(" "), 64<<20+1)
 	for _, f := range stateFiles(t, stateDir) {
