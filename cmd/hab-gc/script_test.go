@@ -100,12 +100,12 @@ func TestScripts(t *testing.T) {
 				return os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "$WORK", work)), 0o644)
 			})
 		},
-		// [defects] holds with HAB_GC_KNOWN_DEFECTS=1: a script of behaviour
+		// [defects] holds with HABGC_KNOWN_DEFECTS=1: a script of behaviour
 		// hab-gc does not have yet starts [!defects] skip 'WHAT'
 		// (testtool.KnownDefect); its fix removes that line.
 		Condition: func(cond string) (bool, error) {
 			if cond == "defects" {
-				return os.Getenv("HAB_GC_KNOWN_DEFECTS") == "1", nil
+				return os.Getenv("HABGC_KNOWN_DEFECTS") == "1", nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
