@@ -90,6 +90,11 @@ func listPIDs(procRoot string) ([]int, error) {
 			pids = append(pids, pid)
 		}
 	}
+	if len(pids) == 0 {
+		// A mounted proc lists at least the reader: an empty one is a
+		// directory where proc is not mounted (a chroot), not proof.
+		return nil, fmt.Errorf("%w: %s lists no process: proc is not mounted there", ErrNoProc, procRoot)
+	}
 	return pids, nil
 }
 
