@@ -46,10 +46,12 @@ func (s *Store) readBinlinks(inv *Inventory, dirs []string, probs *problems) {
 			if e.Type()&fs.ModeSymlink == 0 {
 				continue
 			}
-			linkPath := rel + "/" + quoteName(e.Name())
+			// The link's own name, not its display form: binlink
+			// repairs it by this name.
+			linkPath := rel + "/" + e.Name()
 			target, err := os.Readlink(filepath.Join(full, e.Name()))
 			if err != nil {
-				probs.add(Problem{Path: linkPath, Kind: ProblemUnreadable,
+				probs.add(Problem{Path: quoteName(linkPath), Kind: ProblemUnreadable,
 					Message: fmt.Sprintf("cannot read link: %s", errMsg(err))})
 				continue
 			}
@@ -214,10 +216,10 @@ func hasBinstubExt(name string) bool {
 // following a symlink and never past safeio.Limit; one that cannot be
 // read is a blocking problem, since the releases it names are unknown.
 func (s *Store) readBinstub(inv *Inventory, rel, full, name string, probs *problems) {
-	linkPath := rel + "/" + quoteName(name)
+	linkPath := rel + "/" + name
 	data, err := safeio.ReadFile(filepath.Join(full, name), safeio.Limit, safeio.NoFollow)
 	if err != nil {
-		probs.add(Problem{Path: linkPath, Kind: ProblemUnreadable, Blocking: true,
+		probs.add(Problem{Path: quoteName(linkPath), Kind: ProblemUnreadable, Blocking: true,
 			Message: fmt.Sprintf("cannot read binstub, so which release it runs is unknown: %s", errMsg(err))})
 		return
 	}

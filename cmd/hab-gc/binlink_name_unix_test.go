@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
-	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // TestBinlinkNameWithControlCharacter: binlinks repairs a link whose name
@@ -19,7 +18,6 @@ import (
 // quote such a name; the file it changes is the one of that name.
 func TestBinlinkNameWithControlCharacter(t *testing.T) {
 	t.Parallel()
-	testtool.KnownDefect(t, "a binlink whose name holds a control character is looked for under its quoted form, and never repaired")
 	const (
 		relink = "cat\x01"
 		remove = "ls\x01"
