@@ -84,7 +84,7 @@ func TestStoreFIFONeverBlocks(t *testing.T) {
 		{"hab/cache/artifacts", []string{"run --cache"}, -1, ""},
 		{"hab/sup/default/specs/x.spec", []string{"run --dry-run", "list", "check"}, exitOK, ""},
 		{"hab/launcher/PID", []string{"run --dry-run", "list", "check"}, exitOK, ""},
-		{"hab/sup/default/config/sup.toml", []string{"watch, the Supervisor's count"}, exitUsage, "named pipe"},
+		{"hab/sup/default/config/sup.toml", []string{"watch, the Supervisor's count"}, exitRefused, "named pipe"},
 		{"hab/studios", []string{"run --dry-run", "check"}, exitOK, ""},
 		{"hab/pkgs/" + rel + "/TARGET", []string{"run --dry-run", "list", "graph"}, -1, ""},
 	}

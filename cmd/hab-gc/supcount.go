@@ -27,7 +27,8 @@ const supConfigFile = "hab/sup/default/config/sup.toml"
 // value the number of releases kept, the one running among them (0: only
 // the one running, as uninstall_all_but_latest(ident, 0) leaves it).
 // A sup.toml that is there but cannot be read, or is not TOML, is
-// refused: the Supervisor refuses it too.
+// refused: the Supervisor refuses it too; one that is not a regular file
+// is refused for safety (exit 3).
 func (c *config) supervisorCount() error {
 	if c.isSet("keep_latest") {
 		return nil
@@ -37,6 +38,9 @@ func (c *config) supervisorCount() error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		return nil
+	case errors.Is(err, safeio.ErrNotRegular):
+		// A FIFO or device planted there: refused as an unsafe lock file is.
+		return refusedError{fmt.Errorf("the Supervisor's config file %s: %v", file, pathless(err))}
 	case err != nil:
 		return usageError{fmt.Errorf("the Supervisor's config file %s: %v", file, pathless(err))}
 	}
