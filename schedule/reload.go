@@ -209,13 +209,9 @@ func (p *reloadPass) mergeJobs(st *State, now time.Time) map[string]bool {
 			// scheduler knows (an older copy put in its place, a
 			// file it could not write): the later anchor (last run,
 			// or creation after a loss) is kept, so no due time
-			// before it runs again. Another scheduler's claim in the
-			// file stays.
+			// before it runs again.
 			if m := p.mem.Jobs[j.Key]; m != nil && (js == nil || anchor(m).After(anchor(js))) {
 				c := *m
-				if js != nil {
-					c.Claim = js.Claim
-				}
 				js = &c
 				st.Jobs[j.Key] = js
 			}
@@ -282,7 +278,7 @@ func (s *Scheduler) reloadState(update func(*State) bool) error {
 		}
 		return err
 	}
-	err := s.updateState(update)
+	err := s.update(update)
 	if err != nil && (!errors.Is(err, ErrState) || errors.Is(err, ErrCorruptState)) {
 		// A full or read-only file system under the state: run from
 		// memory (the state as it reads, brought up to date), which is
@@ -318,7 +314,6 @@ func (s *Scheduler) cronsOf(jobs []Job) (map[string]*Cron, error) {
 // Scheduler runs, forgets what it kept of the jobs left out, and empties
 // the caches of next due times.
 func (s *Scheduler) install(p *reloadPass, crons map[string]*Cron) {
-	s.shareView(p.view)
 	s.mu.Lock()
 	s.jobs, s.crons, s.view, s.pressure, s.machine = p.jobs, crons, p.view, p.pjobs, p.machine
 	s.mu.Unlock()
