@@ -48,7 +48,7 @@ func (s *Scheduler) holdCatchUp(j Job, js *JobState, due, now time.Time) bool {
 		js.CatchUp = cu
 		s.remember(j.Key, *js)
 		s.umu.Unlock()
-		err := s.commit([]string{j.Key}, func(st *State) bool {
+		err := s.update(func(st *State) bool {
 			if p := st.Jobs[j.Key]; p != nil {
 				p.CatchUp = cu
 				return true

@@ -75,7 +75,7 @@ func (s *Scheduler) recoverClock(j Job, a, now time.Time) {
 	if s.ReadOnly {
 		return
 	}
-	err := s.updateJobs([]string{j.Key}, func(st *State) bool {
+	err := s.update(func(st *State) bool {
 		js := st.Jobs[j.Key]
 		if js == nil || !anchor(js).After(now) {
 			return false
@@ -103,7 +103,7 @@ func (s *Scheduler) restamp(j Job, now time.Time) {
 	if s.ReadOnly {
 		return
 	}
-	err := s.updateJobs([]string{j.Key}, func(st *State) bool {
+	err := s.update(func(st *State) bool {
 		js := st.Jobs[j.Key]
 		if js == nil || js.LastDue != nil || !js.Since.Before(s.NotBefore) {
 			return false

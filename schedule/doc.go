@@ -53,17 +53,13 @@
 // runs once. The exception is the job Only names (`daemon --once --job
 // KEY`, as an exported timer runs it at the job's due time): when the
 // state does not hold it yet, its latest due time runs, so that a timer's
-// first firing is not lost. Before running, it takes the store's lock and reads the state
-// again and claims the due time in it (Claim, under the state's lock),
-// so one due time never runs twice, even with two schedulers sharing the
-// state file: a prune holds the store's lock exclusive; a check takes it
-// shared, as `hab-gc check` does (and checks without it, with
-// Result.Notice, where it cannot be taken), and the claim keeps a second
-// scheduler from checking the same due time while the first runs it (a
-// claim whose process is gone, or another machine's older than a day, is
-// taken over). A job
-// whose store is locked waits (bounded), and otherwise stays due and is
-// retried.
+// first firing is not lost. Before running, it takes the store's lock
+// (the only rule between processes: a prune holds it exclusive; a check
+// shared, as `hab-gc check` does, or runs without it where it cannot be
+// taken, with Result.Notice) and reads the state again: a due time the
+// state, this Scheduler or, for a prune, the store's history (package
+// history, by job key) shows as run is not run again. A job whose store
+// is locked waits (bounded), and otherwise stays due and is retried.
 //
 // A job the state file no longer holds (the file was deleted, or another
 // hab-gc rewrote it) is restored from what the Scheduler knows, and keeps
@@ -74,20 +70,16 @@
 // A run missed before the Scheduler started (the machine was down) waits a
 // stable per-machine delay below CatchUpSpread.
 //
-// Only a scheduler without ReadOnly writes the state file. The state is
-// the state file (the whole state) and its journal, STATE.journal: an
-// update appends the jobs and schedules it changed, fsynced, and the whole
-// state is written again (atomically) only when the journal would outgrow
-// it; a Scheduler keeps the state as the files hold it and reads them
-// again only when their lstat changes (see journal.go). A state file
-// that is a symlink, not a regular file or of an unknown version is
-// refused (ErrState); one that does not parse (ErrCorruptState: zero
-// bytes, garbage, truncated JSON) is renamed aside (STATE.corrupt-TIME,
-// never over another), logged at ERROR and rebuilt from the Scheduler's
-// memory (at a start, its jobs start anew), not refused. Refused too is anything but a regular file with one link
-// owned by the effective user at the lock file's name, STATE.lock (the
-// rules of pkgstore.Store's lock file: opened without following a symlink
-// or blocking, created mode 0600). A job whose last due time is up to a day in the
+// Only a scheduler without ReadOnly writes the state file: one JSON file,
+// replaced atomically (temporary file, fsync, rename) when an update
+// changes it, and read again only when its mark (inode, size, time)
+// changes. A state file that is a symlink, not a regular file or of an
+// unknown version is refused (ErrState). One that does not parse or is
+// larger than 64 MiB (ErrCorruptState) is set aside (STATE.corrupt-TIME,
+// never over another), logged at ERROR, and rebuilt: from the
+// Scheduler's memory, and for a job it does not know from its
+// definition, whose last due time since the definition existed (its
+// created time, else its file's modification time) runs once. A job whose last due time is up to a day in the
 // future (the clock was set back a little) waits for the clock, so no due
 // time runs twice; one further ahead is re-anchored at now. A clock that
 // is obviously wrong (before Scheduler.NotBefore, the build time, or more
@@ -138,12 +130,12 @@
 //     (memJob, remember, runs it could not record) and restore.
 //   - due.go: when a job is due (anchor, due) and when the loop wakes
 //     (NextWake).
-//   - rundue.go: a tick (RunDue): which jobs are due now, claimed, and
-//     handed to their stores' workers; RunOutcome.
+//   - rundue.go: a tick (RunDue): which jobs are due now, handed to
+//     their stores' workers; RunOutcome.
 //   - dispatch.go: the per-store workers (one store's runs never overlap,
 //     other stores are not delayed).
 //   - runone.go: how a scheduled job is run: the store opened and locked,
-//     the due time claimed, the run, its record.
+//     the due time looked up (state, memory, history), the run, its record.
 //   - runjob.go: what a run does on the store (RunJob: a check, or a
 //     prune's plan and Apply, package prune's as `hab-gc run`'s, with the
 //     FS roots sharing the store), Setup, DefaultRun.
@@ -154,27 +146,16 @@
 //   - clock.go: a clock that is obviously wrong, or was set back
 //     (holdForClock, recoverClock, restamp).
 //   - storegone.go: a store that cannot be opened (backing off).
-//   - claim.go (claim_unix.go, claim_other.go): claims of due times in the
-//     state, for schedulers sharing it.
 //   - trigger.go: running a job now (Trigger, Next); status.go: Status;
 //     loop.go: Loop; daemon.go: Serve and RunOnce, the directory watched.
 //   - register.go: definitions registered in code.
 //
 // The state:
 //
-//   - state.go: the persisted types (State, JobState, RunResult),
-//     LoadState, Save.
-//   - stateupdate.go: an update under the state's lock (updateState,
-//     updateJobs), the state as the files hold it (readState).
-//   - commit.go: the runs' writes batched.
-//   - journal.go: the state file and its journal on disk.
-//   - stateclone.go: copies, diffs and equality of states.
-//   - statemark.go: the files' marks (was the state changed by another?).
-//   - statelock.go (flock_unix.go, flock_other.go): the state's directory
-//     and its lock file.
-//   - stateaside.go: a damaged state kept aside; storeids.go: stores moved
-//     behind a symlink.
-//
+//   - state.go: the persisted types (State, JobState, RunResult).
+//   - statefile.go: the state file read, written, set aside (LoadState,
+//     Save); storeids.go: stores moved behind a symlink.
+
 // Definitions and specs:
 //
 //   - definition.go: Definition, JobDef, JobType; parsedef.go: a file's

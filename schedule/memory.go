@@ -62,7 +62,7 @@ func (s *Scheduler) restore(st *State, jobs []Job) {
 	if s.ReadOnly {
 		return
 	}
-	err := s.updateState(func(disk *State) bool {
+	err := s.update(func(disk *State) bool {
 		s.mu.RLock()
 		defer s.mu.RUnlock()
 		changed := false

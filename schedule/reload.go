@@ -99,6 +99,7 @@ type reloadPass struct {
 	rejected map[string]bool
 	mem      *State
 	now      time.Time
+	lost     bool // the state file was set aside: jobs begin at their definitions
 
 	jobs, pjobs []Job
 	view        *State
@@ -110,6 +111,7 @@ type reloadPass struct {
 // definition names, and the removal of the rest.
 func (p *reloadPass) apply(st *State) bool {
 	s := p.s
+	p.lost = s.lost
 	now := s.stamp(st, p.now)
 	p.markSchedules(st, now)
 	created := func(d Definition) time.Time {
@@ -170,6 +172,9 @@ func (p *reloadPass) markSchedules(st *State, now time.Time) {
 		}
 		if !ok {
 			ss = ScheduleState{FirstSeen: now}
+			if p.lost {
+				ss.FirstSeen = definedAt(d, now)
+			}
 		}
 		ss.File, ss.Gone = d.File, nil
 		st.Schedules[d.Name] = ss
@@ -209,13 +214,9 @@ func (p *reloadPass) mergeJobs(st *State, now time.Time) map[string]bool {
 			// scheduler knows (an older copy put in its place, a
 			// file it could not write): the later anchor (last run,
 			// or creation after a loss) is kept, so no due time
-			// before it runs again. Another scheduler's claim in the
-			// file stays.
+			// before it runs again.
 			if m := p.mem.Jobs[j.Key]; m != nil && (js == nil || anchor(m).After(anchor(js))) {
 				c := *m
-				if js != nil {
-					c.Claim = js.Claim
-				}
 				js = &c
 				st.Jobs[j.Key] = js
 			}
@@ -223,6 +224,9 @@ func (p *reloadPass) mergeJobs(st *State, now time.Time) map[string]bool {
 		}
 		if js == nil {
 			js = &JobState{Since: s.since(j, now)}
+			if p.lost {
+				js.Since = lostSince(st, j, js.Since)
+			}
 			st.Jobs[j.Key] = js
 		}
 		js.Type, js.Store, js.Spec, js.Cron, js.Owner, js.Members = j.Type, j.Store, j.Spec.Raw, j.Cron, j.Owner, j.Members
@@ -282,7 +286,7 @@ func (s *Scheduler) reloadState(update func(*State) bool) error {
 		}
 		return err
 	}
-	err := s.updateState(update)
+	err := s.update(update)
 	if err != nil && (!errors.Is(err, ErrState) || errors.Is(err, ErrCorruptState)) {
 		// A full or read-only file system under the state: run from
 		// memory (the state as it reads, brought up to date), which is
@@ -318,10 +322,14 @@ func (s *Scheduler) cronsOf(jobs []Job) (map[string]*Cron, error) {
 // Scheduler runs, forgets what it kept of the jobs left out, and empties
 // the caches of next due times.
 func (s *Scheduler) install(p *reloadPass, crons map[string]*Cron) {
-	s.shareView(p.view)
 	s.mu.Lock()
 	s.jobs, s.crons, s.view, s.pressure, s.machine = p.jobs, crons, p.view, p.pjobs, p.machine
 	s.mu.Unlock()
+	if p.lost {
+		s.smu.Lock()
+		s.lost = false
+		s.smu.Unlock()
+	}
 	s.forgetGone(p.jobs, p.pjobs)
 	s.cmu.Lock()
 	s.wake, s.after = nil, nil
@@ -399,4 +407,32 @@ func (s *Scheduler) storeAppeared() bool {
 		}
 	}
 	return false
+}
+
+// definedAt is when a definition existed from, for a state that was lost:
+// its created time, else its file's modification time, never after now.
+func definedAt(d Definition, now time.Time) time.Time {
+	t := now
+	if d.HasCreated {
+		t = d.Created
+	} else if fi, err := os.Stat(d.File); d.File != "" && err == nil {
+		t = fi.ModTime()
+	}
+	if t.After(now) {
+		return now
+	}
+	return t.Round(0)
+}
+
+// lostSince is when a job the lost state held begins: when the oldest of
+// its schedules was defined (markSchedules), so that the last due time
+// after it runs once, as after a daemon was down across it; never after
+// since.
+func lostSince(st *State, j Job, since time.Time) time.Time {
+	for _, m := range j.Members {
+		if ss, ok := st.Schedules[m]; ok && ss.FirstSeen.Before(since) {
+			since = ss.FirstSeen
+		}
+	}
+	return since
 }

@@ -2,9 +2,7 @@ package schedule
 
 import (
 	"context"
-	"errors"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -23,19 +21,15 @@ type RunOutcome struct {
 // run (another scheduler's) recorded meanwhile: nothing to do.
 const SkippedAlreadyRan = "already ran for this due time"
 
-// skippedRunning starts RunOutcome.Skipped of a check whose due time another
-// scheduler has claimed and is running.
-const skippedRunning = "already running for this due time"
-
 // Failed reports whether the job did not do what it was due to do: it
 // stayed due (lock timeout, unusable store), or it ran and failed. A due
-// time another scheduler ran or is running, and a pressure job with
+// time another scheduler ran, and a pressure job with
 // enough free space, are not failures.
 func (o RunOutcome) Failed() bool {
 	if o.Ran {
 		return o.Result.Error != ""
 	}
-	return o.Skipped != "" && o.Skipped != SkippedAlreadyRan && o.Skipped != SkippedEnoughFree && !strings.HasPrefix(o.Skipped, skippedRunning)
+	return o.Skipped != "" && o.Skipped != SkippedAlreadyRan && o.Skipped != SkippedEnoughFree
 }
 
 // RunDue runs every job that is due now, one at a time, each under its
@@ -53,8 +47,8 @@ func (s *Scheduler) RunDue(ctx context.Context) []RunOutcome {
 //
 // Its steps: the jobs that may be due by what this scheduler knows
 // (maybeDue); the state, read only then; the jobs it lost, restored; the
-// clock, checked (holdForClock); each job's due time (dueNow), claimed
-// for the tick (claimAll); then each store's runs and pressure job
+// clock, checked (holdForClock); each job's due time (dueNow); then each
+// store's runs and pressure job
 // (addPressure), dispatched to its worker.
 func (s *Scheduler) runDue(ctx context.Context, wait bool) []RunOutcome {
 	jobs, crons := s.snapshot()
@@ -67,17 +61,11 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []RunOutcome {
 	maybe := s.maybeDue(jobs, crons, now)
 	// An idle tick reads nothing, unless the state file is not as this
 	// scheduler left it (deleted, replaced, damaged): it is then read, and
-	// rebuilt from memory, at once, rather than at the next due time,
-	// which a restart meanwhile would never reach.
+	// rebuilt from memory, at once.
 	if len(maybe) == 0 && !s.stateChanged() {
 		return s.pressureOnly(ctx, wait)
 	}
-	st, err := s.readState() // read only when the files changed
-	if errors.Is(err, ErrCorruptState) {
-		// Damaged: every job is restored from memory (restore keeps the
-		// file aside under the state's lock and writes the state again).
-		st, err = newState(), nil
-	}
+	st, err := s.readState() // read only when the file changed; a damaged one is set aside
 	if err != nil {
 		s.log().Error("reading state", "error", err)
 		return s.pressureOnly(ctx, wait)
@@ -104,14 +92,10 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []RunOutcome {
 		}
 		byStore[j.Store] = append(byStore[j.Store], pendingRun{j: j, due: d})
 	}
-	var outs []RunOutcome
-	if len(stores) > 0 {
-		outs = append(outs, s.claimAll(byStore)...)
-	}
 	// Each store's pressure job runs in its worker too, after the store's
 	// scheduled runs (a prune may have freed enough).
 	stores = s.addPressure(byStore, stores)
-	return append(outs, s.dispatch(ctx, byStore, stores, wait)...)
+	return s.dispatch(ctx, byStore, stores, wait)
 }
 
 // maybeDue returns the jobs that may be due now by what this scheduler

@@ -7,13 +7,14 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
 // runOne runs a scheduled job for its due time, in its store's worker:
 // it opens the store (storeGone when it cannot), takes the store's lock
-// (lockStore), claims the due time in the state (claimRun), runs the job
+// (lockStore), looks whether the due time ran meanwhile (ranAlready), runs the job
 // (Run, RunJob by default) and records the run (recordRun). A job that
 // cannot run stays due (notRun).
 func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) RunOutcome {
@@ -32,12 +33,12 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) RunOutcome
 	if unlock != nil {
 		defer unlock()
 	}
-	skip, err := s.claimRun(j, due)
+	ran, err := s.ranAlready(j, due)
 	if err != nil {
 		return s.notRun(j, out, log, err.Error())
 	}
-	if skip != "" {
-		out.Skipped = skip
+	if ran {
+		out.Skipped = SkippedAlreadyRan
 		log.Info("job skipped", "reason", out.Skipped)
 		return out
 	}
@@ -76,7 +77,7 @@ func (s *Scheduler) notRun(j Job, out RunOutcome, log *slog.Logger, why string) 
 	if s.NotRun != nil {
 		s.NotRun(j, why)
 	}
-	s.updateJobs([]string{j.Key}, func(st *State) bool {
+	s.update(func(st *State) bool {
 		if js := st.Jobs[j.Key]; js != nil {
 			js.LastError = fmt.Sprintf("%s: %s", s.now().UTC().Format(time.RFC3339), why)
 			return true
@@ -123,36 +124,42 @@ func (s *Scheduler) lockStore(ctx context.Context, j Job, store *pkgstore.Store,
 	return unlock, "", nil
 }
 
-// claimRun says, under the store's lock, whether this due time has run
-// meanwhile (skip): it is claimed in the state, under the state's lock,
-// before it runs. For a prune, the exclusive store lock already makes the
-// check and the run one step (a claim left by a scheduler that died is
-// taken over). A check holds the store's lock shared (or not at all): the
-// claim keeps another scheduler sharing the state file from checking the
-// same due time while it runs. When the claim cannot be written, it
-// decides from what the state reads and what this scheduler knows; err:
-// the state cannot be read either.
-func (s *Scheduler) claimRun(j Job, due time.Time) (skip string, err error) {
-	claimErr := s.commit([]string{j.Key}, func(st *State) bool {
-		var changed bool
-		skip, changed = s.claimIn(st, j, due)
-		return changed
-	})
-	if claimErr == nil {
-		return skip, nil
-	}
-	st, err := LoadState(s.StatePath)
+// ranAlready says, under the store's lock, whether this due time has run
+// meanwhile (another scheduler's run, or this one's): as the state file
+// reads now (read again when it changed) and as this Scheduler
+// remembers; and, for a prune, as the store's history records it (the
+// second witness, when the state file could not be written: a read-only
+// or full disk). err: the state cannot be read.
+func (s *Scheduler) ranAlready(j Job, due time.Time) (bool, error) {
+	st, err := s.readState()
 	if err != nil {
-		return "", err
+		return false, err
 	}
 	js := st.Jobs[j.Key]
 	if m, ok := s.memJob(j.Key); ok && (js == nil || m.LastDue != nil && (js.LastDue == nil || js.LastDue.Before(*m.LastDue))) {
 		js = &m
 	}
 	if js == nil || (js.LastDue != nil && !js.LastDue.Before(due)) {
-		return SkippedAlreadyRan, nil
+		return true, nil
 	}
-	return skip, nil
+	return j.Type == Prune && ranInHistory(j, due), nil
+}
+
+// ranInHistory reports whether the history of the job's FS root records
+// a run of the job (by key) that started at or after due: that run was
+// for due or a later due time. A history that cannot be read witnesses
+// nothing.
+func ranInHistory(j Job, due time.Time) bool {
+	recs, _, err := history.ForFSRoot(j.FSRoot).Read()
+	if err != nil {
+		return false
+	}
+	for _, r := range recs {
+		if r.Kind == history.KindRun && r.JobKey == j.Key && !r.Time.Before(due) {
+			return true
+		}
+	}
+	return false
 }
 
 // recordRun records a run in the state (its due time, the run, one more
@@ -170,13 +177,13 @@ func (s *Scheduler) recordRun(j Job, run RunRecord, log *slog.Logger) {
 		js.LastRun = &r
 		js.Runs++
 		js.LastError = ""
-		js.Claim, js.CatchUp = nil, nil
+		js.CatchUp = nil
 		recorded = *js
 		kept := *recorded.LastRun
 		kept.Result.Plan, kept.Result.ProblemList, kept.Result.Err = nil, nil, nil
 		recorded.LastRun = &kept
 	}
-	err := s.commit([]string{j.Key}, func(st *State) bool {
+	err := s.update(func(st *State) bool {
 		js := st.Jobs[j.Key]
 		if js == nil {
 			m, ok := s.memJob(j.Key)

@@ -46,14 +46,6 @@ type Scheduler struct {
 	// retention.DefaultLockTimeout, retention.NoLockWait not at all;
 	// another negative value is refused (Validate, Reload).
 	LockTimeout time.Duration
-	// StateLockTimeout bounds the wait for the state file's lock
-	// (StatePath + ".lock"). An update holds it for milliseconds, so one
-	// held longer is another process's (an operator's flock, a stuck
-	// process): past the wait the update fails with ErrStateBusy and the
-	// scheduler goes on with the state in memory, as on a full disk. The
-	// zero value waits DefaultStateLockTimeout. There is no "do not
-	// wait": a negative value is refused (Validate, Reload).
-	StateLockTimeout time.Duration
 	// Run runs a job (default DefaultRun).
 	Run RunFunc
 	// Logger receives every run and problem (default: discard).
@@ -120,16 +112,14 @@ type Scheduler struct {
 	absent     map[string]*absence   // by job key: stores that could not be opened (storeGone)
 	startWrong bool                  // started was read from a wrong clock
 	catchUp    map[string]time.Time  // missed runs waiting: when they run
-	stateSeen  stateMark             // the state's files as this scheduler last wrote or read them
 
-	smu  sync.Mutex // guards disk; held through each update of the state
-	disk *diskState // the state as its files hold it, when last read or written (nil: read them)
+	smu   sync.Mutex // guards cache and lost; held through each update of the state
+	cache stateCache // the state file as last read or written
+	lost  bool       // the state file was set aside: jobs it held begin at their definitions (lostSince)
 
 	cmu   sync.Mutex
 	wake  map[string]time.Time  // by job key: its next due time (NextWake)
 	after map[string]cachedNext // by job key: its next due time after its anchor (RunDue)
-
-	committer committer // batches the runs' writes of the state
 
 	wmu      sync.Mutex
 	sem      chan struct{}   // one per store running jobs
@@ -153,11 +143,14 @@ func (s *Scheduler) snapshot() ([]Job, map[string]*Cron) {
 	return s.jobs, s.crons
 }
 
+// now is the wall clock's time, without a monotonic reading: a start
+// read while the clock was fast must compare as fast once it is set
+// right.
 func (s *Scheduler) now() time.Time {
 	if s.Clock == nil {
-		return time.Now()
+		return time.Now().Round(0)
 	}
-	return s.Clock()
+	return s.Clock().Round(0)
 }
 
 func (s *Scheduler) log() *slog.Logger {
@@ -172,15 +165,12 @@ var ErrInvalidScheduler = errors.New("invalid scheduler settings")
 
 // Validate refuses negative durations but the named "none" ones:
 // LockTimeout and Settle are retention.ApplyOptions' (retention.NoLockWait
-// and retention.NoSettle are none), StateLockTimeout and CatchUpSpread
-// have no "none" below zero (docs/library.md, "Zero and negative
+// and retention.NoSettle are none), CatchUpSpread has no "none" below
+// zero (docs/library.md, "Zero and negative
 // values"). Reload calls it, and reads nothing when it fails.
 func (s *Scheduler) Validate() error {
 	if err := (retention.ApplyOptions{LockTimeout: s.LockTimeout, Settle: s.Settle}).Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidScheduler, err)
-	}
-	if s.StateLockTimeout < 0 {
-		return fmt.Errorf("%w: state lock timeout %s is negative (0 waits DefaultStateLockTimeout)", ErrInvalidScheduler, s.StateLockTimeout)
 	}
 	if s.CatchUpSpread < 0 {
 		return fmt.Errorf("%w: catch-up spread %s is negative (0 runs missed runs at once)", ErrInvalidScheduler, s.CatchUpSpread)

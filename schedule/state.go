@@ -13,8 +13,8 @@ var ErrState = errors.New("unusable schedule state")
 
 // ErrCorruptState is wrapped (with ErrState) by LoadState's error about a
 // state file that does not parse (zero bytes, garbage, JSON cut short: a
-// crash, a full disk). A Scheduler does not stop at it: it keeps the file
-// aside (keepAside) and rebuilds the state.
+// crash, a full disk) or is larger than 64 MiB. A Scheduler does not stop
+// at it: it sets the file aside and rebuilds the state.
 var ErrCorruptState = errors.New("damaged schedule state")
 
 // ErrNoStatePath is returned by a Scheduler without a StatePath (the zero
@@ -72,8 +72,6 @@ type JobState struct {
 	// LastError is the last attempt that could not run (lock timeout,
 	// unusable store), which is retried.
 	LastError string `json:"last_error,omitempty"`
-	// Claim is the run under way (see Claim).
-	Claim *Claim `json:"claim,omitempty"`
 	// CatchUp is when a run missed while hab-gc was down runs (its
 	// catch-up delay after the start that found it): kept, so that
 	// restarts do not put it off again.
@@ -137,30 +135,3 @@ const maxStateSize = 64 << 20
 
 // stateVersion is the only state format LoadState reads.
 const stateVersion = 1
-
-// LoadState reads a state file and its journal (PATH.journal: see
-// journal.go); a missing state file is an empty state. A state file or
-// journal that is a symlink or not a regular file, is larger than 64 MiB
-// or has a version other than 1 is refused (ErrState), as the lock file
-// rules do: the scheduler never reads or replaces what the name points
-// to.
-func LoadState(path string) (*State, error) {
-	d, err := loadState(path)
-	if err != nil {
-		return nil, err
-	}
-	return d.st, nil
-}
-
-// Save writes the state whole and atomically: a temporary file in the
-// same directory (made when missing), fsynced, renamed over the old one,
-// and the directory fsynced; the journal of the old one is removed.
-func (st *State) Save(path string) error {
-	root, err := stateDir("", path)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	_, _, err = st.saveFull(root, path)
-	return err
-}

@@ -49,7 +49,7 @@ func (s *Scheduler) storeGone(j Job, out RunOutcome, log *slog.Logger, why strin
 		return out
 	}
 	log.Error("job not run: its store cannot be opened; it stays due, and is tried again at growing intervals (up to 15m) and as soon as the store exists (not logged again while the reason is the same)", "error", why)
-	s.updateJobs([]string{j.Key}, func(st *State) bool {
+	s.update(func(st *State) bool {
 		if js := st.Jobs[j.Key]; js != nil {
 			js.LastError = fmt.Sprintf("%s: %s", now.UTC().Format(time.RFC3339), why)
 			return true

@@ -25,7 +25,6 @@ func TestSchedulerValidate(t *testing.T) {
 		}, true},
 		{"lock timeout -5s", func() *schedule.Scheduler { return &schedule.Scheduler{LockTimeout: -5 * time.Second} }, false},
 		{"settle -5s", func() *schedule.Scheduler { return &schedule.Scheduler{Settle: -5 * time.Second} }, false},
-		{"state lock timeout NoLockWait", func() *schedule.Scheduler { return &schedule.Scheduler{StateLockTimeout: retention.NoLockWait} }, false},
 		{"catch-up spread -1m", func() *schedule.Scheduler { return &schedule.Scheduler{CatchUpSpread: -time.Minute} }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -119,11 +119,13 @@ func TestPressureOnlyListedAndExported(t *testing.T) {
 // the catch-up delay (up to --catch-up-spread, 10m), holding the oneshot
 // service, for a job that was new, not missed while hab-gc was down.
 func TestExportedTimerFirstStartLateRunsAtOnce(t *testing.T) {
-	root := storetest.New(t).Root
-	dir := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, "0 3 * * *")})
-	out := testtool.TempDir(t)
 	for _, machine := range []string{"m1", "m2", "m3", "m4", "m5"} { // delays spread over 10m
 		t.Run(machine, func(t *testing.T) {
+			// A store each: the store's history witnesses a due time
+			// run, whatever state file ran it.
+			root := storetest.New(t).Root
+			dir := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(root, "0 3 * * *")})
+			out := testtool.TempDir(t)
 			state := filepath.Join(testtool.TempDir(t), "state.json")
 			env := map[string]string{"HAB_GC_MACHINE_ID": machine}
 			if code, _, errs := hab(t, env, "schedule", "export", "--schedules", dir, "--state", state, "--out", out, "--exe", "/usr/bin/hab-gc", "--now", "2026-06-01T00:00:00Z"); code != 0 {
