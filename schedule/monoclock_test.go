@@ -57,7 +57,6 @@ func (c *monoClock) Add(d time.Duration) { c.mu.Lock(); c.wall = c.wall.Add(d); 
 // daemon's catch-up spread). The clock's readings carry monotonic
 // readings, as time.Now's do: compared by them, the clock never went back.
 func TestClockStartedFastSetRightWithMonotonicReadings(t *testing.T) {
-	testtool.KnownDefect(t, "a clock set back is not seen when its readings carry monotonic readings (as time.Now's do): the daemon's start stays at the fast time and due times after the correction are lost")
 	t.Parallel()
 	b := storetest.New(t)
 	b.Target = pkgstore.DefaultTarget()

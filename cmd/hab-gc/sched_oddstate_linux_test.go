@@ -81,7 +81,6 @@ func TestStoreMovedToAnotherDiskKeepsJobTimeAndKey(t *testing.T) {
 // that became read-only or full, `daemon --once` (run again and again,
 // from cron) runs a due time once: the store's history records the run.
 func TestUnwritableStateDoesNotRerunDueTime(t *testing.T) {
-	testtool.KnownDefect(t, "a daemon --once that cannot write its state runs the same due time again at every start, although the store's history records the run")
 	t.Parallel()
 	for name, spoil := range map[string]func(t *testing.T, dir string){
 		"read-only": func(t *testing.T, dir string) {
@@ -133,7 +132,6 @@ func TestUnwritableStateDoesNotRerunDueTime(t *testing.T) {
 // as "already running" by the new one, whose PID is the dead one's: it
 // runs.
 func TestReusedPIDDoesNotHoldDueTime(t *testing.T) {
-	testtool.KnownDefect(t, "a due time a killed daemon took up is held as already running by a new daemon with the same PID (a restarted container's PID 1)")
 	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to make PID namespaces")

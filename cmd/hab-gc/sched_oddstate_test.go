@@ -141,7 +141,6 @@ func TestUnrelatedDefinitionKeepsJobTimeAndHistory(t *testing.T) {
 // job is named (--job, as its exported timer runs it), so that its due
 // time runs when the state does not hold it.
 func TestOversizedStateSetAsideJobStillRuns(t *testing.T) {
-	testtool.KnownDefect(t, "a state file over 64 MiB halts scheduling (daemon --once exits 1) instead of being set aside")
 	t.Parallel()
 	b := twoReleases(t)
 	dir := schedtest.Dir(t, map[string]string{"a": schedtest.Prune(b.Root, "@daily-random")})
@@ -182,7 +181,6 @@ func TestOversizedStateSetAsideJobStillRuns(t *testing.T) {
 // before its last due time has been due since, and runs it: once, not
 // again at the next start.
 func TestDamagedStateRunsTheDueTimeOnce(t *testing.T) {
-	testtool.KnownDefect(t, "a damaged state is set aside and every job starts anew: the due time that passed since is not run")
 	t.Parallel()
 	b := twoReleases(t)
 	dir := schedtest.Dir(t, map[string]string{"a": "created = 2026-05-01T00:00:00Z\n" + schedtest.Prune(b.Root, "@daily-random")})
