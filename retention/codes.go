@@ -1,7 +1,9 @@
 package retention
 
+import "github.com/hab-gc/hab-gc/internal/inuse"
+
 // Code is the stable, machine-readable part of a Reason.
-type Code string
+type Code = inuse.Code
 
 // Reason codes. Keep codes first, then remove codes.
 const (
@@ -9,7 +11,7 @@ const (
 	CodeHabitat      Code = "habitat-self"   // among the newest releases of Habitat's own packages
 	CodeService      Code = "loaded-service" // a loaded service runs it
 	CodeServiceMaybe Code = "loaded-service-ambiguous"
-	CodeInUse        Code = "in-use"              // a running process uses it (a RootFinder's root)
+	CodeInUse             = inuse.CodeInUse       // a running process uses it (a RootFinder's root)
 	CodeBinlink      Code = "binlink"             // a binlink points into it
 	CodeExcluded     Code = "excluded"            // an exclude (pin) matches it
 	CodeYoung        Code = "too-young"           // installed less than MinAge ago

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/hab-gc/hab-gc/internal/inuse"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -233,7 +234,7 @@ func TestApplyCrashSafety(t *testing.T) {
 			if !strings.HasPrefix(base, pkgstore.DebrisPrefix) {
 				t.Fatalf("kill %d: unexpected entry %s", i, o)
 			}
-			if release, ok := retention.HiddenRelease(base); ok && strings.HasPrefix(base, pkgstore.DebrisPrefix+"pending-") {
+			if release, ok := inuse.HiddenRelease(base); ok && strings.HasPrefix(base, pkgstore.DebrisPrefix+"pending-") {
 				id := filepath.ToSlash(filepath.Dir(o)) + "/" + release
 				if sum := treeSum(t, filepath.Join(root, "hab", "pkgs", o)); before[id] != sum {
 					t.Fatalf("kill %d: %s, hidden %s, is not whole: a next run may put it back so", i, o, id)

@@ -3,9 +3,9 @@ package retention
 import (
 	"crypto/rand"
 	"errors"
+	"github.com/hab-gc/hab-gc/internal/inuse"
 	"io/fs"
 	"path"
-	"strings"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
@@ -54,7 +54,7 @@ func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) (putBack 
 			return putBack // the next run finishes the rest
 		}
 		dir := path.Dir(d)
-		kind, release, ok := parseDebris(path.Base(d))
+		kind, release, ok := inuse.ParseDebris(path.Base(d))
 		fi, err := a.root.Lstat(d)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -119,33 +119,4 @@ func (a *applier) leftover(l Leftover) {
 	default:
 		a.log.Info("leftover of an interrupted run", "path", l.Path, "status", string(l.Status), "reason", l.Text)
 	}
-}
-
-// parseDebris takes apart a name debrisName makes:
-// DebrisPrefix + kind + "-" + release + "-" + ten characters of
-// rand.Text. Doomed directories of older runs carry "x" for the release.
-func parseDebris(name string) (kind, release string, ok bool) {
-	rest, ok := strings.CutPrefix(name, pkgstore.DebrisPrefix)
-	if !ok {
-		return "", "", false
-	}
-	kind, rest, ok = strings.Cut(rest, "-")
-	if !ok || (kind != "pending" && kind != "doomed") {
-		return "", "", false
-	}
-	i := strings.LastIndexByte(rest, '-')
-	if i < 0 {
-		return "", "", false
-	}
-	release, suffix := rest[:i], rest[i+1:]
-	if len(suffix) != 10 || strings.Trim(suffix, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" {
-		return "", "", false
-	}
-	if release == "x" && kind == "doomed" {
-		return kind, release, true
-	}
-	if _, err := pkgstore.ParseFullIdent("o/n/v/" + release); err != nil {
-		return "", "", false
-	}
-	return kind, release, true
 }

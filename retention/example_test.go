@@ -12,7 +12,6 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pkgstore/pkgstoretest"
 	"github.com/hab-gc/hab-gc/retention"
-	"github.com/hab-gc/hab-gc/runroots"
 )
 
 var ctx = context.Background()
@@ -63,8 +62,8 @@ func openExample(fsRoot string) *pkgstore.Store {
 // nginx releases stay. MinAge is left at its default (one hour) on a real
 // machine, so that an install in progress keeps what it just unpacked;
 // the example's store was written just now, so it says NoMinAge. Every
-// release a running process uses is kept (runroots.Finder), as the CLI
-// and the scheduler do.
+// release a running process uses is kept (Policy.RuntimeRoots, on by
+// default).
 func Example_purgeAfterUpdate() {
 	fsRoot := exampleStore()
 	defer os.RemoveAll(fsRoot)
@@ -76,7 +75,6 @@ func Example_purgeAfterUpdate() {
 	defer store.Close()
 	policy := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
 	policy.Only = []pkgstore.Ident{pkgstore.MustParseIdent("core/redis")}
-	policy.RootFinders = []retention.RootFinder{runroots.Finder{}}
 	plan, err := retention.PlanStore(ctx, store, policy, time.Now())
 	if err != nil {
 		log.Fatal(err)

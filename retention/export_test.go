@@ -3,6 +3,7 @@ package retention
 import (
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/inuse"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -16,7 +17,7 @@ import (
 func SetHook(o *ApplyOptions, f func(stage string, id pkgstore.Ident, hidden string)) { o.hook = f }
 
 // ParseDebris is parseDebris, for its fuzz test.
-func ParseDebris(name string) (kind, release string, ok bool) { return parseDebris(name) }
+func ParseDebris(name string) (kind, release string, ok bool) { return inuse.ParseDebris(name) }
 
 // ComputeScoped is ComputeFound making a scoped plan (PlanScope's) of a
 // limited policy.

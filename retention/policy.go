@@ -9,6 +9,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/runroots"
 )
 
 // ErrInvalidPolicy is wrapped by errors about a policy's values.
@@ -135,12 +136,29 @@ type Policy struct {
 	// that ships hooks/uninstall. hab-gc never runs hooks; by default
 	// (false) it keeps such a release.
 	IgnoreUninstallHooks bool
-	// RootFinders find releases in use that the store's files do not show
-	// (runtime roots, the Supervisor's gateway): each is kept, with
-	// everything it needs. Compute does not call them; PlanStore does, and
-	// Apply does again under the lock and just before deleting. A failing
-	// finder makes both refuse (ErrRootsUnknown). Default: none.
+	// RuntimeRoots is how the running processes are read (package
+	// runroots): every release one uses is kept, with everything it needs.
+	// Default (runroots.ModeOn): they are read, and a run that cannot see
+	// them all and cannot check the releases to remove another way fails
+	// (runroots.ErrBlind). runroots.ModeBestEffort goes on with what it
+	// could see; runroots.ModeOff reads no process.
+	RuntimeRoots runroots.Mode
+	// RootFinders find more releases in use that the store's files do not
+	// show (the Supervisor's gateway), asked after the processes: each is
+	// kept, with everything it needs. Compute does not call them;
+	// PlanStore does, and Apply does again under the lock and just before
+	// deleting. A failing finder makes both refuse (ErrRootsUnknown).
+	// Default: none.
 	RootFinders []RootFinder
+}
+
+// finders are the processes' finder (unless RuntimeRoots is off), then
+// RootFinders.
+func (p Policy) finders() []RootFinder {
+	if p.RuntimeRoots == runroots.ModeOff {
+		return p.RootFinders
+	}
+	return append([]RootFinder{runroots.Finder{BestEffort: p.RuntimeRoots == runroots.ModeBestEffort}}, p.RootFinders...)
 }
 
 // Validate checks the policy's values. A policy without KeepLatest fails
@@ -157,6 +175,9 @@ func (p Policy) Validate() error {
 	}
 	if p.MinAge < 0 && p.MinAge != NoMinAge {
 		return fmt.Errorf("%w: min-age %s is negative", ErrInvalidPolicy, p.MinAge)
+	}
+	if p.RuntimeRoots < runroots.ModeOn || p.RuntimeRoots > runroots.ModeBestEffort {
+		return fmt.Errorf("%w: runtime roots %s", ErrInvalidPolicy, p.RuntimeRoots)
 	}
 	for i, f := range p.RootFinders {
 		if f == nil {
@@ -242,6 +263,9 @@ func (p Policy) String() string {
 	}
 	if p.IgnoreUninstallHooks {
 		b.WriteString(" ignore-uninstall-hooks")
+	}
+	if p.RuntimeRoots != runroots.ModeOn {
+		fmt.Fprintf(&b, " runtime-roots=%s", p.RuntimeRoots)
 	}
 	if len(p.RootFinders) > 0 {
 		fmt.Fprintf(&b, " root-finders=%d", len(p.RootFinders))

@@ -13,6 +13,7 @@ import (
 	"github.com/hab-gc/hab-gc/lease"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
+	"github.com/hab-gc/hab-gc/runroots"
 )
 
 // probeFinder is a RootFinder that could not see everything, as runroots'
@@ -83,7 +84,7 @@ func TestPlanToApplyLeavesProbesToApply(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.Close() })
-		pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RootFinders: []retention.RootFinder{f}}
+		pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RuntimeRoots: runroots.ModeOff, RootFinders: []retention.RootFinder{f}}
 		planStore := retention.PlanStore
 		if toApply {
 			planStore = retention.PlanToApply

@@ -9,6 +9,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
+	"github.com/hab-gc/hab-gc/runroots"
 )
 
 // finderSeq is a RootFinder that answers its n-th call with answers[n]
@@ -56,7 +57,7 @@ func planStore(t *testing.T, root string, pol retention.Policy) (*retention.Plan
 func TestRootFinderKeepsReleaseAndClosure(t *testing.T) {
 	b := rootsStore(t)
 	f := &finderSeq{answers: [][]retention.Root{{inUse("core/app/1/1"), inUse("core/gone/1/1")}}}
-	p, err := planStore(t, b.Root, retention.Policy{KeepLatest: 1, RootFinders: []retention.RootFinder{f}})
+	p, err := planStore(t, b.Root, retention.Policy{KeepLatest: 1, RuntimeRoots: runroots.ModeOff, RootFinders: []retention.RootFinder{f}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,14 +81,14 @@ func TestRootFinderKeepsReleaseAndClosure(t *testing.T) {
 func TestRootFinderFailureRefuses(t *testing.T) {
 	b := rootsStore(t)
 	boom := errors.New("cannot read /proc")
-	_, err := planStore(t, b.Root, retention.Policy{KeepLatest: 1, RootFinders: []retention.RootFinder{&finderSeq{answers: [][]retention.Root{nil}, err: boom}}})
+	_, err := planStore(t, b.Root, retention.Policy{KeepLatest: 1, RuntimeRoots: runroots.ModeOff, RootFinders: []retention.RootFinder{&finderSeq{answers: [][]retention.Root{nil}, err: boom}}})
 	if !errors.Is(err, retention.ErrRootsUnknown) || !errors.Is(err, boom) {
 		t.Fatalf("plan with a failing finder: %v", err)
 	}
 
 	// A finder that fails only when Apply asks: nothing is removed.
 	f := &finderSeq{answers: [][]retention.Root{nil}}
-	p, err := planStore(t, b.Root, retention.Policy{KeepLatest: 1, RootFinders: []retention.RootFinder{f}})
+	p, err := planStore(t, b.Root, retention.Policy{KeepLatest: 1, RuntimeRoots: runroots.ModeOff, RootFinders: []retention.RootFinder{f}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestApplyConsultsRootFinders(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := rootsStore(t)
 			f := &finderSeq{answers: tc.answers}
-			p, err := planStore(t, b.Root, retention.Policy{KeepLatest: 1, RootFinders: []retention.RootFinder{f}})
+			p, err := planStore(t, b.Root, retention.Policy{KeepLatest: 1, RuntimeRoots: runroots.ModeOff, RootFinders: []retention.RootFinder{f}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +156,7 @@ func TestPartialRootIdents(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := rootsStore(t)
 			f := &finderSeq{answers: [][]retention.Root{tc.roots}}
-			p, err := planStore(t, b.Root, retention.Policy{KeepLatest: 1, RootFinders: []retention.RootFinder{f}})
+			p, err := planStore(t, b.Root, retention.Policy{KeepLatest: 1, RuntimeRoots: runroots.ModeOff, RootFinders: []retention.RootFinder{f}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +170,7 @@ func TestPartialRootIdents(t *testing.T) {
 	t.Run("no package", func(t *testing.T) {
 		b := rootsStore(t)
 		f := &finderSeq{answers: [][]retention.Root{{{Ident: pkgstore.Ident{Origin: "core"}, Code: retention.CodeInUse, Text: "?"}}}}
-		_, err := planStore(t, b.Root, retention.Policy{KeepLatest: 1, RootFinders: []retention.RootFinder{f}})
+		_, err := planStore(t, b.Root, retention.Policy{KeepLatest: 1, RuntimeRoots: runroots.ModeOff, RootFinders: []retention.RootFinder{f}})
 		if !errors.Is(err, retention.ErrRootsUnknown) {
 			t.Fatalf("err = %v, want ErrRootsUnknown", err)
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
-	"github.com/hab-gc/hab-gc/runroots"
 )
 
 // hostApp is the package a Studio build installed and the host installs
@@ -56,7 +55,7 @@ func TestHostInstallOfStudioArchiveWaits(t *testing.T) {
 			if installing {
 				proctest.Start(t, proctest.Open, in.ArchivePath(hostApp))
 			}
-			pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RootFinders: []retention.RootFinder{runroots.Finder{}}}
+			pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
 			_, p := openPlan(t, b.Root, pol, time.Now(), pkgstore.Options{Target: "x86_64-linux"})
 			d, _ := p.Decision(pkgstore.MustParseIdent(depOld))
 			if kept := d.Action == retention.Keep; kept != installing {
@@ -86,7 +85,7 @@ func TestHostInstallOfStudioArchiveWaits(t *testing.T) {
 	for _, phase := range []retention.Phase{retention.PhaseHide, retention.PhaseSettle} {
 		t.Run("archive opened before "+string(phase), func(t *testing.T) {
 			b, in := studioBuiltHostApp(t)
-			pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RootFinders: []retention.RootFinder{runroots.Finder{}}}
+			pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
 			s, p := openPlan(t, b.Root, pol, time.Now(), pkgstore.Options{Target: "x86_64-linux"})
 			if d, _ := p.Decision(pkgstore.MustParseIdent(depOld)); d.Action != retention.Remove {
 				t.Fatalf("plan: %s %s %v, want remove", d.Action, depOld, d.Reasons)

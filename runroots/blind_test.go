@@ -60,7 +60,7 @@ func runBlindHelper() {
 	s, err := pkgstore.Open(root)
 	if err == nil {
 		defer s.Close()
-		pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge,
+		pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RuntimeRoots: runroots.ModeOff,
 			RootFinders: []retention.RootFinder{runroots.Finder{ProcRoot: procRoot, BestEffort: mode == "best-effort"}}}
 		var plan *retention.Plan
 		plan, err = retention.PlanStore(context.Background(), s, pol, time.Now(), pkgstore.Options{Target: storetest.DefaultTarget})

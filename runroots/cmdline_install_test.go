@@ -15,7 +15,6 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
-	"github.com/hab-gc/hab-gc/runroots"
 )
 
 const cmdlineEnv = "HAB_GC_CMDLINE_HELPER"
@@ -52,7 +51,7 @@ func startCmdlineHelper(t *testing.T, cmd *exec.Cmd) {
 // fsRoot (open until the test ends).
 func planCmdline(t *testing.T, fsRoot string) *retention.Plan {
 	t.Helper()
-	pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RootFinders: []retention.RootFinder{runroots.Finder{}}}
+	pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
 	p, err := retention.PlanStore(context.Background(), storetest.Open(t, fsRoot), pol, time.Now())
 	if err != nil {
 		t.Fatal(err)

@@ -84,11 +84,10 @@
 // unless BestEffort.
 //
 // A Mode says it as a user does (ParseMode: true, false or best-effort,
-// the CLI's runtime_roots); Mode.Finders gives the finders a run uses,
-// best effort for every dry run, which removes nothing:
+// the CLI's runtime_roots); retention.Policy.RuntimeRoots takes it, and
+// reads the processes with a Finder unless it is ModeOff:
 //
-//	mode, err := runroots.ParseMode("best-effort")
-//	policy.RootFinders = mode.Finders(dryRun)
+//	policy.RuntimeRoots, err = runroots.ParseMode("best-effort")
 //
 // # What cannot be seen
 //

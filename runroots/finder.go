@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hab-gc/hab-gc/internal/inuse"
 	"github.com/hab-gc/hab-gc/pkgstore"
-	"github.com/hab-gc/hab-gc/retention"
 )
 
 // Finder is a retention.RootFinder: every release a process uses is a
@@ -33,10 +33,10 @@ type Finder struct {
 // see Held);
 // when blind, the write-lease probe adds "lease_probed_files",
 // "lease_busy_releases" and "lease_unprobed_files".
-func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (retention.Found, error) {
+func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (inuse.Found, error) {
 	res, err := ScanInventory(ctx, f.ProcRoot, inv)
 	if err != nil {
-		return retention.Found{}, fmt.Errorf("runtime roots: %w", err)
+		return inuse.Found{}, fmt.Errorf("runtime roots: %w", err)
 	}
 	found := res.Found()
 	found.Installs = res.installs(inv)
@@ -50,7 +50,7 @@ func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (retenti
 }
 
 // Found turns a scan's result into roots for retention.
-func (r *Result) Found() retention.Found {
+func (r *Result) Found() inuse.Found {
 	type agg struct {
 		first Use
 		pids  map[int]bool
@@ -66,7 +66,7 @@ func (r *Result) Found() retention.Found {
 		}
 		a.pids[u.PID] = true
 	}
-	out := retention.Found{Source: "processes", Summary: r.Summary(), Counts: map[string]int{
+	out := inuse.Found{Source: "processes", Summary: r.Summary(), Counts: map[string]int{
 		"processes": r.Processes, "inspected": r.Inspected, "denied": r.Denied,
 		"vanished": r.Vanished, "failed": r.Failed, "releases_in_use": len(order),
 	}}
@@ -88,7 +88,7 @@ func (r *Result) Found() retention.Found {
 		} else if n > 1 {
 			text += fmt.Sprintf(" (and %d other processes use it)", n)
 		}
-		out.Roots = append(out.Roots, retention.Root{Ident: id, Code: retention.CodeInUse, Text: text})
+		out.Roots = append(out.Roots, inuse.Root{Ident: id, Code: inuse.CodeInUse, Text: text})
 	}
 	return out
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
-	"github.com/hab-gc/hab-gc/runroots"
 )
 
 // TestApplyAfterReleaseUninstalled: a release the plan removes that is
@@ -38,7 +37,7 @@ func TestApplyAfterReleaseUninstalled(t *testing.T) {
 				b.Add(storetest.Release{Ident: id, Target: "x86_64-windows", ModTime: storetest.OldTime(), Files: map[string]string{"bin/lib.dll": "MZ"}})
 			}
 			s := storetest.Open(t, b.Root)
-			pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RootFinders: []retention.RootFinder{runroots.Finder{}}}
+			pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
 			plan, err := how.plan(context.Background(), s, pol, time.Now(), pkgstore.Options{Target: "x86_64-windows"})
 			if err != nil {
 				t.Fatal(err)

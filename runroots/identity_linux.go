@@ -9,9 +9,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hab-gc/hab-gc/internal/inuse"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
-	"github.com/hab-gc/hab-gc/retention"
 )
 
 // identity knows the release directories of a store by device and inode,
@@ -117,7 +117,7 @@ func identityOf(inv *pkgstore.Inventory) *identity {
 // a release.
 func (ix *identity) addHidden(store, rel string) {
 	name := path.Base(rel)
-	release, ok := retention.HiddenRelease(name)
+	release, ok := inuse.HiddenRelease(name)
 	if !ok {
 		return
 	}
@@ -249,7 +249,7 @@ func (ix *identity) sameFile(store, p string, same func(*unix.Stat_t) bool) (id 
 		name := parts[len(parts)-1]
 		release, h := name, false
 		if strings.HasPrefix(name, pkgstore.DebrisPrefix) {
-			if release, h = retention.HiddenRelease(name); !h {
+			if release, h = inuse.HiddenRelease(name); !h {
 				return false
 			}
 		}

@@ -12,16 +12,16 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hab-gc/hab-gc/internal/inuse"
 	"github.com/hab-gc/hab-gc/pkgstore"
-	"github.com/hab-gc/hab-gc/retention"
 )
 
 // overlayMagic is overlayfs's statfs type (OVERLAYFS_SUPER_MAGIC).
 const overlayMagic = 0x794c7630
 
-func (lp leaseProbe) probe(ctx context.Context, dirs []retention.ProbeDir) (retention.Probed, error) {
+func (lp leaseProbe) probe(ctx context.Context, dirs []inuse.ProbeDir) (inuse.Probed, error) {
 	var st probeStats
-	var out retention.Probed
+	var out inuse.Probed
 	sfd, err := unix.Open(lp.store, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		st.unprobed, st.releasesUnprobed, st.example = len(dirs), len(dirs), "store: "+err.Error()
@@ -34,7 +34,7 @@ func (lp leaseProbe) probe(ctx context.Context, dirs []retention.ProbeDir) (rete
 		for i, file := range busy {
 			if file != nil {
 				st.busy++
-				out.Roots = append(out.Roots, retention.Root{Ident: dirs[i].Ident, Code: retention.CodeInUse, Text: busyText(*file)})
+				out.Roots = append(out.Roots, inuse.Root{Ident: dirs[i].Ident, Code: inuse.CodeInUse, Text: busyText(*file)})
 			}
 		}
 	}
@@ -59,7 +59,7 @@ func (lp leaseProbe) probe(ctx context.Context, dirs []retention.ProbeDir) (rete
 // symlinked cache, as Habitat and pkgstore's reading do; never a
 // symlinked file): one some process has open is an install in progress
 // (see Held) that the scan may not have seen, and is added to out.Installs.
-func (lp leaseProbe) archives(ctx context.Context, st *probeStats, out *retention.Probed) error {
+func (lp leaseProbe) archives(ctx context.Context, st *probeStats, out *inuse.Probed) error {
 	cdir := filepath.Join(lp.fsRoot, filepath.FromSlash(pkgstore.ArtifactCacheDir))
 	cfd, err := unix.Open(cdir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if errors.Is(err, unix.ENOENT) {
@@ -136,7 +136,7 @@ func readNames(dfd int) ([]string, error) {
 // are summed into st; its example is the one of the first directory, in
 // the order given, that had one, so that the summary does not depend on
 // the goroutines' timing.
-func (lp leaseProbe) releases(ctx context.Context, sfd int, dirs []retention.ProbeDir, st *probeStats) ([]*string, error) {
+func (lp leaseProbe) releases(ctx context.Context, sfd int, dirs []inuse.ProbeDir, st *probeStats) ([]*string, error) {
 	busy := make([]*string, len(dirs))
 	workers := min(4*runtime.GOMAXPROCS(0), len(dirs))
 	stats := make([]probeStats, workers)

@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hab-gc/hab-gc/internal/inuse"
 	"github.com/hab-gc/hab-gc/internal/onefs"
-	"github.com/hab-gc/hab-gc/retention"
 )
 
 // probe checks each release about to be removed for a file a process
@@ -18,8 +18,8 @@ import (
 // onefs.HeldOpen), which the process list cannot show. A release so held
 // is a root. A release that cannot be checked fails the probe, naming
 // it, unless best-effort.
-func (lp leaseProbe) probe(ctx context.Context, dirs []retention.ProbeDir) (retention.Probed, error) {
-	var out retention.Probed
+func (lp leaseProbe) probe(ctx context.Context, dirs []inuse.ProbeDir) (inuse.Probed, error) {
+	var out inuse.Probed
 	busy, unprobed, example := 0, 0, ""
 	for _, d := range dirs {
 		if err := ctx.Err(); err != nil {
@@ -34,7 +34,7 @@ func (lp leaseProbe) probe(ctx context.Context, dirs []retention.ProbeDir) (rete
 			}
 		case held != "":
 			busy++
-			out.Roots = append(out.Roots, retention.Root{Ident: d.Ident, Code: retention.CodeInUse,
+			out.Roots = append(out.Roots, inuse.Root{Ident: d.Ident, Code: inuse.CodeInUse,
 				Text: fmt.Sprintf("a process holds %s of it open, so that Windows would not let it be deleted (a running program, a loaded DLL)", held)})
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
-	"github.com/hab-gc/hab-gc/runroots"
 )
 
 // TestHeldOpenKeepsOnlyItsRelease: a file of a release to remove that a
@@ -45,7 +44,7 @@ func TestHeldOpenKeepsOnlyItsRelease(t *testing.T) {
 	}
 	defer windows.CloseHandle(h)
 	s := storetest.Open(t, b.Root)
-	pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RootFinders: []retention.RootFinder{runroots.Finder{}}}
+	pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
 	plan, err := retention.PlanStore(context.Background(), s, pol, time.Now(), pkgstore.Options{Target: "x86_64-windows"})
 	if err != nil {
 		t.Fatal(err)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/hab-gc/hab-gc/retention"
 )
 
 // Mode is whether and how a run looks for the releases processes use,
@@ -58,16 +56,4 @@ func (m Mode) String() string {
 		return "best-effort"
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
-}
-
-// Finders returns the root finders of the mode: none for ModeOff, else a
-// Finder on the default proc file system, best effort for ModeBestEffort
-// and for any dry run: a dry run removes nothing, so where processes
-// cannot all be seen (a user who is not root) it shows the plan with what
-// it could see, and the Finder's summary says what it could not.
-func (m Mode) Finders(dryRun bool) []retention.RootFinder {
-	if m == ModeOff {
-		return nil
-	}
-	return []retention.RootFinder{Finder{BestEffort: m == ModeBestEffort || dryRun}}
 }

@@ -39,35 +39,3 @@ func TestParseMode(t *testing.T) {
 		}
 	}
 }
-
-// TestModeFinders: off looks at no process; on looks strictly, except in
-// a dry run, which removes nothing and so goes on with what it could see;
-// best-effort always goes on.
-func TestModeFinders(t *testing.T) {
-	for _, tc := range []struct {
-		mode       runroots.Mode
-		dry        bool
-		want       int // finders
-		bestEffort bool
-	}{
-		{runroots.ModeOff, false, 0, false},
-		{runroots.ModeOff, true, 0, false},
-		{runroots.ModeOn, false, 1, false},
-		{runroots.ModeOn, true, 1, true},
-		{runroots.ModeBestEffort, false, 1, true},
-		{runroots.ModeBestEffort, true, 1, true},
-	} {
-		fs := tc.mode.Finders(tc.dry)
-		if len(fs) != tc.want {
-			t.Errorf("%v dry %v: %d finders, want %d", tc.mode, tc.dry, len(fs), tc.want)
-			continue
-		}
-		if tc.want == 0 {
-			continue
-		}
-		f, ok := fs[0].(runroots.Finder)
-		if !ok || f.BestEffort != tc.bestEffort || f.ProcRoot != "" {
-			t.Errorf("%v dry %v: %#v, want a runroots.Finder, BestEffort %v", tc.mode, tc.dry, fs[0], tc.bestEffort)
-		}
-	}
-}

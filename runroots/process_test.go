@@ -178,7 +178,7 @@ func hasReason(rs []retention.Reason, code retention.Code, says string) bool {
 func planKeepLatest1(t *testing.T, root string) (*pkgstore.Store, *retention.Plan) {
 	t.Helper()
 	s := storetest.Open(t, root)
-	pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RootFinders: []retention.RootFinder{runroots.Finder{}}}
+	pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
 	plan, err := retention.PlanStore(context.Background(), s, pol, time.Now(), pkgstore.Options{Target: storetest.DefaultTarget})
 	if err != nil {
 		t.Fatal(err)

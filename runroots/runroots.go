@@ -12,8 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hab-gc/hab-gc/internal/inuse"
 	"github.com/hab-gc/hab-gc/pkgstore"
-	"github.com/hab-gc/hab-gc/retention"
 )
 
 // ErrNoProc is wrapped by Scan's error when the proc root cannot be listed.
@@ -221,7 +221,7 @@ func (m *matcher) match(p string) (id pkgstore.Ident, file string, hidden, ok bo
 		}
 		release := parts[3]
 		if strings.HasPrefix(release, pkgstore.DebrisPrefix) {
-			if release, hidden = retention.HiddenRelease(release); !hidden {
+			if release, hidden = inuse.HiddenRelease(release); !hidden {
 				return id, "", false, false // not a name hab-gc makes
 			}
 		} else if strings.HasPrefix(release, pkgstore.InstallTempPrefix) {

@@ -10,7 +10,6 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/prune"
 	"github.com/hab-gc/hab-gc/retention"
-	"github.com/hab-gc/hab-gc/runroots"
 )
 
 // Setup returns the retention policy and scan options a job uses on one
@@ -19,9 +18,8 @@ import (
 // the default scan options. For a check job the policy is not used.
 type Setup func(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error)
 
-// DefaultSetup is the job's policy (Params.Policy), with runtime roots
-// (runroots.Finder: every release a running process uses is kept), and
-// default scan options.
+// DefaultSetup is the job's policy (Params.Policy) and default scan
+// options.
 func DefaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error) {
 	if j.Type != Prune && j.Type != Pressure {
 		return retention.Policy{}, pkgstore.Options{}, nil
@@ -30,7 +28,6 @@ func DefaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, err
 	for i := range pol.Excludes {
 		pol.Excludes[i].Source = j.PinSource()
 	}
-	pol.RootFinders = append(pol.RootFinders, runroots.Finder{})
 	return pol, pkgstore.Options{}, err
 }
 

@@ -15,14 +15,8 @@ func TestDefaultSetupKeepsReleasesInUse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		found := false
-		for _, f := range pol.RootFinders {
-			if _, ok := f.(runroots.Finder); ok {
-				found = true
-			}
-		}
-		if !found {
-			t.Errorf("%s: DefaultSetup's policy has no runtime roots (%v)", typ, pol.RootFinders)
+		if pol.RuntimeRoots != runroots.ModeOn {
+			t.Errorf("%s: DefaultSetup's policy reads processes %s, want %s", typ, pol.RuntimeRoots, runroots.ModeOn)
 		}
 	}
 }

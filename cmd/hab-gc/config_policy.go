@@ -96,10 +96,7 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 	if p.AllowDamaged, err = c.boolean("allow_damaged"); err != nil {
 		return p, err
 	}
-	if p.RootFinders, err = c.rootFinders(); err != nil {
-		return p, err
-	}
-	return p, nil
+	return p, c.roots(&p)
 }
 
 // keepLatestFor reads the per-package counts: repeated

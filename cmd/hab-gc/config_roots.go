@@ -9,41 +9,40 @@ import (
 	"github.com/hab-gc/hab-gc/supervisor"
 )
 
-// rootFinders are where the policy looks for releases in use: running
-// processes (runtime_roots, read by runroots.ParseMode: true unless turned
-// off; best-effort goes on when some process cannot be seen and a write
-// lease cannot stand in, as every dry run does) and, when sup_gateway is
-// set, the Supervisor's HTTP gateway (token from
+// roots sets where the policy looks for releases in use beyond the
+// library's defaults: how the processes are read (runtime_roots; a dry
+// run, which removes nothing, reads them best effort) and, when
+// sup_gateway is set, the Supervisor's HTTP gateway (token from
 // HAB_SUP_GATEWAY_AUTH_TOKEN).
-func (c *config) rootFinders() ([]retention.RootFinder, error) {
-	mode := runroots.ModeOn
+func (c *config) roots(p *retention.Policy) error {
 	if c.isSet("runtime_roots") {
 		var err error
-		if mode, err = runroots.ParseMode(c.raw("runtime_roots")); err != nil {
-			return nil, c.bad("runtime_roots", "must be true, false or best-effort")
+		if p.RuntimeRoots, err = runroots.ParseMode(c.raw("runtime_roots")); err != nil {
+			return c.bad("runtime_roots", "must be true, false or best-effort")
 		}
 	}
-	dry, _ := c.cmd.Flags().GetBool("dry-run")
-	finders := mode.Finders(dry)
+	if dry, _ := c.cmd.Flags().GetBool("dry-run"); dry && p.RuntimeRoots == runroots.ModeOn {
+		p.RuntimeRoots = runroots.ModeBestEffort
+	}
 	raw := strings.TrimSpace(c.raw("sup_gateway"))
 	var u string
 	if raw != "" {
 		var err error
 		if u, err = supervisor.ParseURL(raw); err != nil {
-			return nil, c.bad("sup_gateway", err.Error())
+			return c.bad("sup_gateway", err.Error())
 		}
 	}
 	files := supervisor.TLSFiles{CACerts: c.raw("sup_gateway_ca_certs"), Cert: c.raw("sup_gateway_certs"), Key: c.raw("sup_gateway_key")}
 	cfg, err := files.Config(u)
 	if err != nil {
-		return nil, c.gatewayTLSError(u, err)
+		return c.gatewayTLSError(u, err)
 	}
-	if u == "" {
-		return finders, nil
+	if u != "" {
+		client := supervisor.Client{URL: u, TLS: cfg}
+		client.Token, _ = c.lookup(supervisor.TokenEnv)
+		p.RootFinders = append(p.RootFinders, supervisor.Finder{Client: client})
 	}
-	client := supervisor.Client{URL: u, TLS: cfg}
-	client.Token, _ = c.lookup(supervisor.TokenEnv)
-	return append(finders, supervisor.Finder{Client: client}), nil
+	return nil
 }
 
 // gatewayTLSSetting is the setting of a supervisor.TLSFiles field: the CA

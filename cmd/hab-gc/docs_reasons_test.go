@@ -27,7 +27,7 @@ func TestReasonCodesDocumented(t *testing.T) {
 	}
 	defined := map[string]bool{}
 	constant := regexp.MustCompile(`(?m)^\s*(?:const\s+)?(Code\w*)\s+(?:retention\.)?Code = "([a-z-]+)"`)
-	for _, dir := range []string{"retention", "pressure", "artifactcache"} {
+	for _, dir := range []string{"retention", "internal/inuse", "pressure", "artifactcache"} {
 		files, _ := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
 		for _, f := range files {
 			if strings.HasSuffix(f, "_test.go") {
