@@ -47,5 +47,9 @@ func LogBinlinks(ctx context.Context, now time.Time, run Run, res *binlink.Resul
 	if run.ID == "" {
 		return ErrNoRunID
 	}
-	return Journal{Dir: Dir(run.FSRoot)}.AppendContext(ctx, BinlinkRecords(now, run, res, applyErr))
+	j, err := ForFSRoot(run.FSRoot)
+	if err != nil {
+		return err
+	}
+	return j.AppendContext(ctx, BinlinkRecords(now, run, res, applyErr))
 }

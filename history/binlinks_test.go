@@ -45,7 +45,11 @@ func TestLogBinlinks(t *testing.T) {
 	if err := history.LogBinlinks(ctx, now, run, res, err); err != nil {
 		t.Fatal(err)
 	}
-	recs, notices, err := history.Journal{Dir: history.Dir(b.Root)}.Read()
+	j, err := history.ForFSRoot(b.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, notices, err := j.Read()
 	if err != nil || len(notices) > 0 {
 		t.Fatal(err, notices)
 	}

@@ -3,6 +3,7 @@ package history_test
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ func TestLogRefusesEmptyRunID(t *testing.T) {
 	if !errors.Is(err, history.ErrNoRunID) {
 		t.Fatalf("err = %v, want ErrNoRunID", err)
 	}
-	if _, err := os.Stat(history.Dir(root)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(root, "hab", "sup")); !os.IsNotExist(err) {
 		t.Errorf("history dir: %v, want none", err)
 	}
 }

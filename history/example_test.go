@@ -42,7 +42,11 @@ func ExampleLog() {
 		panic(err)
 	}
 
-	recs, _, err := history.Journal{Dir: history.Dir(dir)}.Read()
+	j, err := history.ForFSRoot(dir)
+	if err != nil {
+		panic(err)
+	}
+	recs, _, err := j.Read()
 	if err != nil {
 		panic(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -282,13 +281,14 @@ func LogContext(ctx context.Context, now time.Time, run Run, plan *retention.Pla
 	if run.ID == "" {
 		return ErrNoRunID
 	}
-	if err := pkgstore.RequireFSRoot(run.FSRoot); err != nil {
-		return fmt.Errorf("history: %w", err)
+	j, err := ForFSRoot(run.FSRoot)
+	if err != nil {
+		return err
 	}
 	if plan == nil && applyErr == nil {
 		return ErrNoPlan
 	}
-	return ForFSRoot(run.FSRoot).AppendContext(ctx, Records(now, run, plan, res, applyErr))
+	return j.AppendContext(ctx, Records(now, run, plan, res, applyErr))
 }
 
 // Filter selects records.
@@ -327,9 +327,4 @@ func satisfies(ident string, pattern pkgstore.Ident) bool {
 // Select returns the records that pass the filter, in order.
 func (f Filter) Select(recs []Record) []Record {
 	return slices.DeleteFunc(slices.Clone(recs), func(r Record) bool { return !f.Match(r) })
-}
-
-// Dir is the journal's directory for an FS root.
-func Dir(fsRoot string) string {
-	return filepath.Join(fsRoot, "hab", "sup", "default", "hab-gc")
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
+	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
 // FileName is the journal's file name in its directory.
@@ -46,7 +47,8 @@ var ErrUnsafe = errors.New("journal is not a regular file with one link")
 // Journal is the history file in a directory, and its rotated
 // predecessors.
 type Journal struct {
-	// Dir holds the journal (Dir(fsRoot) for a store's history).
+	// Dir holds the journal (ForFSRoot names a store's); empty is refused
+	// (pkgstore.ErrNoStore).
 	Dir string
 	// FSRoot, when set, is the FS root Dir lies under (ForFSRoot sets
 	// both): no directory from FSRoot down to the journal may then be a
@@ -75,9 +77,19 @@ func (j Journal) keep() int {
 	return j.Keep
 }
 
-// ForFSRoot is the journal of the store under fsRoot: Dir(fsRoot), with
-// FSRoot set.
-func ForFSRoot(fsRoot string) Journal { return Journal{Dir: Dir(fsRoot), FSRoot: fsRoot} }
+// ForFSRoot is the journal of the store under fsRoot
+// (FSROOT/hab/sup/default/hab-gc), with FSRoot set. An empty fsRoot is an
+// error wrapping pkgstore.ErrNoStore (pkgstore.RequireFSRoot).
+func ForFSRoot(fsRoot string) (Journal, error) {
+	if err := pkgstore.RequireFSRoot(fsRoot); err != nil {
+		return Journal{}, fmt.Errorf("history: %w", err)
+	}
+	return Journal{Dir: filepath.Join(fsRoot, "hab", "sup", "default", "hab-gc"), FSRoot: fsRoot}, nil
+}
+
+// errNoDir is the error of a Journal without a Dir, which would be the
+// working directory.
+var errNoDir = fmt.Errorf("history: the journal's Dir is empty: %w", pkgstore.ErrNoStore)
 
 // rotated is the name of the n-th rotated file (0: the journal itself).
 func rotated(n int) string {
@@ -96,6 +108,9 @@ func (j Journal) Append(recs []Record) error { return j.AppendContext(context.Ba
 // journal's lock it waits at most LockTimeout, and not past the end of
 // ctx (an ended ctx still gets one try), then fails wrapping ErrBusy.
 func (j Journal) AppendContext(ctx context.Context, recs []Record) error {
+	if j.Dir == "" {
+		return errNoDir
+	}
 	if len(recs) == 0 {
 		return nil
 	}
@@ -133,6 +148,9 @@ func (n Notice) String() string {
 // set only when the directory itself cannot be read. A missing journal
 // has no records.
 func (j Journal) Read() (recs []Record, notices []Notice, err error) {
+	if j.Dir == "" {
+		return nil, nil, errNoDir
+	}
 	if _, err := os.Lstat(j.Dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	} else if err != nil {

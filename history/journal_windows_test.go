@@ -25,7 +25,11 @@ func recW(i int, ident string) Record { return recFor(`C:\`, i, ident) }
 // an FS root down) and read back in order.
 func TestAppendReadWindows(t *testing.T) {
 	root := testtool.TempDir(t)
-	for _, j := range []Journal{{Dir: filepath.Join(testtool.TempDir(t), "hab", "sup", "default", "hab-gc")}, ForFSRoot(root)} {
+	forRoot, err := ForFSRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range []Journal{{Dir: filepath.Join(testtool.TempDir(t), "hab", "sup", "default", "hab-gc")}, forRoot} {
 		want := []Record{recW(1, "core/redis/6.2.5/20211101000000"), recW(2, "")}
 		appendTwoRead(t, j, want)
 	}
@@ -126,7 +130,7 @@ func TestSymlinkedDirWindows(t *testing.T) {
 	if err := os.Symlink(real, filepath.Join(root, "hab", "sup")); err != nil {
 		t.Fatal(err)
 	}
-	if err := ForFSRoot(root).Append([]Record{recW(1, "")}); err == nil {
+	if err := mustForFSRoot(t, root).Append([]Record{recW(1, "")}); err == nil {
 		t.Error("appended through a symlinked hab\\sup")
 	}
 	if entries, _ := os.ReadDir(real); len(entries) != 0 {

@@ -94,3 +94,13 @@ func recFor(fsRoot string, i int, ident string) Record {
 	}
 	return r
 }
+
+// mustForFSRoot is ForFSRoot(root), failing the test on an error.
+func mustForFSRoot(t *testing.T, root string) Journal {
+	t.Helper()
+	j, err := ForFSRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}

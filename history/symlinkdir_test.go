@@ -26,7 +26,7 @@ func TestAppendBelowSymlinkedDir(t *testing.T) {
 			if err := os.Symlink(outside, at); err != nil {
 				t.Fatal(err)
 			}
-			err := ForFSRoot(root).Append([]Record{rec(1, "")})
+			err := mustForFSRoot(t, root).Append([]Record{rec(1, "")})
 			if !errors.Is(err, safeio.ErrSymlink) || !strings.Contains(err.Error(), at+" is a symlink") {
 				t.Errorf("append: %v, want an error naming the symlink %s", err, at)
 			}
@@ -43,7 +43,7 @@ func TestAppendBelowSymlinkedDir(t *testing.T) {
 		real := t.TempDir()
 		root := filepath.Join(t.TempDir(), "root")
 		os.Symlink(real, root)
-		if err := ForFSRoot(root).Append([]Record{rec(1, "")}); err != nil {
+		if err := mustForFSRoot(t, root).Append([]Record{rec(1, "")}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(filepath.Join(real, "hab/sup/default/hab-gc", FileName)); err != nil {

@@ -86,7 +86,11 @@ func Example_historyAndMetrics() {
 		log.Fatal(err)
 	}
 
-	recs, _, err := history.Journal{Dir: history.Dir(fsRoot)}.Read()
+	j, err := history.ForFSRoot(fsRoot)
+	if err != nil {
+		log.Fatal(err)
+	}
+	recs, _, err := j.Read()
 	if err != nil {
 		log.Fatal(err)
 	}

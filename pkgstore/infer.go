@@ -34,6 +34,9 @@ var habitatSelf = [...]string{"chef/hab", "chef/hab-sup", "core/hab"}
 // wraps ErrTargetAmbiguous. TARGET files are read without following a
 // symlink or blocking, capped; what cannot be read is not counted.
 func InferTarget(fsRoot string) (target, from string, err error) {
+	if err := RequireFSRoot(fsRoot); err != nil {
+		return "", "", err
+	}
 	root, err := safeio.OpenRoot(filepath.Join(fsRoot, StoreDir)) // never blocks on a FIFO there
 	if errors.Is(err, fs.ErrNotExist) {
 		return DefaultTarget(), "", nil

@@ -2,12 +2,17 @@ package schedule
 
 import (
 	"path/filepath"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
 // CanonicalStore returns the canonical package store path of an FS root:
 // absolute, cleaned, symlinks resolved (as far as the path exists), so
 // that /hab/pkgs, /hab/../hab/pkgs/ and a symlink to it are one store.
 func CanonicalStore(fsRoot string) (string, error) {
+	if err := pkgstore.RequireFSRoot(fsRoot); err != nil {
+		return "", err
+	}
 	return canonicalPath(filepath.Join(fsRoot, "hab", "pkgs"))
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
+	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
 // MachineIDEnv is the environment variable that names a machine's
@@ -51,8 +52,11 @@ func StateMachineID(fsRoot, explicit, statePath string) (string, error) {
 
 // DefaultStatePath is the daemon's state file when none is named: below
 // the FS root fsRoot, beside the Supervisor's own files.
-func DefaultStatePath(fsRoot string) string {
-	return filepath.Join(fsRoot, "hab", "sup", "default", "hab-gc", "schedule-state.json")
+func DefaultStatePath(fsRoot string) (string, error) {
+	if err := pkgstore.RequireFSRoot(fsRoot); err != nil {
+		return "", fmt.Errorf("schedule state: %w", err)
+	}
+	return filepath.Join(fsRoot, "hab", "sup", "default", "hab-gc", "schedule-state.json"), nil
 }
 
 // StoreFSRoot is the FS root of a store named by its FS root or by its

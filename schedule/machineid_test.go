@@ -107,7 +107,7 @@ func TestStoreFSRootAndDefaultState(t *testing.T) {
 		}
 	}
 	want := filepath.Join("/r", "hab", "sup", "default", "hab-gc", "schedule-state.json")
-	if got := schedule.DefaultStatePath("/r"); got != want {
+	if got, err := schedule.DefaultStatePath("/r"); err != nil || got != want {
 		t.Errorf("DefaultStatePath = %q, want %q", got, want)
 	}
 }

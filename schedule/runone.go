@@ -150,7 +150,11 @@ func (s *Scheduler) ranAlready(j Job, due time.Time) (bool, error) {
 // for due or a later due time. A history that cannot be read witnesses
 // nothing.
 func ranInHistory(j Job, due time.Time) bool {
-	recs, _, err := history.ForFSRoot(j.FSRoot).Read()
+	journal, err := history.ForFSRoot(j.FSRoot)
+	if err != nil {
+		return false
+	}
+	recs, _, err := journal.Read()
 	if err != nil {
 		return false
 	}

@@ -84,7 +84,11 @@ func TestInterruptedRunRestores(t *testing.T) {
 	}
 	// The journal says interrupted, as the exit status does (issue 24
 	// item 5), not "run failed ... context canceled".
-	recs, _, err := history.Journal{Dir: history.Dir(b.Root)}.Read()
+	j, err := history.ForFSRoot(b.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := j.Read()
 	if err != nil || len(recs) == 0 {
 		t.Fatalf("history: %v %v", recs, err)
 	}

@@ -43,7 +43,10 @@ skipped with a notice on stderr.`,
 			}
 			f.Since = time.Now().Add(-d)
 		}
-		j := history.Journal{Dir: history.Dir(c.fsRoot())}
+		j, err := history.ForFSRoot(c.fsRoot())
+		if err != nil {
+			return err
+		}
 		recs, notices, err := j.Read()
 		if err != nil {
 			return err

@@ -25,7 +25,11 @@ import (
 func holdHistoryLock(t *testing.T, fsRoot string) {
 	t.Helper()
 	flock := testtool.Need(t, "flock", "util-linux")
-	dir := history.Dir(fsRoot)
+	j, err := history.ForFSRoot(fsRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := j.Dir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,11 @@ func TestLeftoversFollowThePolicy(t *testing.T) {
 		if _, err := os.Stat(b.PkgPath(ids[5])); err != nil {
 			t.Errorf("the newest release is gone: %v", err)
 		}
-		recs, _, err := history.Journal{Dir: history.Dir(b.Root)}.Read()
+		j, err := history.ForFSRoot(b.Root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, _, err := j.Read()
 		noErr(t, err)
 		removed := map[string]bool{}
 		runRemoved := -1

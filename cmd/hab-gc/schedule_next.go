@@ -43,7 +43,10 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 		// were drawn with (unless HAB_GC_MACHINE_ID says otherwise).
 		state, _ := cmd.Flags().GetString("state")
 		if state == "" {
-			state = schedule.DefaultStatePath(c.fsRoot())
+			var err error
+			if state, err = schedule.DefaultStatePath(c.fsRoot()); err != nil {
+				return err
+			}
 		}
 		explicit, _ := a.explicitMachineID()
 		machine, err := schedule.StateMachineID(c.fsRoot(), explicit, state)

@@ -89,7 +89,11 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	stateRoot := "" // a --state given is the user's choice, its directory made as given
 	if state == "" {
 		// Below the FS root: never written through a symlink there.
-		state, stateRoot = schedule.DefaultStatePath(fsRoot), fsRoot
+		var err error
+		if state, err = schedule.DefaultStatePath(fsRoot); err != nil {
+			return nil, err
+		}
+		stateRoot = fsRoot
 		// The default state file lives beside a store: without one (a
 		// typo in --fs-root), nothing is created there.
 		if st, err := c.openAt(fsRoot); err != nil {

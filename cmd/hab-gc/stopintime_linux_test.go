@@ -124,7 +124,11 @@ func TestInterruptPutsBackWithinTheGrace(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(b.Root, "hab/pkgs/*/*/*", pkgstore.DebrisPrefix+"*")); len(m) > 0 {
 		t.Errorf("%d releases left hidden, e.g. %s", len(m), m[0])
 	}
-	recs, _, err := history.Journal{Dir: history.Dir(b.Root)}.Read()
+	j, err := history.ForFSRoot(b.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := j.Read()
 	if err != nil || len(recs) == 0 || recs[len(recs)-1].Kind != history.KindRun || recs[len(recs)-1].Outcome != history.RunInterrupted {
 		t.Errorf("the history does not end with the interrupted run (%d records, %v)", len(recs), err)
 	}

@@ -72,7 +72,11 @@ func TestWatchCommand(t *testing.T) {
 	if n := strings.Count(stderr.String(), "msg=purged"); n != 2 {
 		t.Errorf("%d purges, want 2 (core/redis only: at start, after its update); stderr:\n%s", n, stderr)
 	}
-	recs, _, err := history.Journal{Dir: history.Dir(b.Root)}.Read()
+	j, err := history.ForFSRoot(b.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := j.Read()
 	if err != nil {
 		t.Fatal(err)
 	}
