@@ -118,7 +118,7 @@ func (s *Scheduler) runPressure(ctx context.Context, j Job) RunOutcome {
 // could not be opened or locked): logged at ERROR, told to NotRun; the
 // next check tries again.
 func (s *Scheduler) pressureNotRun(j Job, out RunOutcome, log *slog.Logger, err error) RunOutcome {
-	out.Skipped = err.Error()
+	out.Skipped, out.cause = err.Error(), err
 	log.Error("pressure prune not run; retried at the next check", "error", err)
 	if s.NotRun != nil {
 		s.NotRun(j, out.Skipped)

@@ -13,6 +13,7 @@ type RunOutcome struct {
 	Ran     bool
 	Result  RunResult
 	Skipped string // why it did not run although due
+	cause   error  // what Skipped says, for Trigger's error
 	// Triggered is set for a run Trigger made.
 	Triggered bool
 }

@@ -22,20 +22,20 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) RunOutcome
 	log := s.log().With("job", j.Key, "type", string(j.Type), "store", j.Store, "owner", j.Owner, "due", due.UTC().Format(time.RFC3339))
 	store, err := pkgstore.Open(j.FSRoot)
 	if err != nil {
-		return s.storeGone(j, out, log, err.Error())
+		return s.storeGone(j, out, log, err)
 	}
 	defer store.Close()
 	s.storeBack(j, log)
 	unlock, notice, err := s.lockStore(ctx, j, store, log)
 	if err != nil {
-		return s.notRun(j, out, log, err.Error())
+		return s.notRun(j, out, log, err)
 	}
 	if unlock != nil {
 		defer unlock()
 	}
 	ran, err := s.ranAlready(j, due)
 	if err != nil {
-		return s.notRun(j, out, log, err.Error())
+		return s.notRun(j, out, log, err)
 	}
 	if ran {
 		out.Skipped = SkippedAlreadyRan
@@ -71,8 +71,9 @@ func logRun(log *slog.Logger, res RunResult, failed, ran string, attrs []any) {
 // notRun reports a due job that could not run (why): logged at ERROR,
 // told to NotRun, recorded as the job's LastError; it stays due and is
 // retried.
-func (s *Scheduler) notRun(j Job, out RunOutcome, log *slog.Logger, why string) RunOutcome {
-	out.Skipped = why
+func (s *Scheduler) notRun(j Job, out RunOutcome, log *slog.Logger, err error) RunOutcome {
+	why := err.Error()
+	out.Skipped, out.cause = why, err
 	log.Error("job not run; it stays due and is retried", "error", why)
 	if s.NotRun != nil {
 		s.NotRun(j, why)

@@ -24,8 +24,9 @@ const maxStoreBackoff = 15 * time.Minute
 // then after twice as long each time up to maxStoreBackoff, or at the
 // first tick at which the store exists again. It is logged at ERROR and
 // recorded in the state (LastError) once per reason, not at every try.
-func (s *Scheduler) storeGone(j Job, out RunOutcome, log *slog.Logger, why string) RunOutcome {
-	out.Skipped = why
+func (s *Scheduler) storeGone(j Job, out RunOutcome, log *slog.Logger, err error) RunOutcome {
+	why := err.Error()
+	out.Skipped, out.cause = why, err
 	if s.NotRun != nil {
 		s.NotRun(j, why)
 	}

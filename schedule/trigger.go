@@ -71,7 +71,8 @@ func (s *Scheduler) slot(key string) chan struct{} {
 // enough free space — exactly when Outcome.Failed is false. A run that
 // failed returns an error wrapping ErrRunFailed and the run's own error
 // (Outcome.Result.Err), with the Outcome; a job that could not run returns
-// one wrapping ErrNotRun; ctx ending before a run finished returns ctx's
+// one wrapping ErrNotRun and, when there is one, its cause (such as
+// pkgstore.ErrLocked); ctx ending before a run finished returns ctx's
 // error; ErrNoJob and ErrNoStatePath as named.
 func (s *Scheduler) Trigger(ctx context.Context, key string) (RunOutcome, error) {
 	o, err := s.trigger(ctx, key)
@@ -91,6 +92,8 @@ func (o RunOutcome) err() error {
 		return fmt.Errorf("%w: job %s: %w", ErrRunFailed, o.Job.Key, o.Result.Err)
 	case o.Ran:
 		return fmt.Errorf("%w: job %s: %s", ErrRunFailed, o.Job.Key, o.Result.Error)
+	case o.cause != nil:
+		return fmt.Errorf("%w: job %s: %w", ErrNotRun, o.Job.Key, o.cause)
 	default:
 		return fmt.Errorf("%w: job %s: %s", ErrNotRun, o.Job.Key, o.Skipped)
 	}
