@@ -7,6 +7,7 @@ import (
 	"path"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
 )
 
 // StepStatus is what became of one step.
@@ -77,6 +78,9 @@ var ErrOtherRoot = errors.New("binlink: the plan is of another FS root than the 
 func Apply(ctx context.Context, store *pkgstore.Store, plan *Plan) (*Result, error) {
 	if store == nil || plan == nil {
 		return nil, errors.New("binlink: Apply needs the store and a plan")
+	}
+	if ctx == nil {
+		return nil, fmt.Errorf("binlink: %w", retention.ErrNilContext)
 	}
 	if plan.FSRoot != store.FSRoot() {
 		return nil, fmt.Errorf("%w (%s, %s)", ErrOtherRoot, plan.FSRoot, store.FSRoot())

@@ -2,6 +2,7 @@ package binlink
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -42,6 +43,12 @@ func (o RepairOptions) Validate() error {
 // dry run, applies the plan (Apply). The plan is returned whenever it was
 // made; the result is nil for a dry run or when Apply did not start.
 func Repair(ctx context.Context, store *pkgstore.Store, o RepairOptions) (*Plan, *Result, error) {
+	if ctx == nil {
+		return nil, nil, fmt.Errorf("binlink: %w", retention.ErrNilContext)
+	}
+	if err := store.Usable(); err != nil {
+		return nil, nil, fmt.Errorf("binlink: %w", err)
+	}
 	if err := o.Validate(); err != nil {
 		return nil, nil, err
 	}

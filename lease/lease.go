@@ -111,9 +111,9 @@ func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
 func (l *Lease) Path() string { return l.path }
 
 // Release ends the lease: its file is removed, then its lock dropped.
-// Releasing twice does nothing.
+// Releasing twice, or a nil lease, does nothing.
 func (l *Lease) Release() error {
-	if l.f == nil {
+	if l == nil || l.f == nil {
 		return nil
 	}
 	err := l.dir.remove(l.name)

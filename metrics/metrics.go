@@ -32,7 +32,14 @@ const (
 // restoreLimit caps what Restore reads of a previous textfile.
 const restoreLimit = 16 << 20
 
-// Metrics holds hab-gc's metrics in a registry of its own.
+// ErrNilMetrics is returned by the methods of a nil *Metrics that return
+// an error.
+var ErrNilMetrics = errors.New("metrics: nil *Metrics")
+
+// Metrics holds hab-gc's metrics in a registry of its own. A nil *Metrics
+// records nothing: its Watch and Observe methods do nothing, Gatherer and
+// Handler serve no metric, and Restore, RestoreFile and WriteFile return
+// ErrNilMetrics.
 type Metrics struct {
 	reg         *prometheus.Registry
 	releases    *prometheus.GaugeVec
@@ -108,11 +115,16 @@ func New() *Metrics {
 }
 
 // Gatherer is the registry, for promhttp or testutil.
-func (m *Metrics) Gatherer() prometheus.Gatherer { return m.reg }
+func (m *Metrics) Gatherer() prometheus.Gatherer {
+	if m == nil {
+		return prometheus.Gatherers{}
+	}
+	return m.reg
+}
 
 // Handler serves the metrics (the daemon's /metrics).
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+	return promhttp.HandlerFor(m.Gatherer(), promhttp.HandlerOpts{})
 }
 
 // StorePath is the store label of an FS root: FS_ROOT/hab/pkgs, absolute
@@ -132,6 +144,9 @@ func StorePath(fsRoot string) string {
 // Watch adds the store of fsRoot (labelled store) to those whose file
 // system and artifact cache are measured at each gathering.
 func (m *Metrics) Watch(store, fsRoot string) {
+	if m == nil {
+		return
+	}
 	m.stores.mu.Lock()
 	defer m.stores.mu.Unlock()
 	m.stores.roots[store] = fsRoot
@@ -143,6 +158,9 @@ func (m *Metrics) Watch(store, fsRoot string) {
 // count as keep, those whose removal failed as remove, and the bytes freed
 // are no longer reclaimable.
 func (m *Metrics) ObservePlan(store string, rep retention.Report) {
+	if m == nil {
+		return
+	}
 	s := rep.Summary
 	keep, remove, reclaimable := s.Keep, s.Remove, s.BytesReclaimable
 	if !rep.DryRun {
@@ -161,6 +179,9 @@ func (m *Metrics) ObservePlan(store string, rep retention.Report) {
 
 // ObserveProblems replaces the store's problems by kind.
 func (m *Metrics) ObserveProblems(store string, problems []pkgstore.Problem) {
+	if m == nil {
+		return
+	}
 	m.problems.DeletePartialMatch(prometheus.Labels{"store": store})
 	for _, p := range problems {
 		m.problems.WithLabelValues(store, string(p.Kind)).Inc()
@@ -171,6 +192,9 @@ func (m *Metrics) ObserveProblems(store string, problems []pkgstore.Problem) {
 // failed, bytes freed) to the counters; a run that removed nothing still
 // shows its counters, at 0.
 func (m *Metrics) ObserveApply(store string, s retention.ReportSummary) {
+	if m == nil {
+		return
+	}
 	m.freed.WithLabelValues(store).Add(float64(max(s.BytesFreed, 0)))
 	m.removed.WithLabelValues(store).Add(float64(max(s.Removed, 0)))
 	m.failed.WithLabelValues(store).Add(float64(max(s.Failed, 0)))
@@ -178,14 +202,25 @@ func (m *Metrics) ObserveApply(store string, s retention.ReportSummary) {
 
 // ObserveHistoryFailure counts a run whose records could not be written
 // to the store's history.
-func (m *Metrics) ObserveHistoryFailure(store string) { m.history.WithLabelValues(store).Inc() }
+func (m *Metrics) ObserveHistoryFailure(store string) {
+	if m != nil {
+		m.history.WithLabelValues(store).Inc()
+	}
+}
 
 // ObserveNotRun counts a due scheduled job of a type that could not run.
-func (m *Metrics) ObserveNotRun(store, typ string) { m.notRun.WithLabelValues(store, typ).Inc() }
+func (m *Metrics) ObserveNotRun(store, typ string) {
+	if m != nil {
+		m.notRun.WithLabelValues(store, typ).Inc()
+	}
+}
 
 // ObserveRun records a run of a job type: when it ended, how long it
 // took, and whether it succeeded.
 func (m *Metrics) ObserveRun(store, typ string, start, end time.Time, ok bool) {
+	if m == nil {
+		return
+	}
 	result, okv := "failed", 0.0
 	if ok {
 		result, okv = "ok", 1
@@ -203,6 +238,9 @@ func (m *Metrics) ObserveRun(store, typ string, start, end time.Time, ok bool) {
 // counters continue from its values, and gauges keep its values until
 // observed again. Unknown families and series are ignored.
 func (m *Metrics) Restore(data []byte) error {
+	if m == nil {
+		return ErrNilMetrics
+	}
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(bytes.NewReader(data))
 	if err != nil {
@@ -236,6 +274,9 @@ func (m *Metrics) Restore(data []byte) error {
 // RestoreFile restores from the textfile at path, when there is one. It is
 // read without following a symlink, regular files only, capped.
 func (m *Metrics) RestoreFile(path string) error {
+	if m == nil {
+		return ErrNilMetrics
+	}
 	b, err := safeio.ReadFile(path, restoreLimit, safeio.NoFollow)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -15,6 +15,9 @@ import (
 // the collector, reading *.prom, ignores), synced and renamed over path.
 // An error names path, never the temporary file, which is removed.
 func (m *Metrics) WriteFile(path string) error {
+	if m == nil {
+		return ErrNilMetrics
+	}
 	fail := func(err error) error {
 		return fmt.Errorf("metrics: cannot write %s: %w", path, bare(err))
 	}

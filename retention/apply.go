@@ -106,6 +106,9 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	if p == nil || p.Inventory == nil || p.Graph == nil {
 		return &Result{refused: true}, ErrNoPlan
 	}
+	if ctx == nil {
+		return &Result{refused: true}, ErrNilContext
+	}
 	res, err := p.apply(ctx, store, options...)
 	if res == nil {
 		res = &Result{refused: true}

@@ -7,6 +7,10 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
+// ErrNilContext is returned by PlanStore, PlanToApply and Apply given a
+// nil context.
+var ErrNilContext = errors.New("nil context")
+
 // ErrChangedSincePlan is wrapped by the RemovalOutcome.Err of a release Apply
 // kept because it changed since the plan (replaced, or the store could not
 // be checked again): CodeChanged.

@@ -8,7 +8,8 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// Removals returns the decisions to remove, in plan order.
+// Removals returns the decisions to remove, in plan order (none for a nil
+// plan).
 func (p *Plan) Removals() []Decision { return p.filter(Remove) }
 
 // Keeps returns the decisions to keep, in plan order.
@@ -16,6 +17,9 @@ func (p *Plan) Keeps() []Decision { return p.filter(Keep) }
 
 func (p *Plan) filter(a Action) []Decision {
 	var out []Decision
+	if p == nil {
+		return nil
+	}
 	for _, d := range p.Decisions {
 		if d.Action == a {
 			out = append(out, d)
@@ -85,6 +89,9 @@ var ErrNotInstalled = errors.New("not an installed release")
 // removal reasons. A partial ident (origin/name or origin/name/version) is
 // resolved to the newest installed release that satisfies it.
 func (p *Plan) Why(id pkgstore.Ident) (Explanation, error) {
+	if p == nil || p.Inventory == nil {
+		return Explanation{}, ErrNoPlan
+	}
 	if !id.FullyQualified() {
 		r := p.Inventory.Latest(id)
 		if r == nil {

@@ -135,6 +135,9 @@ type planHow struct {
 // planStore is PlanStore, made as how says.
 func planStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, opts []pkgstore.Options, how planHow) (*Plan, error) {
 	prev := how.prev
+	if ctx == nil {
+		return nil, ErrNilContext
+	}
 	if err := store.Usable(); err != nil {
 		return nil, err
 	}

@@ -210,7 +210,10 @@ func rootsByIdent(found []Found) map[pkgstore.Ident][]Reason {
 // RootFinderFunc adapts a function to RootFinder.
 type RootFinderFunc func(ctx context.Context, inv *pkgstore.Inventory) (Found, error)
 
-// FindRoots calls f.
+// FindRoots calls f; a nil f is an error wrapping ErrRootsUnknown.
 func (f RootFinderFunc) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (Found, error) {
+	if f == nil {
+		return Found{}, fmt.Errorf("%w: a nil RootFinderFunc", ErrRootsUnknown)
+	}
 	return f(ctx, inv)
 }

@@ -12,6 +12,9 @@ import (
 // partial one (core/openssl, core/openssl/1.1.1) each release of it,
 // newest first. With none installed it fails with ErrNotInstalled.
 func (p *Plan) WhyAll(id pkgstore.Ident) ([]Explanation, error) {
+	if p == nil || p.Inventory == nil {
+		return nil, ErrNoPlan
+	}
 	if id.FullyQualified() {
 		ex, err := p.Why(id)
 		if err != nil {

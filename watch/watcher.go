@@ -9,6 +9,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
 )
 
 // watcher is Run's state; only Run's goroutine touches it.
@@ -33,8 +34,11 @@ type watcher struct {
 // Run watches the store and its specs directory until ctx is done and
 // purges each package in scope after a new release of it is installed
 // (see the package documentation). It returns nil when ctx is done, or an
-// error when it cannot start.
+// error when it cannot start (a nil ctx: retention.ErrNilContext).
 func Run(ctx context.Context, o Options) error {
+	if ctx == nil {
+		return fmt.Errorf("watch: %w", retention.ErrNilContext)
+	}
 	if err := o.Store.Usable(); err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
