@@ -90,7 +90,8 @@ import (
 //
 // A cancel therefore bounds Apply's remaining work: a Supervisor that
 // cancels ctx gets Apply back after at most the deletions under way (one
-// a worker, side by side) plus one rename per hidden release (waiting
+// a worker, side by side) plus one rename per hidden release, their
+// directories then synced together, not one release at a time (waiting
 // for the lock, the scans and the settle pause all stop at once).
 //
 // The options are optional: at most one ApplyOptions, none for the
@@ -255,7 +256,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 		if unsynced.needs[id] {
 			// A release hidden since the last sync needs this one: its
 			// hiding must be durable before this one is hidden.
-			a.sync(&unsynced)
+			a.sync(&unsynced, "synced")
 		}
 		h, err := a.hide(fd.Release)
 		if err != nil {
@@ -272,7 +273,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 		unsynced.need(p.Graph, d.Release.Ref)
 		unsynced.need(freshPlan.Graph, fd.Release.Ref)
 	}
-	a.sync(&unsynced)
+	a.sync(&unsynced, "synced")
 
 	if len(removals) > 0 {
 		a.phase(PhaseHide, len(removals), len(removals))
@@ -314,9 +315,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 			return a.stop(hidden, nil)
 		}
 		if err != nil {
-			for _, h := range hidden {
-				a.restore(h, Reason{CodeChanged, "the store could not be checked again: " + err.Error()})
-			}
+			a.restoreAll(hidden, Reason{CodeChanged, "the store could not be checked again: " + err.Error()})
 			return a.res, err
 		}
 	}
@@ -375,9 +374,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 // stop ends a cancelled run: every hidden release is put back and the
 // releases never reached are not attempted.
 func (a *applier) stop(hidden []hiddenRelease, rest []Decision) (*Result, error) {
-	for _, h := range hidden {
-		a.restore(h, cancelledReason())
-	}
+	a.restoreAll(hidden, cancelledReason())
 	a.notAttempted(rest, Reason{CodeCancelled, "the run was cancelled before it reached this release"})
 	return a.res, stoppedError(a.ctx)
 }

@@ -100,7 +100,7 @@ func (a *applier) doomAll(hidden []hiddenRelease, surveys []survey, back *putBac
 			continue
 		}
 		if batch.needs[h.rel.Ident] {
-			a.syncDoomed(&batch)
+			a.sync(&batch, "doomed")
 		}
 		a.stage("removing", h.rel.Ident, h.name)
 		name, err := a.doom(h.name, h.rel.Ident.Release)
@@ -118,14 +118,5 @@ func (a *applier) doomAll(hidden []hiddenRelease, surveys []survey, back *putBac
 			batch.needs[d] = true
 		}
 	}
-	a.syncDoomed(&batch)
-}
-
-// syncDoomed makes a batch of doomed renames durable, then empties it.
-func (a *applier) syncDoomed(b *hideBatch) {
-	a.syncDirs(b.dirs)
-	for _, h := range b.hidden {
-		a.stage("doomed", h.rel.Ident, h.name)
-	}
-	*b = hideBatch{}
+	a.sync(&batch, "doomed")
 }

@@ -16,8 +16,9 @@ import (
 const deleteWorkers = 8
 
 // deleteAll deletes every hidden release that is doomed (doomAll) and puts
-// back every one something needs again (back), reporting each in the
-// order of hidden, as a sequential loop would. The deletions run on
+// back every one something needs again (back), before any deletion
+// starts, reporting each in the order of hidden, as a sequential loop
+// would. The deletions run on
 // deleteWorkers goroutines, each with its own copy of the applier and so
 // its own remover (a chain of directories is not for concurrent use);
 // put-backs, results and progress stay on this goroutine. Each package
@@ -57,12 +58,20 @@ func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putB
 	// no worker waits for this goroutine.
 	results := make([]chan deletion, len(hidden))
 	queues := make([][]int, deleteWorkers)
+	var put []int // put back (back) before any deletion starts
+	var whys []Reason
 	for i, h := range hidden {
-		if _, ok := back.reason(h.rel.Ident); !ok {
-			results[i] = make(chan deletion, 1)
-			w := workerFor(h.rel.Ident)
-			queues[w] = append(queues[w], i)
+		if why, ok := back.reason(h.rel.Ident); ok {
+			put, whys = append(put, i), append(whys, why)
+			continue
 		}
+		results[i] = make(chan deletion, 1)
+		w := workerFor(h.rel.Ident)
+		queues[w] = append(queues[w], i)
+	}
+	outcomes := make([]*RemovalOutcome, len(hidden))
+	for k, o := range a.putBackAll(pick(hidden, put), whys) {
+		outcomes[put[k]] = &o
 	}
 	// dependents[i]: the releases to delete hidden before hidden[i] that
 	// need it; decided[i] is closed once hidden[i]'s deletion has started
@@ -116,13 +125,13 @@ func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putB
 		if i > 0 {
 			a.phase(PhaseDelete, i, len(hidden))
 		}
-		if why, ok := back.reason(h.rel.Ident); ok {
-			a.restore(h, why)
+		if outcomes[i] != nil {
+			a.done(*outcomes[i])
 			continue
 		}
 		d := <-results[i]
 		if d.notStarted {
-			a.putBackRest(hidden, i, d, results, back, deleted)
+			a.putBackRest(hidden, i, d, results, outcomes, deleted)
 			return stoppedError(a.ctx)
 		}
 		a.done(d.outcome)
@@ -133,14 +142,14 @@ func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putB
 
 // putBackRest ends a cancelled deleteAll from hidden[first], the first
 // release not started (d): once every worker has said what became of the
-// rest, it puts back each release not started, and each put back (back),
-// dependencies first (the reverse of the hiding's order), each rename
-// made durable before the next. These releases are doomed, and the next
-// run deletes a doomed directory whatever needs it: put back dependents
-// first, a kill (a second signal, the watchdog) between two renames
-// would leave a listed release needing a doomed one. Then it reports
-// them all in the hiding's order.
-func (a *applier) putBackRest(hidden []hiddenRelease, first int, d deletion, results []chan deletion, back *putBack, deleted map[pkgstore.Ident]bool) {
+// rest, it puts back each release not started, dependencies first (the
+// reverse of the hiding's order), with putBackAll. These releases are
+// doomed, and the next run deletes a doomed directory whatever needs it:
+// put back dependents first, a kill (a second signal, the watchdog)
+// between two renames would leave a listed release needing a doomed one.
+// Then it reports them all, and those put back before (outcomes), in the
+// hiding's order.
+func (a *applier) putBackRest(hidden []hiddenRelease, first int, d deletion, results []chan deletion, outcomes []*RemovalOutcome, deleted map[pkgstore.Ident]bool) {
 	ds := make([]deletion, len(hidden))
 	ds[first] = d
 	for i := first + 1; i < len(hidden); i++ {
@@ -148,28 +157,33 @@ func (a *applier) putBackRest(hidden []hiddenRelease, first int, d deletion, res
 			ds[i] = <-results[i]
 		}
 	}
-	put := make([]*RemovalOutcome, len(hidden))
+	var put []int
+	var whys []Reason
 	for i := len(hidden) - 1; i >= first; i-- {
-		why, ok := back.reason(hidden[i].rel.Ident)
-		if !ok && ds[i].notStarted {
-			why, ok = cancelledReason(), true
-		}
-		if ok {
-			o := a.restored(hidden[i], why)
-			put[i] = &o
+		if ds[i].notStarted {
+			put, whys = append(put, i), append(whys, cancelledReason())
 		}
 	}
+	for k, o := range a.putBackAll(pick(hidden, put), whys) {
+		outcomes[put[k]] = &o
+	}
 	for i := first; i < len(hidden); i++ {
-		if i > first {
-			a.phase(PhaseDelete, i, len(hidden))
-		}
-		if put[i] != nil {
-			a.done(*put[i])
+		if outcomes[i] != nil {
+			a.done(*outcomes[i])
 			continue
 		}
 		a.done(ds[i].outcome)
 		deleted[hidden[i].rel.Ident] = true
 	}
+}
+
+// pick returns hidden[i] for each i of at.
+func pick(hidden []hiddenRelease, at []int) []hiddenRelease {
+	out := make([]hiddenRelease, len(at))
+	for k, i := range at {
+		out[k] = hidden[i]
+	}
+	return out
 }
 
 // workerFor is the deletion worker of a release's package.

@@ -12,8 +12,10 @@ import (
 // store-relative hidden name), "synced" (its hiding was made durable: its
 // directory was fsynced), "deleting" (before it is examined for
 // deletion: every release is examined before any is deleted),
-// "removing" (examined, and about to be renamed doomed, then deleted) and
-// "doomed" (hidden is its doomed name, and that rename was made durable).
+// "removing" (examined, and about to be renamed doomed, then deleted),
+// "doomed" (hidden is its doomed name, and that rename was made durable),
+// "restoring" (about to be put back from hidden) and "restored" (put back,
+// and that rename made durable).
 func SetHook(o *ApplyOptions, f func(stage string, id pkgstore.Ident, hidden string)) { o.hook = f }
 
 // ParseDebris is parseDebris, for its fuzz test.

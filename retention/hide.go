@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sync"
 
 	"github.com/hab-gc/hab-gc/depgraph"
@@ -87,18 +88,20 @@ func (b *hideBatch) need(g *depgraph.Graph, ref pkgstore.Ref) {
 	}
 }
 
-// sync makes a batch of hidings durable: it fsyncs each directory a
-// release of the batch was renamed in, then empties the batch. Apply
-// calls it before it hides a release that one of the batch needs (so that
-// after a crash, whatever survives of the renames, no listed release needs
-// a hidden one) and once all are hidden, before the settle pause. With
-// hideOrder's layers, that is one batch per layer: the directories of a
-// batch share a journal commit (on ext4, the first fsync commits them
-// all), and their fsyncs overlap.
-func (a *applier) sync(b *hideBatch) {
+// sync makes a batch of renames durable: it fsyncs each directory a
+// release of the batch was renamed in, tells the hook stage of each
+// ("synced" for hidings), then empties the batch. Apply calls it before
+// it hides a release that one of the batch needs (so that after a crash,
+// whatever survives of the renames, no listed release needs a hidden one)
+// and once all are hidden, before the settle pause. With hideOrder's
+// layers, that is one batch per layer: the directories of a batch share a
+// journal commit (on ext4, the first fsync commits them all), and their
+// fsyncs overlap. Dooming and putting back batch their renames the same
+// way.
+func (a *applier) sync(b *hideBatch, stage string) {
 	a.syncDirs(b.dirs)
 	for _, h := range b.hidden {
-		a.stage("synced", h.rel.Ident, h.name)
+		a.stage(stage, h.rel.Ident, h.name)
 	}
 	*b = hideBatch{}
 }
@@ -131,30 +134,67 @@ func (a *applier) syncDir(dir string) {
 	}
 }
 
-// restore puts a hidden release back, unless Habitat installed it again
-// meanwhile (then the new copy stays and the hidden one goes), and
-// reports it.
-func (a *applier) restore(h hiddenRelease, why Reason) { a.done(a.restored(h, why)) }
+// putBackAll puts each release of hs back, in that order, for why[i],
+// and returns what became of each (a copy Habitat installed again
+// meanwhile stays, and the hidden one goes). The renames are made durable
+// in batches, each batch's VERSION directories synced together
+// (syncDirs), all before it returns: a release is reported kept only once
+// it is listed for good. A batch is synced before a release that needs
+// one of it is put back, so that, put back dependencies first, doomed
+// releases come back without a listed release ever needing a doomed one,
+// whatever a power loss keeps of the renames.
+func (a *applier) putBackAll(hs []hiddenRelease, why []Reason) []RemovalOutcome {
+	out := make([]RemovalOutcome, len(hs))
+	var batch hideBatch
+	put := map[pkgstore.Ident]bool{} // put back since the last sync
+	for i, h := range hs {
+		a.phase(PhasePutBack, i, len(hs))
+		if slices.ContainsFunc(h.deps, func(d pkgstore.Ident) bool { return put[d] }) {
+			a.sync(&batch, "restored")
+			clear(put)
+		}
+		a.stage("restoring", h.rel.Ident, h.name)
+		var renamed bool
+		if out[i], renamed = a.putBackOne(h, why[i]); renamed {
+			batch.add(h)
+			put[h.rel.Ident] = true
+		}
+	}
+	a.sync(&batch, "restored")
+	if len(hs) > 0 {
+		a.phase(PhasePutBack, len(hs), len(hs))
+	}
+	return out
+}
 
-// restored is restore without the report: it puts the release back (the
-// rename made durable before it returns) and says what became of it.
-func (a *applier) restored(h hiddenRelease, why Reason) RemovalOutcome {
+// putBackOne renames a hidden release back (renamed; not synced), unless
+// Habitat installed it again meanwhile: then the new copy stays and the
+// hidden one is deleted, or left to the next run when stopping.
+func (a *applier) putBackOne(h hiddenRelease, why Reason) (_ RemovalOutcome, renamed bool) {
 	rel := h.rel.Path()
 	if _, err := a.root.Lstat(rel); err == nil {
 		if a.ctx.Err() != nil {
-			// Stopping: delete nothing more; the next run removes the
-			// hidden copy.
-			return RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays, and the next run removes the hidden one"}}}
+			return RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays, and the next run removes the hidden one"}}}, false
 		}
 		a.destroy(h.name, h.rel.Ident.Release, false)
-		return RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays"}}}
+		return RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why, {CodeNewDependent, "Habitat installed it again meanwhile; that copy stays"}}}, false
 	}
 	if err := a.root.Rename(h.name, rel); err != nil {
 		return RemovalOutcome{Ident: h.rel.Ident, Status: StatusFailed,
-			Err: &ReleaseError{Ident: h.rel.Ident, Op: "restore", Err: fmt.Errorf("needed again (%s) but could not be restored from %s: %w", why.Text, h.name, err)}}
+			Err: &ReleaseError{Ident: h.rel.Ident, Op: "restore", Err: fmt.Errorf("needed again (%s) but could not be restored from %s: %w", why.Text, h.name, err)}}, false
 	}
-	a.syncDir(path.Dir(rel))
-	return RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why}}
+	return RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why}}, true
+}
+
+// restoreAll puts every hidden release back for why and reports each.
+func (a *applier) restoreAll(hs []hiddenRelease, why Reason) {
+	whys := make([]Reason, len(hs))
+	for i := range whys {
+		whys[i] = why
+	}
+	for _, o := range a.putBackAll(hs, whys) {
+		a.done(o)
+	}
 }
 
 func fileKind(m fs.FileMode) string { return safeio.Kind(m) }

@@ -17,6 +17,7 @@ const (
 	PhaseSettle  Phase = "settling"         // the pause for installs in flight
 	PhaseRecheck Phase = "re-checking"      // the store once more, for new dependents
 	PhaseDelete  Phase = "deleting"         // the hidden releases no one needs (Total: those hidden)
+	PhasePutBack Phase = "putting back"     // hidden releases back under their names (Total: those put back), on a stop or for what needs them
 )
 
 // PhaseEvent reports progress through the phases: Done of Total

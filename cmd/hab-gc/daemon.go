@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hab-gc/hab-gc/metrics"
+	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -54,6 +55,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		if err != nil {
 			return err
 		}
+		s.OnPhase = func(schedule.Job, retention.PhaseEvent) { a.stop.progress() } // a stopped prune's put-back
 		switch f, _ := cmd.Flags().GetString("log-format"); f {
 		case "json":
 			s.Logger = slog.New(uniqueKeys(slog.NewJSONHandler(a.stderr, nil)))

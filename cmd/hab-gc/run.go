@@ -280,12 +280,13 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		if !dry {
 			bar := a.progressFor(cmd)
 			// A cancelled Apply puts back what it hid and finishes the
-			// deletions under way: given time to, before the
-			// watchdog ends the process (which kill -9 safety covers).
+			// deletions under way: given time to, and more while it
+			// makes progress, before the watchdog ends the process
+			// (which kill -9 safety covers).
 			held := a.stop.hold(applyStopGrace, func() {})
 			done, err = run.Apply(cmd.Context(), store, retention.ApplyOptions{
 				LockTimeout: timeout,
-				OnPhase:     bar.onPhase,
+				OnPhase:     func(e retention.PhaseEvent) { a.stop.progress(); bar.onPhase(e) },
 				Logger:      slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			})
 			held()

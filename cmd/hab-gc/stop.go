@@ -16,8 +16,9 @@ import (
 // defaultStopGrace is how long a command asked to stop (SIGINT, SIGTERM)
 // has to return on its own before the process ends (HAB_GC_STOP_GRACE):
 // long enough for a cancelled run to put back what it hid (a rename per
-// hidden release) and to finish the deletions under way, short enough
-// to be "within seconds" for whoever asked.
+// hidden release, then their directories synced together) and to finish
+// the deletions under way, short enough to be "within seconds" for
+// whoever asked.
 const defaultStopGrace = 10 * time.Second
 
 // applyStopGrace is the time a command that may be removing releases
@@ -25,6 +26,11 @@ const defaultStopGrace = 10 * time.Second
 // a cancelled Apply puts back every hidden release and finishes the one it
 // was deleting, which for a large release on a slow disk takes a while.
 const applyStopGrace = 20 * time.Second
+
+// maxStopGraces bounds how far progress stretches the grace: a command
+// that keeps making progress after the signal (a large put-back on a slow
+// disk) ends at the latest this many graces after it.
+const maxStopGraces = 5
 
 // stopGraceEnv sets the grace (a duration such as 10s).
 const stopGraceEnv = "HAB_GC_STOP_GRACE"
@@ -40,8 +46,9 @@ func (c signalCause) Is(target error) bool { return target == context.Canceled }
 // stopper stops a command asked to stop. The first SIGINT or SIGTERM
 // cancels the command's context and says so on stderr; a goroutine
 // blocked in a system call (open(2) of a FIFO, a hung mount) cannot see a
-// context, so if the command has not returned within the grace, or on a
-// second signal, the process ends with exit code 7 (exitInterrupted),
+// context, so if the command has not returned within the grace (counted
+// from its last progress, see progress), or on a second signal, the
+// process ends with exit code 7 (exitInterrupted),
 // saying so. Ending then is what kill -9 does, against which a run is
 // crash-safe (the next run finishes or puts back what it had hidden); a
 // cancelled run returns on its own well within the grace.
@@ -52,6 +59,7 @@ type stopper struct {
 
 	mu     sync.Mutex
 	extra  time.Duration // held longer: a leased COMMAND's time to exit
+	moved  time.Time     // the command's last progress
 	onExit []func()      // before ending early: what must not outlive hab-gc
 	log    *slog.Logger  // the command's JSON log (daemon --log-format json); nil: plain lines
 }
@@ -101,7 +109,8 @@ func (s *stopper) start() (context.Context, func()) {
 }
 
 // watch waits for a first signal, cancels, then waits for the command to
-// return, for the grace to pass or for a second signal.
+// return, for a second signal, or for the grace to pass with no progress
+// (at most maxStopGraces graces in all).
 func (s *stopper) watch(sigs <-chan os.Signal, cancel context.CancelCauseFunc, done <-chan struct{}) {
 	var sig os.Signal
 	select {
@@ -111,18 +120,47 @@ func (s *stopper) watch(sigs <-chan os.Signal, cancel context.CancelCauseFunc, d
 	}
 	s.say(fmt.Sprintf("interrupted (%s): stopping (a second signal ends it at once)", signalName(sig)))
 	cancel(signalCause{sig})
+	signalled := time.Now()
 	s.mu.Lock()
 	grace := s.grace + s.extra
 	s.mu.Unlock()
+	deadline := signalled.Add(grace)
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
-	select {
-	case <-done:
-	case again := <-sigs:
-		s.end(fmt.Sprintf("%s again: ending at once", signalName(again)))
-	case <-timer.C:
-		s.end(fmt.Sprintf("still not stopped %s after %s (blocked in a system call?): ending now", grace, signalName(sig)))
+	for {
+		select {
+		case <-done:
+			return
+		case again := <-sigs:
+			s.end(fmt.Sprintf("%s again: ending at once", signalName(again)))
+			return
+		case <-timer.C:
+		}
+		s.mu.Lock()
+		next := s.moved.Add(grace)
+		s.mu.Unlock()
+		if limit := signalled.Add(maxStopGraces * grace); next.After(limit) {
+			next = limit
+		}
+		if wait := time.Until(next); next.After(deadline) && wait > 0 {
+			deadline = next
+			timer.Reset(wait)
+			continue
+		}
+		s.end(fmt.Sprintf("still not stopped %s after %s (blocked in a system call?): ending now", deadline.Sub(signalled).Round(time.Millisecond), signalName(sig)))
+		return
 	}
+}
+
+// progress tells the stopper the command is making progress: once asked
+// to stop, it has a grace from its last progress to return.
+func (s *stopper) progress() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.moved = time.Now()
+	s.mu.Unlock()
 }
 
 // end runs the exit hooks and ends the process with exitInterrupted.

@@ -26,11 +26,10 @@ import (
 // ("putting back"), prints its report, records the run in the history as
 // interrupted and exits 7; the watchdog never has to end it ("blocked in
 // a system call?"), which would leave the releases not started doomed.
-// Putting back one release at a time, each rename synced before the
-// next, takes 1,500 syncs here: 30 s, over the grace.
+// Put back one release at a time, each rename synced before the next,
+// 1,500 syncs would take 30 s here, over the grace.
 func TestInterruptPutsBackWithinTheGrace(t *testing.T) {
 	t.Parallel()
-	testtool.KnownDefect(t, "a stop while deleting puts back one release at a time, each synced, and outlasts the grace at thousands of releases on a slow disk")
 	if testing.Short() {
 		t.Skip("builds 3,000 releases and runs them under strace: not with -short")
 	}
