@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/graph"
 	"gonum.org/v1/gonum/graph/encoding"
@@ -26,99 +25,34 @@ type Graph struct {
 	// does: the reverse edges would double the graph's memory).
 	off, out []int32
 	rev      sync.Once
-	revDone  atomic.Bool
 	roff     []int32
 	rin      []pkgstore.Ref
-	// from is the graph NewFrom took edges from, and fresh the nodes whose
-	// edges it made anew, for reverse; both dropped once it has run.
-	from  *Graph
-	fresh []int32
 }
 
 // New builds the graph of inv: one node per Ref, one edge per distinct
 // dependency named in DEPS or TDEPS. A nil inventory is an empty graph.
-func New(inv *pkgstore.Inventory) *Graph { return NewFrom(inv, nil) }
-
-// NewFrom is New, taking from prev, the graph of an earlier inventory,
-// the edges of every release that has the very same DEPS and TDEPS in
-// both (the same Refs in the same memory: a pkgstore Rescan shares them
-// with the inventory it took them from, and a Ref keeps its ident from
-// an inventory to the one a Rescan makes of it). Its edges are those New
-// would compute, copied instead of sorted again, a run of nodes at a
-// time; and when prev's reverse edges were built, its own are prev's with
-// the nodes whose edges changed taken out and put in again. A nil prev
-// is New.
-func NewFrom(inv *pkgstore.Inventory, prev *Graph) *Graph {
+func New(inv *pkgstore.Inventory) *Graph {
 	if inv == nil {
 		inv = pkgstore.NewInventory("", "", nil) // an empty graph, not a panic
 	}
 	n := inv.NumRefs()
 	g := &Graph{inv: inv, off: make([]int32, n+1)}
-	// taken reports whether node i's edges are prev's.
-	taken := func(i int) bool {
-		if prev == nil || i >= prev.Len() {
-			return false
-		}
-		r, pr := inv.ReleaseOf(pkgstore.Ref(i)), prev.inv.ReleaseOf(pkgstore.Ref(i))
-		if r == nil || pr == nil {
-			return r == nil && pr == nil
-		}
-		return r == pr || same(pr.Deps, r.Deps) && same(pr.TDeps, r.TDeps)
-	}
-	// Two passes over the dependencies of the nodes not taken: the first
-	// counts each one's distinct ones, so that the edges are allocated
-	// once, at their exact size (appending them grew the array 20-odd
-	// times at 100,000 releases, 117 MB allocated for 9 MB kept); the
-	// second makes them again into place. fresh lists those nodes when
-	// there is a prev (for reverseFrom).
+	// Two passes: the first counts each node's distinct dependencies, so
+	// that the edges are allocated once, at their exact size (appending
+	// them grew the array 20-odd times at 100,000 releases, 117 MB
+	// allocated for 9 MB kept); the second makes them again into place.
 	var buf []int32
 	total := 0
 	for i := 0; i < n; i++ {
 		g.off[i] = int32(total)
-		if taken(i) {
-			total += int(prev.off[i+1] - prev.off[i])
-			continue
-		}
-		if prev != nil {
-			g.fresh = append(g.fresh, int32(i))
-		}
 		buf = appendDeps(buf[:0], inv, i)
 		total += len(buf)
 	}
 	g.off[n] = int32(total)
 	g.out = make([]int32, total)
-	if prev == nil {
-		for i := 0; i < n; i++ {
-			buf = appendDeps(buf[:0], inv, i)
-			copy(g.out[g.off[i]:], buf)
-		}
-		return g
-	}
-	// Taken nodes a run at a time, made ones one at a time.
-	k := 0
-	for i := 0; i < n; {
-		if k < len(g.fresh) && int(g.fresh[k]) == i {
-			buf = appendDeps(buf[:0], inv, i)
-			copy(g.out[g.off[i]:], buf)
-			k++
-			i++
-			continue
-		}
-		j := n
-		if k < len(g.fresh) {
-			j = int(g.fresh[k])
-		}
-		j = min(j, prev.Len())
-		copy(g.out[g.off[i]:g.off[j]], prev.out[prev.off[i]:prev.off[j]])
-		i = max(j, i+1)
-	}
-	// Reverse edges from prev's only where every node of prev is one of
-	// g's (a Rescan's Refs only grow; an unrelated inventory's may be
-	// fewer) and few edges were made anew.
-	if prev != nil && prev.revDone.Load() && prev.Len() <= n && len(g.fresh) <= n/4 {
-		g.from = prev
-	} else {
-		g.fresh = nil
+	for i := 0; i < n; i++ {
+		buf = appendDeps(buf[:0], inv, i)
+		copy(g.out[g.off[i]:], buf)
 	}
 	return g
 }
@@ -148,23 +82,9 @@ func appendDeps(out []int32, inv *pkgstore.Inventory, i int) []int32 {
 	return out[:start+len(buf)]
 }
 
-// same reports whether a and b are the same slice: the same elements in
-// the same memory.
-func same(a, b []pkgstore.Ref) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
-}
-
-// reverse builds the reverse adjacency, once: from the graph NewFrom
-// took edges from, when that one's was built (reverseFrom), else by
-// counting sort.
+// reverse builds the reverse adjacency, once, by counting sort.
 func (g *Graph) reverse() {
 	g.rev.Do(func() {
-		defer g.revDone.Store(true)
-		if g.from != nil {
-			g.reverseFrom(g.from, g.fresh)
-			g.from, g.fresh = nil, nil
-			return
-		}
 		n := g.Len()
 		indeg := make([]int32, n)
 		for _, d := range g.out {
@@ -183,82 +103,6 @@ func (g *Graph) reverse() {
 			}
 		}
 	})
-}
-
-// reverseFrom builds the reverse adjacency from prev's, every node of
-// which is one of g's: the dependents of a node are prev's, but for the
-// nodes whose edges changed (fresh, in order), which are taken out, and
-// put in again where their new edges say. The nodes none of fresh needed before or needs now keep prev's
-// list, copied a run at a time.
-func (g *Graph) reverseFrom(prev *Graph, fresh []int32) {
-	n := g.Len()
-	isFresh := map[int32]bool{}
-	for _, f := range fresh {
-		isFresh[f] = true
-	}
-	// added[d]: the fresh nodes that need d now, in order.
-	added := map[int32][]pkgstore.Ref{}
-	touched := map[int32]bool{}
-	for _, f := range fresh {
-		for _, d := range g.out[g.off[f]:g.off[f+1]] {
-			added[d] = append(added[d], pkgstore.Ref(f))
-			touched[d] = true
-		}
-		if int(f) < prev.Len() {
-			for _, d := range prev.out[prev.off[f]:prev.off[f+1]] {
-				touched[d] = true
-			}
-		}
-	}
-	list := func(d int32) []pkgstore.Ref { // d's dependents, for a touched d
-		var old []pkgstore.Ref
-		if int(d) < prev.Len() {
-			old = prev.rin[prev.roff[d]:prev.roff[d+1]]
-		}
-		out := make([]pkgstore.Ref, 0, len(old)+len(added[d]))
-		add := added[d]
-		for _, x := range old {
-			if isFresh[int32(x)] {
-				continue
-			}
-			for len(add) > 0 && add[0] < x {
-				out, add = append(out, add[0]), add[1:]
-			}
-			out = append(out, x)
-		}
-		return append(out, add...)
-	}
-	lists := map[int32][]pkgstore.Ref{}
-	g.roff = make([]int32, n+1)
-	for d := int32(0); int(d) < n; d++ {
-		size := 0
-		switch {
-		case touched[d]:
-			lists[d] = list(d)
-			size = len(lists[d])
-		case int(d) < prev.Len():
-			size = int(prev.roff[d+1] - prev.roff[d])
-		}
-		g.roff[d+1] = g.roff[d] + int32(size)
-	}
-	g.rin = make([]pkgstore.Ref, len(g.out))
-	for d := int32(0); int(d) < n; {
-		if l, ok := lists[d]; ok {
-			copy(g.rin[g.roff[d]:], l)
-			d++
-			continue
-		}
-		// A run of untouched nodes keeps prev's lists.
-		e := d + 1
-		for int(e) < n && int(e) < prev.Len() && !touched[e] {
-			e++
-		}
-		if int(d) < prev.Len() {
-			e = min(e, int32(prev.Len()))
-			copy(g.rin[g.roff[d]:g.roff[e]], prev.rin[prev.roff[d]:prev.roff[e]])
-		}
-		d = max(e, d+1)
-	}
 }
 
 // Inventory returns the inventory the graph was built from.
@@ -281,15 +125,8 @@ func (g *Graph) Deps(r pkgstore.Ref) []pkgstore.Ref { return toRefs(g.out[g.off[
 // Dependents returns the releases whose DEPS or TDEPS name r, in Ref
 // order.
 func (g *Graph) Dependents(r pkgstore.Ref) []pkgstore.Ref {
-	return slices.Clone(g.NeededBy(r))
-}
-
-// NeededBy is Dependents without a copy: the slice is the graph's own,
-// for a caller that walks up from many releases (a scoped plan) and
-// only reads it.
-func (g *Graph) NeededBy(r pkgstore.Ref) []pkgstore.Ref {
 	g.reverse()
-	return slices.Clip(g.rin[g.roff[r]:g.roff[r+1]])
+	return slices.Clone(g.rin[g.roff[r]:g.roff[r+1]])
 }
 
 func toRefs(s []int32) []pkgstore.Ref {
@@ -318,35 +155,6 @@ func (g *Graph) Reach(roots []pkgstore.Ref) *Reach {
 	}
 	r.extend(roots)
 	return r
-}
-
-// Marks returns a Reach of g in which nothing is reached yet, for a
-// caller that finds chains itself (MarkRoot, MarkVia): a plan that
-// decides part of a store (package retention's scoped plans) marks only
-// the chains it found, walking up from a release to what keeps it.
-func (g *Graph) Marks() *Reach {
-	n := g.Len()
-	r := &Reach{g: g, parent: make([]int32, n)}
-	for i := range r.parent {
-		r.parent[i] = -1
-	}
-	return r
-}
-
-// MarkRoot marks x as a root (Reached and IsRoot), unless it is reached
-// already.
-func (r *Reach) MarkRoot(x pkgstore.Ref) {
-	if r.parent[x] == -1 {
-		r.parent[x] = -2
-	}
-}
-
-// MarkVia marks x as reached through parent, which must be marked first
-// and must need x; a node already reached keeps its chain.
-func (r *Reach) MarkVia(x, parent pkgstore.Ref) {
-	if r.parent[x] == -1 && r.parent[parent] != -1 {
-		r.parent[x] = int32(parent)
-	}
 }
 
 // Extend marks from more roots, keeping what is already marked.

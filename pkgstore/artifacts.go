@@ -129,7 +129,6 @@ func (s *Store) readFetched(inv *Inventory, sc *scanner) {
 			inv.Fetched = append(inv.Fetched, inst)
 		}
 	}
-	inv.archives = sc.archives // for the next Rescan (archivememo.go)
 }
 
 // fetchedArchive judges a regular file of the artifact cache: an archive
@@ -161,7 +160,7 @@ func (sc *scanner) fetchedArchive(cache *os.Root, e fs.DirEntry, download bool, 
 			From: ArtifactCacheDir + "/" + n + ": a download in progress"}, true
 	}
 	inst := Installing{Path: ArtifactCacheDir + "/" + n, Active: true, Changed: changed, From: ArtifactCacheDir + "/" + n}
-	a, err := sc.readArchiveOnce(cache, n, fi)
+	a, err := readArchive(cache, n)
 	switch {
 	case errors.Is(err, hart.ErrLimit):
 		inst.From += ": " + err.Error()

@@ -29,7 +29,7 @@ func NewInventory(fsRoot, target string, rels []ReleaseInfo) *Inventory {
 		releases = append(releases, r)
 	}
 	var probs problems
-	inv, _ := finishInventory(fsRoot, target, in, releases, &probs, nil, false)
+	inv := finishInventory(fsRoot, target, in, releases, &probs)
 	inv.Problems = sortProblems(probs.list)
 	return inv
 }

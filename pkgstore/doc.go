@@ -132,7 +132,7 @@
 // wrong), meta.go (TARGET, IDENT, DEPS and TDEPS as Habitat reads them),
 // depsstream.go (DEPS beyond the read limit), intern.go (Refs),
 // scan_problems.go (how a scan records and words Problems; the kinds are
-// in problem.go), rescan.go (Rescan). Beside releases: installing.go
+// in problem.go). Beside releases: installing.go
 // (install directories), install_times.go (their latest change, times
 // ahead of the clock), artifacts.go (the artifact cache: an install's
 // archive, archives fetched), specs.go, binlinks.go and mounts.go.

@@ -129,8 +129,7 @@ func foldPart(s string) string {
 // foldDeps makes every DEPS and TDEPS Ref of inv's releases that names
 // no installed release exactly, but one or more in another case, name
 // those instead (the store's own spelling), when names are
-// case-insensitive. A release's slices are replaced, never written to:
-// a Rescan shares them with the inventory it took them from.
+// case-insensitive. A release's slices are replaced, never written to.
 func foldDeps(inv *Inventory) {
 	if inv.folded == nil {
 		return

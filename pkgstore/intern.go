@@ -8,12 +8,6 @@ import (
 // interner gives every distinct ident string one Ref. Lines of DEPS and
 // TDEPS repeat massively across a store; each distinct line is parsed once.
 //
-// A Rescan's interner extends the Refs of the inventory it rescans
-// (prev): an ident prev has keeps its Ref, looked up in prev when first
-// met, and the idents new to this scan take Refs from base (prev's
-// NumRefs) on; idents holds only those. A full scan's has no prev, and
-// idents holds every Ref's ident.
-//
 // idents is a list of chunks of chunk idents each, grown a chunk at a
 // time and never copied: a slice grown by append (by a quarter at a time
 // once large) made about four times its final size in garbage, 42 MB at
@@ -25,48 +19,24 @@ type interner struct {
 	n      int // idents held
 	chunk  int
 	bad    map[string]error
-	prev   *Inventory
-	base   int
 }
 
-// Chunks of a full scan's interner, and of a Rescan's (which meets few
-// new idents), in idents.
-const (
-	scanChunk   = 4096
-	rescanChunk = 64
-)
+// scanChunk is how many idents a chunk of idents holds.
+const scanChunk = 4096
 
 func newInterner() *interner {
 	return &interner{index: make(map[string]Ref, 1024), bad: map[string]error{}, chunk: scanChunk}
 }
 
-// extending is the interner of a Rescan of prev (see interner): nothing
-// of prev's is copied.
-func extending(prev *Inventory) *interner {
-	return &interner{index: map[string]Ref{}, bad: map[string]error{}, prev: prev, base: prev.NumRefs(), chunk: rescanChunk}
-}
-
-// numRefs is how many Refs there are: prev's and this scan's.
-func (in *interner) numRefs() int { return in.base + in.n }
+// numRefs is how many Refs there are.
+func (in *interner) numRefs() int { return in.n }
 
 // ident is the ident of r.
-func (in *interner) ident(r Ref) Ident {
-	if int(r) < in.base {
-		return in.prev.Ident(r)
-	}
-	i := int(r) - in.base
-	return in.idents[i/in.chunk][i%in.chunk]
-}
+func (in *interner) ident(r Ref) Ident { return in.idents[int(r)/in.chunk][int(r)%in.chunk] }
 
 // refLocked is the Ref of id, spelled key, made when it has none.
 func (in *interner) refLocked(key string, id Ident) Ref {
-	if in.prev != nil {
-		if r, ok := in.prev.Lookup(id); ok {
-			in.index[key] = r
-			return r
-		}
-	}
-	r := Ref(in.numRefs())
+	r := Ref(in.n)
 	if in.n%in.chunk == 0 {
 		in.idents = append(in.idents, make([]Ident, 0, in.chunk))
 	}

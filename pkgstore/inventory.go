@@ -237,17 +237,6 @@ type Inventory struct {
 	// about 90 (its entry and its key), at the peak of a large plan.
 	sorted []Ref
 
-	// What Rescan takes again (see rescan.go): what was read of each
-	// ORIGIN/NAME directory (nil when it cannot be taken), the options
-	// it was read with, and the idents the last full scan interned. The
-	// scan's interner is not kept (its map of ident strings was about 90
-	// bytes a release): Rescan makes one again from the inventory.
-	parts    []keptPart
-	scanKey  scanKey
-	fullRefs int
-	// archives are what this scan read of the artifact cache's recent
-	// archives, for a Rescan to take again (archivememo.go).
-	archives map[archiveKey]archiveRead
 	// folded are the releases by foldKey where names are case-insensitive
 	// (Windows; fold.go), nil elsewhere.
 	folded map[string][]*Release
@@ -295,31 +284,15 @@ func cmpFields(a, b Ident) int {
 	return strings.Compare(a.Release, b.Release)
 }
 
-// insertRefs is every Ref below n ordered by cmpFields, given prev, the sorted Refs below
-// len(prev) (a Rescan's: its prev's, which its interner extends), with
-// ident the ident of each Ref: the Refs from len(prev) on are sorted
-// alone, then each is placed by a binary search and prev copied around
-// them, so that a Rescan that interned a few idents more compares those,
-// not the store's. Idents are distinct (one Ref each).
-func insertRefs(prev []Ref, n int, ident func(Ref) Ident) []Ref {
-	added := make([]Ref, 0, n-len(prev))
-	for r := len(prev); r < n; r++ {
-		added = append(added, Ref(r))
+// sortedRefs is every Ref below n ordered by cmpFields, with ident the
+// ident of each Ref. Idents are distinct (one Ref each).
+func sortedRefs(n int, ident func(Ref) Ident) []Ref {
+	refs := make([]Ref, n)
+	for r := range refs {
+		refs[r] = Ref(r)
 	}
-	cmp := func(a, b Ref) int { return cmpFields(ident(a), ident(b)) }
-	slices.SortFunc(added, cmp)
-	if len(prev) == 0 {
-		return added
-	}
-	out := make([]Ref, 0, n)
-	from := 0
-	for _, a := range added {
-		at, _ := slices.BinarySearchFunc(prev[from:], a, cmp)
-		out = append(out, prev[from:from+at]...)
-		out = append(out, a)
-		from += at
-	}
-	return append(out, prev[from:]...)
+	slices.SortFunc(refs, func(a, b Ref) int { return cmpFields(ident(a), ident(b)) })
+	return refs
 }
 
 // Ident returns the ident a Ref stands for.

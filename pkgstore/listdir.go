@@ -14,8 +14,8 @@ import (
 // for a caller that needs each entry's name and type alone: where the
 // platform lets (Linux), the types are those getdents gives on the open
 // directory, with no lstat of each entry, which an os.Root's ReadDir
-// makes (listNames read the top of a store of 130,000 releases with
-// 13,000 of them at each Rescan). It opens name as readDir does (a
+// makes (13,000 of them to list the top of a store of 130,000 releases).
+// It opens name as readDir does (a
 // directory only, never through a symlink: a FIFO there fails, it does
 // not block).
 func listDir(r *os.Root, name string) ([]safeio.DirEntry, error) {

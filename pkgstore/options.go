@@ -63,10 +63,6 @@ type Options struct {
 	// (scanNameSlow), as where safeio.DirFD is missing; tests compare
 	// the two paths.
 	slowPath bool
-
-	// archiveSettle replaces archiveSettle (archivememo.go) when set
-	// (tests).
-	archiveSettle time.Duration
 }
 
 // ErrInvalidOptions is wrapped by Options.Validate's errors (and so by

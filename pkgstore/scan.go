@@ -22,15 +22,9 @@ func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.scan(ctx, &scanner{store: s, opts: opts, in: newInterner()})
-}
-
-// scan reads the store with sc (Scan's, or Rescan's with what it may
-// take again from a previous inventory) and returns the inventory.
-func (s *Store) scan(ctx context.Context, sc *scanner) (*Inventory, error) {
-	opts := sc.opts
+	sc := &scanner{store: s, opts: opts, in: newInterner()}
 	sc.phase(0, 0)
-	err := sc.walk(ctx)
+	err = sc.walk(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -78,16 +72,19 @@ type scanner struct {
 	installing []Installing
 	opaques    []Opaque
 	debris     []string
+}
 
-	// Rescan's: the previous inventory, the index of its parts by
-	// ORIGIN/NAME, the directories changed since it was read, and the
-	// idents its last full scan interned.
-	prev     *Inventory
-	changed  map[Ident]bool
-	fullRefs int
-	// archives are the artifact cache's archives this scan read
-	// (archivememo.go).
-	archives map[archiveKey]archiveRead
+// namePart is what a scan read of one ORIGIN/NAME directory: its
+// releases, how many release directories it read, and what it found
+// there besides.
+type namePart struct {
+	releases   []*Release // sorted
+	n          int
+	problems   []Problem
+	foreign    map[string]int
+	installing []Installing
+	opaques    []Opaque
+	debris     []string
 }
 
 // nameJob is a NAME directory to scan. odd, when set, says why a name on
@@ -160,9 +157,6 @@ func (sc *scanner) walk(ctx context.Context) error {
 		if ctx.Err() != nil {
 			break
 		}
-		if sc.reuse(j) {
-			continue // read by the previous scan and unchanged since (Rescan)
-		}
 		jobs <- j
 	}
 	close(jobs)
@@ -219,6 +213,22 @@ func readDir(r *os.Root, name string) ([]fs.DirEntry, error) {
 	return es, err
 }
 
+// scanJob reads one ORIGIN/NAME directory, recording what it finds in a
+// part of its own, and hands the part to sc.
+func (sc *scanner) scanJob(w *worker, j nameJob) {
+	js := &scanner{store: sc.store, opts: sc.opts, in: sc.in}
+	found, n := js.scanName(w, j)
+	// scanName reads newest first: reversed, that is almost always
+	// sorted already.
+	slices.Reverse(found)
+	if cmp := func(a, b *Release) int { return Compare(a.Ident, b.Ident) }; !slices.IsSortedFunc(found, cmp) {
+		slices.SortFunc(found, cmp)
+	}
+	sc.found(j.i, namePart{releases: found, n: n,
+		problems: js.problems.list, foreign: js.problems.foreign,
+		installing: js.installing, opaques: js.opaques, debris: js.debris})
+}
+
 // found records what was read of the i-th origin/name directory and
 // reports progress.
 func (sc *scanner) found(i int, part namePart) {
@@ -259,77 +269,26 @@ func (sc *scanner) inventory() *Inventory {
 	if n > 0 {
 		all = make([]*Release, 0, n)
 	}
-	for i := range sc.parts {
-		p := &sc.parts[i]
-		p.lo = len(all)
+	for _, p := range sc.parts {
 		all = append(all, p.releases...)
-		p.hi = len(all)
-		p.releases = nil // inv.Releases[lo:hi] from now on
 	}
-	var prevSorted []Ref
-	sorted := false
-	if sc.prev != nil {
-		prevSorted = sc.prev.sorted // a Rescan's interner extends the old one's
-		sorted = partsInOrder(sc.parts, all)
-	}
-	inv, resorted := finishInventory(sc.store.fsRoot, sc.opts.Target, sc.in, all, &sc.problems, prevSorted, sorted)
-	if !resorted {
-		// Each part's releases are where it says in inv.Releases: a
-		// Rescan can take them again.
-		inv.parts, inv.scanKey = make([]keptPart, len(sc.parts)), sc.opts.key()
-		for i := range sc.parts {
-			inv.parts[i] = sc.parts[i].kept()
-		}
-		inv.fullRefs = sc.fullRefs
-		if inv.fullRefs == 0 {
-			inv.fullRefs = sc.in.numRefs()
-		}
-	}
-	return inv
+	sc.parts = nil
+	return finishInventory(sc.store.fsRoot, sc.opts.Target, sc.in, all, &sc.problems)
 }
 
-// partsInOrder reports whether all, the parts' releases one part after
-// another, is sorted, given that each part's are (scanJob sorts them; a
-// part taken again is as sorted as it was): the last release of each
-// part comes before the first of the next.
-func partsInOrder(parts []namePart, all []*Release) bool {
-	last := -1
-	for _, p := range parts {
-		if p.lo == p.hi {
-			continue
-		}
-		if last >= 0 && Compare(all[last].Ident, all[p.lo].Ident) > 0 {
-			return false
-		}
-		last = p.hi - 1
-	}
-	return true
-}
-
-// finishInventory sorts the releases (unless sorted says they are),
+// finishInventory sorts the releases (when they are not sorted already),
 // indexes them and reports dependencies that are not installed.
-// resorted says whether they were not sorted already.
-//
-// prevSorted, when set, is the sorted Refs of the inventory whose
-// Refs in extends (a Rescan's: the same ident for every Ref below its
-// length): only the Refs interned since are sorted, then inserted
-// (insertRefs).
-func finishInventory(fsRoot, target string, in *interner, releases []*Release, probs *problems, prevSorted []Ref, sorted bool) (inv *Inventory, resorted bool) {
+func finishInventory(fsRoot, target string, in *interner, releases []*Release, probs *problems) *Inventory {
 	n := in.numRefs()
-	inv = &Inventory{
+	inv := &Inventory{
 		FSRoot:   fsRoot,
 		Target:   target,
 		Releases: releases,
 		byRef:    make([]*Release, n),
 	}
-	if in.prev == nil || len(prevSorted) != in.base {
-		inv.sorted = insertRefs(nil, n, in.ident)
-	} else {
-		inv.sorted = insertRefs(prevSorted, n, in.ident)
-	}
-	if cmp := func(a, b *Release) int { return Compare(a.Ident, b.Ident) }; !sorted && !slices.IsSortedFunc(inv.Releases, cmp) {
+	inv.sorted = sortedRefs(n, in.ident)
+	if cmp := func(a, b *Release) int { return Compare(a.Ident, b.Ident) }; !slices.IsSortedFunc(inv.Releases, cmp) {
 		slices.SortFunc(inv.Releases, cmp)
-		resorted = true
 	}
 	for _, r := range inv.Releases {
 		inv.byRef[r.Ref] = r
@@ -361,5 +320,5 @@ func finishInventory(fsRoot, target string, in *interner, releases []*Release, p
 			}
 		}
 	}
-	return inv, resorted
+	return inv
 }

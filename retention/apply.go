@@ -23,7 +23,7 @@ import (
 //     hidden release something needs is put back with every hidden
 //     release it needs (its closure over DEPS and TDEPS), the rest is
 //     deleted (see Result.Leftovers).
-//  3. It scans the store again (with ApplyOptions.Rescan when set), asks
+//  3. It scans the store again, asks
 //     the policy's RootFinders again what
 //     is in use, and recomputes the plan with the same policy: only
 //     releases that both plans remove, whose directory is
@@ -177,7 +177,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	// The plan's scan settings, so that the re-scan judges as the plan did.
 	scanOpts := pkgstore.Options{Target: p.Inventory.Target, BinlinkDirs: p.Inventory.BinlinkDirs,
 		InstallWindow: p.Inventory.InstallWindow, Now: opts.Now()}
-	fresh, err := a.scan(ctx, scanOpts)
+	fresh, err := store.Scan(ctx, scanOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	if a.finishDebris(fresh, found) > 0 {
 		// Releases put back: the plan is checked against the store as it
 		// now is, so that what they need stays.
-		if fresh, err = a.scan(ctx, scanOpts); err != nil {
+		if fresh, err = store.Scan(ctx, scanOpts); err != nil {
 			if ctx.Err() != nil {
 				return a.stop(nil, removals)
 			}
@@ -222,7 +222,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	// was old enough then, and is older now), and Apply's own (the real
 	// clock by default): a release young by it is kept, whatever the
 	// plan's clock said.
-	freshPlan, err := computeAt(fresh, graphFrom(fresh, p), p.Policy, p.Now, scanOpts.Now, store.HasUninstallHook, found, p.scoped)
+	freshPlan, err := computeAt(fresh, nil, p.Policy, p.Now, scanOpts.Now, store.HasUninstallHook, found)
 	if err != nil {
 		err = fmt.Errorf("revalidating the plan: %w", err)
 		a.notAttempted(removals, Reason{CodeChanged, err.Error()})
@@ -296,7 +296,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	if len(hidden) > 0 {
 		a.phase(PhaseRecheck, 0, 0)
 		scanOpts.Now = opts.Now()
-		after, err = a.scan(ctx, scanOpts)
+		after, err = store.Scan(ctx, scanOpts)
 		if err == nil {
 			// A process that opened, mapped or executed a hidden release
 			// (or started in it) since the plan keeps it.

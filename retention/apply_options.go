@@ -38,9 +38,6 @@ type ApplyOptions struct {
 	// Now is the clock its scans tell installs in progress by
 	// (pkgstore.Options.Now). Default: time.Now.
 	Now func() time.Time
-	// Rescan, when set, reads the store for each of Apply's scans in
-	// place of Store.Scan (see Rescanner). Default: a full Scan.
-	Rescan Rescanner
 
 	// hook, set only by tests, is called at each stage of a release.
 	hook func(stage string, id pkgstore.Ident, hidden string)

@@ -55,12 +55,8 @@
 // version) and to the dependencies that only their removed releases needed.
 //
 // A plan limited to some packages (Only, ServicesOnly) keeps every
-// release outside them and what they need, whatever else protects it: a
-// scoped plan (PlanScope, what package watch's purges make) decides only
-// those packages' releases and what they need, finding what keeps each
-// by walking up from it through the releases that need it (Dependents),
-// with the whole plan's root reasons (rootsOf) and the same removals,
-// at the cost of what it decides rather than of the store (scoped.go).
+// release outside them, and what those need, whatever else protects it
+// (CodeOutsideOnly).
 //
 // A live lease (package lease) on a release is a root too (CodeLeased):
 // Policy.FindRoots reads the leases of the store's FS root whatever the

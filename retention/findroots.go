@@ -12,9 +12,7 @@ import (
 
 // findRoots makes every release of the inventory that something protects
 // a root of the plan (rootOf), with its reasons: those of its package's
-// count, then the lists (rootIndex), then its own (rootsOf). A scoped
-// plan (scoped.go) asks rootsOf about the releases it meets alone, and
-// gets the very reasons, in the same order.
+// count, then the lists (rootIndex), then its own (rootsOf).
 func (p *Plan) findRoots() {
 	ix := p.indexRoots()
 	p.eachPackage(func(rels []*pkgstore.Release) {
@@ -161,21 +159,6 @@ func (p *Plan) countRoots(rels []*pkgstore.Release) [][]Reason {
 	p.eachCounted(rels, n, func(i int, scope string, rank int) {
 		out[i] = append(out[i], Reason{code, fmt.Sprintf("newest release of %s%s (%s of %d kept)", scope, what, humanize.Ordinal(rank), n)})
 	})
-	return out
-}
-
-// counted reports, for each of rels (as countRoots), whether the count
-// keeps it: countRoots without its texts.
-func (p *Plan) counted(rels []*pkgstore.Release) []bool {
-	out := make([]bool, len(rels))
-	if p.Policy.neverRemoved(rels[0].Ident) {
-		for i := range out {
-			out[i] = true
-		}
-		return out
-	}
-	n, _ := p.keepFor(rels[0].Ident)
-	p.eachCounted(rels, n, func(i int, _ string, _ int) { out[i] = true })
 	return out
 }
 

@@ -78,10 +78,6 @@ type Plan struct {
 	rootOf     map[pkgstore.Ref][]Reason
 	freed      map[pkgstore.Ref]string // removed only because Only's removals freed them
 	unused     map[pkgstore.Ref]bool   // store-wide FreeDeps: count taken away (freed.go)
-	// scoped: the plan decides its scope and what that needs alone
-	// (scoped.go); ix is its index of roots, for Decision.
-	scoped bool
-	ix     *rootIndex
 	// probeLater: the finders' probes were left to Apply (PlanToApply).
 	probeLater bool
 	// services are the loaded services' spec idents (ServicesOnly, NoDeps).
@@ -111,14 +107,13 @@ func Compute(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc)
 // root of the plan, with that Root's code and text. It reads nothing
 // itself.
 func ComputeFound(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc, found []Found) (*Plan, error) {
-	return computeAt(inv, nil, pol, now, time.Time{}, hooks, found, false)
+	return computeAt(inv, nil, pol, now, time.Time{}, hooks, found)
 }
 
 // computeAt is ComputeFound with the real clock's reading (Plan.RealNow;
 // zero for none) and, when g is not nil, the graph of inv already built
-// (a plan made again after a probe reuses the first one's). With scoped,
-// a limited policy's plan is a scoped one (scoped.go, PlanScope).
-func computeAt(inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found, scoped bool) (*Plan, error) {
+// (a plan made again after a probe reuses the first one's).
+func computeAt(inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
 	if inv == nil {
 		return nil, ErrNoInventory
 	}
@@ -138,18 +133,6 @@ func computeAt(inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, real
 	}
 	for i := range p.decisionAt {
 		p.decisionAt[i] = -1
-	}
-	if scoped && p.limited() {
-		p.Pins, p.Warnings = p.policyWarnings()
-		if w, ok := clockWarning(now, realNow); ok {
-			p.Warnings = append(p.Warnings, w)
-		}
-		p.scoped = true
-		if p.scope(hooks) {
-			return p, nil
-		}
-		// Cannot happen (scope's own check): the whole plan decides.
-		return computeAt(inv, p.Graph, pol, now, realNow, hooks, found, false)
 	}
 	p.Decisions = make([]Decision, len(inv.Releases))
 	for i, r := range inv.Releases {

@@ -3,7 +3,6 @@ package retention
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
@@ -50,26 +49,9 @@ func (p *Plan) Decision(id pkgstore.Ident) (Decision, bool) {
 		return Decision{}, false
 	}
 	if int(r) >= len(p.decisionAt) || p.decisionAt[r] < 0 {
-		return p.outsideScope(r)
-	}
-	return p.Decisions[p.decisionAt[r]], true
-}
-
-// outsideScope is a scoped plan's decision for an installed release it
-// did not decide (PlanScope): kept, with its own reasons when something
-// protects it, else as outside the scope. It reads the plan alone, so
-// concurrent calls are safe.
-func (p *Plan) outsideScope(r pkgstore.Ref) (Decision, bool) {
-	rel := p.Inventory.ReleaseOf(r)
-	if !p.scoped || rel == nil {
 		return Decision{}, false
 	}
-	rels := p.Inventory.Satisfying(rel.Ident.Package())
-	rs := p.rootsOf(p.ix, rel, p.countRoots(rels)[slices.Index(rels, rel)])
-	if len(rs) == 0 {
-		rs = []Reason{{CodeOutsideOnly, "not among the packages this run is limited to (" + p.scopeNames() + "), nor needed only by their removed releases"}}
-	}
-	return Decision{Release: rel, Action: Keep, Reasons: rs}, true
+	return p.Decisions[p.decisionAt[r]], true
 }
 
 // Explanation answers Why.
@@ -107,10 +89,6 @@ func (p *Plan) Why(id pkgstore.Ident) (Explanation, error) {
 	if d.Action == Keep {
 		for _, r := range p.reach.Chain(d.Release.Ref) {
 			ex.Chain = append(ex.Chain, p.Inventory.Ident(r))
-		}
-		if len(ex.Chain) == 0 { // a scoped plan's release outside its scope
-			ex.Chain, ex.RootReasons = []pkgstore.Ident{id}, d.Reasons
-			return ex, nil
 		}
 		root, _ := p.Inventory.Lookup(ex.Chain[0])
 		ex.RootReasons = p.rootOf[root]

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/hab-gc/hab-gc/depgraph"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -73,68 +72,19 @@ func PlanToApply(ctx context.Context, store *pkgstore.Store, pol Policy, now tim
 	return planStore(ctx, store, pol, now, opts, planHow{probeLater: true})
 }
 
-// PlanRescan is PlanStore with the store read by a Rescan of the
-// inventory prev was made from (pkgstore.Store.Rescan): what it read of
-// each ORIGIN/NAME directory not in changed is taken again, everything
-// else is read afresh, and the roots are found and the plan computed as
-// PlanStore does, over the whole store; the dependency graph takes from
-// prev's the edges of the releases taken again (depgraph.NewFrom). prev
-// needs only its Inventory and Graph (the previous plan of the same
-// store, or a Plan holding just those); with a nil prev, or one without
-// them, it is PlanStore. The caller vouches for changed (package watch
-// passes what inotify reported). The plan is applied as any other: Apply
-// reads the whole store again under the lock, whatever the plan was made
-// from, unless ApplyOptions.Rescan reads it otherwise (package watch's
-// does, from what inotify reported since the plan).
-func PlanRescan(ctx context.Context, store *pkgstore.Store, prev *Plan, changed []pkgstore.Ident, pol Policy, now time.Time, opts ...pkgstore.Options) (*Plan, error) {
-	if prev != nil && prev.Inventory == nil {
-		prev = nil
-	}
-	return planStore(ctx, store, pol, now, opts, planHow{prev: prev, changed: changed})
-}
-
-// PlanScope is PlanRescan (PlanStore with a nil prev) for a limited
-// policy (Only or ServicesOnly, such as a watch purge's) that decides
-// only what the policy's scope is about: the releases of its scope and
-// every release they need, transitively. Every other release is kept by
-// such a policy, whatever else protects it; the plan's Decisions list
-// only the first, with the reasons PlanStore gives them (a kept
-// dependency's chain may name another release that needs it), and
-// Decision answers Keep for the others, with their own reasons when
-// something protects them and as outside the scope otherwise. Its
-// removals are PlanStore's, and so are its InstallWait, Pins and
-// Warnings; its Report lists the releases it decided and counts the
-// others kept. The work is what the scope's releases and their
-// dependencies hold, not what the store holds: what keeps a release is
-// found by walking up from it, through the releases that need it. Apply
-// revalidates a scoped plan with a scoped plan. For a policy that is not
-// limited it is PlanRescan.
-func PlanScope(ctx context.Context, store *pkgstore.Store, prev *Plan, changed []pkgstore.Ident, pol Policy, now time.Time, opts ...pkgstore.Options) (*Plan, error) {
-	if prev != nil && prev.Inventory == nil {
-		prev = nil
-	}
-	return planStore(ctx, store, pol, now, opts, planHow{prev: prev, changed: changed, scoped: true})
-}
-
 // ProbesLeftToApply reports whether the plan left its root finders'
 // probes to Apply (PlanToApply): its Found then say what the finders saw
 // without them, and Apply's Result.Found what their probes found.
 func (p *Plan) ProbesLeftToApply() bool { return p != nil && p.probeLater }
 
-// planHow says how planStore makes a plan: its scan a Rescan of prev's
-// inventory (changed: the directories that changed) when prev is set;
-// scoped, a scoped plan of a limited policy (PlanScope); probeLater, the
-// finders' probes left to Apply (PlanToApply).
+// planHow says how planStore makes a plan: probeLater, the finders'
+// probes left to Apply (PlanToApply).
 type planHow struct {
-	prev       *Plan
-	changed    []pkgstore.Ident
-	scoped     bool
 	probeLater bool
 }
 
 // planStore is PlanStore, made as how says.
 func planStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, opts []pkgstore.Options, how planHow) (*Plan, error) {
-	prev := how.prev
 	if ctx == nil {
 		return nil, ErrNilContext
 	}
@@ -158,12 +108,7 @@ func planStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 		// those to remove afterwards.
 		scan.MeasureBeyond = pol.keep()
 	}
-	var inv *pkgstore.Inventory
-	if prev != nil {
-		inv, err = store.Rescan(ctx, prev.Inventory, how.changed, scan)
-	} else {
-		inv, err = store.Scan(ctx, scan)
-	}
+	inv, err := store.Scan(ctx, scan)
 	if err != nil {
 		return nil, err
 	}
@@ -174,48 +119,27 @@ func planStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 	}
 	// The real clock too: a release young by it is kept whatever now says
 	// (Plan.RealNow).
-	var g *depgraph.Graph
-	if prev != nil && prev.Graph != nil {
-		g = depgraph.NewFrom(inv, prev.Graph)
-	}
 	var p *Plan
 	if how.probeLater {
-		p, err = computeAt(inv, g, pol, now, time.Now(), store.HasUninstallHook, found, how.scoped)
+		p, err = computeAt(inv, nil, pol, now, time.Now(), store.HasUninstallHook, found)
 		if p != nil {
 			p.probeLater = true
 		}
 	} else {
-		p, err = planProbedGraph(ctx, inv, g, pol, now, time.Now(), store.HasUninstallHook, found, how.scoped)
+		p, err = planProbedGraph(ctx, inv, nil, pol, now, time.Now(), store.HasUninstallHook, found)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if measureLater {
-		// Only the releases to remove are reported measured. A release
-		// the Rescan took again is prev's too (pkgstore.Store.Rescan
-		// shares it): its size is written on a copy, which the decision
-		// holds, so that prev says what it said (a removal's size stays,
-		// a kept release gains none).
-		shared := func(r *pkgstore.Release) bool {
-			return prev != nil && int(r.Ref) < prev.Inventory.NumRefs() && prev.Inventory.ReleaseOf(r.Ref) == r
-		}
-		own := func(d *Decision) *pkgstore.Release {
-			if shared(d.Release) {
-				c := *d.Release
-				d.Release = &c
-			}
-			return d.Release
-		}
+		// Only the releases to remove are reported measured.
 		var remove []*pkgstore.Release
-		for i := range p.Decisions {
-			d := &p.Decisions[i]
+		for _, d := range p.Decisions {
 			switch {
 			case d.Action != Remove:
-				if d.Release.Size >= 0 {
-					own(d).Size = -1
-				}
+				d.Release.Size = -1
 			case d.Release.Size < 0:
-				remove = append(remove, own(d))
+				remove = append(remove, d.Release)
 			}
 		}
 		if err := store.MeasureSizes(ctx, remove, scan.Workers); err != nil {
@@ -354,7 +278,6 @@ func (p *Plan) ReportStream(res *Result) (Report, ReportReleases) {
 		}
 	}
 	rep.Summary.Releases = len(p.Inventory.Releases)
-	rep.Summary.Keep = rep.Summary.Releases - rep.Summary.Remove // a scoped plan's others too
 	rep.Summary.InstallWait = p.InstallWait
 	if rep.Summary.InstallWait == "" && res != nil {
 		rep.Summary.InstallWait = res.InstallWait // found by Apply

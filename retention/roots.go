@@ -110,10 +110,9 @@ func pendingDirs(inv *pkgstore.Inventory) []ProbeDir {
 // planProbedGraph is ComputeFound followed, when a Found has a Probe, by
 // that probe of the plan's removals and a plan computed again with what
 // it found: a root it finds only keeps more (itself and what it needs).
-// g is inv's graph when already built (nil: built here); scoped makes a
-// scoped plan of a limited policy (scoped.go).
-func planProbedGraph(ctx context.Context, inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found, scoped bool) (*Plan, error) {
-	p, err := computeAt(inv, g, pol, now, realNow, hooks, found, scoped)
+// g is inv's graph when already built (nil: built here).
+func planProbedGraph(ctx context.Context, inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
+	p, err := computeAt(inv, g, pol, now, realNow, hooks, found)
 	if err != nil || !slices.ContainsFunc(found, func(f Found) bool { return f.Probe != nil }) {
 		return p, err
 	}
@@ -121,7 +120,7 @@ func planProbedGraph(ctx context.Context, inv *pkgstore.Inventory, g *depgraph.G
 	if err := probeFound(ctx, found, removalDirs(p, nil)); err != nil {
 		return nil, err
 	}
-	return computeAt(inv, g, pol, now, realNow, hooks, found, scoped)
+	return computeAt(inv, g, pol, now, realNow, hooks, found)
 }
 
 // A RootFinder finds releases in use outside the store's own files. The

@@ -42,38 +42,11 @@
 //
 // # What a purge reads
 //
-// The first purge plans the whole store, as a dry run does; the watcher
-// keeps that plan's inventory, and each later purge's plan reads again
-// only the ORIGIN/NAME directories inotify reported a change in since
-// the last plan (pkgstore.Store.Rescan): any event under one marks it (a
-// release renamed in or away, an install directory, hab-gc's own
-// removals). What such a plan reads afresh every time: the top of the
-// store (which origin and name directories there are), the directories
-// that held anything but releases at the last read (an install
-// directory, debris, damage, a release of another target), the specs,
-// the binlinks, the mounts, the artifact cache, the leases and the
-// processes. Every purge's plan is a scoped one (retention.PlanScope):
-// it decides the purged package's releases and what they need, found by
-// walking up from them through the releases that need them, not by
-// marking the whole store; its removals are a whole plan's. The whole
-// store is read again after anything the watcher cannot attribute to a
-// package: an inotify overflow or error, an event on the store directory
-// or an origin made or removed in it, a name or version directory moved
-// (the watches are then set again), a directory that could not be
-// watched (its package is read by every plan; above the names, the whole
-// store is), a plan that failed, or polling. What is inside a release
-// directory is not watched: Habitat renames a release into place complete
-// and never changes it. Apply reads the store again under the lock to
-// revalidate the plan, and after hiding once more, the same way
-// (retention.ApplyOptions.Rescan): first it reads every event the kernel
-// queued until then (holding the lock, it creates a file of a new name in
-// a directory of its own watched on the same inotify instance, an event
-// no one else makes, and reads events until that one's; an attribute
-// change of the lock file would not do: anyone may make one; on Linux
-// only, where one inotify queue orders every directory's events), then only
-// the ORIGIN/NAME directories reported since the plan's read began, and the whole store whenever the
-// watcher cannot vouch for that (the cases above, or a mark not seen
-// within 5 s).
+// Every purge reads the whole store afresh, as a dry run does, and makes
+// the store-wide plan with its policy limited to the package
+// (retention.PlanStore); Apply reads it again under the lock. inotify only
+// says when to purge and which package: what is in the store is always
+// what a read of it shows, mounts placed or removed since included.
 //
 // # Which packages, and what of them
 //
@@ -112,9 +85,8 @@
 //
 // When the kernel's limits are reached (fs.inotify.max_user_watches,
 // max_user_instances) Run logs a warning saying so and falls back to
-// listing the store's directories every Delay, purging what it finds new;
-// every purge's plan then reads the whole store. An inotify queue
-// overflow leads to one such rescan.
+// listing the store's directories every Delay, purging what it finds new.
+// An inotify queue overflow leads to one such rescan.
 //
 // # Clock
 //
@@ -130,7 +102,7 @@
 // the store, its events and the rescans that stand in for them;
 // specs.go the specs directory; pending.go the purges waiting for their
 // time (which package, when, and running them); purge.go one purge;
-// reads.go what the next purge's plan reads again; progress.go the
+// progress.go the
 // installs in progress a purge waits for; self.go the Supervisor's own
 // package; options.go Options, Trigger and Purge.
 package watch

@@ -8,7 +8,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
-	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/watch"
 )
@@ -86,7 +85,6 @@ func installPurge(t *testing.T, w *watcher, in *storetest.Installer, ident strin
 // although the purge removes the core/app release that needed it too.
 func TestPurgeSeesAMountPlaced(t *testing.T) {
 	t.Parallel()
-	testtool.KnownDefect(t, "watch plans from a listing that misses a mount placed under hab/pkgs since its last read, and deletes what a release under it needs")
 	b, in, other := mountFixture(t)
 	w := start(t, b.Root, watch.Options{})
 	bindOther(t, b, other)
@@ -103,7 +101,6 @@ func TestPurgeSeesAMountPlaced(t *testing.T) {
 // by nothing left, goes with the core/app release that needed it.
 func TestPurgeSeesAMountRemoved(t *testing.T) {
 	t.Parallel()
-	testtool.KnownDefect(t, "watch plans from a listing that still holds the releases under a mount removed under hab/pkgs since its last read")
 	b, in, other := mountFixture(t)
 	unmount := bindOther(t, b, other)
 	w := start(t, b.Root, watch.Options{})

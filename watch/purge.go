@@ -83,9 +83,11 @@ func (w *watcher) scopeFor(pkg pkgstore.Ident) []pkgstore.Ident {
 	return slices.Compact(out)
 }
 
-// purge plans the store for pkg and applies the plan (Apply takes the
-// store's lock: one purge at a time per store), then logs it, writes it
-// to the history and counts it in the metrics.
+// purge plans the store for pkg, from a full read of it, with the policy
+// limited to pkg (policyFor), and applies the plan (Apply takes the
+// store's lock and reads the store again under it: one purge at a time
+// per store), then logs it, writes it to the history and counts it in
+// the metrics.
 func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purge {
 	p := Purge{Package: pkg, Trigger: t, Start: w.o.now()}
 	log := w.o.log().With("package", pkg.String(), "trigger", string(t))
@@ -100,7 +102,7 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 	if scan.InstallWindow <= 0 {
 		scan.InstallWindow = w.o.installWindow()
 	}
-	p.Plan, p.Err = w.plan(ctx, pol, p.Start, scan)
+	p.Plan, p.Err = retention.PlanStore(ctx, w.o.Store, pol, p.Start, scan)
 	if p.Err == nil && p.Plan.InstallWait != "" {
 		// Elsewhere an install is running (an install directory, a
 		// download, a fetched archive not installed yet): the plan keeps
@@ -121,8 +123,7 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 		}
 	}
 	if p.Err == nil {
-		p.Result, p.Err = p.Plan.Apply(ctx, w.o.Store, retention.ApplyOptions{LockTimeout: w.o.LockTimeout, Settle: w.o.Settle, Logger: log, Now: w.o.now,
-			Rescan: w.applyScan(p.Plan)})
+		p.Result, p.Err = p.Plan.Apply(ctx, w.o.Store, retention.ApplyOptions{LockTimeout: w.o.LockTimeout, Settle: w.o.Settle, Logger: log, Now: w.o.now})
 		if !p.Result.Applied() {
 			p.Result = nil // refused (the lock held...): Purge.Result is nil when not made
 		}

@@ -24,11 +24,6 @@ type watcher struct {
 	pending  map[pkgstore.Ident]*pending
 	unloaded map[pkgstore.Ident]time.Time // package -> when its last spec went
 	seen     map[string]bool              // O/N/V/R releases, for rescans
-	reads    reads                        // what the next purge's plan reads again
-	// syncLost is the inotify watcher one of whose syncs did not see its
-	// own event: no later sync of it is trusted.
-	syncLost *fsnotify.Watcher
-	marks    syncMarks // the sync's barrier
 }
 
 // Run watches the store and its specs directory until ctx is done and
@@ -63,7 +58,7 @@ func newWatcher(o Options) *watcher {
 	root := o.Store.FSRoot()
 	w := &watcher{o: o, store: filepath.Join(root, pkgstore.StoreDir), specsDir: filepath.Join(root, pkgstore.SpecsDir),
 		watched: map[string]bool{}, specs: map[string]pkgstore.Ident{}, pending: map[pkgstore.Ident]*pending{},
-		unloaded: map[pkgstore.Ident]time.Time{}, seen: map[string]bool{}, reads: newReads()}
+		unloaded: map[pkgstore.Ident]time.Time{}, seen: map[string]bool{}}
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		w.fallBack(err)
@@ -80,7 +75,6 @@ func (w *watcher) close() {
 	if w.fsw != nil {
 		w.fsw.Close()
 	}
-	w.dropMarks()
 }
 
 func (w *watcher) loop(ctx context.Context) error {

@@ -11,11 +11,10 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// handleError reacts to an error of the inotify watcher: events may have
-// been lost, so the next plan reads the whole store, and after an
-// overflow the store is listed again for new releases.
+// handleError reacts to an error of the inotify watcher: after an
+// overflow, events were lost, and the store is listed again for new
+// releases.
 func (w *watcher) handleError(err error) {
-	w.reads.all()
 	if errors.Is(err, fsnotify.ErrEventOverflow) {
 		w.o.log().Warn("inotify queue overflowed: rescanning the store", "error", err)
 		w.readSpecs(true)
@@ -32,7 +31,6 @@ func (w *watcher) fallBack(err error) {
 		return
 	}
 	w.fallback = true
-	w.reads.all()
 	if w.fsw != nil {
 		w.fsw.Close()
 		w.fsw = nil
@@ -72,9 +70,7 @@ func (w *watcher) add(dir string) bool {
 // fresh, each release found is new (the directory appeared after Run
 // started).
 func (w *watcher) addTree(dir string, depth int, fresh bool) {
-	if !w.add(dir) && w.fsw != nil { // before listing: nothing created meanwhile is missed
-		w.unwatched(dir, depth)
-	}
+	w.add(dir) // before listing: nothing created meanwhile is missed
 	entries, err := safeio.ReadDir(dir)
 	if err != nil {
 		return
@@ -118,7 +114,17 @@ func (w *watcher) newRelease(rel string) {
 
 // handle reacts to one inotify event.
 func (w *watcher) handle(ev fsnotify.Event) {
-	w.changed(ev)
+	if ev.Has(fsnotify.Rename) && w.watched[ev.Name] {
+		if rel, err := w.rel(ev.Name); err == nil && !strings.HasPrefix(rel, "..") && strings.Count(rel, "/") <= 2 && rel != "." {
+			// A directory of the store moved (Habitat never does): the
+			// watches on it and below it stay on the moved directories,
+			// reporting their changes under the old path, and the watcher
+			// drops the moved one's own when it reads the move's
+			// IN_MOVE_SELF, even after it was watched again at its new path
+			// (one watch per inode). The watches are set again from scratch.
+			w.rewatch("a watched directory moved: " + rel)
+		}
+	}
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		delete(w.watched, ev.Name) // the kernel drops the watch of a removed directory
 	}
@@ -152,6 +158,27 @@ func (w *watcher) handle(ev fsnotify.Event) {
 			w.newRelease(rel)
 		}
 	}
+}
+
+// rewatch sets every watch again on a new inotify watcher (the old one's
+// pending events are dropped), noting the releases not seen before as
+// new, as a rescan does.
+func (w *watcher) rewatch(why string) {
+	if w.fsw == nil {
+		return
+	}
+	w.o.log().Info("setting the watches again", "why", why)
+	w.fsw.Close()
+	w.fsw = nil
+	clear(w.watched)
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		w.fallBack(err)
+		return
+	}
+	w.fsw = fsw
+	w.watchSpecs()
+	w.addTree(w.store, 0, true)
 }
 
 // rescan lists the store's releases; with changes, those not seen before

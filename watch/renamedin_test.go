@@ -20,9 +20,8 @@ import (
 // that the plan removes, whether it comes before Apply's revalidation or
 // during the settle pause after the hide, and wherever it lands: a
 // version directory already there, a new version, a new name directory, a
-// new origin. Apply's scans read only what inotify reported since the
-// plan (watcher.applyScan); none of these events is read by the loop
-// before them.
+// new origin. Apply reads the whole store again under the lock; none of
+// these events is read by the watcher's loop before it.
 func TestPurgeKeepsWhatAReleaseRenamedInSinceThePlanNeeds(t *testing.T) {
 	const (
 		lib1 = "core/lib/1.0/20200101000000"
@@ -64,11 +63,11 @@ func TestPurgeKeepsWhatAReleaseRenamedInSinceThePlanNeeds(t *testing.T) {
 				if w.fsw == nil {
 					t.Fatal("no inotify")
 				}
-				// As purge: the plan, then Apply with the watcher's scans.
+				// As purge: the plan, then Apply.
 				pol, _ = w.policyFor(pkgstore.MustParseIdent("core/lib"), TriggerUpdate)
 				now := time.Now()
 				scan := pkgstore.Options{Now: now, InstallWindow: w.o.installWindow()}
-				plan, err := w.plan(ctx, pol, now, scan)
+				plan, err := retention.PlanStore(ctx, store, pol, now, scan)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -94,7 +93,7 @@ func TestPurgeKeepsWhatAReleaseRenamedInSinceThePlanNeeds(t *testing.T) {
 				} else {
 					done <- rename()
 				}
-				res, err := plan.Apply(ctx, store, retention.ApplyOptions{Settle: settle, Now: time.Now, Rescan: w.applyScan(plan)})
+				res, err := plan.Apply(ctx, store, retention.ApplyOptions{Settle: settle, Now: time.Now})
 				if rerr := <-done; rerr != nil {
 					t.Fatalf("renaming %s into place: %v", where.ident, rerr)
 				}
