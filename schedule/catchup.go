@@ -38,7 +38,7 @@ func (s *Scheduler) holdCatchUp(j Job, js *JobState, due, now time.Time) bool {
 		return false
 	}
 	s.mu.RLock()
-	machine := s.machine
+	machine := s.machines[j.root]
 	s.mu.RUnlock()
 	at := s.started.Add(catchUpDelay(machine, j.Key, s.CatchUpSpread))
 	if c := js.CatchUp; c != nil && c.Due.Equal(due) && c.At.Before(at) && !c.At.Before(due) {

@@ -27,7 +27,8 @@
 // A randomized spec resolves (Resolve) to a concrete cron expression drawn
 // from a SHA-256 hash of the canonical store path (absolute, symlinks
 // resolved), the job type, the job's parameters and the spec, and the
-// machine's identity (Scheduler.Machine; not part of the job's key), each
+// identity of the machine at the job's FS root (Scheduler.Machine, else
+// its etc/machine-id; not part of the job's key), each
 // cron field from its own bits. Schedules that agree on all four share one
 // effective Job: it runs once, at a time that does not depend on which
 // schedule owns it (the oldest by created time, then by name). A store
@@ -70,7 +71,8 @@
 // A run missed before the Scheduler started (the machine was down) waits a
 // stable per-machine delay below CatchUpSpread.
 //
-// Only a scheduler without ReadOnly writes the state file: one JSON file,
+// Only a scheduler without ReadOnly writes the state file: one JSON file
+// (StatePath, or with StateBesideStores one beside each FS root's store),
 // replaced atomically (temporary file, fsync, rename) when an update
 // changes it, and read again only when its mark (inode, size, time)
 // changes. A state file that is a symlink, not a regular file or of an
@@ -154,7 +156,8 @@
 //
 //   - state.go: the persisted types (State, JobState, RunResult).
 //   - statefile.go: the state file read, written, set aside (LoadState,
-//     Save); storeids.go: stores moved behind a symlink.
+//     Save); stateroots.go: one file per FS root, merged and split;
+//     storeids.go: stores moved behind a symlink.
 
 // Definitions and specs:
 //

@@ -38,6 +38,8 @@ type Job struct {
 	Members []string
 	// Limits are a pressure job's free-space limits (nil otherwise).
 	Limits *pressure.Limits
+
+	root string // FSRoot resolved (rootOf): its state file, its machine identity
 }
 
 // PinSource names where the job's excludes come from, for the plan's
@@ -56,6 +58,7 @@ type member struct {
 	name    string
 	created time.Time
 	fsRoot  string
+	root    string // fsRoot resolved
 	spec    Spec
 }
 
@@ -75,18 +78,21 @@ func BuildJobs(defs []Definition, machine string, created func(Definition) time.
 // no randomized time of day falls where loc's clocks skip (see
 // HashInput.Zone).
 func BuildJobsIn(defs []Definition, machine string, loc *time.Location, created func(Definition) time.Time) []Job {
-	return buildJobs(defs, machine, loc, created, nil)
+	return buildJobs(defs, func(string) string { return machine }, loc, created, nil)
 }
 
 // buildJobs is BuildJobsIn with stores' identities: ids maps a canonical
 // store path to the path its jobs' keys and randomized times are drawn
 // with (a store moved behind a symlink keeps the path it had: see
-// storeIDs); a store not in ids is its own identity.
-func buildJobs(defs []Definition, machine string, loc *time.Location, created func(Definition) time.Time, ids map[string]string) []Job {
+// storeIDs); a store not in ids is its own identity. machine gives the
+// identity of a canonical FS root: a job's time is drawn with its own FS
+// root's (Job.FSRoot).
+func buildJobs(defs []Definition, machine func(root string) string, loc *time.Location, created func(Definition) time.Time, ids map[string]string) []Job {
 	defs = canonicalDefs(defs)
 	changing := changingMinutes(loc)
 	type group struct {
 		job     Job
+		in      HashInput
 		members []member
 	}
 	groups := map[string]*group{}
@@ -101,7 +107,7 @@ func buildJobs(defs []Definition, machine string, loc *time.Location, created fu
 			if v, ok := ids[d.Store]; ok {
 				id = v
 			}
-			in := HashInput{Store: id, Type: jd.Type, Params: params, Spec: jd.Spec.Canonical, Machine: machine, Zone: loc, changing: changing}
+			in := HashInput{Store: id, Type: jd.Type, Params: params, Spec: jd.Spec.Canonical, Zone: loc, changing: changing}
 			var key string
 			if jd.Spec.Random {
 				key = "r-" + shortHash(in.Store, string(in.Type), in.Params, in.Spec)
@@ -111,10 +117,10 @@ func buildJobs(defs []Definition, machine string, loc *time.Location, created fu
 			}
 			g := groups[key]
 			if g == nil {
-				g = &group{job: Job{Key: key, Type: jd.Type, Store: d.Store, Spec: jd.Spec, Cron: Resolve(jd.Spec, in), Params: jd.Params}}
+				g = &group{job: Job{Key: key, Type: jd.Type, Store: d.Store, Spec: jd.Spec, Params: jd.Params}, in: in}
 				groups[key] = g
 			}
-			g.members = append(g.members, member{name: d.Name, created: c, fsRoot: d.FSRoot, spec: jd.Spec})
+			g.members = append(g.members, member{name: d.Name, created: c, fsRoot: d.FSRoot, root: d.Root, spec: jd.Spec})
 		}
 	}
 	// Every FS root through which some definition reaches each store.
@@ -131,7 +137,7 @@ func buildJobs(defs []Definition, machine string, loc *time.Location, created fu
 			return cmp.Compare(a.name, b.name)
 		})
 		j := g.job
-		j.Owner, j.FSRoot, j.Spec = g.members[0].name, g.members[0].fsRoot, g.members[0].spec
+		j.Owner, j.FSRoot, j.root, j.Spec = g.members[0].name, g.members[0].fsRoot, g.members[0].root, g.members[0].spec
 		// The store is opened, locked and its history written through
 		// the FS root of the oldest member that reaches it without a
 		// symlink (hab-gc writes nothing through one): a newer FS root
@@ -139,9 +145,11 @@ func buildJobs(defs []Definition, machine string, loc *time.Location, created fu
 		// job refuse.
 		if !storeDirect(j.FSRoot) {
 			if i := slices.IndexFunc(g.members, func(m member) bool { return storeDirect(m.fsRoot) }); i > 0 {
-				j.FSRoot = g.members[i].fsRoot
+				j.FSRoot, j.root = g.members[i].fsRoot, g.members[i].root
 			}
 		}
+		g.in.Machine = machine(j.root)
+		j.Cron = Resolve(j.Spec, g.in)
 		for _, m := range g.members {
 			j.Members = append(j.Members, m.name)
 		}
@@ -205,14 +213,14 @@ func BuildPressureJobs(defs []Definition, created func(Definition) time.Time) []
 		})
 		owner := ds[0]
 		limits := owner.Pressure.Limits
-		j := Job{Key: "p-" + shortHash(store, string(Pressure)), Type: Pressure, Store: store, FSRoot: owner.FSRoot,
+		j := Job{Key: "p-" + shortHash(store, string(Pressure)), Type: Pressure, Store: store, FSRoot: owner.FSRoot, root: owner.Root,
 			Params: owner.Pressure.Params, Owner: owner.Name, Limits: &limits}
 		for _, d := range ds {
 			j.Members = append(j.Members, d.Name)
 		}
 		if !storeDirect(j.FSRoot) { // as for prunes (BuildJobsIn)
 			if i := slices.IndexFunc(roots[store], func(d Definition) bool { return storeDirect(d.FSRoot) }); i >= 0 {
-				j.FSRoot = roots[store][i].FSRoot
+				j.FSRoot, j.root = roots[store][i].FSRoot, roots[store][i].Root
 			}
 		}
 		j.FSRoots = fsRoots(j.FSRoot, roots[store])
@@ -223,7 +231,7 @@ func BuildPressureJobs(defs []Definition, created func(Definition) time.Time) []
 }
 
 // canonicalDefs returns defs with Store and Root canonicalised from
-// FSRoot (left as they are when that fails).
+// FSRoot (Store left as it is when that fails, Root cleaned).
 func canonicalDefs(defs []Definition) []Definition {
 	out := make([]Definition, len(defs))
 	for i, d := range defs {
@@ -231,9 +239,7 @@ func canonicalDefs(defs []Definition) []Definition {
 			if st, err := CanonicalStore(d.FSRoot); err == nil {
 				d.Store = st
 			}
-			if r, err := canonicalPath(d.FSRoot); err == nil {
-				d.Root = r
-			}
+			d.Root = rootOf(d.FSRoot)
 		}
 		out[i] = d
 	}

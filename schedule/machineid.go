@@ -35,17 +35,18 @@ func MachineID(fsRoot, explicit string) (string, error) {
 	return h, nil
 }
 
-// StateMachineID is the identity the times of a daemon whose state file is
-// statePath were drawn with: explicit when not blank (it replaces the
-// recorded one), else the identity that state recorded, else
-// MachineID(fsRoot, ""). A state file that cannot be read counts as none.
+// StateMachineID is the identity the times of the jobs of the FS root
+// fsRoot were drawn with by a daemon whose state file is statePath:
+// explicit when not blank (it replaces the recorded one), else the
+// identity that state recorded for fsRoot, else MachineID(fsRoot, ""). A
+// state file that cannot be read counts as none.
 func StateMachineID(fsRoot, explicit, statePath string) (string, error) {
 	machine, err := MachineID(fsRoot, explicit)
 	if err != nil || strings.TrimSpace(explicit) != "" {
 		return machine, err
 	}
-	if st, err := LoadState(statePath); err == nil && st.Machine != "" {
-		machine = st.Machine
+	if st, err := LoadState(statePath); err == nil && st.Machines[rootOf(fsRoot)] != "" {
+		machine = st.Machines[rootOf(fsRoot)]
 	}
 	return machine, nil
 }
@@ -56,7 +57,12 @@ func DefaultStatePath(fsRoot string) (string, error) {
 	if err := pkgstore.RequireFSRoot(fsRoot); err != nil {
 		return "", fmt.Errorf("schedule state: %w", err)
 	}
-	return filepath.Join(fsRoot, "hab", "sup", "default", "hab-gc", "schedule-state.json"), nil
+	return statePathAt(fsRoot), nil
+}
+
+// statePathAt is DefaultStatePath of an FS root already known not empty.
+func statePathAt(fsRoot string) string {
+	return filepath.Join(fsRoot, "hab", "sup", "default", "hab-gc", "schedule-state.json")
 }
 
 // StoreFSRoot is the FS root of a store named by its FS root or by its
@@ -67,22 +73,4 @@ func StoreFSRoot(store string) string {
 		return filepath.Dir(hab)
 	}
 	return store
-}
-
-// DefinitionsFSRoot is the FS root every definition in dir that parses
-// names, when they all name one (compared cleaned); "" when they name
-// several, or there is none. The daemon takes its machine identity and
-// its default state file from that root when no other is given.
-func DefinitionsFSRoot(dir string) string {
-	defs, _ := LoadDir(dir)
-	root := ""
-	for _, d := range defs {
-		switch {
-		case root == "":
-			root = d.FSRoot
-		case filepath.Clean(d.FSRoot) != filepath.Clean(root):
-			return ""
-		}
-	}
-	return root
 }

@@ -63,7 +63,11 @@ func TestStateMachineID(t *testing.T) {
 	if probs, err := s.Reload(); err != nil || len(probs) > 0 {
 		t.Fatal(probs, err)
 	}
-	if st, err := schedule.LoadState(state); err != nil || st.Machine != "recorded-one" {
+	canonical, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := schedule.LoadState(state); err != nil || st.Machines[canonical] != "recorded-one" {
 		t.Fatalf("the state recorded %+v, %v; the test needs it to hold the machine", st, err)
 	}
 	own, err := schedule.MachineID(root, "")
@@ -109,35 +113,5 @@ func TestStoreFSRootAndDefaultState(t *testing.T) {
 	want := filepath.Join("/r", "hab", "sup", "default", "hab-gc", "schedule-state.json")
 	if got, err := schedule.DefaultStatePath("/r"); err != nil || got != want {
 		t.Errorf("DefaultStatePath = %q, want %q", got, want)
-	}
-}
-
-// TestDefinitionsFSRoot: the one FS root all definitions that parse name
-// (a rejected one aside); "" for several or none.
-func TestDefinitionsFSRoot(t *testing.T) {
-	a, b := hostStore(t).Root, hostStore(t).Root
-	write := func(dir, name, root string) {
-		def := fmt.Sprintf("fs_root = %q\n[check]\nschedule = \"@daily\"\n", root)
-		if err := os.WriteFile(filepath.Join(dir, name+".toml"), []byte(def), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	one := testtool.TempDir(t)
-	write(one, "x", a)
-	write(one, "y", a+string(filepath.Separator))
-	os.WriteFile(filepath.Join(one, "bad.toml"), []byte("fs_root = \n"), 0o644)
-	two := testtool.TempDir(t)
-	write(two, "x", a)
-	write(two, "y", b)
-	for _, tt := range []struct{ name, dir, want string }{
-		{"one root", one, a},
-		{"two roots", two, ""},
-		{"empty", testtool.TempDir(t), ""},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := schedule.DefinitionsFSRoot(tt.dir); got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
 	}
 }

@@ -58,7 +58,7 @@ func (s *Scheduler) restore(st *State, jobs []Job) {
 	if len(keys) == 0 {
 		return
 	}
-	s.log().Warn("jobs missing from the state file (deleted, or rewritten by another hab-gc) are restored from this daemon's memory", "state", s.StatePath, "jobs", keys)
+	s.log().Warn("jobs missing from the state file (deleted, or rewritten by another hab-gc) are restored from this daemon's memory", "state", s.statePlace(), "jobs", keys)
 	if s.ReadOnly {
 		return
 	}

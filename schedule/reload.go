@@ -27,7 +27,7 @@ const goneGrace = 10 * time.Minute
 // up to date under its lock (reloadPass.apply), and make the jobs and
 // their schedules the ones that run (install).
 func (s *Scheduler) Reload() (problems []error, err error) {
-	if s.StatePath == "" {
+	if !s.hasState() {
 		return nil, ErrNoStatePath
 	}
 	if err := s.Validate(); err != nil {
@@ -57,9 +57,21 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 	s.mu.RLock()
 	mem := s.view
 	s.mu.RUnlock()
-	p := &reloadPass{s: s, defs: defs, rejected: rejected, mem: mem, now: now}
+	p := &reloadPass{s: s, defs: defs, rejected: rejected, mem: mem, now: now, roots: map[string]string{}}
+	s.smu.Lock()
+	for _, d := range defs {
+		p.roots[d.Name] = rootOf(d.FSRoot)
+		if s.roots == nil {
+			s.roots = map[string]bool{}
+		}
+		s.roots[p.roots[d.Name]] = true
+	}
+	s.smu.Unlock()
 	if err := s.reloadState(p.apply); err != nil {
 		return errs, err
+	}
+	if p.err != nil {
+		return errs, p.err
 	}
 	crons, err := s.cronsOf(p.jobs)
 	if err != nil {
@@ -99,11 +111,13 @@ type reloadPass struct {
 	rejected map[string]bool
 	mem      *State
 	now      time.Time
-	lost     bool // the state file was set aside: jobs begin at their definitions
+	lost     bool              // a state file was set aside: jobs begin at their definitions
+	roots    map[string]string // by definition name: its canonical FS root
 
 	jobs, pjobs []Job
 	view        *State
-	machine     string
+	machines    map[string]string // by canonical FS root
+	err         error             // no machine identity
 }
 
 // apply brings st up to date with the definitions: their schedules, the
@@ -120,8 +134,10 @@ func (p *reloadPass) apply(st *State) bool {
 		}
 		return st.Schedules[d.Name].FirstSeen
 	}
-	p.machine = p.keepMachine(st)
-	p.jobs = buildJobs(p.defs, p.machine, s.Location, created, storeIDs(st))
+	if p.machines, p.err = p.keepMachines(st); p.err != nil {
+		return false
+	}
+	p.jobs = buildJobs(p.defs, func(r string) string { return p.machines[r] }, s.Location, created, storeIDs(st))
 	p.pjobs = BuildPressureJobs(p.defs, created)
 	live := p.mergeJobs(st, now)
 	names := map[string]bool{}
@@ -176,26 +192,43 @@ func (p *reloadPass) markSchedules(st *State, now time.Time) {
 				ss.FirstSeen = definedAt(d, now)
 			}
 		}
-		ss.File, ss.Gone = d.File, nil
+		ss.File, ss.FSRoot, ss.Gone = d.File, p.roots[d.Name], nil
 		st.Schedules[d.Name] = ss
 	}
 }
 
-// keepMachine settles the identity randomized times are drawn with: the
-// state's (or, when the file lost it, the memory's), unless there is
-// none or ForceMachine gives another. It returns it.
-func (p *reloadPass) keepMachine(st *State) string {
+// keepMachines settles the identity each FS root's randomized times are
+// drawn with: the state's (or, when the file lost it, the memory's),
+// unless there is none or Machine gives another. It returns them by
+// canonical FS root.
+func (p *reloadPass) keepMachines(st *State) (map[string]string, error) {
 	s := p.s
-	if st.Machine == "" && !s.ForceMachine && p.mem != nil && p.mem.Machine != "" {
-		st.Machine = p.mem.Machine // the file was lost or damaged
-	}
-	if st.Machine == "" || s.ForceMachine && st.Machine != s.Machine {
-		if st.Machine != "" {
-			s.log().Info("the identity randomized times are drawn with changes: every randomized job's time moves", "from", st.Machine, "to", s.Machine)
+	ids := map[string]string{}
+	for _, root := range p.roots {
+		if _, ok := ids[root]; ok {
+			continue
 		}
-		st.Machine = s.Machine
+		id := st.Machines[root]
+		if id == "" && s.Machine == "" && p.mem != nil {
+			id = p.mem.Machines[root] // the file was lost or damaged
+		}
+		if id == "" || s.Machine != "" && id != s.Machine {
+			want, err := MachineID(root, s.Machine)
+			if err != nil {
+				return nil, err
+			}
+			if id != "" {
+				s.log().Info("the identity randomized times are drawn with changes: every randomized job's time moves", "fs_root", root, "from", id, "to", want)
+			}
+			id = want
+		}
+		if st.Machines == nil {
+			st.Machines = map[string]string{}
+		}
+		st.Machines[root] = id
+		ids[root] = id
 	}
-	return st.Machine
+	return ids, nil
 }
 
 // mergeJobs gives each of the pass's jobs its state in st: the file's, or
@@ -229,7 +262,7 @@ func (p *reloadPass) mergeJobs(st *State, now time.Time) map[string]bool {
 			}
 			st.Jobs[j.Key] = js
 		}
-		js.Type, js.Store, js.Spec, js.Cron, js.Owner, js.Members = j.Type, j.Store, j.Spec.Raw, j.Cron, j.Owner, j.Members
+		js.Type, js.Store, js.FSRoot, js.Spec, js.Cron, js.Owner, js.Members = j.Type, j.Store, j.root, j.Spec.Raw, j.Cron, j.Owner, j.Members
 	}
 	return live
 }
@@ -264,7 +297,7 @@ func (p *reloadPass) heldSchedules(st *State, names map[string]bool, now time.Ti
 	if len(foreign) > 0 {
 		slices.Sort(foreign)
 		s.log().Warn("the state file also holds schedules this daemon's directory does not define (another hab-gc's, sharing it); they are kept: give each daemon its own --state",
-			"state", s.StatePath, "schedules", foreign)
+			"state", s.statePlace(), "schedules", foreign)
 	}
 	return held
 }
@@ -275,12 +308,7 @@ func (p *reloadPass) heldSchedules(st *State, names map[string]bool, now time.Ti
 // memory.
 func (s *Scheduler) reloadState(update func(*State) bool) error {
 	if s.ReadOnly {
-		st, err := LoadState(s.StatePath)
-		if errors.Is(err, ErrCorruptState) {
-			// Left as it is (ReadOnly); the next daemon keeps it aside.
-			s.log().Error("the schedule state file is damaged; showing the jobs as new (a daemon keeps the file aside and rebuilds it)", "state", s.StatePath, "error", err)
-			st, err = newState(), nil
-		}
+		st, err := s.load()
 		if err == nil {
 			update(st)
 		}
@@ -293,12 +321,9 @@ func (s *Scheduler) reloadState(update func(*State) bool) error {
 		// when a [pressure] prune may be needed most. A refused state
 		// file (ErrState) is never read past.
 		// A damaged one that cannot be kept aside: from memory too.
-		s.log().Error("the state file cannot be written; running with the state in memory: runs are not recorded across restarts", "state", s.StatePath, "error", err)
+		s.log().Error("the state file cannot be written; running with the state in memory: runs are not recorded across restarts", "state", s.statePlace(), "error", err)
 		var st *State
-		if st, err = LoadState(s.StatePath); errors.Is(err, ErrCorruptState) {
-			st, err = newState(), nil
-		}
-		if err == nil {
+		if st, err = s.load(); err == nil {
 			update(st)
 		}
 	}
@@ -323,7 +348,7 @@ func (s *Scheduler) cronsOf(jobs []Job) (map[string]*Cron, error) {
 // the caches of next due times.
 func (s *Scheduler) install(p *reloadPass, crons map[string]*Cron) {
 	s.mu.Lock()
-	s.jobs, s.crons, s.view, s.pressure, s.machine = p.jobs, crons, p.view, p.pjobs, p.machine
+	s.jobs, s.crons, s.view, s.pressure, s.machines = p.jobs, crons, p.view, p.pjobs, p.machines
 	s.mu.Unlock()
 	if p.lost {
 		s.smu.Lock()

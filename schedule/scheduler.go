@@ -23,18 +23,18 @@ type RunFunc func(ctx context.Context, job Job, store *pkgstore.Store, now time.
 // (Trigger).
 type Scheduler struct {
 	// Dir holds the definition files (none when empty: only registered
-	// definitions); StatePath the state file.
+	// definitions); StatePath the state file of every job.
 	Dir, StatePath string
-	// StateRoot, when set, is the FS root StatePath lies under (the
-	// daemon's default state, FS_ROOT/hab/sup/default/hab-gc): no
-	// directory from StateRoot down to the state file may then be a
-	// symlink. They are opened (made, when missing) one at a time without
-	// following one, and the state and its lock are never written through
+	// StateBesideStores keeps each job's state beside its store instead:
+	// in DefaultStatePath of the job's FS root, one file per FS root
+	// (StatePath unused), so that a job's history does not depend on the
+	// other definitions. No directory from the FS root down to the file
+	// may be a symlink: they are opened (made, when missing) one at a
+	// time without following one, and the state is never written through
 	// a symlinked hab, hab/sup, hab/sup/default or hab/sup/default/hab-gc
-	// (an error naming it, wrapping safeio's ErrSymlink). StateRoot itself
-	// may be a symlink. Without it, StatePath's directory is the caller's
-	// choice, made as given.
-	StateRoot string
+	// (an error naming it, wrapping safeio's ErrSymlink). The FS root
+	// itself may be a symlink.
+	StateBesideStores bool
 	// Location is the time zone cron expressions are read in (default
 	// UTC).
 	Location *time.Location
@@ -55,12 +55,12 @@ type Scheduler struct {
 	NotRun func(j Job, why string)
 	// Only, when set, restricts RunDue to the job with this key.
 	Only string
-	// Machine is this machine's identity, part of every randomized time
-	// (see HashInput.Machine); empty: none. It is recorded in a new state
-	// (State.Machine); a state that has one keeps it, unless
-	// ForceMachine (the identity was given explicitly).
-	Machine      string
-	ForceMachine bool
+	// Machine, when set, is the identity every randomized time is drawn
+	// with (see HashInput.Machine), replacing the one a state recorded.
+	// Unset, each FS root's jobs draw theirs with the identity the state
+	// recorded for that FS root, else with MachineID(root, "") (its
+	// etc/machine-id, else the host name), which is then recorded.
+	Machine string
 	// CatchUpSpread bounds the delay of a missed run (one whose due time
 	// passed before this Scheduler started, e.g. while the machine was
 	// down): it waits a stable per-machine, per-job delay in
@@ -101,9 +101,9 @@ type Scheduler struct {
 	pressure []Job
 	jobs     []Job
 	crons    map[string]*Cron
-	view     *State   // the state as Reload left it (in memory)
-	machine  string   // the identity the jobs' times were drawn with
-	waiting  []string // stores whose absence rejected a definition
+	view     *State            // the state as Reload left it (in memory)
+	machines map[string]string // by canonical FS root: the identity the jobs' times were drawn with
+	waiting  []string          // stores whose absence rejected a definition
 
 	umu        sync.Mutex
 	unrecorded map[string]unrecorded // by job key
@@ -113,9 +113,10 @@ type Scheduler struct {
 	startWrong bool                  // started was read from a wrong clock
 	catchUp    map[string]time.Time  // missed runs waiting: when they run
 
-	smu   sync.Mutex // guards cache and lost; held through each update of the state
-	cache stateCache // the state file as last read or written
-	lost  bool       // the state file was set aside: jobs it held begin at their definitions (lostSince)
+	smu   sync.Mutex            // guards cache, roots and lost; held through each update of the state
+	cache map[string]stateCache // by path: each state file as last read or written
+	roots map[string]bool       // canonical FS roots named since the start (StateBesideStores)
+	lost  bool                  // a state file was set aside: jobs it held begin at their definitions (lostSince)
 
 	cmu   sync.Mutex
 	wake  map[string]time.Time  // by job key: its next due time (NextWake)

@@ -17,18 +17,19 @@ var ErrState = errors.New("unusable schedule state")
 // at it: it sets the file aside and rebuilds the state.
 var ErrCorruptState = errors.New("damaged schedule state")
 
-// ErrNoStatePath is returned by a Scheduler without a StatePath (the zero
-// Scheduler): where the runs are recorded must be said, and nothing is
-// written without it.
+// ErrNoStatePath is returned by a Scheduler with neither StatePath nor
+// StateBesideStores (the zero Scheduler): where the runs are recorded
+// must be said, and nothing is written without it.
 var ErrNoStatePath = errors.New("the scheduler has no state path (Scheduler.StatePath): nowhere to record runs")
 
 // State is what the scheduler persists between runs.
 type State struct {
 	Version int `json:"version"`
-	// Machine is the identity randomized times were drawn with (see
-	// HashInput.Machine): kept for the life of the state, so that a
-	// re-created container (a new host name) keeps every job's time.
-	Machine string `json:"machine,omitempty"`
+	// Machines are the identities randomized times were drawn with (see
+	// HashInput.Machine), by canonical FS root: kept for the life of the
+	// state, so that a re-created container (a new host name) keeps every
+	// job's time.
+	Machines map[string]string `json:"machines,omitempty"`
 	// Schedules records when each schedule was first seen (its created
 	// time when the file gives none).
 	Schedules map[string]ScheduleState `json:"schedules"`
@@ -44,6 +45,8 @@ type State struct {
 // ScheduleState is one schedule's persisted state.
 type ScheduleState struct {
 	FirstSeen time.Time `json:"first_seen"`
+	// FSRoot is the canonical FS root its definition names.
+	FSRoot string `json:"fs_root,omitempty"`
 	// File is the definition file it was last read from: while that file
 	// is rejected (a half-written save), the schedule's state is kept.
 	File string `json:"file,omitempty"`
@@ -56,8 +59,12 @@ type ScheduleState struct {
 
 // JobState is one effective job's persisted state.
 type JobState struct {
-	Type    JobType  `json:"type"`
-	Store   string   `json:"store"`
+	Type  JobType `json:"type"`
+	Store string  `json:"store"`
+	// FSRoot is the canonical FS root the job's store is reached through
+	// (Job.FSRoot, resolved): its state file beside the stores, and the
+	// machine identity its time is drawn with.
+	FSRoot  string   `json:"fs_root,omitempty"`
 	Spec    string   `json:"spec"`
 	Cron    string   `json:"cron"`
 	Owner   string   `json:"owner"`

@@ -9,15 +9,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// The state is one JSON file, replaced whole and atomically (a temporary
-// file in its directory, fsynced, renamed over it, the directory fsynced)
-// when an update changes it. A Scheduler keeps the bytes it last read or
+// The state is one JSON file (or one per FS root: stateroots.go), each
+// replaced whole and atomically (a temporary file in its directory,
+// fsynced, renamed over it, the directory fsynced) when an update changes
+// it. A Scheduler keeps the bytes it last read or
 // wrote with the file's mark (device, inode, size, modification time) and
 // reads the file again only when the mark changes. Nothing else locks it:
 // a run holds its store's lock, and reads the file again under it.
@@ -93,85 +95,176 @@ func decodeState(b []byte) (*State, error) {
 	return st, nil
 }
 
-// current returns a copy of the state as its file holds it, read only
-// when the file's mark changed since this Scheduler last read or wrote it.
+// stateFiles returns the state's files, sorted, each with the FS root no
+// directory below which to it may be a symlink: StatePath alone (made as
+// given), or with StateBesideStores the default state file of every FS
+// root this Scheduler's definitions named since it started. Called with
+// smu held.
+func (s *Scheduler) stateFiles() (paths []string, roots map[string]string) {
+	roots = map[string]string{}
+	if !s.StateBesideStores {
+		return []string{s.StatePath}, map[string]string{s.StatePath: ""}
+	}
+	for r := range s.roots {
+		p := statePathAt(r)
+		roots[p] = r
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	return paths, roots
+}
+
+// statePlace names where the state is kept, for logs.
+func (s *Scheduler) statePlace() string {
+	if s.StateBesideStores {
+		return statePathAt("FS_ROOT") + " of each FS root"
+	}
+	return s.StatePath
+}
+
+// readPart returns a copy of one state file as it holds it, read only
+// when its mark changed since this Scheduler last read or wrote it.
 // Called with smu held.
-func (s *Scheduler) current() (*State, error) {
-	if m := markOf(s.StatePath); !m.ok || m != s.cache.mark {
-		st, b, err := readStateFile(s.StatePath)
+func (s *Scheduler) readPart(path string) (*State, error) {
+	c, ok := s.cache[path]
+	if m := markOf(path); !ok || !m.ok || m != c.mark {
+		st, b, err := readStateFile(path)
 		if err != nil {
 			return nil, err
 		}
-		s.cache = stateCache{b: b, mark: m}
-		if b == nil {
-			return st, nil
+		if s.cache == nil {
+			s.cache = map[string]stateCache{}
 		}
+		s.cache[path] = stateCache{b: b, mark: m}
+		return st, nil
 	}
-	if s.cache.b == nil {
+	if c.b == nil {
 		return newState(), nil
 	}
-	return decodeState(s.cache.b) // a copy the caller may change
+	return decodeState(c.b) // a copy the caller may change
 }
 
-// readState returns the state as its file holds it. A damaged file is
-// set aside (and an empty state returned, for the caller to restore).
+// current returns the state as its files hold it, merged (see origins).
+// A damaged file is set aside when fix, and counts as empty. Called with
+// smu held.
+func (s *Scheduler) current(fix bool) (*State, origins, error) {
+	paths, _ := s.stateFiles()
+	st, from := newState(), origins{}
+	for _, path := range paths {
+		part, err := s.readPart(path)
+		if errors.Is(err, ErrCorruptState) && fix {
+			if err = s.setAside(path, err); err == nil {
+				part = newState()
+			}
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		from.merge(st, part, path)
+	}
+	return st, from, nil
+}
+
+// load reads the state's files without setting aside or caching
+// anything (inspection): a damaged file is logged and counts as empty.
+func (s *Scheduler) load() (*State, error) {
+	s.smu.Lock()
+	paths, _ := s.stateFiles()
+	s.smu.Unlock()
+	st, from := newState(), origins{}
+	for _, path := range paths {
+		part, err := LoadState(path)
+		if errors.Is(err, ErrCorruptState) {
+			// Left as it is; the next daemon keeps it aside.
+			s.log().Error("the schedule state file is damaged; showing its jobs as new (a daemon keeps the file aside and rebuilds it)", "state", path, "error", err)
+			part, err = newState(), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		from.merge(st, part, path)
+	}
+	return st, nil
+}
+
+// readState returns the state as its files hold it. A damaged file is
+// set aside (and counts as empty, for the caller to restore).
 func (s *Scheduler) readState() (*State, error) {
 	s.smu.Lock()
 	defer s.smu.Unlock()
-	st, err := s.current()
-	if errors.Is(err, ErrCorruptState) && !s.ReadOnly {
-		err = s.setAside(err)
-		st = newState()
-	}
+	st, _, err := s.current(!s.ReadOnly)
 	return st, err
 }
 
-// stateChanged reports whether the state file is not as this Scheduler
-// last read or wrote it (one lstat). Read-only schedulers never rebuild
-// it, so for them it never has.
+// stateChanged reports whether a state file is not as this Scheduler
+// last read or wrote it (one lstat each). Read-only schedulers never
+// rebuild the state, so for them it never has.
 func (s *Scheduler) stateChanged() bool {
-	if s.ReadOnly || s.StatePath == "" {
+	if s.ReadOnly || !s.hasState() {
 		return false
 	}
 	s.smu.Lock()
 	defer s.smu.Unlock()
-	return markOf(s.StatePath) != s.cache.mark
+	paths, _ := s.stateFiles()
+	for _, p := range paths {
+		if markOf(p) != s.cache[p].mark {
+			return true
+		}
+	}
+	return false
 }
 
-// update runs f on the state as its file holds it and writes the file
-// when f returns true and the state's encoding changed. A damaged file
-// is set aside first (setAside) and f given an empty state.
+// hasState reports whether the Scheduler has somewhere to keep its state.
+func (s *Scheduler) hasState() bool {
+	return s.StatePath != "" || s.StateBesideStores
+}
+
+// update runs f on the state as its files hold it and writes each file
+// whose part of the state changed, when f returns true. A damaged file
+// is set aside first (setAside) and counts as empty.
 func (s *Scheduler) update(f func(*State) bool) error {
-	if s.StatePath == "" {
+	if !s.hasState() {
 		return ErrNoStatePath
 	}
 	s.smu.Lock()
 	defer s.smu.Unlock()
-	st, err := s.current()
-	if errors.Is(err, ErrCorruptState) {
-		if err = s.setAside(err); err == nil {
-			st = newState()
-		}
-	}
+	st, from, err := s.current(true)
 	if err != nil {
 		return err
 	}
 	if !f(st) {
 		return nil
 	}
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
+	paths, roots := s.stateFiles()
+	parts := map[string]*State{s.StatePath: st}
+	if s.StateBesideStores {
+		parts = from.split(st, roots)
 	}
-	b = append(b, '\n')
-	if s.cache.mark.ok && bytes.Equal(b, s.cache.b) {
-		return nil
+	var errs []error
+	for _, path := range paths {
+		part := parts[path]
+		if part == nil {
+			part = newState()
+		}
+		b, err := json.MarshalIndent(part, "", "  ")
+		if err != nil {
+			return err
+		}
+		b = append(b, '\n')
+		c := s.cache[path]
+		if c.mark.ok && bytes.Equal(b, c.b) || !c.mark.ok && part.empty() {
+			continue
+		}
+		if err := writeStateFile(roots[path], path, b); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if s.cache == nil {
+			s.cache = map[string]stateCache{}
+		}
+		s.cache[path] = stateCache{b: b, mark: markOf(path)}
 	}
-	if err := writeStateFile(s.StateRoot, s.StatePath, b); err != nil {
-		return err
-	}
-	s.cache = stateCache{b: b, mark: markOf(s.StatePath)}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Save writes the state whole and atomically (see writeStateFile).
@@ -229,7 +322,7 @@ func writeStateFile(fsRoot, path string, b []byte) error {
 }
 
 // stateDir opens the directory of the state file path as an os.Root,
-// making it when missing. With fsRoot (Scheduler.StateRoot), no
+// making it when missing. With fsRoot (a default state file), no
 // directory from fsRoot down may be a symlink (safeio.OpenRootBeneath);
 // without, the directory is made and opened as given.
 func stateDir(fsRoot, path string) (*os.Root, error) {
@@ -251,12 +344,11 @@ func stateDir(fsRoot, path string) (*os.Root, error) {
 	return r, nil
 }
 
-// setAside renames a damaged state file (why) to PATH.corrupt-TIME, a
+// setAside renames a damaged state file path (why) to PATH.corrupt-TIME, a
 // name that did not exist, for the operator, and says so at ERROR. The
 // jobs are then rebuilt from memory and from their definitions (see
 // lostSince). Called with smu held.
-func (s *Scheduler) setAside(why error) error {
-	path := s.StatePath
+func (s *Scheduler) setAside(path string, why error) error {
 	stamp := s.now().UTC().Format("20060102T150405Z")
 	for i := 0; i < 100; i++ {
 		aside := path + ".corrupt-" + stamp
@@ -275,7 +367,7 @@ func (s *Scheduler) setAside(why error) error {
 		if err != nil {
 			return fmt.Errorf("%w (setting it aside as %s: %w)", why, aside, err)
 		}
-		s.cache = stateCache{}
+		delete(s.cache, path)
 		s.lost = true
 		s.log().Error("the schedule state file is damaged; it is set aside and rebuilt: a job whose definition existed before its last due time runs that due time once",
 			"state", path, "set_aside_as", aside, "error", why)

@@ -21,8 +21,8 @@ import (
 )
 
 // Issue 31 item 4: a state file below an FS root (the daemon's default,
-// FS_ROOT/hab/sup/default/hab-gc/schedule-state.json, with StateRoot
-// set) is never written, nor its lock, through a symlink at any level
+// FS_ROOT/hab/sup/default/hab-gc/schedule-state.json, with
+// StateBesideStores) is never written, nor its lock, through a symlink at any level
 // below the FS root: with hab/sup, hab/sup/default or
 // hab/sup/default/hab-gc a symlink to a directory outside, nothing is
 // made there and Reload, which records the schedules in the state,
@@ -43,10 +43,9 @@ func TestStateNotBelowSymlink(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := walk(t, outside)
-			e.state = filepath.Join(root, "hab/sup/default/hab-gc/schedule-state.json")
 			e.write("p", fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"17 * * * *\"\nkeep_latest = 1\n", root))
 			s := e.scheduler()
-			s.StateRoot = root
+			s.StatePath, s.StateBesideStores = "", true
 			var log bytes.Buffer
 			s.Logger = slog.New(slog.NewTextHandler(&log, nil))
 			_, rerr := s.Reload()

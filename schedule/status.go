@@ -1,7 +1,6 @@
 package schedule
 
 import (
-	"errors"
 	"fmt"
 	"time"
 )
@@ -27,10 +26,7 @@ type JobStatus struct {
 // and when it runs next. A run this process could not record shows in
 // LastError.
 func (s *Scheduler) Status() ([]JobStatus, error) {
-	st, err := LoadState(s.StatePath)
-	if errors.Is(err, ErrCorruptState) {
-		st, err = newState(), nil // what Reload made of it (logged there)
-	}
+	st, err := s.load()
 	if err != nil {
 		return nil, err
 	}

@@ -100,7 +100,7 @@ func (o RunOutcome) err() error {
 }
 
 func (s *Scheduler) trigger(ctx context.Context, key string) (RunOutcome, error) {
-	if s.StatePath == "" {
+	if !s.hasState() {
 		return RunOutcome{}, ErrNoStatePath
 	}
 	var job *Job

@@ -57,20 +57,11 @@ func (c *config) openStore() (*pkgstore.Store, pkgstore.Options, error) {
 
 // open opens the store at the configured FS root.
 func (c *config) open() (*pkgstore.Store, error) {
-	return c.openAt(c.fsRoot())
-}
-
-// openAt is open for the FS root root (the schedules' own, when no
-// --fs-root is given: see definitionsRoot).
-func (c *config) openAt(root string) (*pkgstore.Store, error) {
+	root := c.fsRoot()
 	st, err := pkgstore.Open(root)
 	if err != nil {
 		if errors.Is(err, pkgstore.ErrNoStore) {
-			from := c.source("fs_root")
-			if root != c.fsRoot() {
-				from = "the schedule definitions"
-			}
-			return nil, usageError{fmt.Errorf("%v (FS root from %s)%s", err, from, fsRootHint(root))}
+			return nil, usageError{fmt.Errorf("%v (FS root from %s)%s", err, c.source("fs_root"), fsRootHint(root))}
 		}
 		return nil, err
 	}

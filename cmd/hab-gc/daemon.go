@@ -138,7 +138,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 				return err
 			}
 		}
-		s.Logger.Info("hab-gc daemon started", "jobs", len(s.Jobs()), "schedules", s.Dir, "state", s.StatePath)
+		s.Logger.Info("hab-gc daemon started", "jobs", len(s.Jobs()), "schedules", s.Dir, "state", statePaths(s))
 		wait := a.startWatches(ctx, cmd, s, mf)
 		err = s.Serve(ctx, reload)
 		cancel()

@@ -17,29 +17,30 @@ import (
 func TestFleetSpread(t *testing.T) {
 	t.Parallel()
 	minutes := map[string]bool{}
-	next := func(env map[string]string) string {
-		code, out, errs := hab(t, env, "schedule", "next", "@daily-random", "--store", "/hab/pkgs", "--keep-latest", "3")
+	next := func(env map[string]string, store string) string {
+		code, out, errs := hab(t, env, "schedule", "next", "@daily-random", "--store", store, "--keep-latest", "3")
 		if code != 0 {
 			t.Fatalf("%d %s", code, errs)
 		}
 		return strings.TrimSpace(out)
 	}
 	for i := 0; i < 1000; i++ {
-		f := strings.Fields(next(map[string]string{"HAB_GC_MACHINE_ID": fmt.Sprintf("%032x", i*7919)}))
+		f := strings.Fields(next(map[string]string{"HAB_GC_MACHINE_ID": fmt.Sprintf("%032x", i*7919)}, "/hab/pkgs"))
 		minutes[f[1]+":"+f[0]] = true
 	}
 	if len(minutes) < 650 {
 		t.Fatalf("1,000 machines use %d distinct minutes of the day, want at least 650", len(minutes))
 	}
-	// Stable, and read from FS_ROOT/etc/machine-id when not overridden.
+	// Stable, and read from the store's FS_ROOT/etc/machine-id when not
+	// overridden.
 	root := testtool.TempDir(t)
 	os.MkdirAll(filepath.Join(root, "etc"), 0o755)
 	os.WriteFile(filepath.Join(root, "etc", "machine-id"), []byte("0123456789abcdef0123456789abcdef\n"), 0o444)
-	a := next(map[string]string{"FS_ROOT": root})
-	if b := next(map[string]string{"HAB_GC_MACHINE_ID": "0123456789abcdef0123456789abcdef"}); a != b {
+	a := next(nil, root)
+	if b := next(map[string]string{"HAB_GC_MACHINE_ID": "0123456789abcdef0123456789abcdef"}, root); a != b {
 		t.Fatalf("machine-id file gives %q, the same id from the environment %q", a, b)
 	}
-	if b := next(map[string]string{"FS_ROOT": root}); a != b {
+	if b := next(nil, root); a != b {
 		t.Fatalf("not stable: %q then %q", a, b)
 	}
 }

@@ -96,7 +96,6 @@ func twoReleases(t *testing.T) *storetest.Builder {
 // FS root has its own machine identity, so a job resolved with another
 // (the host's, or none) gets another time.
 func TestUnrelatedDefinitionKeepsJobTimeAndHistory(t *testing.T) {
-	testtool.KnownDefect(t, "with no --fs-root or --state, a definition for another FS root moves the other jobs' state and machine identity to /: their times change and their history is lost")
 	t.Parallel()
 	one := twoReleases(t)
 	if err := os.MkdirAll(filepath.Join(one.Root, "etc"), 0o755); err != nil {

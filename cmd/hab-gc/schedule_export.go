@@ -64,12 +64,15 @@ func (a *app) invocation(cmd *cobra.Command, s *schedule.Scheduler, exe string) 
 	if err != nil {
 		return schedule.Invocation{}, err
 	}
-	state, err := filepath.Abs(s.StatePath)
-	if err != nil {
-		return schedule.Invocation{}, err
-	}
 	tz, _ := cmd.Flags().GetString("timezone")
-	inv := schedule.Invocation{Exe: exe, Args: []string{"daemon", "--once", "--schedules", dir, "--state", state, "--timezone", tz}}
+	inv := schedule.Invocation{Exe: exe, Args: []string{"daemon", "--once", "--schedules", dir, "--timezone", tz}}
+	if !s.StateBesideStores {
+		state, err := filepath.Abs(s.StatePath)
+		if err != nil {
+			return inv, err
+		}
+		inv.Args = append(inv.Args, "--state", state)
+	}
 	for _, name := range append([]string{"fs-root", "catch-up-spread"}, storeFlags()...) {
 		f := cmd.Flags().Lookup(name)
 		if f == nil || !f.Changed {

@@ -9,12 +9,12 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
-// TestScheduleUsesDefinitionsFSRoot (issue 33 item 5): without --fs-root,
-// schedule list and the daemon take the FS root every definition names
-// (its etc/machine-id, its default state file), as a run with --fs-root
-// does: list showed times (40 12 * * 1) the daemon did not use (32 16 * *
-// 1), and daemon --schedules D exited 2 ("no usable package store:
-// /hab/pkgs") although every definition names its fs_root.
+// TestScheduleUsesDefinitionsFSRoot (issue 33 item 5): schedule list and
+// the daemon take a job's etc/machine-id and default state file from the
+// FS root its definition names, --fs-root or not: list showed times (40
+// 12 * * 1) the daemon did not use (32 16 * * 1), and daemon --schedules
+// D exited 2 ("no usable package store: /hab/pkgs") although every
+// definition names its fs_root.
 func TestScheduleUsesDefinitionsFSRoot(t *testing.T) {
 	root := storetest.New(t).Root
 	if err := os.MkdirAll(filepath.Join(root, "etc"), 0o755); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -20,8 +21,10 @@ func (a *app) scheduleListCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if err := schedule.StateWritable(s.StatePath); err != nil {
-			fmt.Fprintf(a.textErr, "hab-gc: warning: the state file cannot be written, so the daemon cannot record runs: %v\n", err)
+		for _, path := range statePaths(s) {
+			if err := schedule.StateWritable(path); err != nil {
+				fmt.Fprintf(a.textErr, "hab-gc: warning: the state file cannot be written, so the daemon cannot record runs: %v\n", err)
+			}
 		}
 		sts, err := s.Status()
 		if err != nil {
@@ -142,3 +145,19 @@ const (
 		"A running daemon that loaded it restores it from its memory and runs it at NEXT, and so does the first firing of its\n" +
 		"exported timer; otherwise it starts when a daemon next starts or reloads, at its first due time after that."
 )
+
+// statePaths are the state files of s's jobs, sorted: StatePath, or the
+// one beside each job's store.
+func statePaths(s *schedule.Scheduler) []string {
+	if !s.StateBesideStores {
+		return []string{s.StatePath}
+	}
+	var paths []string
+	for _, j := range append(s.Jobs(), s.PressureJobs()...) {
+		if p, err := schedule.DefaultStatePath(j.FSRoot); err == nil {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	return slices.Compact(paths)
+}

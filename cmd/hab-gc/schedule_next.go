@@ -18,7 +18,8 @@ func (a *app) scheduleNextCmd() *cobra.Command {
 		Long: `Print the concrete cron expression SPEC resolves to, then its next --count run times (in --timezone).
 For a randomized spec (@daily-random...) it depends on the store (an FS root, or the store directory
 itself), the job type and, for prune, the policy flags, exactly as in a definition file, and on this
-machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the host name).`,
+machine's identity (HAB_GC_MACHINE_ID, else the one the state recorded for the store's FS root, else
+FS_ROOT/etc/machine-id, else the host name).`,
 		Args: args(cobra.ExactArgs(1)),
 	}
 	next.Flags().String("store", "/", "the store: an FS root (as fs_root in definitions) or its hab/pkgs")
@@ -29,7 +30,7 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 	next.Flags().Int("count", 5, "how many next run times to print after the expression")
 	next.Flags().String("timezone", "UTC", "time zone cron expressions are read in (e.g. Europe/Berlin, Local)")
 	next.Flags().String("now", "", "set the clock to this RFC 3339 time (tests and rehearsals)")
-	next.Flags().String("state", "", "the daemon's state file, whose recorded machine identity is used (default FS_ROOT/hab/sup/default/hab-gc/schedule-state.json)")
+	next.Flags().String("state", "", "the daemon's state file, whose recorded machine identity is used (default FS_ROOT/hab/sup/default/hab-gc/schedule-state.json of the store's FS root)")
 	next.RunE = a.withConfig(func(cmd *cobra.Command, c *config, argv []string) error {
 		loc, clock, err := zoneAndClock(cmd)
 		if err != nil {
@@ -39,28 +40,28 @@ machine's identity (HAB_GC_MACHINE_ID, else FS_ROOT/etc/machine-id, else the hos
 		if count < 0 {
 			return usageError{fmt.Errorf("invalid --count %d: must be 0 or more", count)}
 		}
-		// The identity a daemon's state recorded is the one its times
-		// were drawn with (unless HAB_GC_MACHINE_ID says otherwise).
-		state, _ := cmd.Flags().GetString("state")
-		if state == "" {
-			var err error
-			if state, err = schedule.DefaultStatePath(c.fsRoot()); err != nil {
-				return err
-			}
-		}
-		explicit, _ := a.explicitMachineID()
-		machine, err := schedule.StateMachineID(c.fsRoot(), explicit, state)
-		if err != nil {
-			return err
-		}
 		spec, err := schedule.ParseSpec(argv[0])
 		if err != nil {
 			return usageError{err}
 		}
 		storeFlag, _ := cmd.Flags().GetString("store")
-		store, err := schedule.CanonicalStore(schedule.StoreFSRoot(storeFlag))
+		root := schedule.StoreFSRoot(storeFlag)
+		store, err := schedule.CanonicalStore(root)
 		if err != nil {
 			return usageError{err}
+		}
+		// The identity a daemon's state recorded for the store's FS root
+		// is the one its times were drawn with (unless
+		// HAB_GC_MACHINE_ID says otherwise).
+		state, _ := cmd.Flags().GetString("state")
+		if state == "" {
+			if state, err = schedule.DefaultStatePath(root); err != nil {
+				return usageError{err}
+			}
+		}
+		machine, err := schedule.StateMachineID(root, a.explicitMachineID(), state)
+		if err != nil {
+			return err
 		}
 		typ, _ := cmd.Flags().GetString("job")
 		params := ""

@@ -18,7 +18,7 @@ import (
 // schedFlags are the flags shared by daemon and the schedule commands.
 func schedFlags(cmd *cobra.Command) {
 	cmd.Flags().String("schedules", "", "directory of schedule definitions (*.toml)")
-	cmd.Flags().String("state", "", "state file (default FS_ROOT/hab/sup/default/hab-gc/schedule-state.json)")
+	cmd.Flags().String("state", "", "state file of every job (default: beside each store, FS_ROOT/hab/sup/default/hab-gc/schedule-state.json of each job's FS root)")
 	cmd.Flags().String("timezone", "UTC", "time zone cron expressions are read in (e.g. Europe/Berlin, Local)")
 	cmd.Flags().String("now", "", "set the clock to this RFC 3339 time (tests and rehearsals)")
 	cmd.Flags().Duration("catch-up-spread", 10*time.Minute, "a run missed while hab-gc was not running waits a stable per-machine delay up to this long (0: at once)")
@@ -60,20 +60,6 @@ func buildTime(bi *debug.BuildInfo, ok bool) time.Time {
 	return time.Time{}
 }
 
-// definitionsRoot is the FS root of the schedule commands and the daemon:
-// --fs-root (or its setting) when given; otherwise, when every definition
-// in dir that parses names one fs_root, that one (its etc/machine-id and
-// its default state file are the daemon's: issue 33 item 5); else "/".
-func definitionsRoot(c *config, dir string) string {
-	if c.source("fs_root") != "default" {
-		return c.fsRoot()
-	}
-	if root := schedule.DefinitionsFSRoot(dir); root != "" {
-		return root
-	}
-	return c.fsRoot()
-}
-
 // newScheduler builds a scheduler from the flags. Only the daemon writes
 // the state file: readOnly for the schedule commands.
 func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metricsFile) (*schedule.Scheduler, error) {
@@ -84,26 +70,7 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, usageError{fmt.Errorf("invalid --schedules %q: not a directory", dir)}
 	}
-	fsRoot := definitionsRoot(c, dir)
 	state, _ := cmd.Flags().GetString("state")
-	stateRoot := "" // a --state given is the user's choice, its directory made as given
-	if state == "" {
-		// Below the FS root: never written through a symlink there.
-		var err error
-		if state, err = schedule.DefaultStatePath(fsRoot); err != nil {
-			return nil, err
-		}
-		stateRoot = fsRoot
-		// The default state file lives beside a store: without one (a
-		// typo in --fs-root), nothing is created there.
-		if st, err := c.openAt(fsRoot); err != nil {
-			if !readOnly {
-				return nil, usageError{fmt.Errorf("%w; the state file defaults to FS_ROOT/hab/sup/default/hab-gc/schedule-state.json: name the FS root with --fs-root, or the state file with --state", err)}
-			}
-		} else {
-			st.Close()
-		}
-	}
 	loc, clock, err := zoneAndClock(cmd)
 	if err != nil {
 		return nil, err
@@ -112,11 +79,6 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	if err != nil {
 		return nil, err
 	}
-	machine, err := a.machineIDAt(fsRoot)
-	if err != nil {
-		return nil, err
-	}
-	_, explicit := a.explicitMachineID()
 	spread, _ := cmd.Flags().GetDuration("catch-up-spread")
 	if spread < 0 {
 		return nil, usageError{fmt.Errorf("invalid --catch-up-spread %v: must be 0 or more", spread)}
@@ -135,7 +97,7 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	if now, _ := cmd.Flags().GetString("now"); now == "" {
 		notBefore = buildTime(debug.ReadBuildInfo()) // a rehearsal's --now may be any time
 	}
-	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, StateRoot: stateRoot, Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: machine, ForceMachine: explicit, CatchUpSpread: spread, NotBefore: notBefore,
+	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, StateBesideStores: state == "", Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: a.explicitMachineID(), CatchUpSpread: spread, NotBefore: notBefore,
 		Logger: slog.New(uniqueKeys(slog.NewTextHandler(a.stderr, nil))),
 		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.RunResult {
 			start := time.Now()
