@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -175,10 +176,13 @@ func runHelper(root string) *exec.Cmd {
 	return cmd
 }
 
+// TestApplyCrashSafety kills an Apply at 20 random moments of its run;
+// HABGC_CRASH_KILLS=100 makes it the thorough run.
 func TestApplyCrashSafety(t *testing.T) {
-	kills := 100
-	if testing.Short() {
-		kills = 20
+	t.Parallel()
+	kills := 20
+	if n, err := strconv.Atoi(os.Getenv("HABGC_CRASH_KILLS")); err == nil && n > 0 {
+		kills = n
 	}
 	template := testtool.TempDir(t)
 	crashStore(t, template)
