@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+	"github.com/spf13/pflag"
 )
 
 func (a *app) docsCmd(root *cobra.Command) *cobra.Command {
@@ -26,6 +28,7 @@ func (a *app) docsCmd(root *cobra.Command) *cobra.Command {
 		}
 		switch format {
 		case "man":
+			escapeFlagHelp(root)
 			manExitCodes(root)
 			manTopics(root)
 			hdr := &doc.GenManHeader{Title: "HAB-GC", Section: "1"}
@@ -48,4 +51,16 @@ func (a *app) docsCmd(root *cobra.Command) *cobra.Command {
 		return usageError{fmt.Errorf("invalid --format %q: must be man or markdown", format)}
 	}
 	return cmd
+}
+
+// escapeFlagHelp makes each flag's help reach the man page as written:
+// go-md2man reads it as markdown, where "<12' ..." opens a tag and was
+// dropped from the --exclude example.
+func escapeFlagHelp(c *cobra.Command) {
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		f.Usage = strings.NewReplacer("<", `\<`, ">", `\>`).Replace(f.Usage)
+	})
+	for _, sub := range c.Commands() {
+		escapeFlagHelp(sub)
+	}
 }

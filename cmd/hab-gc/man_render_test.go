@@ -2,13 +2,18 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/hab-gc/hab-gc/docs"
 	"github.com/hab-gc/hab-gc/internal/testtool"
@@ -69,6 +74,7 @@ func TestManPagesRenderAt80Columns(t *testing.T) {
 	for _, tp := range docs.Topics() {
 		topics["hab-gc-"+tp.Name+".1"] = tp
 	}
+	usages := flagUsages(newRootCmd(io.Discard, io.Discard, noEnv))
 	for _, page := range pages {
 		t.Run(filepath.Base(page), func(t *testing.T) {
 			// man(1)'s pipeline for a page: tbl, then troff with the man
@@ -100,6 +106,15 @@ func TestManPagesRenderAt80Columns(t *testing.T) {
 				}
 				rendered[strings.TrimSpace(l)] = true
 			}
+			// Every flag's help, as its page shows it: an example such
+			// as 'core/postgresql@>=11 <12' must not lose "<12'" to the
+			// renderer reading it as a tag.
+			folded := foldRendered(text)
+			for _, u := range usages[filepath.Base(page)] {
+				if !strings.Contains(folded, foldRendered(u)) {
+					t.Errorf("flag help not rendered as written: %q", u)
+				}
+			}
 			if !isTopic {
 				return
 			}
@@ -110,4 +125,42 @@ func TestManPagesRenderAt80Columns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// flagUsages maps each command's man page name (hab-gc-run.1) to the help
+// texts of its flags.
+func flagUsages(root *cobra.Command) map[string][]string {
+	out := map[string][]string{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		page := strings.ReplaceAll(c.CommandPath(), " ", "-") + ".1"
+		c.NonInheritedFlags().VisitAll(func(f *pflag.Flag) {
+			if !f.Hidden && f.Deprecated == "" {
+				out[page] = append(out[page], f.Usage)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	return out
+}
+
+// foldRendered drops what rendering may change without changing the
+// text: white space (refilled lines), hyphens (groff's hyphenation, and
+// its U+2010 for a dash), the backquotes of a flag's value name and the
+// typographic quotes groff may print.
+func foldRendered(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsSpace(r), r == '-', r == '\u2010', r == '\u2011', r == '`':
+			return -1
+		case r == '\u2018' || r == '\u2019':
+			return '\''
+		case r == '\u201c' || r == '\u201d':
+			return '"'
+		}
+		return r
+	}, s)
 }
