@@ -74,7 +74,7 @@ func TestManPagesRenderAt80Columns(t *testing.T) {
 	for _, tp := range docs.Topics() {
 		topics["hab-gc-"+tp.Name+".1"] = tp
 	}
-	usages := flagUsages(newRootCmd(io.Discard, io.Discard, noEnv))
+	usages, examples := flagUsages(newRootCmd(io.Discard, io.Discard, noEnv))
 	for _, page := range pages {
 		t.Run(filepath.Base(page), func(t *testing.T) {
 			// man(1)'s pipeline for a page: tbl, then troff with the man
@@ -115,6 +115,11 @@ func TestManPagesRenderAt80Columns(t *testing.T) {
 					t.Errorf("flag help not rendered as written: %q", u)
 				}
 			}
+			for _, l := range examples[filepath.Base(page)] {
+				if !rendered[l] {
+					t.Errorf("example not rendered verbatim on a line of its own: %q", l)
+				}
+			}
 			if !isTopic {
 				return
 			}
@@ -128,12 +133,17 @@ func TestManPagesRenderAt80Columns(t *testing.T) {
 }
 
 // flagUsages maps each command's man page name (hab-gc-run.1) to the help
-// texts of its flags.
-func flagUsages(root *cobra.Command) map[string][]string {
-	out := map[string][]string{}
+// texts of its flags, and to the lines of its examples.
+func flagUsages(root *cobra.Command) (out, examples map[string][]string) {
+	out, examples = map[string][]string{}, map[string][]string{}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		page := strings.ReplaceAll(c.CommandPath(), " ", "-") + ".1"
+		for _, l := range strings.Split(c.Example, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				examples[page] = append(examples[page], l)
+			}
+		}
 		c.NonInheritedFlags().VisitAll(func(f *pflag.Flag) {
 			if !f.Hidden && f.Deprecated == "" {
 				out[page] = append(out[page], f.Usage)
@@ -144,7 +154,7 @@ func flagUsages(root *cobra.Command) map[string][]string {
 		}
 	}
 	walk(root)
-	return out
+	return out, examples
 }
 
 // foldRendered drops what rendering may change without changing the
