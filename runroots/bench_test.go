@@ -12,6 +12,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/proctest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
+	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/runroots"
 )
 
@@ -43,11 +44,15 @@ func BenchmarkScanProc(b *testing.B) {
 		b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	}
 	ctx := context.Background()
+	inv, err := pkgstore.Scan(ctx, st.Root, pkgstore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	var procs int
 	b.ResetTimer()
 	start, cpu0 := time.Now(), cpuTime()
 	for b.Loop() {
-		res, err := runroots.Scan(ctx, "", st.Root)
+		res, err := runroots.Scan(ctx, "", inv)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -53,8 +53,7 @@
 // components (four or more deep) is the name of a release directory of the
 // store, the directory it names is stat'ed, in the reader's view and then
 // through /proc/PID/root, and compared (device and inode: a bind mount
-// keeps them) with the store's release directories (ScanInventory takes
-// them from the inventory, Scan reads them). Failing that, the file itself
+// keeps them) with the inventory's release directories. Failing that, the file itself
 // is compared with the file at the same place under the store's
 // ORIGIN/NAME/VERSION/RELEASE: through the proc link for exe, cwd and fd,
 // by the inode column for maps. A path without a release's name in it

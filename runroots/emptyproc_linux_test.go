@@ -28,7 +28,7 @@ func TestProcRootWithoutProcesses(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res, err := runroots.Scan(context.Background(), tc.proc, fsRoot)
+			res, err := scanFS(context.Background(), tc.proc, fsRoot)
 			if !errors.Is(err, runroots.ErrNoProc) && !errors.Is(err, runroots.ErrBlind) {
 				t.Fatalf("Scan of %s: %+v, %v; want an error wrapping ErrNoProc or ErrBlind", tc.proc, res, err)
 			}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pkgstore/pkgstoretest"
 	"github.com/hab-gc/hab-gc/runroots"
 )
@@ -28,7 +29,11 @@ func ExampleScan() {
 	}
 	defer f.Close()
 
-	res, err := runroots.Scan(context.Background(), runroots.DefaultProcRoot, dir)
+	inv, err := pkgstore.Scan(context.Background(), dir, pkgstore.Options{})
+	if err != nil {
+		panic(err)
+	}
+	res, err := runroots.Scan(context.Background(), runroots.DefaultProcRoot, inv)
 	if err != nil {
 		panic(err)
 	}

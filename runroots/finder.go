@@ -34,7 +34,7 @@ type Finder struct {
 // when blind, the write-lease probe adds "lease_probed_files",
 // "lease_busy_releases" and "lease_unprobed_files".
 func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (inuse.Found, error) {
-	res, err := ScanInventory(ctx, f.ProcRoot, inv)
+	res, err := Scan(ctx, f.ProcRoot, inv)
 	if err != nil {
 		return inuse.Found{}, fmt.Errorf("runtime roots: %w", err)
 	}

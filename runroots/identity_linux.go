@@ -10,7 +10,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/internal/inuse"
-	"github.com/hab-gc/hab-gc/internal/safeio"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -131,51 +130,6 @@ func (ix *identity) addHidden(store, rel string) {
 	}
 	ix.addIdent(fileID{st.Dev, st.Ino}, id, true)
 	ix.names[name] = true
-}
-
-// identityFromDisk indexes the store under fsRoot by listing its
-// ORIGIN/NAME/VERSION/RELEASE directories (what Scan does without an
-// inventory). What cannot be read is left out.
-func identityFromDisk(fsRoot string) *identity {
-	ix := newIdentity(0)
-	defer ix.sort()
-	store := storeDir(fsRoot)
-	list := func(dir string) []string {
-		ents, err := safeio.ReadDir(dir)
-		if err != nil {
-			return nil
-		}
-		var out []string
-		for _, e := range ents {
-			if e.IsDir() {
-				out = append(out, e.Name())
-			}
-		}
-		return out
-	}
-	for _, o := range list(store) {
-		for _, n := range list(filepath.Join(store, o)) {
-			for _, v := range list(filepath.Join(store, o, n)) {
-				for _, r := range list(filepath.Join(store, o, n, v)) {
-					rel := o + "/" + n + "/" + v + "/" + r
-					if strings.HasPrefix(r, pkgstore.DebrisPrefix) {
-						ix.addHidden(store, rel)
-						continue
-					}
-					id, err := pkgstore.ParseFullIdent(rel)
-					if err != nil || strings.HasPrefix(r, pkgstore.InstallTempPrefix) {
-						continue
-					}
-					var st unix.Stat_t
-					if unix.Lstat(filepath.Join(store, rel), &st) == nil {
-						ix.addIdent(fileID{st.Dev, st.Ino}, id, false)
-						ix.names[r] = true
-					}
-				}
-			}
-		}
-	}
-	return ix
 }
 
 // candidate reports whether p (absolute, cleaned) has a component that

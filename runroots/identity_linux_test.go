@@ -36,7 +36,7 @@ func TestIdentityFindsReleasesByDirectory(t *testing.T) {
 		}
 		return fileID{st.Dev, st.Ino}
 	}
-	for name, ix := range map[string]*identity{"inventory": identityOf(inv), "disk": identityFromDisk(b.Root)} {
+	for name, ix := range map[string]*identity{"inventory": identityOf(inv)} {
 		t.Run(name, func(t *testing.T) {
 			for _, want := range idents {
 				got, h, ok := ix.find(idOf(t, b.PkgPath(want)))

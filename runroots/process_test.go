@@ -36,9 +36,18 @@ func appStore(t *testing.T) *storetest.Builder {
 	return b
 }
 
+// scanFS scans the store under fsRoot, then the processes under proc.
+func scanFS(ctx context.Context, proc, fsRoot string) (*runroots.Result, error) {
+	inv, err := pkgstore.Scan(ctx, fsRoot, pkgstore.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return runroots.Scan(ctx, proc, inv)
+}
+
 func usesOf(t *testing.T, fsRoot string, pid int) []runroots.Use {
 	t.Helper()
-	res, err := runroots.Scan(context.Background(), "", fsRoot)
+	res, err := scanFS(context.Background(), "", fsRoot)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -147,28 +147,23 @@ type Result struct {
 }
 
 // Scan reads every process under procRoot (DefaultProcRoot when empty) and
-// returns the uses of releases of the store under fsRoot. It fails only
-// when the proc root cannot be listed, or when ctx ends; off Linux, which
-// has no /proc to read, it always fails with an error wrapping ErrNoProc
-// and errors.ErrUnsupported.
+// returns the uses of the releases of the store inv was read from. It
+// fails only when the proc root cannot be listed, or when ctx ends; off
+// Linux and Windows it always fails with an error wrapping ErrNoProc and
+// errors.ErrUnsupported.
 //
 // A path that does not name the store as given (or resolved) is matched by
-// identity: a bind mount of the store, a chroot or another mount
-// namespace shows its releases under other paths, but the release
-// directory they lie in has the device and inode Scan read from the store
-// (see identity).
-func Scan(ctx context.Context, procRoot, fsRoot string) (*Result, error) {
-	if err := pkgstore.RequireFSRoot(fsRoot); err != nil {
+// identity: a bind mount of the store, a chroot or another mount namespace
+// shows its releases under other paths, but the release directory they lie
+// in has the device and inode the inventory holds (see identity).
+func Scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
+	if inv == nil {
+		return nil, fmt.Errorf("runroots: %w: no inventory given", pkgstore.ErrNoStore)
+	}
+	if err := pkgstore.RequireFSRoot(inv.FSRoot); err != nil {
 		return nil, fmt.Errorf("runroots: %w", err)
 	}
-	return scanStore(ctx, procRoot, fsRoot)
-}
-
-// ScanInventory is Scan for the store an inventory was read from, whose
-// release directories' device and inode it already holds (and the
-// hidden directories it lists).
-func ScanInventory(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
-	return scanInventory(ctx, procRoot, inv)
+	return scan(ctx, procRoot, inv)
 }
 
 // matcher maps absolute paths to releases of one store.

@@ -14,23 +14,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// scanStore is Scan: the store's release directories are read from disk.
-func scanStore(ctx context.Context, procRoot, fsRoot string) (*Result, error) {
-	return scan(ctx, procRoot, fsRoot, identityFromDisk(fsRoot))
-}
-
-// scanInventory is ScanInventory: they come from the inventory.
-func scanInventory(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
-	return scan(ctx, procRoot, inv.FSRoot, identityOf(inv))
-}
-
 // scan reads every process under procRoot (DefaultProcRoot when empty),
-// GOMAXPROCS at once, for what it uses of the store under fsRoot.
-func scan(ctx context.Context, procRoot, fsRoot string, ix *identity) (*Result, error) {
+// GOMAXPROCS at once, for what it uses of inv's store.
+func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
+	ix := identityOf(inv)
 	if procRoot == "" {
 		procRoot = DefaultProcRoot
 	}
-	m, err := newMatcher(fsRoot)
+	m, err := newMatcher(inv.FSRoot)
 	if err != nil {
 		return nil, err
 	}

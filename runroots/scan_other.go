@@ -21,10 +21,6 @@ func errNoScan(procRoot string) error {
 	return fmt.Errorf("%w: reading processes from %s is only implemented on Linux: %w", ErrNoProc, procRoot, errors.ErrUnsupported)
 }
 
-func scanStore(ctx context.Context, procRoot, fsRoot string) (*Result, error) {
-	return nil, errNoScan(procRoot)
-}
-
-func scanInventory(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
+func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
 	return nil, errNoScan(procRoot)
 }

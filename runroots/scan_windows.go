@@ -23,19 +23,12 @@ import (
 // (the Probe, onefs.HeldOpen), as Linux's are checked with write leases.
 const windowsPartial = "on Windows only each process's image and loaded modules are read, not its open files, working directory, environment or command line"
 
-func scanStore(ctx context.Context, procRoot, fsRoot string) (*Result, error) {
-	return scanWindows(ctx, fsRoot, nil)
-}
-
-func scanInventory(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
-	return scanWindows(ctx, inv.FSRoot, inv)
-}
-
-// scanWindows lists the processes and matches each one's image and
+// scan lists the processes and matches each one's image and
 // modules against the store under fsRoot (as Habitat writes Windows
 // paths: pkgstore.WindowsStorePath). A process that cannot be opened
 // (another user's without the rights, a protected one) counts in Denied.
-func scanWindows(ctx context.Context, fsRoot string, inv *pkgstore.Inventory) (*Result, error) {
+func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
+	fsRoot := inv.FSRoot
 	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPPROCESS, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: CreateToolhelp32Snapshot: %w", ErrNoProc, err)
@@ -49,7 +42,7 @@ func scanWindows(ctx context.Context, fsRoot string, inv *pkgstore.Inventory) (*
 			return
 		}
 		id, file, hidden, ok := m.match("/store/" + rest)
-		if !ok || (inv != nil && inv.Installed(id) == nil && !hidden) {
+		if !ok || (inv.Installed(id) == nil && !hidden) {
 			return
 		}
 		u := Use{PID: pid, Comm: comm, Ident: id, Kind: kind, File: file, Hidden: hidden}

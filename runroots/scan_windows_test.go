@@ -77,7 +77,7 @@ func TestScanWindowsSeesProcessImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := runroots.ScanInventory(context.Background(), "", inv)
+	res, err := runroots.Scan(context.Background(), "", inv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func (w *watcher) selfRunsNewest(ctx context.Context, inv *pkgstore.Inventory, p
 	if latest == nil {
 		return fmt.Errorf("no release of %s is installed", pkg)
 	}
-	res, err := runroots.Scan(ctx, w.o.ProcRoot, w.o.Store.FSRoot())
+	res, err := runroots.Scan(ctx, w.o.ProcRoot, inv)
 	if err != nil {
 		return fmt.Errorf("which release of %s runs cannot be told: %w", pkg, err)
 	}
