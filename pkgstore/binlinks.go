@@ -202,7 +202,7 @@ func dangling(fsRoot, rel string) (link, target string, ok bool) {
 
 // hasBinstubExt reports a name ending in .bat, in any case.
 func hasBinstubExt(name string) bool {
-	return len(name) > len(BinstubExt) && strings.EqualFold(name[len(name)-len(BinstubExt):], BinstubExt)
+	return len(name) > len(binstubExt) && strings.EqualFold(name[len(name)-len(binstubExt):], binstubExt)
 }
 
 // readBinstub reads the batch file name in the binlink directory rel

@@ -7,9 +7,9 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
-// BinstubExt is the extension of the binstubs `hab pkg binlink` writes on
+// binstubExt is the extension of the binstubs `hab pkg binlink` writes on
 // Windows, where a binlink is a batch file, not a symlink.
-const BinstubExt = ".bat"
+const binstubExt = ".bat"
 
 // Binstub is what a Windows binstub names, as ParseBinstub reads it.
 //

@@ -11,17 +11,17 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// DepsStreamLimit is how much of a DEPS or TDEPS file larger than the
+// depsStreamLimit is how much of a DEPS or TDEPS file larger than the
 // read limit (safeio.Limit) a scan reads, line by line, to learn what it
 // names. Habitat reads such a file whole whatever its size; hab-gc keeps
 // in memory only the distinct releases it names, at most
-// DepsStreamIdentBytes of them. A file beyond either cap is unknown (see
+// depsStreamIdentBytes of them. A file beyond either cap is unknown (see
 // Release.DepsUnknown).
-const DepsStreamLimit = 64 << 20
+const depsStreamLimit = 64 << 20
 
-// DepsStreamIdentBytes caps the bytes of distinct idents kept from one
+// depsStreamIdentBytes caps the bytes of distinct idents kept from one
 // streamed DEPS or TDEPS file.
-const DepsStreamIdentBytes = 16 << 20
+const depsStreamIdentBytes = 16 << 20
 
 // errStreamCap is wrapped by streamDeps's error for a file beyond its caps.
 var errStreamCap = errors.New("not read")
@@ -35,16 +35,16 @@ type streamed struct {
 }
 
 // streamDeps reads a DEPS or TDEPS file line by line, at most limit bytes
-// (DepsStreamLimit when 0), keeping the distinct lines that are valid
-// idents up to identBytes bytes of them (DepsStreamIdentBytes when 0). An
+// (depsStreamLimit when 0), keeping the distinct lines that are valid
+// idents up to identBytes bytes of them (depsStreamIdentBytes when 0). An
 // error means that what the file names is unknown: it cannot be opened as
 // a regular file, a read failed, or it is beyond a cap (errStreamCap).
 func streamDeps(r *os.Root, name string, limit int64, identBytes int) (*streamed, error) {
 	if limit <= 0 {
-		limit = DepsStreamLimit
+		limit = depsStreamLimit
 	}
 	if identBytes <= 0 {
-		identBytes = DepsStreamIdentBytes
+		identBytes = depsStreamIdentBytes
 	}
 	f, fi, err := safeio.OpenRegularAt(r, name, safeio.FollowLinks)
 	if err != nil {

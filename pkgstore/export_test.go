@@ -9,7 +9,7 @@ func WithSlowPath(o Options) Options {
 }
 
 // WithStreamLimits returns o with the caps of a DEPS or TDEPS file read
-// line by line (DepsStreamLimit, DepsStreamIdentBytes) replaced.
+// line by line (depsStreamLimit, depsStreamIdentBytes) replaced.
 func WithStreamLimits(o Options, limit int64, identBytes int) Options {
 	o.streamLimit, o.streamIdentBytes = limit, identBytes
 	return o

@@ -5,9 +5,9 @@ import (
 	"fmt"
 )
 
-// ErrNoSystemDrive is wrapped by DefaultFSRoot's error on Windows when
+// errNoSystemDrive is wrapped by DefaultFSRoot's error on Windows when
 // neither FS_ROOT nor SYSTEMDRIVE is set.
-var ErrNoSystemDrive = errors.New("neither FS_ROOT nor SYSTEMDRIVE is set")
+var errNoSystemDrive = errors.New("neither FS_ROOT nor SYSTEMDRIVE is set")
 
 // DefaultFSRoot is the FS root Habitat uses on an operating system goos
 // (runtime.GOOS) given its environment (getenv, as os.Getenv): FS_ROOT when
@@ -16,7 +16,7 @@ var ErrNoSystemDrive = errors.New("neither FS_ROOT nor SYSTEMDRIVE is set")
 // C:\hab\sup\default); else "/". As habitat-sh/habitat
 // components/core/src/fs.rs FS_ROOT_PATH, which panics ("Windows should
 // always have a SYSTEMDRIVE") where this returns an error wrapping
-// ErrNoSystemDrive. An empty variable counts as unset here, where Habitat
+// errNoSystemDrive. An empty variable counts as unset here, where Habitat
 // would take an empty FS_ROOT as the working directory: an empty FS root
 // never names a store (RequireFSRoot).
 func DefaultFSRoot(goos string, getenv func(string) string) (string, error) {
@@ -28,7 +28,7 @@ func DefaultFSRoot(goos string, getenv func(string) string) (string, error) {
 	}
 	drive := getenv("SYSTEMDRIVE")
 	if drive == "" {
-		return "", fmt.Errorf("the FS root on Windows: %w (Habitat's root is %%SYSTEMDRIVE%%\\, so C:\\hab\\pkgs)", ErrNoSystemDrive)
+		return "", fmt.Errorf("the FS root on Windows: %w (Habitat's root is %%SYSTEMDRIVE%%\\, so C:\\hab\\pkgs)", errNoSystemDrive)
 	}
 	return drive + `\`, nil
 }

@@ -20,7 +20,7 @@ func TestDefaultFSRoot(t *testing.T) {
 		{"windows other drive", "windows", map[string]string{"SYSTEMDRIVE": "D:"}, `D:\`, nil},
 		{"windows FS_ROOT first", "windows", map[string]string{"FS_ROOT": `E:\roots\one`, "SYSTEMDRIVE": "C:"}, `E:\roots\one`, nil},
 		{"windows empty FS_ROOT is unset", "windows", map[string]string{"FS_ROOT": "", "SYSTEMDRIVE": "C:"}, `C:\`, nil},
-		{"windows neither", "windows", nil, "", ErrNoSystemDrive},
+		{"windows neither", "windows", nil, "", errNoSystemDrive},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := DefaultFSRoot(tc.goos, func(k string) string { return tc.env[k] })

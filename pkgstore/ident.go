@@ -8,9 +8,9 @@ import (
 	"unicode/utf8"
 )
 
-// ErrInvalidIdent is wrapped by every error that ParseIdent and
+// errInvalidIdent is wrapped by every error that ParseIdent and
 // ParseFullIdent return, so callers can branch with errors.Is.
-var ErrInvalidIdent = errors.New("invalid package ident")
+var errInvalidIdent = errors.New("invalid package ident")
 
 // Ident identifies a Habitat package: origin/name[/version[/release]].
 // The zero value is not a valid ident. Idents are comparable with == and
@@ -85,7 +85,7 @@ func MustParseIdent(s string) Ident {
 }
 
 func identError(s, why string) error {
-	return fmt.Errorf("%w %q: %s", ErrInvalidIdent, s, why)
+	return fmt.Errorf("%w %q: %s", errInvalidIdent, s, why)
 }
 
 // checkPart returns why p cannot be an ident part, or "" when it can.

@@ -65,8 +65,8 @@ func TestParseIdentRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			_, err := ParseIdent(tt.in)
-			if !errors.Is(err, ErrInvalidIdent) {
-				t.Fatalf("ParseIdent(%q) error = %v, want ErrInvalidIdent", tt.in, err)
+			if !errors.Is(err, errInvalidIdent) {
+				t.Fatalf("ParseIdent(%q) error = %v, want errInvalidIdent", tt.in, err)
 			}
 			if !strings.Contains(err.Error(), tt.why) {
 				t.Errorf("error %q does not say %q", err, tt.why)
@@ -79,7 +79,7 @@ func TestParseIdentRejects(t *testing.T) {
 }
 
 func TestParseFullIdent(t *testing.T) {
-	if _, err := ParseFullIdent("core/redis/1.0"); !errors.Is(err, ErrInvalidIdent) || !strings.Contains(err.Error(), "not fully qualified") {
+	if _, err := ParseFullIdent("core/redis/1.0"); !errors.Is(err, errInvalidIdent) || !strings.Contains(err.Error(), "not fully qualified") {
 		t.Fatalf("got %v", err)
 	}
 	if _, err := ParseFullIdent("core/redis/1.0/2"); err != nil {
@@ -117,8 +117,8 @@ func FuzzParseIdent(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		id, err := ParseIdent(s)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidIdent) {
-				t.Fatalf("error does not wrap ErrInvalidIdent: %v", err)
+			if !errors.Is(err, errInvalidIdent) {
+				t.Fatalf("error does not wrap errInvalidIdent: %v", err)
 			}
 			return
 		}
@@ -142,11 +142,11 @@ func FuzzParseIdent(f *testing.F) {
 
 func TestKnownTargetsAreValid(t *testing.T) {
 	for _, k := range KnownTargets() {
-		if !ValidTarget(k) {
+		if !validTarget(k) {
 			t.Errorf("%s is known but not valid", k)
 		}
 	}
-	if ValidTarget("x86_64-plan9") || len(KnownTargets()) != 7 {
+	if validTarget("x86_64-plan9") || len(KnownTargets()) != 7 {
 		t.Error("target list drifted")
 	}
 }

@@ -59,7 +59,7 @@ func InferTarget(fsRoot string) (target, from string, err error) {
 				}
 				rel := pkg + "/" + v.Name() + "/" + r.Name()
 				b, err := safeio.ReadFileAt(root, rel+"/TARGET", safeio.Limit, safeio.NoFollow)
-				if t := strings.TrimSpace(string(b)); err == nil && ValidTarget(t) {
+				if t := strings.TrimSpace(string(b)); err == nil && validTarget(t) {
 					if _, ok := found[t]; !ok {
 						found[t] = rel
 					}

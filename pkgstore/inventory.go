@@ -43,8 +43,8 @@ type Release struct {
 	Damaged bool
 	// DepsUnknown is set when nothing can be known of what the release
 	// needs: DEPS or TDEPS exists but cannot be read at all (not a
-	// regular file, unreadable, beyond DepsStreamLimit or
-	// DepsStreamIdentBytes) and the other names nothing. It may then need
+	// regular file, unreadable, beyond depsStreamLimit or
+	// depsStreamIdentBytes) and the other names nothing. It may then need
 	// any release; a caller that proceeds despite the damage must remove
 	// none while it is installed.
 	DepsUnknown bool
@@ -362,16 +362,10 @@ func (inv *Inventory) Package(origin, name string) []*Release {
 // exactly elsewhere, oldest first. Where names do not fold it reads one
 // package's releases, not the store's.
 func (inv *Inventory) SatisfyingAnyCase(pattern Ident) []*Release {
-	var out []*Release
 	if inv.folded == nil {
-		lo, hi := inv.packageRange(pattern.Origin, pattern.Name)
-		for _, r := range inv.Releases[lo:hi] {
-			if r.Ident.Satisfies(pattern) {
-				out = append(out, r)
-			}
-		}
-		return out
+		return inv.Satisfying(pattern)
 	}
+	var out []*Release
 	for _, r := range inv.Releases {
 		if r.Ident.SatisfiesAnyCase(pattern) {
 			out = append(out, r)
@@ -395,26 +389,16 @@ func (inv *Inventory) Latest(pattern Ident) *Release {
 func (inv *Inventory) packageRange(origin, name string) (int, int) {
 	key := Ident{Origin: origin, Name: name}
 	lo, _ := slices.BinarySearchFunc(inv.Releases, key, func(r *Release, k Ident) int {
-		if c := cmpStr(r.Ident.Origin, k.Origin); c != 0 {
+		if c := strings.Compare(r.Ident.Origin, k.Origin); c != 0 {
 			return c
 		}
-		return cmpStr(r.Ident.Name, k.Name)
+		return strings.Compare(r.Ident.Name, k.Name)
 	})
 	hi := lo
 	for hi < len(inv.Releases) && inv.Releases[hi].Ident.Origin == origin && inv.Releases[hi].Ident.Name == name {
 		hi++
 	}
 	return lo, hi
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Blocking returns the problems that make the store's dependency picture
@@ -424,18 +408,6 @@ func (inv *Inventory) Blocking() []Problem {
 	var out []Problem
 	for _, p := range inv.Problems {
 		if p.Blocking {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// ProblemsOf returns the problems that concern one installed release.
-func (inv *Inventory) ProblemsOf(id Ident) []Problem {
-	var out []Problem
-	key := id.String()
-	for _, p := range inv.Problems {
-		if p.Release == key {
 			out = append(out, p)
 		}
 	}

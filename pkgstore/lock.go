@@ -36,11 +36,8 @@ var ErrLocked = errors.New("store is locked by another hab-gc")
 // Nothing is written to it.
 var ErrUnsafeLockFile = errors.New("refusing to use the lock file")
 
-// ErrLockUnavailable is wrapped by the error RLock returns when the store's
-// lock cannot be taken for reading at all: the lock file does not exist
-// and may not be created here (read-only store, or not the store's owner),
-// or it cannot be opened (permission denied). A reader may then go on
-// without the lock, saying so.
+// ErrLockUnavailable is wrapped by ReadLock's without: the lock file does
+// not exist and may not be created here, or cannot be opened.
 var ErrLockUnavailable = errors.New("the store's lock cannot be taken")
 
 // LockedError says who holds the lock.
@@ -179,15 +176,26 @@ func (h *heldLock) clear(f *os.File) {
 	}
 }
 
-// RLock takes the store's lock shared, for reading: any number of readers
-// hold it at once, and none while Lock's exclusive holder does. It never
-// writes. It creates the lock file (as Lock would) only when the effective
-// user owns the store, so that no other user's lock file can lock root
-// out; when the file is absent and may not be created, or cannot be opened
-// (a read-only store, a user without access), it fails wrapping
-// ErrLockUnavailable and the caller may read without the lock. In a store
-// reached through a symlinked hab or hab/pkgs it never creates the file.
-func (s *Store) RLock(ctx context.Context, timeout time.Duration) (unlock func() error, err error) {
+// ReadLock takes the store's lock shared, for reading: any number of
+// readers hold it at once, and none while Lock's holder does. It creates
+// the lock file only when the effective user owns the store, never through
+// a symlinked hab or hab/pkgs. Where the lock cannot be taken at all (a
+// read-only store, a user without access) the reader goes on unlocked:
+// without says why (wrapping ErrLockUnavailable) and unlock does nothing.
+// Any other error (held past timeout, ctx done, an unsafe lock file) is
+// err, with nothing held.
+func (s *Store) ReadLock(ctx context.Context, timeout time.Duration) (unlock func() error, without, err error) {
+	unlock, err = s.rlock(ctx, timeout)
+	switch {
+	case errors.Is(err, ErrLockUnavailable):
+		return func() error { return nil }, err, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	return unlock, nil, nil
+}
+
+func (s *Store) rlock(ctx context.Context, timeout time.Duration) (unlock func() error, err error) {
 	flag := os.O_RDONLY
 	if fi, err := s.pkgs.Stat("."); err == nil && safeio.Owner(fi) == os.Geteuid() {
 		flag |= os.O_CREATE

@@ -264,17 +264,26 @@ func TestLockHolderNamedWhenKnown(t *testing.T) {
 	}
 }
 
-// RLock is shared among readers, excluded by Lock, and never creates the
+// rlock is ReadLock with why it went without the lock as its error.
+func rlock(st *pkgstore.Store) (func() error, error) {
+	unlock, without, err := st.ReadLock(context.Background(), 0)
+	if without != nil {
+		return nil, without
+	}
+	return unlock, err
+}
+
+// ReadLock is shared among readers, excluded by Lock, and never creates the
 // lock file in a store the user does not own.
-func TestRLock(t *testing.T) {
+func TestReadLockShared(t *testing.T) {
 	t.Run("shared among readers, excluded by a writer", func(t *testing.T) {
 		b := storetest.New(t)
 		st := openStore(t, b.Root)
-		u1, err := st.RLock(context.Background(), 0)
+		u1, err := rlock(st)
 		if err != nil {
 			t.Fatal(err)
 		}
-		u2, err := openStore(t, b.Root).RLock(context.Background(), 0)
+		u2, err := rlock(openStore(t, b.Root))
 		if err != nil {
 			t.Fatalf("second reader: %v", err)
 		}
@@ -289,7 +298,7 @@ func TestRLock(t *testing.T) {
 			t.Fatal(res.err)
 		}
 		defer res.unlock()
-		if _, err := openStore(t, b.Root).RLock(context.Background(), 0); !errors.Is(err, pkgstore.ErrLocked) {
+		if _, err := rlock(openStore(t, b.Root)); !errors.Is(err, pkgstore.ErrLocked) {
 			t.Fatalf("reader while a writer holds it: %v", err)
 		}
 	})
@@ -301,12 +310,12 @@ func TestRLock(t *testing.T) {
 		if err := os.Chown(b.Path("hab/pkgs"), 12345, 12345); err != nil {
 			t.Skip(err)
 		}
-		_, err := openStore(t, b.Root).RLock(context.Background(), 0)
+		_, err := rlock(openStore(t, b.Root))
 		if !errors.Is(err, pkgstore.ErrLockUnavailable) {
 			t.Fatalf("got %v, want ErrLockUnavailable", err)
 		}
 		if _, err := os.Lstat(b.Path("hab/pkgs/" + pkgstore.LockFile)); err == nil {
-			t.Fatal("RLock created the lock file")
+			t.Fatal("ReadLock created the lock file")
 		}
 	})
 }

@@ -21,7 +21,7 @@ import (
 // written) only in a store reached from the FS root without a symlink.
 // With hab or hab/pkgs a symlink to the store moved outside, Lock is
 // refused (ErrUnsafeLockFile, naming the symlink) and creates nothing
-// there; RLock creates nothing either and reports the lock unavailable
+// there; ReadLock creates nothing either and reports the lock unavailable
 // (ErrLockUnavailable: a reader goes on without it, saying so). A lock
 // file already there is still taken shared: opening it writes nothing.
 // The FS root itself may be a symlink.
@@ -40,11 +40,11 @@ func TestLockNotBelowSymlink(t *testing.T) {
 			}
 			st := openStore(t, b.Root)
 			lockFile := filepath.Join(b.Path("hab/pkgs"), pkgstore.LockFile)
-			if _, err := st.RLock(context.Background(), 0); !errors.Is(err, pkgstore.ErrLockUnavailable) || !strings.Contains(err.Error(), at+" is a symlink") {
-				t.Errorf("RLock: %v, want ErrLockUnavailable naming %s", err, at)
+			if _, err := rlock(st); !errors.Is(err, pkgstore.ErrLockUnavailable) || !strings.Contains(err.Error(), at+" is a symlink") {
+				t.Errorf("ReadLock: %v, want ErrLockUnavailable naming %s", err, at)
 			}
 			if _, err := os.Lstat(lockFile); !errors.Is(err, os.ErrNotExist) {
-				t.Fatalf("RLock created the lock file through the symlink: %v", err)
+				t.Fatalf("ReadLock created the lock file through the symlink: %v", err)
 			}
 			unlock, err := st.Lock(context.Background(), 0)
 			if err == nil {
@@ -59,8 +59,8 @@ func TestLockNotBelowSymlink(t *testing.T) {
 			if err := os.WriteFile(lockFile, nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if unlock, err := st.RLock(context.Background(), 0); err != nil {
-				t.Errorf("RLock of an existing lock file: %v", err)
+			if unlock, err := rlock(st); err != nil {
+				t.Errorf("ReadLock of an existing lock file: %v", err)
 			} else {
 				unlock()
 			}

@@ -132,7 +132,7 @@ func (sc *scanner) readTarget(rroot *os.Root, path string) (listed bool, unsure 
 		return false, tooLarge(err) + ", so whether Habitat lists this release is unknown"
 	case err != nil:
 		return false, fmt.Sprintf("unreadable by hab-gc (%s); Habitat, run by another user, may read it and list this release, so whether it is installed is unknown", errMsg(err))
-	case !ValidTarget(string(target)):
+	case !validTarget(string(target)):
 		return skip(ProblemTarget, fmt.Sprintf("%s is not a package target; Habitat does not list this release, nor does hab-gc", quotePrefix(string(target))))
 	case string(target) != sc.opts.Target:
 		sc.problems.addForeign(string(target))

@@ -25,7 +25,7 @@ type Options struct {
 	// measure so keeps Size -1.
 	MeasureBeyond int
 	// Workers is how many origin/name directories are read at once.
-	// Default (0): DefaultWorkers(). Negative: refused (Validate).
+	// Default (0): defaultWorkers(). Negative: refused (Validate).
 	Workers int
 	// BinlinkDirs are the directories to read binlinks from, relative to
 	// the FS root (absolute paths are taken under the FS root too).
@@ -43,9 +43,6 @@ type Options struct {
 	// install in progress (Installing.Active). Default
 	// DefaultInstallWindow.
 	InstallWindow time.Duration
-	// Progress, when set, is called from scan goroutines (one call at a
-	// time) with the number of release directories read so far.
-	Progress func(scanned int)
 	// OnPhase, when set, is told of the scan's progress (PhaseScan): once
 	// at the start (Total 0), once the origin/name directories are listed
 	// (Done 0, Total their number), then after each is read (Done of
@@ -55,7 +52,7 @@ type Options struct {
 	Logger *slog.Logger
 
 	// streamLimit and streamIdentBytes, when positive, replace
-	// DepsStreamLimit and DepsStreamIdentBytes (tests).
+	// depsStreamLimit and depsStreamIdentBytes (tests).
 	streamLimit      int64
 	streamIdentBytes int
 
@@ -77,19 +74,19 @@ func (o Options) Validate() error {
 	case o.MeasureBeyond < 0:
 		return fmt.Errorf("%w: measure-beyond %d is negative (0 measures none by count)", ErrInvalidOptions, o.MeasureBeyond)
 	case o.Workers < 0:
-		return fmt.Errorf("%w: workers %d is negative (0 is DefaultWorkers)", ErrInvalidOptions, o.Workers)
+		return fmt.Errorf("%w: workers %d is negative (0 is defaultWorkers)", ErrInvalidOptions, o.Workers)
 	case o.InstallWindow < 0:
 		return fmt.Errorf("%w: install window %s is negative (0 is DefaultInstallWindow)", ErrInvalidOptions, o.InstallWindow)
 	}
 	return nil
 }
 
-// DefaultWorkers is how many directories a scan reads at once by default:
+// defaultWorkers is how many directories a scan reads at once by default:
 // four per CPU the Go runtime uses (GOMAXPROCS). A reader blocked in a
 // system call (a directory or file not in the page cache) leaves its CPU
 // to another, so more readers than CPUs keep both the CPUs and the disk
 // busy.
-func DefaultWorkers() int { return 4 * runtime.GOMAXPROCS(0) }
+func defaultWorkers() int { return 4 * runtime.GOMAXPROCS(0) }
 
 // DefaultBinlinkDirs returns where `hab pkg binlink` puts links: bin and
 // usr/local/bin (Linux and macOS defaults), and hab/bin. Add
@@ -109,7 +106,7 @@ func (opts Options) withDefaults() (Options, error) {
 		return opts, err
 	}
 	if opts.Workers == 0 {
-		opts.Workers = DefaultWorkers()
+		opts.Workers = defaultWorkers()
 	}
 	if len(opts.BinlinkDirs) == 0 {
 		opts.BinlinkDirs = DefaultBinlinkDirs()

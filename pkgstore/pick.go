@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// HabitatPartialCompare is Habitat's PackageIdent::partial_cmp for two
+// habitatPartialCompare is Habitat's PackageIdent::partial_cmp for two
 // fully qualified releases of one package, the comparison the Supervisor
 // uses to pick the release a spec runs: version_sort decides; equal versions
 // (such as 1.0 and 1.0.0) are ordered by release; where version_sort fails
@@ -13,8 +13,8 @@ import (
 // are compared instead, then the releases. It returns -1, 0 or +1. It is
 // not transitive: 2.0 < master (as strings), master < v1.0 (as strings),
 // yet v1.0 < 2.0 (as versions).
-func HabitatPartialCompare(a, b Ident) int {
-	c, err := HabitatCompareVersions(a.Version, b.Version)
+func habitatPartialCompare(a, b Ident) int {
+	c, err := habitatCompareVersions(a.Version, b.Version)
 	switch {
 	case err != nil:
 		if c := strings.Compare(a.Version, b.Version); c != 0 {
@@ -34,7 +34,7 @@ const maxExactPick = 12
 // rels, all satisfying one spec, that the Supervisor may run for it.
 // Habitat's PackageInstall::load folds the listing, which comes in
 // directory order: the first release is the winner, and each next one
-// replaces it when HabitatPartialCompare(winner, next) < 0. Where that
+// replaces it when habitatPartialCompare(winner, next) < 0. Where that
 // comparison is a consistent order, the one newest release (or each of
 // several equal ones) is the answer; where it is not, every release that
 // wins for some listing order is, found exhaustively up to 12 releases.
@@ -57,7 +57,7 @@ func SupervisorPicks(rels []Ident) []int {
 		cmp[i] = make([]int8, n)
 		for j := range cmp[i] {
 			if i != j {
-				cmp[i][j] = int8(HabitatPartialCompare(rels[i], rels[j]))
+				cmp[i][j] = int8(habitatPartialCompare(rels[i], rels[j]))
 			}
 		}
 	}

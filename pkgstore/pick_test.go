@@ -21,10 +21,10 @@ func TestHabitatPartialCompare(t *testing.T) {
 	}
 	for _, tt := range tests {
 		a, b := MustParseIdent(tt.a), MustParseIdent(tt.b)
-		if got := HabitatPartialCompare(a, b); got != tt.want {
+		if got := habitatPartialCompare(a, b); got != tt.want {
 			t.Errorf("%s vs %s = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
-		if got := HabitatPartialCompare(b, a); got != -tt.want {
+		if got := habitatPartialCompare(b, a); got != -tt.want {
 			t.Errorf("%s vs %s = %d, want %d", tt.b, tt.a, got, -tt.want)
 		}
 	}
@@ -42,7 +42,7 @@ func foldWinners(rels []Ident) []int {
 		if k == len(idx) {
 			w := idx[0]
 			for _, j := range idx[1:] {
-				if HabitatPartialCompare(rels[w], rels[j]) < 0 {
+				if habitatPartialCompare(rels[w], rels[j]) < 0 {
 					w = j
 				}
 			}

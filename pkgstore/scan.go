@@ -66,20 +66,17 @@ type scanner struct {
 
 	mu         sync.Mutex
 	parts      []namePart // what was read of todo[i]
-	scanned    int
-	names      int // origin/name directories read
-	total      int // of those found
+	names      int        // origin/name directories read
+	total      int        // of those found
 	installing []Installing
 	opaques    []Opaque
 	debris     []string
 }
 
 // namePart is what a scan read of one ORIGIN/NAME directory: its
-// releases, how many release directories it read, and what it found
-// there besides.
+// releases, and what it found there besides.
 type namePart struct {
 	releases   []*Release // sorted
-	n          int
 	problems   []Problem
 	foreign    map[string]int
 	installing []Installing
@@ -217,14 +214,14 @@ func readDir(r *os.Root, name string) ([]fs.DirEntry, error) {
 // part of its own, and hands the part to sc.
 func (sc *scanner) scanJob(w *worker, j nameJob) {
 	js := &scanner{store: sc.store, opts: sc.opts, in: sc.in}
-	found, n := js.scanName(w, j)
+	found := js.scanName(w, j)
 	// scanName reads newest first: reversed, that is almost always
 	// sorted already.
 	slices.Reverse(found)
 	if cmp := func(a, b *Release) int { return Compare(a.Ident, b.Ident) }; !slices.IsSortedFunc(found, cmp) {
 		slices.SortFunc(found, cmp)
 	}
-	sc.found(j.i, namePart{releases: found, n: n,
+	sc.found(j.i, namePart{releases: found,
 		problems: js.problems.list, foreign: js.problems.foreign,
 		installing: js.installing, opaques: js.opaques, debris: js.debris})
 }
@@ -234,11 +231,7 @@ func (sc *scanner) scanJob(w *worker, j nameJob) {
 func (sc *scanner) found(i int, part namePart) {
 	sc.mu.Lock()
 	sc.parts[i] = part
-	sc.scanned += part.n
 	sc.names++
-	if sc.opts.Progress != nil {
-		sc.opts.Progress(sc.scanned)
-	}
 	sc.phase(sc.names, sc.total)
 	sc.mu.Unlock()
 }

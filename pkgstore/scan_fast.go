@@ -53,7 +53,7 @@ func (w *worker) list(d safeio.DirFD) ([]safeio.DirEntry, error) {
 // symlink (safeio.DirFD). A release whose reading meets anything unusual
 // is read again the slower way, through an os.Root (scanReleaseSlow),
 // which says what it found.
-func (sc *scanner) scanName(w *worker, j nameJob) (found []*Release, n int) {
+func (sc *scanner) scanName(w *worker, j nameJob) (found []*Release) {
 	origin, name, odd := j.origin, j.name, j.odd
 	nf, err := sc.store.pkgs.OpenFile(safeio.Dir(origin+"/"+name), os.O_RDONLY|oDirectory|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -78,7 +78,7 @@ func (sc *scanner) scanName(w *worker, j nameJob) (found []*Release, n int) {
 	// Newest first, as Compare orders releases, so that the releases
 	// beyond the newest MeasureBeyond are known as they are read.
 	slices.SortFunc(versions, func(a, b safeio.DirEntry) int {
-		if c := CompareVersions(b.Name, a.Name); c != 0 {
+		if c := compareVersions(b.Name, a.Name); c != 0 {
 			return c
 		}
 		return strings.Compare(b.Name, a.Name)
@@ -88,28 +88,27 @@ func (sc *scanner) scanName(w *worker, j nameJob) (found []*Release, n int) {
 		if !ok {
 			continue
 		}
-		found, n = sc.scanVersion(w, nd, j, v.Name, odd, found, n)
+		found = sc.scanVersion(w, nd, j, v.Name, odd, found)
 	}
-	return found, n
+	return found
 }
 
 // scanVersion reads the releases of one version directory of j (odd says
 // why a name on its path cannot be part of an ident, or is ""), newest
-// first, and appends them to found; n counts the release directories
-// read. A release is read the fast way (scanReleaseFast) where it can be,
+// first, and appends them to found. A release is read the fast way (scanReleaseFast) where it can be,
 // else through an os.Root at the version directory, opened only then.
-func (sc *scanner) scanVersion(w *worker, nd safeio.DirFD, j nameJob, version, odd string, found []*Release, n int) ([]*Release, int) {
+func (sc *scanner) scanVersion(w *worker, nd safeio.DirFD, j nameJob, version, odd string, found []*Release) []*Release {
 	origin, name := j.origin, j.name
 	vd, err := nd.OpenDir(version)
 	if err != nil {
 		sc.unreadable(err, origin, name, version)
-		return found, n
+		return found
 	}
 	defer vd.Close()
 	rels, err := w.list(vd)
 	if err != nil {
 		sc.unreadable(err, origin, name, version)
-		return found, n
+		return found
 	}
 	// vroot is opened only when a release needs the slow path.
 	var vroot *os.Root
@@ -142,7 +141,6 @@ func (sc *scanner) scanVersion(w *worker, nd safeio.DirFD, j nameJob, version, o
 		if !ok {
 			continue
 		}
-		n++
 		id := Ident{origin, name, version, r.Name}
 		rel, fast := (*Release)(nil), false
 		if odd == "" {
@@ -161,7 +159,7 @@ func (sc *scanner) scanVersion(w *worker, nd safeio.DirFD, j nameJob, version, o
 			found = append(found, rel)
 		}
 	}
-	return found, n
+	return found
 }
 
 // splitLines splits a trimmed metadata body into lines without their

@@ -11,7 +11,7 @@ import (
 
 // scanNameSlow reads the releases of one origin/name directory through
 // os.Root alone (where safeio.DirFD is not available).
-func (sc *scanner) scanNameSlow(j nameJob) (found []*Release, n int) {
+func (sc *scanner) scanNameSlow(j nameJob) (found []*Release) {
 	origin, name, odd := j.origin, j.name, j.odd
 	nroot, err := sc.store.pkgs.OpenRoot(safeio.Dir(origin + "/" + name))
 	if err != nil {
@@ -49,14 +49,13 @@ func (sc *scanner) scanNameSlow(j nameJob) (found []*Release, n int) {
 			if !ok {
 				continue
 			}
-			n++
 			if rel := sc.scanReleaseSlow(vroot, Ident{origin, name, v.Name(), r.Name()}, odd); rel != nil {
 				found = append(found, rel)
 			}
 		}
 		vroot.Close()
 	}
-	return found, n
+	return found
 }
 
 // scanReleaseSlow reads a release directory through an os.Root. It returns nil when Habitat

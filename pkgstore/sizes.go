@@ -15,11 +15,11 @@ import (
 // hard links once, no symlink followed), or -1 where it cannot be
 // measured. Releases of one origin/name are measured together from that
 // directory's descriptor, workers packages at a time (default:
-// DefaultWorkers()). It returns ctx's error when ctx ends first; sizes not yet
+// defaultWorkers()). It returns ctx's error when ctx ends first; sizes not yet
 // measured are then left as they were.
 func (s *Store) MeasureSizes(ctx context.Context, rels []*Release, workers int) error {
 	if workers <= 0 {
-		workers = DefaultWorkers()
+		workers = defaultWorkers()
 	}
 	// Group by package, keeping the first-seen order of packages.
 	type pkg struct{ origin, name string }

@@ -18,9 +18,9 @@ func KnownTargets() []string {
 	}
 }
 
-// ValidTarget reports whether t is one of Habitat's package targets. (A
+// validTarget reports whether t is one of Habitat's package targets. (A
 // switch, not a lookup in KnownTargets: it runs once per release scanned.)
-func ValidTarget(t string) bool {
+func validTarget(t string) bool {
 	switch t {
 	case "x86_64-linux", "x86_64-linux-kernel2", "x86_64-windows", "x86_64-darwin",
 		"aarch64-linux", "aarch64-darwin", "aarch64-windows":
@@ -46,7 +46,7 @@ var ErrUnknownTarget = errors.New("unknown package target")
 
 // checkTarget refuses a target Habitat does not know (ErrUnknownTarget).
 func checkTarget(t string) error {
-	if !ValidTarget(t) {
+	if !validTarget(t) {
 		return fmt.Errorf("%w %q (known: %s)", ErrUnknownTarget, t, strings.Join(KnownTargets(), ", "))
 	}
 	return nil

@@ -9,9 +9,9 @@ import (
 	"unicode"
 )
 
-// ErrIncomparable is returned by HabitatCompareVersions where Habitat's own
+// errIncomparable is returned by habitatCompareVersions where Habitat's own
 // comparison fails.
-var ErrIncomparable = errors.New("versions cannot be compared by Habitat's rules")
+var errIncomparable = errors.New("versions cannot be compared by Habitat's rules")
 
 // splitVersion splits v as Habitat does with the first match of the pattern
 // ([\d.]+)(.+)? : the numeric run (decimal digits and dots, Unicode digits
@@ -70,15 +70,15 @@ func parsePart(s string) versionPart {
 	return versionPart{n: n}
 }
 
-// HabitatCompareVersions is Habitat's version_sort, step for step: it
-// returns -1, 0 or +1, or ErrIncomparable where Habitat's comparison fails
+// habitatCompareVersions is Habitat's version_sort, step for step: it
+// returns -1, 0 or +1, or errIncomparable where Habitat's comparison fails
 // (no numeric part; an empty, overflowing or non-ASCII numeric part reached
 // before the two versions differ). Habitat compares parts lazily, so
 // "1.0." < "2.0" is decided, while "1.0." against "1.0" is not.
-func HabitatCompareVersions(a, b string) (int, error) {
+func habitatCompareVersions(a, b string) (int, error) {
 	c, decided := compareVersionParts(a, b)
 	if !decided {
-		return 0, fmt.Errorf("%w: %q and %q", ErrIncomparable, a, b)
+		return 0, fmt.Errorf("%w: %q and %q", errIncomparable, a, b)
 	}
 	return c, nil
 }
@@ -194,9 +194,9 @@ func compareExt(aext string, ahas bool, bext string, bhas bool) int {
 	return strings.Compare(aext, bext)
 }
 
-// CompareVersions is a total order on version strings that agrees with
+// compareVersions is a total order on version strings that agrees with
 // Habitat wherever Habitat's comparison succeeds (see
-// HabitatCompareVersions). Where Habitat fails, hab-gc decides
+// habitatCompareVersions). Where Habitat fails, hab-gc decides
 // deterministically:
 //
 //   - a version with no digit or dot sorts below every version that has one;
@@ -208,13 +208,13 @@ func compareExt(aext string, ahas bool, bext string, bhas bool) int {
 //     Habitat treats as the same version) are left equal here; Compare
 //     breaks that tie by release first, as Habitat does, then by the raw
 //     version string.
-func CompareVersions(a, b string) int {
+func compareVersions(a, b string) int {
 	c, _ := compareVersionParts(a, b)
 	return c
 }
 
 // Compare orders fully qualified idents the way Habitat decides "latest":
-// origin, then name (as byte strings), then version (CompareVersions), then
+// origin, then name (as byte strings), then version (compareVersions), then
 // release (as byte strings). Idents that Habitat deems equal but that
 // differ in spelling ("1.0" against "1.0.0" with the same release) are
 // ordered by the raw version string, so Compare is a total order that
@@ -227,21 +227,11 @@ func Compare(a, b Ident) int {
 	if c := strings.Compare(a.Name, b.Name); c != 0 {
 		return c
 	}
-	if c := CompareVersions(a.Version, b.Version); c != 0 {
+	if c := compareVersions(a.Version, b.Version); c != 0 {
 		return c
 	}
 	if c := strings.Compare(a.Release, b.Release); c != 0 {
 		return c
 	}
 	return strings.Compare(a.Version, b.Version)
-}
-
-// HabitatComparable reports whether Habitat's version_sort can order the
-// versions of a and b (same origin/name assumed). Where it cannot, Habitat
-// compares the raw strings instead (HabitatPartialCompare), which need not
-// agree with the order of other versions; SupervisorPicks works out which
-// releases the Supervisor may then run.
-func HabitatComparable(a, b Ident) bool {
-	_, ok := compareVersionParts(a.Version, b.Version)
-	return ok
 }

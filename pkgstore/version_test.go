@@ -40,17 +40,17 @@ func TestHabitatCompareVersions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.a+"_vs_"+tt.b, func(t *testing.T) {
-			got, err := HabitatCompareVersions(tt.a, tt.b)
+			got, err := habitatCompareVersions(tt.a, tt.b)
 			if err != nil {
-				t.Fatalf("HabitatCompareVersions(%q, %q): %v", tt.a, tt.b, err)
+				t.Fatalf("habitatCompareVersions(%q, %q): %v", tt.a, tt.b, err)
 			}
 			if got != tt.want {
-				t.Errorf("HabitatCompareVersions(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+				t.Errorf("habitatCompareVersions(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 			}
-			if c := CompareVersions(tt.a, tt.b); c != tt.want {
-				t.Errorf("CompareVersions(%q, %q) = %d, want %d (must agree with Habitat)", tt.a, tt.b, c, tt.want)
+			if c := compareVersions(tt.a, tt.b); c != tt.want {
+				t.Errorf("compareVersions(%q, %q) = %d, want %d (must agree with Habitat)", tt.a, tt.b, c, tt.want)
 			}
-			back, err := HabitatCompareVersions(tt.b, tt.a)
+			back, err := habitatCompareVersions(tt.b, tt.a)
 			if err != nil || back != -tt.want {
 				t.Errorf("reverse: got %d, %v; want %d", back, err, -tt.want)
 			}
@@ -73,14 +73,14 @@ func TestHabitatCompareVersionsFails(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.a+"_vs_"+tt.b, func(t *testing.T) {
-			if _, err := HabitatCompareVersions(tt.a, tt.b); !errors.Is(err, ErrIncomparable) {
-				t.Fatalf("HabitatCompareVersions(%q, %q) error = %v, want ErrIncomparable", tt.a, tt.b, err)
+			if _, err := habitatCompareVersions(tt.a, tt.b); !errors.Is(err, errIncomparable) {
+				t.Fatalf("habitatCompareVersions(%q, %q) error = %v, want errIncomparable", tt.a, tt.b, err)
 			}
-			if got := CompareVersions(tt.a, tt.b); got != tt.want {
-				t.Errorf("CompareVersions(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+			if got := compareVersions(tt.a, tt.b); got != tt.want {
+				t.Errorf("compareVersions(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 			}
-			if got := CompareVersions(tt.b, tt.a); got != -tt.want {
-				t.Errorf("CompareVersions(%q, %q) = %d, want %d", tt.b, tt.a, got, -tt.want)
+			if got := compareVersions(tt.b, tt.a); got != -tt.want {
+				t.Errorf("compareVersions(%q, %q) = %d, want %d", tt.b, tt.a, got, -tt.want)
 			}
 		})
 	}
@@ -138,14 +138,14 @@ func FuzzCompareVersionsTotalOrder(f *testing.F) {
 		f.Add(a, seeds[(i+1)%len(seeds)], seeds[(i+5)%len(seeds)])
 	}
 	f.Fuzz(func(t *testing.T, a, b, c string) {
-		ab, ba := CompareVersions(a, b), CompareVersions(b, a)
+		ab, ba := compareVersions(a, b), compareVersions(b, a)
 		if ab != -ba {
 			t.Fatalf("antisymmetry: cmp(%q,%q)=%d but cmp(%q,%q)=%d", a, b, ab, b, a, ba)
 		}
-		if CompareVersions(a, a) != 0 {
+		if compareVersions(a, a) != 0 {
 			t.Fatalf("reflexivity: cmp(%q,%q) != 0", a, a)
 		}
-		bc, ac := CompareVersions(b, c), CompareVersions(a, c)
+		bc, ac := compareVersions(b, c), compareVersions(a, c)
 		if ab <= 0 && bc <= 0 && ac > 0 {
 			t.Fatalf("transitivity: %q <= %q <= %q but cmp(a,c)=%d", a, b, c, ac)
 		}
@@ -153,7 +153,7 @@ func FuzzCompareVersionsTotalOrder(f *testing.F) {
 			t.Fatalf("transitivity: %q >= %q >= %q but cmp(a,c)=%d", a, b, c, ac)
 		}
 		// Agreement with Habitat wherever Habitat decides.
-		if h, err := HabitatCompareVersions(a, b); err == nil && h != ab {
+		if h, err := habitatCompareVersions(a, b); err == nil && h != ab {
 			t.Fatalf("disagrees with Habitat on %q vs %q: %d, Habitat %d", a, b, ab, h)
 		}
 	})

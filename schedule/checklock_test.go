@@ -37,9 +37,9 @@ func TestScheduledCheckSharedLock(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { st.Close() })
-			unlock, err := st.RLock(context.Background(), 0)
-			if err != nil {
-				t.Fatal(err)
+			unlock, without, err := st.ReadLock(context.Background(), 0)
+			if err != nil || without != nil {
+				t.Fatal(without, err)
 			}
 			t.Cleanup(func() { unlock() })
 			return b.Root

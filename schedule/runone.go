@@ -2,7 +2,6 @@ package schedule
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -110,19 +109,16 @@ func (s *Scheduler) lockStore(ctx context.Context, j Job, store *pkgstore.Store,
 	if wait > 0 {
 		log.Debug("waiting for the store's lock", "timeout", wait.String())
 	}
-	lock := store.Lock
-	if j.Type == Check {
-		lock = store.RLock
+	if j.Type != Check {
+		unlock, err = store.Lock(ctx, wait)
+		return unlock, "", err
 	}
-	unlock, err = lock(ctx, wait)
-	switch {
-	case j.Type == Check && errors.Is(err, pkgstore.ErrLockUnavailable):
-		log.Warn("checking without the store's lock; a run in progress may show as problems", "error", err)
-		return nil, fmt.Sprintf("checked without the store's lock (%v); a run in progress may show as problems", err), nil
-	case err != nil:
-		return nil, "", err
+	unlock, without, err := store.ReadLock(ctx, wait)
+	if without != nil {
+		log.Warn("checking without the store's lock; a run in progress may show as problems", "error", without)
+		return nil, fmt.Sprintf("checked without the store's lock (%v); a run in progress may show as problems", without), nil
 	}
-	return unlock, "", nil
+	return unlock, "", err
 }
 
 // ranAlready says, under the store's lock, whether this due time has run
