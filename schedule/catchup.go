@@ -74,9 +74,9 @@ func (s *Scheduler) holdCatchUp(j Job, js *JobState, due, now time.Time) bool {
 	return true
 }
 
-// PendingCatchUp returns when the earliest missed run that waits its
+// pendingCatchUp returns when the earliest missed run that waits its
 // catch-up delay runs (zero when none waits).
-func (s *Scheduler) PendingCatchUp() time.Time {
+func (s *Scheduler) pendingCatchUp() time.Time {
 	s.umu.Lock()
 	defer s.umu.Unlock()
 	var first time.Time

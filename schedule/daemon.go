@@ -163,7 +163,7 @@ func statNow(p string) (os.FileInfo, error) {
 // `daemon --once`, for systemd timers and cron.
 func (s *Scheduler) RunOnce(ctx context.Context) []RunOutcome {
 	outs := s.RunDue(ctx)
-	for at := s.PendingCatchUp(); !at.IsZero() && ctx.Err() == nil; at = s.PendingCatchUp() {
+	for at := s.pendingCatchUp(); !at.IsZero() && ctx.Err() == nil; at = s.pendingCatchUp() {
 		t := time.NewTimer(max(at.Sub(s.now()), 0))
 		select {
 		case <-ctx.Done():

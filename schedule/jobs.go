@@ -89,7 +89,6 @@ func BuildJobsIn(defs []Definition, machine string, loc *time.Location, created 
 // root's (Job.FSRoot).
 func buildJobs(defs []Definition, machine func(root string) string, loc *time.Location, created func(Definition) time.Time, ids map[string]string) []Job {
 	defs = canonicalDefs(defs)
-	changing := changingMinutes(loc)
 	type group struct {
 		job     Job
 		in      HashInput
@@ -107,7 +106,7 @@ func buildJobs(defs []Definition, machine func(root string) string, loc *time.Lo
 			if v, ok := ids[d.Store]; ok {
 				id = v
 			}
-			in := HashInput{Store: id, Type: jd.Type, Params: params, Spec: jd.Spec.Canonical, Zone: loc, changing: changing}
+			in := HashInput{Store: id, Type: jd.Type, Params: params, Spec: jd.Spec.Canonical, Zone: loc}
 			var key string
 			if jd.Spec.Random {
 				key = "r-" + shortHash(in.Store, string(in.Type), in.Params, in.Spec)

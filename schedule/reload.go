@@ -356,9 +356,6 @@ func (s *Scheduler) install(p *reloadPass, crons map[string]*Cron) {
 		s.smu.Unlock()
 	}
 	s.forgetGone(p.jobs, p.pjobs)
-	s.cmu.Lock()
-	s.wake, s.after = nil, nil
-	s.cmu.Unlock()
 }
 
 // forgetGone drops what this Scheduler keeps by job key (a store's

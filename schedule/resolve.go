@@ -25,8 +25,6 @@ type HashInput struct {
 	// clocks skip is drawn again among the times they never skip (a
 	// repeated time runs once, at its first occurrence, and may stay).
 	Zone *time.Location
-
-	changing *[1440]bool // Zone's changingMinutes, when already known
 }
 
 func (h HashInput) digest() [32]byte {
@@ -96,10 +94,7 @@ func drawFields(d [32]byte, fields string) (min, hour, dom, mon, dow string) {
 // is drawn again among the window's other minutes, from bits of its own
 // (every other time stays where it was).
 func avoidSkipped(d [32]byte, in HashInput, w Window, min, hour string) (string, string) {
-	ch := in.changing
-	if ch == nil {
-		ch = changingMinutes(in.Zone)
-	}
+	ch := changingMinutes(in.Zone)
 	var h, m int
 	fmt.Sscan(hour, &h)
 	fmt.Sscan(min, &m)

@@ -2,7 +2,6 @@ package schedule
 
 import (
 	"context"
-	"slices"
 	"time"
 )
 
@@ -40,49 +39,31 @@ func (s *Scheduler) RunDue(ctx context.Context) []RunOutcome {
 	return s.runDue(ctx, true)
 }
 
-// runDue finds the due jobs and runs them, each store's in a worker of
-// its own (at most storeWorkers stores at once): a long prune of one
-// store never delays another store's jobs. With wait, it returns once
-// every run is done, with their outcomes; without (Loop), a store whose
-// worker is still busy keeps its due jobs for a later tick.
-//
-// Its steps: the jobs that may be due by what this scheduler knows
-// (maybeDue); the state, read only then; the jobs it lost, restored; the
-// clock, checked (holdForClock); each job's due time (dueNow); then each
-// store's runs and pressure job
-// (addPressure), dispatched to its worker.
+// runDue finds the due jobs and runs them, each store's in a worker of its
+// own. With wait, it returns once every run is done; without (Loop), a
+// store whose worker is still busy keeps its due jobs for a later tick.
+// The state is read only when its files changed since last read.
 func (s *Scheduler) runDue(ctx context.Context, wait bool) []RunOutcome {
 	jobs, crons := s.snapshot()
-	if s.Only != "" {
-		// Not a copy of the fleet's jobs at every tick: 10,000 Jobs
-		// copied and grown were half a tick's CPU (issue 32 item 8).
-		jobs = slices.DeleteFunc(slices.Clone(jobs), func(j Job) bool { return j.Key != s.Only })
-	}
-	now := s.now()
-	maybe := s.maybeDue(jobs, crons, now)
-	// An idle tick reads nothing, unless the state file is not as this
-	// scheduler left it (deleted, replaced, damaged): it is then read, and
-	// rebuilt from memory, at once.
-	if len(maybe) == 0 && !s.stateChanged() {
-		return s.pressureOnly(ctx, wait)
-	}
-	st, err := s.readState() // read only when the file changed; a damaged one is set aside
+	st, err := s.readState() // a damaged file is set aside
 	if err != nil {
 		s.log().Error("reading state", "error", err)
 		return s.pressureOnly(ctx, wait)
 	}
-	// Every job this scheduler knows is restored, not only those that
-	// may be due now: a job left out of a rebuilt file would start anew
-	// at the next start, and lose the due time it missed meanwhile.
+	// Every job is restored, not only those due now: a job left out of a
+	// rebuilt file would lose the due time it missed at the next start.
 	s.restore(st, jobs)
-	if s.holdForClock(st, now) {
+	if s.holdForClock(st, s.now()) {
 		return s.pressureOnly(ctx, wait)
 	}
 	byStore := map[string][]pendingRun{}
 	var stores []string
-	for _, j := range maybe {
+	for _, j := range jobs {
 		if ctx.Err() != nil {
 			break
+		}
+		if s.Only != "" && j.Key != s.Only {
+			continue
 		}
 		d, ok := s.dueNow(j, st, crons[j.Key])
 		if !ok {
@@ -93,27 +74,10 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []RunOutcome {
 		}
 		byStore[j.Store] = append(byStore[j.Store], pendingRun{j: j, due: d})
 	}
-	// Each store's pressure job runs in its worker too, after the store's
-	// scheduled runs (a prune may have freed enough).
+	// A store's pressure job runs after its scheduled runs, in its worker.
 	stores = s.addPressure(byStore, stores)
 	return s.dispatch(ctx, byStore, stores, wait)
 }
-
-// maybeDue returns the jobs that may be due now by what this scheduler
-// knows (its Reload, its runs, what it read): the state file is read only
-// when one may be (once a tick), and each run reads it again under the
-// store's lock before it starts. An idle tick reads nothing.
-func (s *Scheduler) maybeDue(jobs []Job, crons map[string]*Cron, now time.Time) []Job {
-	var maybe []Job
-	for _, j := range jobs {
-		m, ok := s.memJob(j.Key)
-		if a := anchor(&m); !ok || a.After(now.Add(setBack)) || !a.After(now) && !now.Before(s.nextDue(j.Key, crons[j.Key], a)) {
-			maybe = append(maybe, j)
-		}
-	}
-	return maybe
-}
-
 // dueNow returns the due time job j runs for now, as the state st (read
 // this tick) and this scheduler's memory say, or false when none: the
 // job is unknown, waits for the clock (restamp, recoverClock, a clock

@@ -118,10 +118,6 @@ type Scheduler struct {
 	roots map[string]bool       // canonical FS roots named since the start (StateBesideStores)
 	lost  bool                  // a state file was set aside: jobs it held begin at their definitions (lostSince)
 
-	cmu   sync.Mutex
-	wake  map[string]time.Time  // by job key: its next due time (NextWake)
-	after map[string]cachedNext // by job key: its next due time after its anchor (RunDue)
-
 	wmu      sync.Mutex
 	sem      chan struct{}   // one per store running jobs
 	busy     map[string]bool // stores whose worker runs

@@ -196,24 +196,6 @@ func (s *Scheduler) readState() (*State, error) {
 	return st, err
 }
 
-// stateChanged reports whether a state file is not as this Scheduler
-// last read or wrote it (one lstat each). Read-only schedulers never
-// rebuild the state, so for them it never has.
-func (s *Scheduler) stateChanged() bool {
-	if s.ReadOnly || !s.hasState() {
-		return false
-	}
-	s.smu.Lock()
-	defer s.smu.Unlock()
-	paths, _ := s.stateFiles()
-	for _, p := range paths {
-		if markOf(p) != s.cache[p].mark {
-			return true
-		}
-	}
-	return false
-}
-
 // hasState reports whether the Scheduler has somewhere to keep its state.
 func (s *Scheduler) hasState() bool {
 	return s.StatePath != "" || s.StateBesideStores
