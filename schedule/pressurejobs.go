@@ -23,22 +23,8 @@ func (s *Scheduler) PressureJobs() []Job {
 	return s.pressure
 }
 
-// RunPressure runs each pressure job whose store's file system has less
-// free space than its min_free, and waits for them. Each runs in its
-// store's worker (as RunDue's runs: other stores are not delayed), under
-// the store's exclusive lock (so never beside a scheduled prune of the
-// store, nor twice at once), after reading the free space again under
-// the lock: a prune that has just freed enough leaves nothing to do. A
-// store whose worker is busy is skipped (looked at again after it).
-// RunDue and the daemon's loop check the pressure jobs at every tick,
-// each after its store's scheduled runs; the loop wakes at least every
-// minute.
-func (s *Scheduler) RunPressure(ctx context.Context) []RunOutcome {
-	return s.pressureOnly(ctx, true)
-}
-
-// pressureOnly dispatches the stores' pressure jobs alone (addPressure):
-// RunPressure, and a tick with no scheduled run.
+// pressureOnly dispatches the stores' pressure jobs alone, each run under
+// the store's exclusive lock once its free space is read again.
 func (s *Scheduler) pressureOnly(ctx context.Context, wait bool) []RunOutcome {
 	byStore := map[string][]pendingRun{}
 	return s.dispatch(ctx, byStore, s.addPressure(byStore, nil), wait)

@@ -80,16 +80,6 @@ func (s *Scheduler) Register(defs ...Definition) error {
 	return nil
 }
 
-// Unregister removes definitions registered by name; their jobs go at the
-// next Reload, as a removed file's do.
-func (s *Scheduler) Unregister(names ...string) {
-	s.rmu.Lock()
-	defer s.rmu.Unlock()
-	for _, n := range names {
-		delete(s.registered, n)
-	}
-}
-
 // definitions returns the definitions of Dir (when set) and the
 // registered ones, with the problems of both.
 func (s *Scheduler) definitions() ([]Definition, []error) {

@@ -138,7 +138,7 @@ func (p *reloadPass) apply(st *State) bool {
 		return false
 	}
 	p.jobs = buildJobs(p.defs, func(r string) string { return p.machines[r] }, s.Location, created, storeIDs(st))
-	p.pjobs = BuildPressureJobs(p.defs, created)
+	p.pjobs = buildPressureJobs(p.defs, created)
 	live := p.mergeJobs(st, now)
 	names := map[string]bool{}
 	for _, d := range p.defs {

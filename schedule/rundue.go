@@ -78,6 +78,7 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []RunOutcome {
 	stores = s.addPressure(byStore, stores)
 	return s.dispatch(ctx, byStore, stores, wait)
 }
+
 // dueNow returns the due time job j runs for now, as the state st (read
 // this tick) and this scheduler's memory say, or false when none: the
 // job is unknown, waits for the clock (restamp, recoverClock, a clock

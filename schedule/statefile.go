@@ -249,15 +249,6 @@ func (s *Scheduler) update(f func(*State) bool) error {
 	return errors.Join(errs...)
 }
 
-// Save writes the state whole and atomically (see writeStateFile).
-func (st *State) Save(path string) error {
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeStateFile("", path, append(b, '\n'))
-}
-
 // writeStateFile replaces the state file path with b atomically: a
 // temporary file, fsynced, renamed over it, and the directory fsynced. A
 // path that is not a regular file is refused (ErrState), never replaced.
