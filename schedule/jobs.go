@@ -63,11 +63,7 @@ type member struct {
 }
 
 // buildJobs groups definitions into effective jobs, sorted by key; created
-// gives each schedule's creation time. Stores and FS roots are
-// canonicalised here, so a trailing slash or a symlink never makes two jobs
-// of one store. ids maps a store moved behind a symlink to the path its
-// keys and times are drawn with (storeIDs); machine gives each canonical
-// FS root's identity. A job's key never depends on the machine.
+// gives each schedule's creation time.
 func buildJobs(defs []Definition, machine func(root string) string, loc *time.Location, created func(Definition) time.Time, ids map[string]string) []Job {
 	defs = canonicalDefs(defs)
 	type group struct {
@@ -172,7 +168,7 @@ func fsRoots(owner string, defs []Definition) []string {
 // buildPressureJobs makes one pressure job per store from the definitions
 // with a [pressure] table: a store is watched once, however many
 // definitions ask, with the parameters and limits of the oldest of them
-// (created, then name), its owner. Jobs come out sorted by key.
+// (created, then name), its owner.
 func buildPressureJobs(defs []Definition, created func(Definition) time.Time) []Job {
 	defs = canonicalDefs(defs)
 	byStore := map[string][]Definition{}
