@@ -58,16 +58,18 @@ func TestCatchUpSpread(t *testing.T) {
 func TestMachineKeepsKeys(t *testing.T) {
 	e := newEnv(t)
 	e.write("a", prune(e.store(), "@daily-random"))
-	defs, errs := schedule.LoadDir(e.dir)
-	if len(errs) > 0 {
-		t.Fatal(errs)
+	jobs := func(machine string) []schedule.Job {
+		s := &schedule.Scheduler{Dir: e.dir, StatePath: e.state, Machine: machine, ReadOnly: true}
+		if probs, err := s.Reload(); err != nil || len(probs) > 0 {
+			t.Fatal(err, probs)
+		}
+		return s.Jobs()
 	}
-	created := func(schedule.Definition) time.Time { return time.Time{} }
-	before, after := schedule.BuildJobs(defs, "", created), schedule.BuildJobs(defs, "machine-1", created)
+	before, after := jobs("machine-0"), jobs("machine-1")
 	if before[0].Key != after[0].Key {
 		t.Fatalf("key changed: %s -> %s", before[0].Key, after[0].Key)
 	}
-	if before[0].Cron == after[0].Cron && schedule.BuildJobs(defs, "machine-2", created)[0].Cron == before[0].Cron {
+	if before[0].Cron == after[0].Cron && jobs("machine-2")[0].Cron == before[0].Cron {
 		t.Fatalf("the machine does not move the time: %s", before[0].Cron)
 	}
 }

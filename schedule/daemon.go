@@ -144,12 +144,11 @@ func (w *dirWatch) rewatch() bool {
 
 func (w *dirWatch) close() { w.w.Close() }
 
-// statNow is os.Stat with the identity os.SameFile compares read now.
-// On Windows os.Stat leaves it to be read from the path when first
-// compared: a FileInfo kept while the name was replaced would then be
-// read as the new directory's, equal to it, and the replacement never
-// seen (TestRewatchSeesReplacedDir). Elsewhere the identity is read with
-// the rest, and the comparison does nothing more.
+// statNow is os.Stat with the identity os.SameFile compares read now. On
+// Windows os.Stat leaves it to be read from the path when first compared: a
+// FileInfo kept while the name was replaced would then be read as the new
+// directory's, equal to it, and the replacement never seen
+// (TestRewatchSeesReplacedDir).
 func statNow(p string) (os.FileInfo, error) {
 	fi, err := os.Stat(p)
 	if err == nil {
@@ -163,7 +162,7 @@ func statNow(p string) (os.FileInfo, error) {
 // `daemon --once`, for systemd timers and cron.
 func (s *Scheduler) RunOnce(ctx context.Context) []RunOutcome {
 	outs := s.RunDue(ctx)
-	for at := s.PendingCatchUp(); !at.IsZero() && ctx.Err() == nil; at = s.PendingCatchUp() {
+	for at := s.pendingCatchUp(); !at.IsZero() && ctx.Err() == nil; at = s.pendingCatchUp() {
 		t := time.NewTimer(max(at.Sub(s.now()), 0))
 		select {
 		case <-ctx.Done():
@@ -173,4 +172,36 @@ func (s *Scheduler) RunOnce(ctx context.Context) []RunOutcome {
 		outs = append(outs, s.RunDue(ctx)...)
 	}
 	return outs
+}
+
+// Loop runs due jobs until ctx ends, sleeping until the next due time (at
+// most maxSleep) and reloading the definitions whenever reload fires. A
+// job running when ctx ends stops safely (see retention.Apply).
+func (s *Scheduler) Loop(ctx context.Context, reload <-chan struct{}, maxSleep time.Duration) error {
+	defer s.workers.Wait() // a run under way stops safely first
+	kick := s.kicked()
+	for {
+		s.runDue(ctx, false)
+		now := s.now()
+		wait := maxSleep
+		if n := s.NextWake(now); !n.IsZero() && n.Sub(now) < wait {
+			wait = max(n.Sub(now), time.Second)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-reload:
+			t.Stop()
+			if _, err := s.Reload(); err != nil {
+				s.log().Error("reloading schedule definitions", "error", err)
+			} else {
+				s.log().Info("reloaded schedule definitions", "jobs", len(s.Jobs()))
+			}
+		case <-kick:
+			t.Stop()
+		case <-t.C:
+		}
+	}
 }

@@ -62,34 +62,10 @@ type member struct {
 	spec    Spec
 }
 
-// BuildJobs groups definitions into effective jobs. machine is the
-// machine's identity (see HashInput.Machine); created gives each
-// schedule's creation time (the file's, or when it was first seen). Jobs
-// come out sorted by key. A job's key does not depend on the machine.
-//
-// Each definition's store and root are canonicalised here from its
-// FSRoot (absolute, clean, symlinks resolved), whoever made it: a
-// trailing slash or a symlink never makes two jobs of one store.
-func BuildJobs(defs []Definition, machine string, created func(Definition) time.Time) []Job {
-	return BuildJobsIn(defs, machine, nil, created)
-}
-
-// BuildJobsIn is BuildJobs for cron read in the time zone loc (nil: UTC):
-// no randomized time of day falls where loc's clocks skip (see
-// HashInput.Zone).
-func BuildJobsIn(defs []Definition, machine string, loc *time.Location, created func(Definition) time.Time) []Job {
-	return buildJobs(defs, func(string) string { return machine }, loc, created, nil)
-}
-
-// buildJobs is BuildJobsIn with stores' identities: ids maps a canonical
-// store path to the path its jobs' keys and randomized times are drawn
-// with (a store moved behind a symlink keeps the path it had: see
-// storeIDs); a store not in ids is its own identity. machine gives the
-// identity of a canonical FS root: a job's time is drawn with its own FS
-// root's (Job.FSRoot).
+// buildJobs groups definitions into effective jobs, sorted by key; created
+// gives each schedule's creation time.
 func buildJobs(defs []Definition, machine func(root string) string, loc *time.Location, created func(Definition) time.Time, ids map[string]string) []Job {
 	defs = canonicalDefs(defs)
-	changing := changingMinutes(loc)
 	type group struct {
 		job     Job
 		in      HashInput
@@ -107,7 +83,7 @@ func buildJobs(defs []Definition, machine func(root string) string, loc *time.Lo
 			if v, ok := ids[d.Store]; ok {
 				id = v
 			}
-			in := HashInput{Store: id, Type: jd.Type, Params: params, Spec: jd.Spec.Canonical, Zone: loc, changing: changing}
+			in := HashInput{Store: id, Type: jd.Type, Params: params, Spec: jd.Spec.Canonical, Zone: loc}
 			var key string
 			if jd.Spec.Random {
 				key = "r-" + shortHash(in.Store, string(in.Type), in.Params, in.Spec)
@@ -189,11 +165,11 @@ func fsRoots(owner string, defs []Definition) []string {
 	return append([]string{owner}, others...)
 }
 
-// BuildPressureJobs makes one pressure job per store from the definitions
+// buildPressureJobs makes one pressure job per store from the definitions
 // with a [pressure] table: a store is watched once, however many
 // definitions ask, with the parameters and limits of the oldest of them
-// (created, then name), its owner. Jobs come out sorted by key.
-func BuildPressureJobs(defs []Definition, created func(Definition) time.Time) []Job {
+// (created, then name), its owner.
+func buildPressureJobs(defs []Definition, created func(Definition) time.Time) []Job {
 	defs = canonicalDefs(defs)
 	byStore := map[string][]Definition{}
 	roots := map[string][]Definition{}
@@ -218,7 +194,7 @@ func BuildPressureJobs(defs []Definition, created func(Definition) time.Time) []
 		for _, d := range ds {
 			j.Members = append(j.Members, d.Name)
 		}
-		if !storeDirect(j.FSRoot) { // as for prunes (BuildJobsIn)
+		if !storeDirect(j.FSRoot) { // as for prunes (buildJobs)
 			if i := slices.IndexFunc(roots[store], func(d Definition) bool { return storeDirect(d.FSRoot) }); i >= 0 {
 				j.FSRoot, j.root = roots[store][i].FSRoot, roots[store][i].Root
 			}

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/pelletier/go-toml/v2"
-
+	"github.com/hab-gc/hab-gc/internal/safeio"
+	"github.com/hab-gc/hab-gc/internal/suggest"
 	"github.com/hab-gc/hab-gc/pressure"
+	"github.com/pelletier/go-toml/v2"
 )
 
 type fileFormat struct {
@@ -180,9 +183,9 @@ func (d *Definition) setStore(fail func(field, format string, args ...any) error
 }
 
 // parsePressure reads the [pressure] table: min_free (required), max_free
-// (default min_free, never below it: refused here when both are bytes,
-// as pressure.Limits.Check says; a percentage is resolved when the job
-// runs) and a prune's keys.
+// (default min_free, never below it: refused here when both are bytes, as
+// pressure.Limits.Check says; a percentage is resolved when the job runs)
+// and a prune's keys.
 func parsePressure(fail func(field, format string, args ...any) error, pf *pressureFormat) (*PressureDef, error) {
 	if pf.MinFree == nil {
 		return nil, fail("pressure.min_free", "missing: the free space below which to prune (2GiB, 500MB, 10%%)")
@@ -206,4 +209,140 @@ func parsePressure(fail func(field, format string, args ...any) error, pf *press
 		return nil, err
 	}
 	return &PressureDef{Params: p, Limits: *l}, nil
+}
+
+// LoadDir reads every *.toml file in dir. A bad file yields an error that
+// names the file and the field; the other files still load.
+func LoadDir(dir string) ([]Definition, []error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.toml"))
+	if err != nil {
+		return nil, []error{err}
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if err == nil {
+			err = fmt.Errorf("%s is not a directory", dir)
+		}
+		return nil, []error{fmt.Errorf("%w: %w: %v", ErrDefinition, ErrNoDir, err)}
+	}
+	slices.Sort(files)
+	var defs []Definition
+	var errs []error
+	names := map[string]string{}
+	for _, f := range files {
+		// Without blocking on a FIFO, regular files only, capped.
+		data, err := safeio.ReadFile(f, safeio.Limit, safeio.FollowLinks)
+		if err != nil {
+			errs = append(errs, &DefinitionError{File: f, Msg: err.Error()})
+			continue
+		}
+		d, err := ParseDefinition(f, data)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if other, dup := names[d.Name]; dup {
+			line, col := keyPos(data, "name")
+			errs = append(errs, &DefinitionError{File: f, Line: line, Column: col, Field: "name", Msg: fmt.Sprintf("%q is already used by %s", d.Name, other)})
+			continue
+		}
+		names[d.Name] = f
+		defs = append(defs, d)
+	}
+	return defs, errs
+}
+
+// DefinitionError is a rejected definition file: where (1-based line and
+// column; 0 when unknown), which field, and why.
+type DefinitionError struct {
+	File         string
+	Line, Column int
+	Field        string
+	Msg          string
+	// MissingStore is the store (FS_ROOT/hab/pkgs) whose absence
+	// rejected the file: it loads once the store exists (a late mount).
+	MissingStore string
+}
+
+func (e *DefinitionError) Error() string {
+	where := e.File
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Column)
+	}
+	if e.Field != "" {
+		return fmt.Sprintf("%v: %s: field %s: %s", ErrDefinition, where, e.Field, e.Msg)
+	}
+	return fmt.Sprintf("%v: %s: %s", ErrDefinition, where, e.Msg)
+}
+
+func (e *DefinitionError) Unwrap() error { return ErrDefinition }
+
+// keyPos finds where a dotted field ("prune.keep_latest", "fs_root") is
+// written in a TOML file: its key's line and column, else its table's
+// header, else 1:1.
+func keyPos(data []byte, field string) (line, col int) {
+	table, key, ok := strings.Cut(field, ".")
+	if !ok {
+		table, key = "", field
+	}
+	cur := ""
+	hdrLine, hdrCol := 0, 0
+	for i, l := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(l)
+		indent := len(l) - len(strings.TrimLeft(l, " \t")) + 1
+		if strings.HasPrefix(t, "[") {
+			cur = strings.TrimSpace(strings.Trim(t, "[] \t"))
+			if cur == table && hdrLine == 0 {
+				hdrLine, hdrCol = i+1, indent
+			}
+			continue
+		}
+		if cur != table {
+			continue
+		}
+		if k, _, ok := strings.Cut(t, "="); ok && strings.Trim(strings.TrimSpace(k), `"'`) == key {
+			return i + 1, indent
+		}
+	}
+	if hdrLine > 0 {
+		return hdrLine, hdrCol
+	}
+	return 1, 1
+}
+
+// suggestKey returns " (did you mean K?)" for the known key K of the table
+// a misspelt key is in (key: its path, as the TOML decoder gives it), when
+// one is within two edits; "" otherwise.
+func suggestKey(key []string) string {
+	if len(key) == 0 {
+		return ""
+	}
+	t := reflect.TypeOf(fileFormat{})
+	for _, part := range key[:len(key)-1] {
+		f, ok := tomlField(t, part)
+		if !ok {
+			return ""
+		}
+		t = f.Type
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return ""
+		}
+	}
+	names := make([]string, 0, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
+		names = append(names, name)
+	}
+	return suggest.Hint(key[len(key)-1], names, 2)
+}
+
+func tomlField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		if n, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); n == name {
+			return t.Field(i), true
+		}
+	}
+	return reflect.StructField{}, false
 }

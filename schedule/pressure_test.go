@@ -46,7 +46,7 @@ func TestPressureTable(t *testing.T) {
 }
 
 // TestPressureJobsOnePerStore: two definitions watching one store make one
-// pressure job, owned by the oldest; RunPressure runs it only below
+// pressure job, owned by the oldest; RunDue runs it only below
 // min_free, under the store's lock, and not when free space came back.
 func TestPressureJobsOnePerStore(t *testing.T) {
 	e := newEnv(t)
@@ -72,11 +72,11 @@ func TestPressureJobsOnePerStore(t *testing.T) {
 	if len(pj) != 1 || pj[0].Owner != "b" || len(pj[0].Members) != 2 || pj[0].Type != schedule.Pressure {
 		t.Fatalf("pressure jobs %+v", pj)
 	}
-	if outs := s.RunPressure(context.Background()); len(outs) != 1 || !outs[0].Ran || runs != 1 {
+	if outs := s.RunDue(context.Background()); len(outs) != 1 || !outs[0].Ran || runs != 1 {
 		t.Fatalf("below min_free: outcomes %+v, runs %d", outs, runs)
 	}
 	free = 2 << 30
-	if outs := s.RunPressure(context.Background()); len(outs) != 0 || runs != 1 {
+	if outs := s.RunDue(context.Background()); len(outs) != 0 || runs != 1 {
 		t.Fatalf("above min_free: outcomes %+v, runs %d", outs, runs)
 	}
 }

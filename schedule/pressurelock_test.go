@@ -45,7 +45,7 @@ func TestPressureWaitsForTheLock(t *testing.T) {
 			}
 			released := make(chan struct{})
 			go func() { time.Sleep(300 * time.Millisecond); unlock(); close(released) }()
-			outs := s.RunPressure(context.Background())
+			outs := s.RunDue(context.Background())
 			<-released
 			if len(outs) != 1 || outs[0].Ran != tc.ran {
 				t.Fatalf("outcomes %+v, want one that ran: %v", outs, tc.ran)

@@ -15,8 +15,8 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// Issue 13 item 6: BuildJobs canonicalises the store itself: definitions
-// made in code whose store differs only by a trailing slash share one job.
+// The scheduler canonicalises the store itself: definitions made in code
+// whose store differs only by a trailing slash share one job.
 func TestBuildJobsCanonicalisesTheStore(t *testing.T) {
 	root := hostStore(t).Root
 	spec, err := schedule.ParseSpec("@daily-random")
@@ -28,7 +28,14 @@ func TestBuildJobsCanonicalisesTheStore(t *testing.T) {
 		{Name: "a", FSRoot: root, Root: root, Store: filepath.Join(root, "hab/pkgs"), Jobs: jobs},
 		{Name: "b", FSRoot: root + "/", Root: root + "/", Store: filepath.Join(root, "hab/pkgs") + "/", Jobs: jobs},
 	}
-	got := schedule.BuildJobs(defs, "", func(schedule.Definition) time.Time { return time.Time{} })
+	s := &schedule.Scheduler{StatePath: filepath.Join(t.TempDir(), "state.json"), ReadOnly: true}
+	if err := s.Register(defs...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	got := s.Jobs()
 	if len(got) != 1 {
 		t.Fatalf("%d jobs, want 1: %+v", len(got), got)
 	}

@@ -8,24 +8,15 @@ import (
 	"time"
 )
 
-// goneGrace is how long a schedule whose definition went (and the jobs
-// only it asked for) is kept in the state: an editor's save renames the
-// file away and writes it again, and a deploy may replace files.
+// goneGrace is how long a schedule whose definition went is kept, so that
+// an editor's save or a deploy replacing files is not a deletion.
 const goneGrace = 10 * time.Minute
 
 // Reload reads the definitions again and brings the state up to date:
-// first-seen times for new schedules, a Since time for new jobs, owners and
-// members, and the removal of jobs no schedule asks for any more. Bad
-// definition files are returned as problems (and logged); the others
-// load, and the state of the schedules a rejected file held (by its file
-// name) is kept, with their jobs' history, until the file is valid again
-// or removed. err is set only when the state cannot be read or written.
-// With ReadOnly, the state file is read but never written.
-//
-// Its steps: read the definitions (keeping every schedule as it was when
-// the directory cannot be read), note the rejected files, bring the state
-// up to date under its lock (reloadPass.apply), and make the jobs and
-// their schedules the ones that run (install).
+// new schedules and jobs, owners and members, jobs no schedule asks for
+// removed. Rejected files are returned as problems and keep their
+// schedules' state; err is set only when the state cannot be read or
+// written. With ReadOnly the state file is never written.
 func (s *Scheduler) Reload() (problems []error, err error) {
 	if !s.hasState() {
 		return nil, ErrNoStatePath
@@ -51,9 +42,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		s.started = now
 	}
 	s.umu.Unlock()
-	// What the last Reload and the runs since left in memory: a job or
-	// schedule the file lost (deleted or replaced since) is taken from it,
-	// not made new, so no due time is lost and ownership does not move.
+	// A job the file lost since is taken from memory, not made new.
 	s.mu.RLock()
 	mem := s.view
 	s.mu.RUnlock()
@@ -81,9 +70,8 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 	return errs, nil
 }
 
-// rejectedFiles logs each rejected definition and returns the files
-// rejected (their schedules' state is kept) and the stores whose absence
-// rejected one (storeAppeared).
+// rejectedFiles logs each rejected definition and returns their files
+// and the stores whose absence rejected one.
 func (s *Scheduler) rejectedFiles(errs []error) (rejected map[string]bool, waiting []string) {
 	rejected = map[string]bool{}
 	for _, e := range errs {
@@ -99,12 +87,8 @@ func (s *Scheduler) rejectedFiles(errs []error) (rejected map[string]bool, waiti
 	return rejected, waiting
 }
 
-// reloadPass is one Reload's update of the state: what it reads (the
-// definitions, the rejected files, what the Scheduler had in memory, the
-// clock) and what it makes (the jobs, the pressure jobs, the state as it
-// leaves it, the machine identity). apply may run more than once (a state
-// that could not be written is brought up to date again as it reads);
-// each run makes them anew.
+// reloadPass is one Reload's update of the state. apply may run twice (a
+// state that could not be written is brought up to date as it reads).
 type reloadPass struct {
 	s        *Scheduler
 	defs     []Definition
@@ -120,9 +104,6 @@ type reloadPass struct {
 	err         error             // no machine identity
 }
 
-// apply brings st up to date with the definitions: their schedules, the
-// machine identity, their jobs, then what is kept of the schedules no
-// definition names, and the removal of the rest.
 func (p *reloadPass) apply(st *State) bool {
 	s := p.s
 	p.lost = s.lost
@@ -138,7 +119,7 @@ func (p *reloadPass) apply(st *State) bool {
 		return false
 	}
 	p.jobs = buildJobs(p.defs, func(r string) string { return p.machines[r] }, s.Location, created, storeIDs(st))
-	p.pjobs = BuildPressureJobs(p.defs, created)
+	p.pjobs = buildPressureJobs(p.defs, created)
 	live := p.mergeJobs(st, now)
 	names := map[string]bool{}
 	for _, d := range p.defs {
@@ -160,10 +141,8 @@ func (p *reloadPass) apply(st *State) bool {
 	return true
 }
 
-// stamp is the time a Reload records as the first sighting of a new
-// schedule or job: now, but when the clock is obviously wrong
-// (clockWrong) the latest time the state knows instead, never a 1970 time
-// that would make every due time since then "due".
+// stamp is when a Reload first sees a schedule or job: now, but the
+// state's latest time while the clock is obviously wrong.
 func (s *Scheduler) stamp(st *State, now time.Time) time.Time {
 	if s.clockWrong(st, now) == "" {
 		return now
@@ -174,9 +153,8 @@ func (s *Scheduler) stamp(st *State, now time.Time) time.Time {
 	return now
 }
 
-// markSchedules records each defined schedule in st: as the state or,
-// when the file lost it, the memory holds it, else first seen now; with
-// the file it was read from, and no longer gone.
+// markSchedules records each defined schedule, as the state or else the
+// memory holds it, else first seen now.
 func (p *reloadPass) markSchedules(st *State, now time.Time) {
 	s := p.s
 	for _, d := range p.defs {
@@ -197,10 +175,8 @@ func (p *reloadPass) markSchedules(st *State, now time.Time) {
 	}
 }
 
-// keepMachines settles the identity each FS root's randomized times are
-// drawn with: the state's (or, when the file lost it, the memory's),
-// unless there is none or Machine gives another. It returns them by
-// canonical FS root.
+// keepMachines settles each FS root's identity for randomized times: the
+// state's (or memory's), unless there is none or Machine gives another.
 func (p *reloadPass) keepMachines(st *State) (map[string]string, error) {
 	s := p.s
 	ids := map[string]string{}
@@ -231,10 +207,8 @@ func (p *reloadPass) keepMachines(st *State) (map[string]string, error) {
 	return ids, nil
 }
 
-// mergeJobs gives each of the pass's jobs its state in st: the file's, or
-// the memory's where that is later, or a new one; and the job's
-// definition (type, store, spec, owner, members). It returns the jobs'
-// keys.
+// mergeJobs gives each job its state: the file's, or the memory's when its
+// anchor is later, or a new one. It returns the jobs' keys.
 func (p *reloadPass) mergeJobs(st *State, now time.Time) map[string]bool {
 	s := p.s
 	live := map[string]bool{}
@@ -243,11 +217,6 @@ func (p *reloadPass) mergeJobs(st *State, now time.Time) map[string]bool {
 		js := st.Jobs[j.Key]
 		if p.mem != nil {
 			s.mu.RLock()
-			// Lost from the file, or the file older than what this
-			// scheduler knows (an older copy put in its place, a
-			// file it could not write): the later anchor (last run,
-			// or creation after a loss) is kept, so no due time
-			// before it runs again.
 			if m := p.mem.Jobs[j.Key]; m != nil && (js == nil || anchor(m).After(anchor(js))) {
 				c := *m
 				js = &c
@@ -267,11 +236,9 @@ func (p *reloadPass) mergeJobs(st *State, now time.Time) map[string]bool {
 	return live
 }
 
-// heldSchedules returns the schedules of st kept although no definition
-// names them: the schedules of rejected files, those another schedules
-// directory sharing this state file defines (another daemon's: only it
-// may remove them; logged), and those gone for less than goneGrace (the
-// first Reload that misses one marks it Gone).
+// heldSchedules returns the schedules kept although no definition names
+// them: a rejected file's, another directory's (logged), and those gone
+// for less than goneGrace.
 func (p *reloadPass) heldSchedules(st *State, names map[string]bool, now time.Time) map[string]bool {
 	s := p.s
 	held := map[string]bool{}
@@ -302,10 +269,8 @@ func (p *reloadPass) heldSchedules(st *State, names map[string]bool, now time.Ti
 	return held
 }
 
-// reloadState runs update on the state: under its lock, saved
-// (updateState); with ReadOnly, on the state as it reads, never written.
-// A state that cannot be written is brought up to date as it reads, in
-// memory.
+// reloadState runs update on the state and saves it; with ReadOnly, or
+// when the state cannot be written (a full disk), in memory only.
 func (s *Scheduler) reloadState(update func(*State) bool) error {
 	if s.ReadOnly {
 		st, err := s.load()
@@ -316,11 +281,6 @@ func (s *Scheduler) reloadState(update func(*State) bool) error {
 	}
 	err := s.update(update)
 	if err != nil && (!errors.Is(err, ErrState) || errors.Is(err, ErrCorruptState)) {
-		// A full or read-only file system under the state: run from
-		// memory (the state as it reads, brought up to date), which is
-		// when a [pressure] prune may be needed most. A refused state
-		// file (ErrState) is never read past.
-		// A damaged one that cannot be kept aside: from memory too.
 		s.log().Error("the state file cannot be written; running with the state in memory: runs are not recorded across restarts", "state", s.statePlace(), "error", err)
 		var st *State
 		if st, err = s.load(); err == nil {
@@ -343,9 +303,7 @@ func (s *Scheduler) cronsOf(jobs []Job) (map[string]*Cron, error) {
 	return crons, nil
 }
 
-// install makes a Reload's jobs, schedules and state the ones the
-// Scheduler runs, forgets what it kept of the jobs left out, and empties
-// the caches of next due times.
+// install makes a Reload's jobs and state the ones that run.
 func (s *Scheduler) install(p *reloadPass, crons map[string]*Cron) {
 	s.mu.Lock()
 	s.jobs, s.crons, s.view, s.pressure, s.machines = p.jobs, crons, p.view, p.pjobs, p.machines
@@ -356,15 +314,10 @@ func (s *Scheduler) install(p *reloadPass, crons map[string]*Cron) {
 		s.smu.Unlock()
 	}
 	s.forgetGone(p.jobs, p.pjobs)
-	s.cmu.Lock()
-	s.wake, s.after = nil, nil
-	s.cmu.Unlock()
 }
 
-// forgetGone drops what this Scheduler keeps by job key (a store's
-// absence, a catch-up time) for the jobs a Reload left out, so that
-// definitions that come and go do not grow it. (The per-job run slots,
-// a channel each, stay: one may be held by a run under way.)
+// forgetGone drops what is kept by job key for the jobs a Reload left out
+// (the run slots stay: a run may hold one).
 func (s *Scheduler) forgetGone(jobs ...[]Job) {
 	live := map[string]bool{}
 	for _, js := range jobs {
@@ -386,8 +339,8 @@ func (s *Scheduler) forgetGone(jobs ...[]Job) {
 	}
 }
 
-// ours reports whether a schedule in the state is this scheduler's to
-// remove: one registered in code, or read from a file of Dir.
+// ours reports whether a schedule is this scheduler's to remove: one
+// registered in code, or read from a file of Dir.
 func (s *Scheduler) ours(ss ScheduleState) bool {
 	if ss.File == "" {
 		return true
@@ -400,12 +353,9 @@ func (s *Scheduler) ours(ss ScheduleState) bool {
 	return err1 != nil || err2 != nil || a == b
 }
 
-// since is when a job new to the state begins: now, so that a new
-// schedule does not run at once; but for the job RunDue is restricted to
-// (Only: `daemon --once --job KEY`, which an exported timer runs at the
-// job's due time), just before its latest due time, so that the firing
-// that started it runs: export writes no state, and the timer's first
-// firing is the first time hab-gc sees the job.
+// since is when a new job begins: now, so it does not run at once; but
+// for Only (an exported timer's first firing, with no state yet) just
+// before its latest due time, so that the firing runs.
 func (s *Scheduler) since(j Job, now time.Time) time.Time {
 	if s.Only == "" || j.Key != s.Only {
 		return now
@@ -421,7 +371,7 @@ func (s *Scheduler) since(j Job, now time.Time) time.Time {
 }
 
 // storeAppeared reports whether a store whose absence rejected a
-// definition at the last Reload exists now.
+// definition exists now.
 func (s *Scheduler) storeAppeared() bool {
 	s.mu.RLock()
 	waiting := s.waiting
@@ -434,8 +384,8 @@ func (s *Scheduler) storeAppeared() bool {
 	return false
 }
 
-// definedAt is when a definition existed from, for a state that was lost:
-// its created time, else its file's modification time, never after now.
+// definedAt is when a definition existed from, for a lost state: created,
+// else its file's mtime, never after now.
 func definedAt(d Definition, now time.Time) time.Time {
 	t := now
 	if d.HasCreated {
@@ -449,10 +399,8 @@ func definedAt(d Definition, now time.Time) time.Time {
 	return t.Round(0)
 }
 
-// lostSince is when a job the lost state held begins: when the oldest of
-// its schedules was defined (markSchedules), so that the last due time
-// after it runs once, as after a daemon was down across it; never after
-// since.
+// lostSince is when a job of a lost state begins: its oldest schedule's
+// definition, so that its last due time since runs once.
 func lostSince(st *State, j Job, since time.Time) time.Time {
 	for _, m := range j.Members {
 		if ss, ok := st.Schedules[m]; ok && ss.FirstSeen.Before(since) {

@@ -3,6 +3,8 @@ package schedule
 import (
 	"context"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 )
 
@@ -40,49 +42,30 @@ func (s *Scheduler) RunDue(ctx context.Context) []RunOutcome {
 	return s.runDue(ctx, true)
 }
 
-// runDue finds the due jobs and runs them, each store's in a worker of
-// its own (at most storeWorkers stores at once): a long prune of one
-// store never delays another store's jobs. With wait, it returns once
-// every run is done, with their outcomes; without (Loop), a store whose
-// worker is still busy keeps its due jobs for a later tick.
-//
-// Its steps: the jobs that may be due by what this scheduler knows
-// (maybeDue); the state, read only then; the jobs it lost, restored; the
-// clock, checked (holdForClock); each job's due time (dueNow); then each
-// store's runs and pressure job
-// (addPressure), dispatched to its worker.
+// runDue finds the due jobs and runs them, each store's in a worker of its
+// own. With wait, it returns once every run is done; without (Loop), a
+// store whose worker is still busy keeps its due jobs for a later tick.
 func (s *Scheduler) runDue(ctx context.Context, wait bool) []RunOutcome {
 	jobs, crons := s.snapshot()
-	if s.Only != "" {
-		// Not a copy of the fleet's jobs at every tick: 10,000 Jobs
-		// copied and grown were half a tick's CPU (issue 32 item 8).
-		jobs = slices.DeleteFunc(slices.Clone(jobs), func(j Job) bool { return j.Key != s.Only })
-	}
-	now := s.now()
-	maybe := s.maybeDue(jobs, crons, now)
-	// An idle tick reads nothing, unless the state file is not as this
-	// scheduler left it (deleted, replaced, damaged): it is then read, and
-	// rebuilt from memory, at once.
-	if len(maybe) == 0 && !s.stateChanged() {
-		return s.pressureOnly(ctx, wait)
-	}
-	st, err := s.readState() // read only when the file changed; a damaged one is set aside
+	st, err := s.readState() // a damaged file is set aside
 	if err != nil {
 		s.log().Error("reading state", "error", err)
 		return s.pressureOnly(ctx, wait)
 	}
-	// Every job this scheduler knows is restored, not only those that
-	// may be due now: a job left out of a rebuilt file would start anew
-	// at the next start, and lose the due time it missed meanwhile.
+	// Every job is restored, not only those due now: a job left out of a
+	// rebuilt file would lose the due time it missed at the next start.
 	s.restore(st, jobs)
-	if s.holdForClock(st, now) {
+	if s.holdForClock(st, s.now()) {
 		return s.pressureOnly(ctx, wait)
 	}
 	byStore := map[string][]pendingRun{}
 	var stores []string
-	for _, j := range maybe {
+	for _, j := range jobs {
 		if ctx.Err() != nil {
 			break
+		}
+		if s.Only != "" && j.Key != s.Only {
+			continue
 		}
 		d, ok := s.dueNow(j, st, crons[j.Key])
 		if !ok {
@@ -93,33 +76,16 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []RunOutcome {
 		}
 		byStore[j.Store] = append(byStore[j.Store], pendingRun{j: j, due: d})
 	}
-	// Each store's pressure job runs in its worker too, after the store's
-	// scheduled runs (a prune may have freed enough).
+	// A store's pressure job runs after its scheduled runs, in its worker.
 	stores = s.addPressure(byStore, stores)
 	return s.dispatch(ctx, byStore, stores, wait)
 }
 
-// maybeDue returns the jobs that may be due now by what this scheduler
-// knows (its Reload, its runs, what it read): the state file is read only
-// when one may be (once a tick), and each run reads it again under the
-// store's lock before it starts. An idle tick reads nothing.
-func (s *Scheduler) maybeDue(jobs []Job, crons map[string]*Cron, now time.Time) []Job {
-	var maybe []Job
-	for _, j := range jobs {
-		m, ok := s.memJob(j.Key)
-		if a := anchor(&m); !ok || a.After(now.Add(setBack)) || !a.After(now) && !now.Before(s.nextDue(j.Key, crons[j.Key], a)) {
-			maybe = append(maybe, j)
-		}
-	}
-	return maybe
-}
-
 // dueNow returns the due time job j runs for now, as the state st (read
-// this tick) and this scheduler's memory say, or false when none: the
-// job is unknown, waits for the clock (restamp, recoverClock, a clock
-// set back a little), ran already in this process although its record
-// failed, waits its catch-up delay (holdCatchUp) or its store's next try
-// (backingOff).
+// this tick) and this scheduler's memory say, or false when none: the job
+// is unknown, waits for the clock (restamp, recoverClock, a clock set back
+// a little), ran already in this process although its record failed, waits
+// its catch-up delay (holdCatchUp) or its store's next try (backingOff).
 func (s *Scheduler) dueNow(j Job, st *State, c *Cron) (time.Time, bool) {
 	js := st.Jobs[j.Key]
 	if js != nil {
@@ -157,4 +123,166 @@ func (s *Scheduler) dueNow(j Job, st *State, c *Cron) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return d, true
+}
+
+// storeWorkers bounds how many stores run jobs at once.
+const storeWorkers = 8
+
+// pendingRun is a due run of a scheduled job, or a store's pressure job
+// (pressure), which runs only if the store's free space is below its
+// min_free when the worker comes to it (checked: the tick found it so).
+type pendingRun struct {
+	j                 Job
+	due               time.Time
+	pressure, checked bool
+}
+
+// dispatch runs each store's due jobs, in order, in a worker of the store's
+// own; a store whose worker is busy (a run of an earlier tick) is left for
+// later: the worker wakes Loop when it is done.
+func (s *Scheduler) dispatch(ctx context.Context, byStore map[string][]pendingRun, stores []string, wait bool) []RunOutcome {
+	var mu sync.Mutex
+	var outs []RunOutcome
+	add := func(o RunOutcome) {
+		mu.Lock()
+		outs = append(outs, o)
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	started, sem := s.startWorkers(byStore, stores)
+	for _, st := range started {
+		wg.Add(1)
+		s.workers.Add(1)
+		go func(store string, runs []pendingRun) {
+			defer s.workers.Done()
+			defer wg.Done()
+			defer s.workerDone(store, runs)
+			s.work(ctx, sem, runs, add)
+		}(st, byStore[st])
+	}
+	if !wait {
+		return nil
+	}
+	wg.Wait()
+	sortOutcomes(outs)
+	return outs
+}
+
+// startWorkers marks busy the stores whose workers start now (those not
+// busy already), and returns them with the semaphore bounding how many run
+// at once (storeWorkers).
+func (s *Scheduler) startWorkers(byStore map[string][]pendingRun, stores []string) (started []string, sem chan struct{}) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.sem == nil {
+		s.sem = make(chan struct{}, storeWorkers)
+	}
+	if s.busy == nil {
+		s.busy = map[string]bool{}
+	}
+	if s.deferred == nil {
+		s.deferred = map[string]bool{}
+	}
+	for _, st := range stores {
+		if !s.busy[st] {
+			s.busy[st] = true
+			started = append(started, st)
+		} else if slices.ContainsFunc(byStore[st], func(r pendingRun) bool { return !r.pressure }) {
+			s.deferred[st] = true
+		}
+	}
+	return started, s.sem
+}
+
+// work is a store's worker: once a place is free (sem), it runs the
+// store's runs in order, each in the job's slot (no triggered run of the
+// job beside it), and adds their outcomes.
+func (s *Scheduler) work(ctx context.Context, sem chan struct{}, runs []pendingRun, add func(RunOutcome)) {
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		return
+	}
+	defer func() { <-sem }()
+	for _, r := range runs {
+		slot := s.slot(r.j.Key)
+		select {
+		case slot <- struct{}{}: // no triggered run of this job under way
+		case <-ctx.Done():
+			return
+		}
+		o, ran := s.runPending(ctx, r)
+		<-slot
+		if ran {
+			add(o)
+		}
+	}
+}
+
+// runPending runs one run of a worker: a scheduled job's due run, or the
+// store's pressure job when its free space is below min_free (read again
+// unless the tick just did). false: a pressure job with nothing to do, or
+// whose free space could not be read (logged).
+func (s *Scheduler) runPending(ctx context.Context, r pendingRun) (RunOutcome, bool) {
+	if !r.pressure {
+		return s.runOne(ctx, r.j, r.due), true
+	}
+	if !r.checked {
+		under, err := s.underPressure(r.j)
+		if err != nil {
+			s.log().Error("reading free space", "job", r.j.Key, "store", r.j.Store, "error", err)
+			return RunOutcome{}, false
+		}
+		if !under {
+			return RunOutcome{}, false
+		}
+	}
+	return s.runPressure(ctx, r.j), true
+}
+
+// workerDone marks a store's worker done. The loop looks again when this
+// store may have more due: scheduled runs ran or were left for later.
+func (s *Scheduler) workerDone(store string, runs []pendingRun) {
+	s.wmu.Lock()
+	delete(s.busy, store)
+	again := s.deferred[store] || slices.ContainsFunc(runs, func(r pendingRun) bool { return !r.pressure })
+	delete(s.deferred, store)
+	s.wmu.Unlock()
+	if again {
+		select {
+		case s.kicked() <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// sortOutcomes puts the pressure prunes after the scheduled runs, as each
+// store ran them, and each kind by job key.
+func sortOutcomes(outs []RunOutcome) {
+	slices.SortStableFunc(outs, func(a, b RunOutcome) int {
+		if pa, pb := a.Job.Type == Pressure, b.Job.Type == Pressure; pa != pb {
+			if pa {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a.Job.Key, b.Job.Key)
+	})
+}
+
+// storeBusy reports whether a worker runs jobs of the store now.
+func (s *Scheduler) storeBusy(store string) bool {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.busy[store]
+}
+
+// kicked is the channel a finished worker wakes Loop with.
+func (s *Scheduler) kicked() chan struct{} {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.kick == nil {
+		s.kick = make(chan struct{}, 1)
+	}
+	return s.kick
 }

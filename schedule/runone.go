@@ -4,18 +4,19 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// runOne runs a scheduled job for its due time, in its store's worker:
-// it opens the store (storeGone when it cannot), takes the store's lock
-// (lockStore), looks whether the due time ran meanwhile (ranAlready), runs the job
-// (Run, RunJob by default) and records the run (recordRun). A job that
-// cannot run stays due (notRun).
+// runOne runs a scheduled job for its due time, in its store's worker: it
+// opens the store (storeGone when it cannot), takes the store's lock
+// (lockStore), looks whether the due time ran meanwhile (ranAlready), runs
+// the job (Run, RunJob by default) and records the run (recordRun).
 func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) RunOutcome {
 	out := RunOutcome{Job: j, Due: due}
 	log := s.log().With("job", j.Key, "type", string(j.Type), "store", j.Store, "owner", j.Owner, "due", due.UTC().Format(time.RFC3339))
@@ -99,11 +100,7 @@ func (s *Scheduler) storeBack(j Job, log *slog.Logger) {
 }
 
 // lockStore takes the store's lock for the job, waiting at most
-// LockTimeout. A prune takes it exclusive. A check takes it shared, as
-// `hab-gc check` does: it runs beside other checks, and where the lock
-// cannot be taken at all (a read-only store, a user who may not create or
-// open the lock file) it checks without it (unlock nil), saying so in
-// notice.
+// LockTimeout. A prune takes it exclusive.
 func (s *Scheduler) lockStore(ctx context.Context, j Job, store *pkgstore.Store, log *slog.Logger) (unlock func() error, notice string, err error) {
 	wait := retention.LockWait(s.LockTimeout)
 	if wait > 0 {
@@ -123,10 +120,10 @@ func (s *Scheduler) lockStore(ctx context.Context, j Job, store *pkgstore.Store,
 
 // ranAlready says, under the store's lock, whether this due time has run
 // meanwhile (another scheduler's run, or this one's): as the state file
-// reads now (read again when it changed) and as this Scheduler
-// remembers; and, for a prune, as the store's history records it (the
-// second witness, when the state file could not be written: a read-only
-// or full disk). err: the state cannot be read.
+// reads now (read again when it changed) and as this Scheduler remembers;
+// and, for a prune, as the store's history records it (the second witness,
+// when the state file could not be written: a read-only or full disk). err:
+// the state cannot be read.
 func (s *Scheduler) ranAlready(j Job, due time.Time) (bool, error) {
 	st, err := s.readState()
 	if err != nil {
@@ -142,10 +139,9 @@ func (s *Scheduler) ranAlready(j Job, due time.Time) (bool, error) {
 	return j.Type == Prune && ranInHistory(j, due), nil
 }
 
-// ranInHistory reports whether the history of the job's FS root records
-// a run of the job (by key) that started at or after due: that run was
-// for due or a later due time. A history that cannot be read witnesses
-// nothing.
+// ranInHistory reports whether the history of the job's FS root records a
+// run of the job (by key) that started at or after due: that run was for
+// due or a later due time.
 func ranInHistory(j Job, due time.Time) bool {
 	journal, err := history.ForFSRoot(j.FSRoot)
 	if err != nil {
@@ -165,11 +161,7 @@ func ranInHistory(j Job, due time.Time) bool {
 
 // recordRun records a run in the state (its due time, the run, one more
 // run, no error, claim or catch-up left) and in what this scheduler
-// remembers of the job. What is remembered is what the file records: not
-// the run's plan report, problems and error value (kept for a whole
-// fleet, they would be its last runs' reports). A run whose record cannot
-// be written is remembered as unrecorded: its due time is not run again
-// while this process lives.
+// remembers of the job.
 func (s *Scheduler) recordRun(j Job, run RunRecord, log *slog.Logger) {
 	var recorded JobState
 	record := func(js *JobState) {
@@ -222,4 +214,103 @@ func (s *Scheduler) recordRun(j Job, run RunRecord, log *slog.Logger) {
 	s.umu.Lock()
 	delete(s.unrecorded, j.Key)
 	s.umu.Unlock()
+}
+
+// SkippedEnoughFree is RunOutcome.Skipped of a pressure job that found, under
+// the store's lock, that free space is no longer below min_free (a prune
+// that ran meanwhile freed it): nothing to do, not a failure.
+const SkippedEnoughFree = "enough free space now"
+
+// PressureJobs returns the pressure jobs of the last Reload, one per
+// store.
+func (s *Scheduler) PressureJobs() []Job {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.pressure
+}
+
+// pressureOnly dispatches the stores' pressure jobs alone, each run under
+// the store's exclusive lock once its free space is read again.
+func (s *Scheduler) pressureOnly(ctx context.Context, wait bool) []RunOutcome {
+	byStore := map[string][]pendingRun{}
+	return s.dispatch(ctx, byStore, s.addPressure(byStore, nil), wait)
+}
+
+// addPressure adds to each store's runs its pressure job, unless the
+// store's worker is busy (a scheduled prune, or a pressure prune still
+// under way: the next tick looks again).
+func (s *Scheduler) addPressure(byStore map[string][]pendingRun, stores []string) []string {
+	for _, j := range s.PressureJobs() {
+		if s.Only != "" && j.Key != s.Only {
+			continue
+		}
+		if s.storeBusy(j.Store) {
+			continue
+		}
+		r := pendingRun{j: j, pressure: true}
+		if !slices.Contains(stores, j.Store) {
+			under, err := s.underPressure(j)
+			if err != nil {
+				s.log().Error("reading free space", "job", j.Key, "store", j.Store, "error", err)
+				continue
+			} else if !under {
+				continue
+			}
+			r.checked = true
+			stores = append(stores, j.Store)
+		}
+		byStore[j.Store] = append(byStore[j.Store], r)
+	}
+	return stores
+}
+
+func (s *Scheduler) underPressure(j Job) (bool, error) {
+	free := s.Free
+	if free == nil {
+		free = func(store string) (pressure.Space, error) { return pressure.Statfs(store)() }
+	}
+	sp, err := free(j.Store)
+	if err != nil {
+		return false, err
+	}
+	minFree, _, err := j.Limits.Resolve(sp.Total)
+	return sp.Avail < minFree, err
+}
+
+func (s *Scheduler) runPressure(ctx context.Context, j Job) RunOutcome {
+	out := RunOutcome{Job: j, Due: s.now()}
+	log := s.log().With("job", j.Key, "type", string(j.Type), "store", j.Store, "owner", j.Owner)
+	store, err := pkgstore.Open(j.FSRoot)
+	if err != nil {
+		return s.pressureNotRun(j, out, log, err)
+	}
+	defer store.Close()
+	unlock, err := store.Lock(ctx, retention.LockWait(s.LockTimeout))
+	if err != nil {
+		return s.pressureNotRun(j, out, log, err)
+	}
+	defer unlock()
+	if under, err := s.underPressure(j); err != nil || !under {
+		out.Skipped = SkippedEnoughFree
+		log.Info("pressure prune skipped", "reason", out.Skipped)
+		return out
+	}
+	start := s.now()
+	res := s.runFunc()(s.withApply(ctx, j), j, store, start).withErrText()
+	out.Ran, out.Result = true, res
+	attrs := []any{"ok", res.OK, "removed", res.Removed, "bytes_freed", res.BytesFreed, "free_before", res.FreeBefore, "free_after", res.FreeAfter, "seconds", s.now().Sub(start).Seconds()}
+	logRun(log, res, "pressure prune failed", "pressure prune ran", attrs)
+	return out
+}
+
+// pressureNotRun reports a pressure prune that could not run (its store
+// could not be opened or locked): logged at ERROR, told to NotRun; the
+// next check tries again.
+func (s *Scheduler) pressureNotRun(j Job, out RunOutcome, log *slog.Logger, err error) RunOutcome {
+	out.Skipped, out.cause = err.Error(), err
+	log.Error("pressure prune not run; retried at the next check", "error", err)
+	if s.NotRun != nil {
+		s.NotRun(j, out.Skipped)
+	}
+	return out
 }

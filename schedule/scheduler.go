@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -13,88 +16,46 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// RunFunc runs one job on its store. A prune is called with the store's
-// exclusive lock held; a check with the lock held shared, or without it
-// where it cannot be taken (Result.Notice then says so).
+// RunFunc runs one job on its store, under the store's lock (a check's
+// shared, or none where it cannot be taken: Result.Notice says so).
 type RunFunc func(ctx context.Context, job Job, store *pkgstore.Store, now time.Time) RunResult
 
 // Scheduler runs the effective jobs of a directory of definitions and of
-// definitions registered in code (Register), and runs a job on demand
-// (Trigger).
+// those registered in code. The zero value of each field is its default.
 type Scheduler struct {
-	// Dir holds the definition files (none when empty: only registered
-	// definitions); StatePath the state file of every job.
+	// Dir holds the definition files (empty: registered ones only);
+	// StatePath is the state file of every job.
 	Dir, StatePath string
-	// StateBesideStores keeps each job's state beside its store instead:
-	// in DefaultStatePath of the job's FS root, one file per FS root
-	// (StatePath unused), so that a job's history does not depend on the
-	// other definitions. No directory from the FS root down to the file
-	// may be a symlink: they are opened (made, when missing) one at a
-	// time without following one, and the state is never written through
-	// a symlinked hab, hab/sup, hab/sup/default or hab/sup/default/hab-gc
-	// (an error naming it, wrapping safeio's ErrSymlink). The FS root
-	// itself may be a symlink.
+	// StateBesideStores keeps each FS root's jobs in DefaultStatePath of
+	// it instead, reached without following a symlink below the FS root.
 	StateBesideStores bool
-	// Location is the time zone cron expressions are read in (default
-	// UTC).
-	Location *time.Location
-	// Clock reads the time (default time.Now).
-	Clock func() time.Time
-	// LockTimeout bounds the wait for a store's lock when a job falls due
-	// while another holds it; the job is then retried, never dropped. As
-	// retention.ApplyOptions.LockTimeout: the zero value waits
-	// retention.DefaultLockTimeout, retention.NoLockWait not at all;
-	// another negative value is refused (Validate, Reload).
+	Location          *time.Location   // cron's time zone (UTC)
+	Clock             func() time.Time // time.Now
+	// LockTimeout bounds the wait for a store's lock, as
+	// retention.ApplyOptions'; a job not run stays due and is retried.
 	LockTimeout time.Duration
-	// Run runs a job (default DefaultRun).
-	Run RunFunc
-	// Logger receives every run and problem (default: discard).
-	Logger *slog.Logger
-	// NotRun, when set, is called for each due job that could not run
-	// (logged at ERROR; it stays due and is retried): for metrics.
+	Run         RunFunc      // DefaultRun
+	Logger      *slog.Logger // discard
+	// NotRun is told of each due job that could not run (for metrics).
 	NotRun func(j Job, why string)
-	// Only, when set, restricts RunDue to the job with this key.
+	// Only restricts the runs to the job with this key (daemon --once --job).
 	Only string
-	// Machine, when set, is the identity every randomized time is drawn
-	// with (see HashInput.Machine), replacing the one a state recorded.
-	// Unset, each FS root's jobs draw theirs with the identity the state
-	// recorded for that FS root, else with MachineID(root, "") (its
-	// etc/machine-id, else the host name), which is then recorded.
+	// Machine replaces each FS root's identity (its etc/machine-id, else
+	// the host name, as the state recorded it) in randomized times.
 	Machine string
-	// CatchUpSpread bounds the delay of a missed run (one whose due time
-	// passed before this Scheduler started, e.g. while the machine was
-	// down): it waits a stable per-machine, per-job delay in
-	// [0, CatchUpSpread) after the start, so that machines booting
-	// together do not all run at once. 0: missed runs run at once.
-	// Negative: refused (Validate, Reload).
+	// CatchUpSpread bounds the stable per-machine delay of a run missed
+	// before the Scheduler started (0: at once).
 	CatchUpSpread time.Duration
-	// NotBefore is a time the clock is never before when right (the time
-	// this hab-gc was built): a clock before it (a machine booting at
-	// 1970 before NTP) is obviously wrong, and no scheduled job runs or
-	// is re-anchored until it is right again. Zero: no such bound (a
-	// clock more than a day before the state's own oldest record is
-	// still taken as wrong).
+	// NotBefore is a time a right clock is never before (the build time):
+	// before it no scheduled job runs.
 	NotBefore time.Time
-	// ReadOnly makes Reload leave the state file alone (inspection:
-	// schedule list, next, export): what it would record stays in memory.
+	// ReadOnly leaves the state file alone (schedule list, next, export).
 	ReadOnly bool
-
-	// Free reads the free space of a store's file system (default
-	// statfs): pressure jobs run when it is below their min_free.
+	// Free reads a store's free space for pressure jobs (statfs).
 	Free func(store string) (pressure.Space, error)
-
-	// Settle is the pause of every prune's Apply between hiding releases
-	// and its last check for new dependents (retention.ApplyOptions.Settle):
-	// 0 is retention.DefaultSettle, retention.NoSettle none; another
-	// negative value is refused (Validate, Reload).
-	Settle time.Duration
-	// OnPhase, when set, is told of each phase of every prune and
-	// pressure prune this Scheduler runs, with its job: the scan and the
-	// planning (pkgstore.Options.OnPhase), then Apply's
-	// (retention.ApplyOptions.OnPhase). It is called from the goroutine
-	// running the job, so a slow OnPhase slows the run. Settle and OnPhase
-	// reach RunJob through its context: a RunFunc that calls RunJob (or
-	// DefaultRun) with the context it is given keeps them.
+	// Settle and OnPhase reach every prune's Apply (retention.ApplyOptions)
+	// through the context RunJob is given; OnPhase with the job.
+	Settle  time.Duration
 	OnPhase func(Job, retention.PhaseEvent)
 
 	mu       sync.RWMutex // guards jobs, crons, pressure and view, replaced by Reload
@@ -118,10 +79,6 @@ type Scheduler struct {
 	roots map[string]bool       // canonical FS roots named since the start (StateBesideStores)
 	lost  bool                  // a state file was set aside: jobs it held begin at their definitions (lostSince)
 
-	cmu   sync.Mutex
-	wake  map[string]time.Time  // by job key: its next due time (NextWake)
-	after map[string]cachedNext // by job key: its next due time after its anchor (RunDue)
-
 	wmu      sync.Mutex
 	sem      chan struct{}   // one per store running jobs
 	busy     map[string]bool // stores whose worker runs
@@ -144,9 +101,8 @@ func (s *Scheduler) snapshot() ([]Job, map[string]*Cron) {
 	return s.jobs, s.crons
 }
 
-// now is the wall clock's time, without a monotonic reading: a start
-// read while the clock was fast must compare as fast once it is set
-// right.
+// now is the wall clock without its monotonic reading: a start read while
+// the clock was fast must compare as fast once it is set right.
 func (s *Scheduler) now() time.Time {
 	if s.Clock == nil {
 		return time.Now().Round(0)
@@ -164,11 +120,8 @@ func (s *Scheduler) log() *slog.Logger {
 // ErrInvalidScheduler is wrapped by Validate's errors.
 var ErrInvalidScheduler = errors.New("invalid scheduler settings")
 
-// Validate refuses negative durations but the named "none" ones:
-// LockTimeout and Settle are retention.ApplyOptions' (retention.NoLockWait
-// and retention.NoSettle are none), CatchUpSpread has no "none" below
-// zero (docs/library.md, "Zero and negative
-// values"). Reload calls it, and reads nothing when it fails.
+// Validate refuses negative durations but LockTimeout's and Settle's
+// named "none" values. Reload calls it first.
 func (s *Scheduler) Validate() error {
 	if err := (retention.ApplyOptions{LockTimeout: s.LockTimeout, Settle: s.Settle}).Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidScheduler, err)
@@ -191,4 +144,137 @@ func (s *Scheduler) runFunc() RunFunc {
 		return DefaultRun
 	}
 	return s.Run
+}
+
+// NewDefinition makes a definition in code, as a Supervisor makes one
+// from its own service definitions: what a definition file would say,
+// checked as a file is (ParseDefinition), with its store canonicalised
+// (Root and Store from fsRoot). created may be zero: the scheduler then
+// uses when it first saw the definition. Errors wrap ErrDefinition.
+func NewDefinition(name, fsRoot string, created time.Time, jobs ...JobDef) (Definition, error) {
+	bad := func(format string, args ...any) (Definition, error) {
+		return Definition{}, fmt.Errorf("%w: schedule %q: %s", ErrDefinition, name, fmt.Sprintf(format, args...))
+	}
+	if name == "" {
+		return bad("no name")
+	}
+	if fsRoot == "" || !filepath.IsAbs(fsRoot) {
+		return bad("fs_root %q must be an absolute path", fsRoot)
+	}
+	if _, err := os.Stat(filepath.Join(fsRoot, "hab", "pkgs")); err != nil {
+		return bad("the store %s does not exist: %v", filepath.Join(fsRoot, "hab", "pkgs"), err)
+	}
+	if len(jobs) == 0 {
+		return bad("no job")
+	}
+	d := Definition{Name: name, FSRoot: fsRoot, Created: created, HasCreated: !created.IsZero(), Jobs: slices.Clone(jobs)}
+	var err error
+	if d.Store, err = CanonicalStore(fsRoot); err != nil {
+		return bad("%v", err)
+	}
+	if d.Root, err = canonicalPath(fsRoot); err != nil {
+		return bad("%v", err)
+	}
+	for i, j := range d.Jobs {
+		if j.Spec.Raw == "" {
+			return bad("%s job without a schedule", j.Type)
+		}
+		switch j.Type {
+		case Check:
+			d.Jobs[i].Params = Params{}
+		case Prune:
+			d.Jobs[i].Params.Exclude = normaliseExcludes(j.Params.Exclude)
+			if _, err := j.Params.Policy(); err != nil {
+				return Definition{}, fmt.Errorf("%w: schedule %q: prune: %w", ErrDefinition, name, err)
+			}
+		default:
+			return bad("unknown job type %q", j.Type)
+		}
+	}
+	return d, nil
+}
+
+// Register adds definitions made in code (NewDefinition) to those Reload
+// reads from Dir (Dir may be empty: then only these). They are merged
+// with each other and with the files' exactly as files are: identical
+// randomized schedules of one store share one job. A registered name
+// replaces the definition registered under it before; a name a file in
+// Dir also uses is rejected by Reload. Register takes effect at the next
+// Reload.
+func (s *Scheduler) Register(defs ...Definition) error {
+	for _, d := range defs {
+		if d.Name == "" || d.Store == "" {
+			return fmt.Errorf("%w: register definitions made by NewDefinition", ErrDefinition)
+		}
+	}
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	if s.registered == nil {
+		s.registered = map[string]Definition{}
+	}
+	for _, d := range defs {
+		s.registered[d.Name] = d
+	}
+	return nil
+}
+
+// definitions returns the definitions of Dir (when set) and the
+// registered ones, with the problems of both.
+func (s *Scheduler) definitions() ([]Definition, []error) {
+	var defs []Definition
+	var errs []error
+	if s.Dir != "" {
+		defs, errs = LoadDir(s.Dir)
+	}
+	fromFiles := map[string]bool{}
+	for _, d := range defs {
+		fromFiles[d.Name] = true
+	}
+	s.rmu.Lock()
+	var names []string
+	for n := range s.registered {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if fromFiles[n] {
+			errs = append(errs, fmt.Errorf("%w: schedule %q is registered in code and defined in %s: the registered one is ignored", ErrDefinition, n, s.Dir))
+			continue
+		}
+		defs = append(defs, s.registered[n])
+	}
+	s.rmu.Unlock()
+	return defs, errs
+}
+
+// anchor is the time after which a job's due times count: its creation or
+// its last run's due time, whichever is later.
+func anchor(js *JobState) time.Time {
+	a := js.Since
+	if js.LastDue != nil && js.LastDue.After(a) {
+		a = *js.LastDue
+	}
+	return a
+}
+
+// due is the latest due time after the anchor: one, however many were
+// missed. An anchor in the future (the clock was set back) gives none.
+func due(c *Cron, js *JobState, now time.Time) (time.Time, bool) {
+	return c.LastDue(anchor(js), now)
+}
+
+// NextWake returns when the earliest job falls due, or a missed run ends
+// its catch-up delay, after now (zero when there are no jobs).
+func (s *Scheduler) NextWake(now time.Time) time.Time {
+	next := s.pendingCatchUp()
+	if !next.After(now) {
+		next = time.Time{}
+	}
+	jobs, crons := s.snapshot()
+	for _, j := range jobs {
+		if n := crons[j.Key].Next(now); !n.IsZero() && (next.IsZero() || n.Before(next)) {
+			next = n
+		}
+	}
+	return next
 }

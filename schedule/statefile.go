@@ -49,10 +49,10 @@ type stateCache struct {
 	mark fileMark
 }
 
-// readStateFile reads and decodes the state file (a missing one is an
-// empty state). A symlink, anything but a regular file, and a version
-// other than stateVersion are refused (ErrState); a file that does not
-// parse or is larger than maxStateSize is damaged (ErrCorruptState).
+// readStateFile reads and decodes the state file (a missing one is an empty
+// state). A symlink, anything but a regular file, and a version other than
+// stateVersion are refused (ErrState); a file that does not parse or is
+// larger than maxStateSize is damaged (ErrCorruptState).
 func readStateFile(path string) (*State, []byte, error) {
 	if path == "" {
 		return nil, nil, ErrNoStatePath
@@ -97,9 +97,8 @@ func decodeState(b []byte) (*State, error) {
 
 // stateFiles returns the state's files, sorted, each with the FS root no
 // directory below which to it may be a symlink: StatePath alone (made as
-// given), or with StateBesideStores the default state file of every FS
-// root this Scheduler's definitions named since it started. Called with
-// smu held.
+// given), or with StateBesideStores the default state file of every FS root
+// this Scheduler's definitions named since it started.
 func (s *Scheduler) stateFiles() (paths []string, roots map[string]string) {
 	roots = map[string]string{}
 	if !s.StateBesideStores {
@@ -196,24 +195,6 @@ func (s *Scheduler) readState() (*State, error) {
 	return st, err
 }
 
-// stateChanged reports whether a state file is not as this Scheduler
-// last read or wrote it (one lstat each). Read-only schedulers never
-// rebuild the state, so for them it never has.
-func (s *Scheduler) stateChanged() bool {
-	if s.ReadOnly || !s.hasState() {
-		return false
-	}
-	s.smu.Lock()
-	defer s.smu.Unlock()
-	paths, _ := s.stateFiles()
-	for _, p := range paths {
-		if markOf(p) != s.cache[p].mark {
-			return true
-		}
-	}
-	return false
-}
-
 // hasState reports whether the Scheduler has somewhere to keep its state.
 func (s *Scheduler) hasState() bool {
 	return s.StatePath != "" || s.StateBesideStores
@@ -267,15 +248,6 @@ func (s *Scheduler) update(f func(*State) bool) error {
 	return errors.Join(errs...)
 }
 
-// Save writes the state whole and atomically (see writeStateFile).
-func (st *State) Save(path string) error {
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeStateFile("", path, append(b, '\n'))
-}
-
 // writeStateFile replaces the state file path with b atomically: a
 // temporary file, fsynced, renamed over it, and the directory fsynced. A
 // path that is not a regular file is refused (ErrState), never replaced.
@@ -321,10 +293,8 @@ func writeStateFile(fsRoot, path string, b []byte) error {
 	return nil
 }
 
-// stateDir opens the directory of the state file path as an os.Root,
-// making it when missing. With fsRoot (a default state file), no
-// directory from fsRoot down may be a symlink (safeio.OpenRootBeneath);
-// without, the directory is made and opened as given.
+// stateDir opens the directory of the state file path as an os.Root, making
+// it when missing.
 func stateDir(fsRoot, path string) (*os.Root, error) {
 	dir := filepath.Dir(path)
 	if fsRoot == "" {
@@ -345,9 +315,7 @@ func stateDir(fsRoot, path string) (*os.Root, error) {
 }
 
 // setAside renames a damaged state file path (why) to PATH.corrupt-TIME, a
-// name that did not exist, for the operator, and says so at ERROR. The
-// jobs are then rebuilt from memory and from their definitions (see
-// lostSince). Called with smu held.
+// name that did not exist, for the operator, and says so at ERROR.
 func (s *Scheduler) setAside(path string, why error) error {
 	stamp := s.now().UTC().Format("20060102T150405Z")
 	for i := 0; i < 100; i++ {
@@ -383,4 +351,123 @@ func (s *Scheduler) setAside(path string, why error) error {
 func LoadState(path string) (*State, error) {
 	st, _, err := readStateFile(path)
 	return st, err
+}
+
+// Beside the stores (Scheduler.StateBesideStores), the state is one file
+// per FS root, read as one State (merge) and written back divided by FS
+// root (split): each job and schedule records the canonical FS root it
+// belongs to, so that a definition added for another FS root never moves
+// a job's history, nor the identity its time is drawn with.
+
+// origins records the file each entry of a merged State was read from:
+// an entry that names no FS root it belongs to goes back there.
+type origins map[string]string
+
+func jobOrigin(key string) string    { return "job\x00" + key }
+func schedOrigin(name string) string { return "schedule\x00" + name }
+func idOrigin(store string) string   { return "store\x00" + store }
+
+// merge adds part, read from path, to st. A job two files hold (a write
+// of both cut short) is the one run later.
+func (o origins) merge(st, part *State, path string) {
+	for r, m := range part.Machines {
+		if st.Machines == nil {
+			st.Machines = map[string]string{}
+		}
+		if _, ok := st.Machines[r]; !ok {
+			st.Machines[r] = m
+		}
+	}
+	for n, ss := range part.Schedules {
+		if _, ok := st.Schedules[n]; !ok {
+			st.Schedules[n] = ss
+			o[schedOrigin(n)] = path
+		}
+	}
+	for k, v := range part.StoreIDs {
+		if _, ok := st.StoreIDs[k]; !ok {
+			if st.StoreIDs == nil {
+				st.StoreIDs = map[string]string{}
+			}
+			st.StoreIDs[k] = v
+			o[idOrigin(k)] = path
+		}
+	}
+	for k, js := range part.Jobs {
+		if had := st.Jobs[k]; had == nil || anchor(js).After(anchor(had)) {
+			st.Jobs[k] = js
+			o[jobOrigin(k)] = path
+		}
+	}
+}
+
+// split divides st among the files of roots (path to FS root): each entry
+// to the file of the FS root it records, else to the file it was read
+// from; an entry with neither is dropped.
+func (o origins) split(st *State, roots map[string]string) map[string]*State {
+	byRoot := map[string]string{}
+	for p, r := range roots {
+		byRoot[r] = p
+	}
+	parts := map[string]*State{}
+	part := func(root, from string) *State {
+		p, ok := byRoot[root]
+		if !ok {
+			p = from
+		}
+		if _, ok := roots[p]; !ok {
+			return nil
+		}
+		if parts[p] == nil {
+			parts[p] = newState()
+		}
+		return parts[p]
+	}
+	for r, m := range st.Machines {
+		if pt := part(r, ""); pt != nil {
+			if pt.Machines == nil {
+				pt.Machines = map[string]string{}
+			}
+			pt.Machines[r] = m
+		}
+	}
+	for n, ss := range st.Schedules {
+		if pt := part(ss.FSRoot, o[schedOrigin(n)]); pt != nil {
+			pt.Schedules[n] = ss
+		}
+	}
+	storeRoot := map[string]string{}
+	for k, js := range st.Jobs {
+		if pt := part(js.FSRoot, o[jobOrigin(k)]); pt != nil {
+			pt.Jobs[k] = js
+			storeRoot[js.Store] = js.FSRoot
+		}
+	}
+	for k, v := range st.StoreIDs {
+		root, ok := storeRoot[k] // a moved store's jobs record where it is now
+		if !ok {
+			root = storeRoot[v]
+		}
+		if pt := part(root, o[idOrigin(k)]); pt != nil {
+			if pt.StoreIDs == nil {
+				pt.StoreIDs = map[string]string{}
+			}
+			pt.StoreIDs[k] = v
+		}
+	}
+	return parts
+}
+
+// empty reports whether a state holds nothing worth a new file.
+func (st *State) empty() bool {
+	return len(st.Jobs) == 0 && len(st.Schedules) == 0 && len(st.StoreIDs) == 0
+}
+
+// rootOf is the canonical form of an FS root, or the cleaned one when it
+// cannot be resolved (gone).
+func rootOf(fsRoot string) string {
+	if c, err := canonicalPath(fsRoot); err == nil {
+		return c
+	}
+	return filepath.Clean(fsRoot)
 }

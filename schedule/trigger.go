@@ -10,21 +10,16 @@ import (
 // ErrNoJob is returned by Trigger and Next for a key no job has.
 var ErrNoJob = errors.New("no such job")
 
-// ErrRunFailed is wrapped by Trigger's error when the job ran and failed;
-// the error wraps the run's own error too (Outcome.Result.Err:
-// retention.ErrDamaged, pkgstore.ErrLocked, ErrRemovalsFailed...).
+// ErrRunFailed is wrapped, with the run's own error, by Trigger's error
+// when the job ran and failed.
 var ErrRunFailed = errors.New("the job's run failed")
 
 // ErrNotRun is wrapped by Trigger's error when the job could not run and
-// stays due (Outcome.Skipped says why: the store's lock not taken in
-// time, an unusable store).
+// stays due (Outcome.Skipped says why).
 var ErrNotRun = errors.New("the job did not run")
 
-// flight is a triggered run: every Trigger that asks before it starts
-// waits for it and gets its RunOutcome. Its context is its own: it ends only
-// when every Trigger waiting for it has given up (waiters, under the
-// Scheduler's fmu), so that one caller's cancel never drops another's
-// request.
+// flight is a triggered run, shared by every Trigger that asks before it
+// starts; its context ends only when all of them have given up.
 type flight struct {
 	done    chan struct{}
 	ctx     context.Context
@@ -34,8 +29,8 @@ type flight struct {
 	err     error
 }
 
-// slot serialises the runs of one job in this process (RunDue's and
-// Trigger's): a channel of one, so that waiting for it can be cancelled.
+// slot serialises one job's runs in this process; a channel, so that
+// waiting can be cancelled.
 func (s *Scheduler) slot(key string) chan struct{} {
 	s.fmu.Lock()
 	defer s.fmu.Unlock()
@@ -50,30 +45,14 @@ func (s *Scheduler) slot(key string) chan struct{} {
 	return c
 }
 
-// Trigger runs the job with key now and waits for it, as containerd's
-// garbage-collection scheduler's ScheduleAndWait does: a run of the job
-// that is under way (scheduled or triggered) is waited for, then one more
-// run starts, and every Trigger that asks meanwhile shares that run and
-// its RunOutcome. The run counts as the job's run for its latest due time
-// (it is recorded as any run is), so a scheduled run that was due is not
-// made again: a Supervisor's purge after an update never races the timed
-// one, and does not double it. A run needs the store's lock, as RunDue's
-// does. ctx ending stops this caller's wait only: the run goes on while another
-// Trigger waits for it, and ends (sees its context cancelled) when none
-// does. A run that finished is reported as run, whenever ctx ended.
-//
-// A ctx already ended when Trigger is called never starts (nor records)
-// a run: Trigger returns ctx's error at once.
-//
-// The error is the one place to look for failure: it is nil only when the
-// job ran and succeeded, or its due time was run by another scheduler
-// (Outcome.Skipped SkippedAlreadyRan or running) or a pressure job found
-// enough free space — exactly when Outcome.Failed is false. A run that
-// failed returns an error wrapping ErrRunFailed and the run's own error
-// (Outcome.Result.Err), with the Outcome; a job that could not run returns
-// one wrapping ErrNotRun and, when there is one, its cause (such as
-// pkgstore.ErrLocked); ctx ending before a run finished returns ctx's
-// error; ErrNoJob and ErrNoStatePath as named.
+// Trigger runs the job with key now and waits for it, as containerd's GC
+// scheduler's ScheduleAndWait: a run under way is waited for, then one more
+// starts, shared by every Trigger that asks meanwhile. It counts as the
+// job's run for its latest due time, so the timed one is not repeated.
+// ctx ending stops this caller's wait; the run is cancelled when no caller
+// waits, and a context already ended never starts one. The error is nil
+// exactly when the Outcome did not fail; else it wraps ErrRunFailed and the
+// run's error, ErrNotRun and its cause, or ctx's error.
 func (s *Scheduler) Trigger(ctx context.Context, key string) (RunOutcome, error) {
 	o, err := s.trigger(ctx, key)
 	if err == nil {
@@ -82,8 +61,6 @@ func (s *Scheduler) Trigger(ctx context.Context, key string) (RunOutcome, error)
 	return o, err
 }
 
-// err is the error Trigger returns for an Outcome (nil when it did not
-// fail).
 func (o RunOutcome) err() error {
 	switch {
 	case !o.Failed():
@@ -233,4 +210,51 @@ func (s *Scheduler) Next(key string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("%w: %q", ErrNoJob, key)
+}
+
+// JobStatus is a job with its persisted state and next due time.
+type JobStatus struct {
+	Job
+	State JobState
+	Next  time.Time
+	// InState is false when the state file does not hold the job: State is
+	// then what Reload made of it in memory.
+	InState bool
+}
+
+// Status returns every job's state and next run (an overdue job: now). A
+// run this process could not record shows in LastError.
+func (s *Scheduler) Status() ([]JobStatus, error) {
+	st, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	jobs, crons := s.snapshot()
+	s.mu.RLock()
+	view := s.view
+	s.mu.RUnlock()
+	var out []JobStatus
+	for _, j := range jobs {
+		js, in := JobState{}, false
+		if p := st.Jobs[j.Key]; p != nil {
+			js, in = *p, true
+		} else if view != nil && view.Jobs[j.Key] != nil {
+			js = *view.Jobs[j.Key]
+		}
+		c := crons[j.Key]
+		next := c.Next(now)
+		if u, ok := s.lastUnrecorded(j.Key); ok {
+			js.LastError = fmt.Sprintf("the run for %s was done but not recorded: %s", u.due.UTC().Format(time.RFC3339), u.err)
+			if js.LastDue == nil || js.LastDue.Before(u.due) {
+				d := u.due
+				js.LastDue = &d
+			}
+		}
+		if d, ok := due(c, &js, now); ok {
+			next = d // overdue: runs at the next tick
+		}
+		out = append(out, JobStatus{Job: j, State: js, Next: next, InState: in})
+	}
+	return out, nil
 }
