@@ -2,9 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
-
-	"github.com/pelletier/go-toml/v2"
 
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -23,37 +22,15 @@ func (c *config) pins() ([]retention.Exclude, error) {
 		items  []string
 		source string
 	}
-	var all []sourced
-	if len(c.jobPins) > 0 {
-		all = append(all, sourced{c.jobPins, c.jobPinSource})
-	}
+	all := []sourced{{c.jobPins, c.jobPinSource}}
 	if c.flagChanged(s) {
 		v, _ := c.cmd.Flags().GetStringArray(s.flag)
 		all = append(all, sourced{v, flagExcludeSource})
 	}
-	if e, v, ok := c.envValue(s); ok {
-		all = append(all, sourced{strings.Split(v, ";"), "environment variable " + e})
+	if e, ok := c.envSource(s); ok {
+		all = append(all, sourced{items(os.Getenv(e)), "environment variable " + e})
 	}
-	// The config file's own value, which the flag and the environment
-	// would override in viper.
-	var file map[string]any
-	if c.data != nil {
-		if err := toml.Unmarshal(c.data, &file); err != nil {
-			return nil, usageError{configFileError(c.file, err)}
-		}
-	}
-	if v, ok := file[s.key]; ok {
-		var items []string
-		switch v := v.(type) {
-		case []any:
-			for _, x := range v {
-				items = append(items, fmt.Sprint(x))
-			}
-		default:
-			items = strings.Split(fmt.Sprint(v), ";")
-		}
-		all = append(all, sourced{items, fmt.Sprintf("config key %q in %s", s.key, c.file)})
-	}
+	all = append(all, sourced{items(c.fromFile[s.key]), fmt.Sprintf("config key %q in %s", s.key, c.file)})
 	var out []retention.Exclude
 	seen := map[[2]string]bool{}
 	for _, src := range all {

@@ -3,10 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
-
-	"github.com/pelletier/go-toml/v2"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pressure"
@@ -14,7 +10,7 @@ import (
 )
 
 // pruneSetup is the policy and scan options of a prune: what `run` plans
-// with, and what a scheduled prune plans with (see jobConfig), so that
+// with, and what a scheduled prune plans with (see jobSetup), so that
 // both make the same plan from the same settings.
 func (c *config) pruneSetup(requireKeep bool) (retention.Policy, pkgstore.Options, error) {
 	pol, err := c.policy(requireKeep)
@@ -102,33 +98,10 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 // keepLatestFor reads the per-package counts: repeated
 // --keep-latest-for ORIGIN/NAME=N, HAB_GC_KEEP_LATEST_FOR
 // ("core/postgresql=5;core/redis=2") or the config file's table
-// keep_latest_for = { "core/postgresql" = 5 }, read from the TOML itself
-// (viper would lower the case of the package names).
+// keep_latest_for = { "core/postgresql" = 5 } (see tomlFile).
 func (c *config) keepLatestFor() ([]retention.PackageCount, error) {
-	var items []string
-	switch src := c.source("keep_latest_for"); {
-	case src == "default":
-		return nil, nil
-	case strings.HasPrefix(src, "config key"):
-		var f struct {
-			KeepLatestFor map[string]any `toml:"keep_latest_for"`
-		}
-		if err := toml.Unmarshal(c.data, &f); err != nil {
-			return nil, usageError{fmt.Errorf("invalid keep-latest-for (from %s): must be a table such as { \"core/postgresql\" = 5 }", src)}
-		}
-		for pkg, n := range f.KeepLatestFor {
-			num, ok := n.(int64)
-			if !ok {
-				return nil, usageError{fmt.Errorf("invalid keep-latest-for %q = %v (from %s): the count must be a whole number, 0 or more", pkg, n, src)}
-			}
-			items = append(items, fmt.Sprintf("%s=%d", pkg, num))
-		}
-		slices.Sort(items) // a table has no order; messages and plans are deterministic
-	default:
-		items = c.list("keep_latest_for")
-	}
 	var out []retention.PackageCount
-	for _, it := range items {
+	for _, it := range c.list("keep_latest_for") {
 		pc, err := retention.ParsePackageCount(it)
 		if err != nil {
 			return nil, usageError{fmt.Errorf("invalid keep-latest-for (from %s): %v", c.source("keep_latest_for"), err)}

@@ -52,19 +52,27 @@ func (c *config) boolean(key string) (bool, error) {
 	return b, nil
 }
 
-// list returns a list setting: repeated flags, a TOML array, or an
-// environment variable with items separated by ";" (constraints may hold
-// spaces and commas).
-func (c *config) list(key string) []string {
-	s := c.setting(key)
-	if c.flagChanged(s) {
-		v, _ := c.cmd.Flags().GetStringArray(s.flag)
-		return v
+// list returns a list setting (see items).
+func (c *config) list(key string) []string { return items(c.v.Get(key)) }
+
+// items are the items of a list: repeated flags, a TOML array, or a
+// variable's separated by ";" (constraints may hold spaces and commas).
+func items(v any) []string {
+	var parts, out []string
+	switch v := v.(type) {
+	case nil:
+	case []string:
+		parts = v
+	case []any:
+		for _, x := range v {
+			parts = append(parts, fmt.Sprint(x))
+		}
+	default:
+		parts = strings.Split(fmt.Sprint(v), ";")
 	}
-	var out []string
-	for _, item := range strings.Split(c.raw(key), ";") {
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, item)
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
 		}
 	}
 	return out

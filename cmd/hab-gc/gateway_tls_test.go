@@ -53,6 +53,7 @@ func TestRunAsksSupervisorOverTLS(t *testing.T) {
 		{"config file", false, nil, "sup_gateway_ca_certs = %q\nsup_gateway_certs = %q\nsup_gateway_key = %q\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			setenv(t, tc.env)
 			b := mk(t)
 			args := base(b)
 			if tc.flags {

@@ -21,6 +21,14 @@ type outcomeJSON struct {
 }
 
 // noEnv is an environment with nothing set.
+// setenv gives the test the variables of env: viper reads the settings'
+// variables from the process's environment, so the test is not parallel.
+func setenv(t *testing.T, env map[string]string) {
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+}
+
 func noEnv(string) (string, bool) { return "", false }
 
 // exitCodeOf is the exit code of a process that ended with err (from

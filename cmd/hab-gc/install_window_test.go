@@ -41,7 +41,7 @@ func TestRunWaitsForFetchedArchive(t *testing.T) {
 		{"default window: removals wait", nil, nil, 0, "hab/cache/artifacts/" + archive, false},
 		{"none refused", []string{"--install-window=none"}, nil, 2, "invalid install-window", false},
 		{"negative refused", []string{"--install-window=-1s"}, nil, 2, "invalid install-window", false},
-		{"a window the archive is older than", nil, map[string]string{"HAB_GC_INSTALL_WINDOW": "1ns"}, 0, "removed", true},
+		{"a window the archive is older than", []string{"--install-window=1ns"}, nil, 0, "removed", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer

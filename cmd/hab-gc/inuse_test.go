@@ -176,6 +176,7 @@ func TestRuntimeRootsSettings(t *testing.T) {
 		{"flag", nil, []string{"--runtime-roots=false"}},
 		{"environment", map[string]string{"HAB_GC_RUNTIME_ROOTS": "false"}, nil},
 	} {
+		setenv(t, off.env)
 		rep, code, stderr := runJSON(t, off.env, append(dry, off.args...)...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", off.name, code, stderr)
@@ -189,7 +190,8 @@ func TestRuntimeRootsSettings(t *testing.T) {
 			}
 		}
 	}
-	if _, code, stderr := runJSON(t, map[string]string{"HAB_GC_RUNTIME_ROOTS": "maybe"}, dry...); code != exitUsage || !strings.Contains(stderr, "runtime-roots") {
+	t.Setenv("HAB_GC_RUNTIME_ROOTS", "maybe")
+	if _, code, stderr := runJSON(t, nil, dry...); code != exitUsage || !strings.Contains(stderr, "runtime-roots") {
 		t.Errorf("a bad HAB_GC_RUNTIME_ROOTS: exit %d, %s", code, stderr)
 	}
 }
@@ -248,6 +250,7 @@ func TestRunAsksSupervisor(t *testing.T) {
 		{"from the environment", "", map[string]string{"HAB_SUP_GATEWAY_AUTH_TOKEN": "tok", "HAB_GC_SUP_GATEWAY": closed.URL}, "connect"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			setenv(t, map[string]string{"HAB_GC_SUP_GATEWAY": tc.env["HAB_GC_SUP_GATEWAY"]})
 			b := mk(t)
 			args := []string{"run", "--keep-latest=1", "--min-age=none", "--fs-root", b.Root}
 			if tc.url != "" {

@@ -191,6 +191,7 @@ func TestRunPressureSettings(t *testing.T) {
 		{env: map[string]string{"HAB_GC_MIN_FREE": "200%"}, want: "(from environment variable HAB_GC_MIN_FREE)"},
 		{args: []string{"--min-free", "2GiB", "--max-free", "1GiB"}, want: "max-free 1.0 GiB is less than min-free 2.0 GiB"},
 	} {
+		setenv(t, tc.env)
 		var out, errb bytes.Buffer
 		args := append([]string{"run", "--dry-run", "--keep-latest=1", "--fs-root", root, "--runtime-roots=false"}, tc.args...)
 		code := execute(args, &out, &errb, func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok })
@@ -212,9 +213,13 @@ func TestDaemonPressure(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := filepath.Join(testtool.TempDir(t), "state.json")
+	cfg := filepath.Join(testtool.TempDir(t), "hab-gc.toml")
+	if err := os.WriteFile(cfg, []byte("runtime_roots = false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for pass := range 2 {
 		var out, errb bytes.Buffer
-		code := execute([]string{"daemon", "--once", "--schedules", dir, "--state", state}, &out, &errb, func(k string) (string, bool) { return "false", k == "HAB_GC_RUNTIME_ROOTS" })
+		code := execute([]string{"daemon", "--once", "--schedules", dir, "--state", state, "--config", cfg}, &out, &errb, noEnv)
 		if code != 0 {
 			t.Fatalf("pass %d: exit %d: %s", pass, code, errb.String())
 		}

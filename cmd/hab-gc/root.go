@@ -228,7 +228,7 @@ func annotateSettings(fs *pflag.FlagSet) {
 }
 
 // storeFlags names the root flags that say which store and how to read
-// it; a scheduled job inherits those the daemon was given (see jobConfig).
+// it; a scheduled job inherits those the daemon was given (see jobSetup).
 func storeFlags() []string { return []string{"config", "target", "lock-timeout"} }
 
 // addRootFlags adds the flags every command shares.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -14,75 +15,57 @@ type setting struct {
 	env  []string
 }
 
-// settings lists every configurable value.
+// settings lists every configurable value. A setting's variable is
+// HAB_GC_ and its key in capitals, unless listed here.
 func settings() []setting {
-	return []setting{
-		{"fs_root", "fs-root", []string{"FS_ROOT"}},
-		{"target", "target", []string{"HAB_GC_TARGET"}},
-		{"keep_latest", "keep-latest", []string{"HAB_KEEP_LATEST", "HAB_KEEP_LATEST_PACKAGES"}},
-		{"self_keep_latest", "self-keep-latest", []string{"HAB_GC_SELF_KEEP_LATEST"}},
-		{"exclude", "exclude", []string{"HAB_GC_EXCLUDE"}},
-		{"only", "only", []string{"HAB_GC_ONLY"}},
-		{"services_only", "services-only", []string{"HAB_GC_SERVICES_ONLY"}},
-		{"no_deps", "no-deps", []string{"HAB_GC_NO_DEPS"}},
-		{"free_deps", "free-deps", []string{"HAB_GC_FREE_DEPS"}},
-		{"watch_whole_package", "whole-package", []string{"HAB_GC_WATCH_WHOLE_PACKAGE"}},
-		{"keep_latest_for", "keep-latest-for", []string{"HAB_GC_KEEP_LATEST_FOR"}},
-		{"watch_all", "all", []string{"HAB_GC_WATCH_ALL"}},
-		{"watch_delay", "delay", []string{"HAB_GC_WATCH_DELAY"}},
-		{"on_unload", "on-unload", []string{"HAB_GC_ON_UNLOAD"}},
-		{"unload_grace", "unload-grace", []string{"HAB_GC_UNLOAD_GRACE"}},
-		{"min_age", "min-age", []string{"HAB_GC_MIN_AGE"}},
-		{"install_window", "install-window", []string{"HAB_GC_INSTALL_WINDOW"}},
-		{"ignore_uninstall_hooks", "ignore-uninstall-hooks", []string{"HAB_GC_IGNORE_UNINSTALL_HOOKS"}},
-		{"allow_damaged", "allow-damaged", []string{"HAB_GC_ALLOW_DAMAGED"}},
-		{"allow_unmatched", "allow-unmatched", []string{"HAB_GC_ALLOW_UNMATCHED"}},
-		{"strict", "strict", []string{"HAB_GC_STRICT"}},
-		{"lock_timeout", "lock-timeout", []string{"HAB_GC_LOCK_TIMEOUT"}},
-		{"runtime_roots", "runtime-roots", []string{"HAB_GC_RUNTIME_ROOTS"}},
-		{"sup_gateway", "sup-gateway", []string{"HAB_GC_SUP_GATEWAY"}},
-		{"sup_gateway_ca_certs", "sup-gateway-ca-certs", []string{"HAB_GC_SUP_GATEWAY_CA_CERTS"}},
-		{"sup_gateway_certs", "sup-gateway-certs", []string{"HAB_GC_SUP_GATEWAY_CERTS"}},
-		{"sup_gateway_key", "sup-gateway-key", []string{"HAB_GC_SUP_GATEWAY_KEY"}},
-		{"min_free", "min-free", []string{"HAB_GC_MIN_FREE"}},
-		{"max_free", "max-free", []string{"HAB_GC_MAX_FREE"}},
-		{"cache", "cache", []string{"HAB_GC_CACHE"}},
-		{"cache_keep_latest", "cache-keep-latest", []string{"HAB_GC_CACHE_KEEP_LATEST"}},
-		{"metrics_file", "metrics-file", []string{"HAB_GC_METRICS_FILE"}},
+	vars := map[string][]string{
+		"fs_root":     {"FS_ROOT"},
+		"keep_latest": {"HAB_GC_KEEP_LATEST", "HAB_KEEP_LATEST", supKeepLatestEnv},
 	}
+	var out []setting
+	for _, kf := range [][2]string{
+		{"fs_root", "fs-root"}, {"target", "target"}, {"keep_latest", "keep-latest"},
+		{"self_keep_latest", "self-keep-latest"}, {"exclude", "exclude"}, {"only", "only"},
+		{"services_only", "services-only"}, {"no_deps", "no-deps"}, {"free_deps", "free-deps"},
+		{"watch_whole_package", "whole-package"}, {"keep_latest_for", "keep-latest-for"},
+		{"watch_all", "all"}, {"watch_delay", "delay"}, {"on_unload", "on-unload"},
+		{"unload_grace", "unload-grace"}, {"min_age", "min-age"}, {"install_window", "install-window"},
+		{"ignore_uninstall_hooks", "ignore-uninstall-hooks"}, {"allow_damaged", "allow-damaged"},
+		{"allow_unmatched", "allow-unmatched"}, {"strict", "strict"}, {"lock_timeout", "lock-timeout"},
+		{"runtime_roots", "runtime-roots"}, {"sup_gateway", "sup-gateway"},
+		{"sup_gateway_ca_certs", "sup-gateway-ca-certs"}, {"sup_gateway_certs", "sup-gateway-certs"},
+		{"sup_gateway_key", "sup-gateway-key"}, {"min_free", "min-free"}, {"max_free", "max-free"},
+		{"cache", "cache"}, {"cache_keep_latest", "cache-keep-latest"}, {"metrics_file", "metrics-file"},
+	} {
+		env, ok := vars[kf[0]]
+		if !ok {
+			env = []string{"HAB_GC_" + strings.ToUpper(kf[0])}
+		}
+		out = append(out, setting{kf[0], kf[1], env})
+	}
+	return out
 }
 
 // supKeepLatestEnv is the Supervisor's HAB_KEEP_LATEST_PACKAGES (hab sup
 // run --keep-latest-packages): after a service starts, the Supervisor
 // keeps that many releases of that service's package only
 // (components/sup/src/manager.rs, maybe_uninstall_old_packages). Its
-// services inherit it, so its 0 is never read as a store-wide keep of
-// none (see envValue).
+// services inherit it, so its 0 is read only by watch (see vars).
 const supKeepLatestEnv = "HAB_KEEP_LATEST_PACKAGES"
 
-// envValue returns the first environment variable of s that is set (not
-// empty), with its value. HAB_KEEP_LATEST_PACKAGES=0 counts as unset: a
-// store-wide keep of none must be asked for explicitly (--keep-latest=0,
-// HAB_KEEP_LATEST=0, keep_latest = 0), never inherited from the
-// Supervisor's per-service variable.
-func (c *config) envValue(s setting) (name, val string, ok bool) {
-	for _, e := range s.env {
-		v, set := c.lookup(e)
-		if !set || v == "" {
-			continue
-		}
-		if e == supKeepLatestEnv && supKeepNone(c.lookup) && !c.supervisor {
-			continue
-		}
-		return e, v, true
+// vars are the variables viper reads s from: HAB_KEEP_LATEST_PACKAGES=0
+// is left out but for watch, so that a store-wide keep of none is never
+// inherited from the Supervisor's per-service variable.
+func (c *config) vars(s setting) []string {
+	if s.key == "keep_latest" && supKeepNone() && !c.supervisor {
+		return s.env[:len(s.env)-1]
 	}
-	return "", "", false
+	return s.env
 }
 
 // supKeepNone reports whether HAB_KEEP_LATEST_PACKAGES is set to 0.
-func supKeepNone(lookup func(string) (string, bool)) bool {
-	v, _ := lookup(supKeepLatestEnv)
-	n, err := strconv.Atoi(strings.TrimSpace(v))
+func supKeepNone() bool {
+	n, err := strconv.Atoi(strings.TrimSpace(os.Getenv(supKeepLatestEnv)))
 	return err == nil && n == 0
 }
 
@@ -109,13 +92,26 @@ func (c *config) flagChanged(s setting) bool {
 	return f != nil && f.Changed
 }
 
-// source names where a setting's value comes from.
+// envSource is the variable viper took s from, when it took it from one.
+func (c *config) envSource(s setting) (string, bool) {
+	for _, e := range c.vars(s) {
+		if os.Getenv(e) != "" {
+			return e, true
+		}
+	}
+	return "", false
+}
+
+// source names where viper took a setting's value from, for messages.
 func (c *config) source(key string) string {
 	s := c.setting(key)
+	if src, ok := c.given[key]; ok {
+		return src
+	}
 	if c.flagChanged(s) {
 		return "flag --" + s.flag
 	}
-	if e, _, ok := c.envValue(s); ok {
+	if e, ok := c.envSource(s); ok {
 		return "environment variable " + e
 	}
 	if c.file != "" && c.v.InConfig(key) {

@@ -32,17 +32,13 @@ func knownEnv() []string {
 
 // warnUnknownEnv warns of each non-empty HAB_GC_* variable hab-gc does not
 // read, naming the nearest one it does: a misspelt HAB_GC_EXCLUDES would
-// silently drop the pin it carries. The names come from the process's
-// environment, each confirmed through c.lookup (which tests replace).
+// silently drop the pin it carries.
 func (c *config) warnUnknownEnv() {
 	known := knownEnv()
 	var unknown []string
 	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, "HAB_GC_") {
-			continue
-		}
-		if v, ok := c.lookup(name); !ok || v == "" {
+		name, v, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "HAB_GC_") || v == "" {
 			continue
 		}
 		isKnown := false

@@ -58,7 +58,7 @@ func TestRunRemovesLeftoverInstallDirs(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
-		window string // HAB_GC_INSTALL_WINDOW; "" the default, 1h
+		window string // install_window; "" the default, 1h
 		hold   proctest.How
 		gone   bool
 	}{
@@ -89,19 +89,21 @@ func TestRunRemovesLeftoverInstallDirs(t *testing.T) {
 				}
 				proctest.Start(t, tc.hold, held)
 			}
-			env := func(k string) (string, bool) {
-				if k == "HAB_GC_INSTALL_WINDOW" && tc.window != "" {
-					return tc.window, true
+			var window []string
+			if tc.window != "" {
+				cfg := filepath.Join(testtool.TempDir(t), "hab-gc.toml")
+				if err := os.WriteFile(cfg, []byte("install_window = \""+tc.window+"\"\n"), 0o644); err != nil {
+					t.Fatal(err)
 				}
-				return "", false
+				window = []string{"--config", cfg}
 			}
 
 			var checkOut, checkErr bytes.Buffer
-			execute([]string{"check", "--fs-root", b.Root}, &checkOut, &checkErr, env)
+			execute(append([]string{"check", "--fs-root", b.Root}, window...), &checkOut, &checkErr, noEnv)
 			says := saysRemove(checkOut.String()+checkErr.String(), name)
 
 			var out, errb bytes.Buffer
-			if code := execute([]string{"run", "--keep-latest=1", "--min-age=none", "--json", "--fs-root", b.Root}, &out, &errb, env); code != exitOK {
+			if code := execute(append([]string{"run", "--keep-latest=1", "--min-age=none", "--json", "--fs-root", b.Root}, window...), &out, &errb, noEnv); code != exitOK {
 				t.Fatalf("run: exit %d\n%s%s", code, out.String(), errb.String())
 			}
 			_, err := os.Lstat(temp)
