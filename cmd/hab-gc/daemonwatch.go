@@ -2,49 +2,29 @@ package main
 
 import (
 	"context"
-	"strconv"
+	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
 
-	"github.com/hab-gc/hab-gc/internal/humanize"
-	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
 	"github.com/hab-gc/hab-gc/watch"
 )
 
-// watchConfig is the configuration a definition's [watch] runs with: that
-// of `hab-gc watch --fs-root ROOT --keep-latest=K [--exclude=E...]
-// [--min-age=M] [--keep-latest-for=P=N...]` in the daemon's environment,
-// with the daemon's --config, --target and --lock-timeout, as jobConfig
-// does for a scheduled prune.
-func (a *app) watchConfig(daemon *cobra.Command, fsRoot string, wd schedule.WatchDef) (*config, error) {
-	cmd := a.watchCmd()
-	addRootFlags(cmd.Flags())
-	set := func(name, value string) error { return cmd.Flags().Set(name, value) }
-	for _, name := range storeFlags() {
-		if f := daemon.Flags().Lookup(name); f != nil && f.Changed {
-			if err := set(name, f.Value.String()); err != nil {
-				return nil, err
-			}
-		}
+// watchConfig is the configuration a definition's [watch] runs with: the
+// settings of its prune (jobSettings) and its keep_latest_for, as `hab-gc
+// watch` reads them.
+func (a *app) watchConfig(daemon *cobra.Command, d schedule.Definition) (*config, error) {
+	fixed := jobSettings(d.FSRoot, d.Name, "watch", d.Watch.Params)
+	if len(d.Watch.KeepLatestFor) > 0 {
+		fixed = append(fixed, given{"keep_latest_for", strings.Join(d.Watch.KeepLatestFor, ";"), fmt.Sprintf("schedule %q [watch] keep_latest_for", d.Name)})
 	}
-	vals := [][2]string{{"fs-root", fsRoot}, {"keep-latest", strconv.Itoa(wd.Params.Count())}}
-	for _, e := range wd.Params.Exclude {
-		vals = append(vals, [2]string{"exclude", e})
+	c, err := loadConfig(daemon, a.lookup, fixed...)
+	if err == nil {
+		c.jobPins, c.jobPinSource = d.Watch.Params.Exclude, fmt.Sprintf("schedule %q [watch] exclude", d.Name)
 	}
-	for _, k := range wd.KeepLatestFor {
-		vals = append(vals, [2]string{"keep-latest-for", k})
-	}
-	if wd.Params.MinAge != 0 {
-		vals = append(vals, [2]string{"min-age", humanize.DurationSetting(wd.Params.MinAge, retention.NoMinAge)})
-	}
-	for _, v := range vals {
-		if err := set(v[0], v[1]); err != nil {
-			return nil, err
-		}
-	}
-	return loadConfig(cmd, a.lookup)
+	return c, err
 }
 
 // startWatches starts, beside the scheduler's jobs, a watch (package
@@ -58,7 +38,7 @@ func (a *app) startWatches(ctx context.Context, daemon *cobra.Command, s *schedu
 	var mu sync.Mutex // one metrics file, written after each purge
 	for _, d := range defs {
 		log := s.Logger.With("watch", d.Name, "store", d.Store)
-		c, err := a.watchConfig(daemon, d.FSRoot, *d.Watch)
+		c, err := a.watchConfig(daemon, d)
 		var o watch.Options
 		if err == nil {
 			o.Policy, o.Scan, err = c.pruneSetup(true)
