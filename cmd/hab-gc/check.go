@@ -27,7 +27,7 @@ another package target. Everything else is an error. check exits 6 when it finds
 --strict, a notice counts too.`,
 		Args: args(cobra.NoArgs),
 	}
-	cmd.Flags().String("min-age", "", "an install directory younger than this is an install in progress: a notice (default 1h, also 0; none: no directory is)")
+	cmd.Flags().String("min-age", "", "an install directory younger than this is an install in progress: a notice (default 1h; none: no directory is)")
 	cmd.Flags().Bool("strict", false, "exit 6 on notices too")
 	addMetricsFileFlag(cmd)
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
@@ -57,7 +57,7 @@ another package target. Everything else is an error. check exits 6 when it finds
 		}
 		minAge := retention.DefaultMinAge
 		if c.isSet("min_age") {
-			m, err := c.durationSetting("min_age", retention.NoMinAge)
+			m, err := c.minAge()
 			if err != nil {
 				return err
 			}

@@ -25,7 +25,7 @@ func errNoPolicy() error {
 	return refusedError{errors.New(`no retention policy is set, so nothing will be removed.
 Set how many releases of each package to keep, in one of these ways:
   hab-gc run --keep-latest=3
-  HAB_KEEP_LATEST=3 hab-gc run
+  HAB_GC_KEEP_LATEST=3 hab-gc run
   keep_latest = 3      (in FS_ROOT/hab/etc/hab-gc.toml, or the file given by --config)`)}
 }
 
@@ -34,12 +34,10 @@ Set how many releases of each package to keep, in one of these ways:
 func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 	var p retention.Policy
 	var err error
-	if !c.isSet("keep_latest") {
-		if requireKeep {
-			return p, errNoPolicy()
+	if c.isSet("keep_latest") {
+		if p.KeepLatest, err = c.count("keep_latest"); err != nil {
+			return p, err
 		}
-	} else if p.KeepLatest, err = c.count("keep_latest"); err != nil {
-		return p, err
 	}
 	// The library's spelling: 0 kept by count is KeepNone; unset (list,
 	// why without a policy) plans as KeepNone, its actions not shown.
@@ -82,7 +80,7 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 		return p, usageError{fmt.Errorf("%v (from %s)", err, c.source("keep_latest_for"))}
 	}
 	if c.isSet("min_age") {
-		if p.MinAge, err = c.durationSetting("min_age", retention.NoMinAge); err != nil {
+		if p.MinAge, err = c.minAge(); err != nil {
 			return p, err
 		}
 	}
@@ -92,7 +90,13 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 	if p.AllowDamaged, err = c.boolean("allow_damaged"); err != nil {
 		return p, err
 	}
-	return p, c.roots(&p)
+	if err := c.roots(&p); err != nil {
+		return p, err
+	}
+	if requireKeep && !c.isSet("keep_latest") {
+		return p, errNoPolicy()
+	}
+	return p, nil
 }
 
 // keepLatestFor reads the per-package counts: repeated

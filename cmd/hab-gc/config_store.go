@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
 )
 
 // checkFSRoot refuses an FS root given as the empty string, which would
@@ -93,6 +94,9 @@ func (c *config) scanOptions() (pkgstore.Options, error) {
 	set.BinlinkDir, _ = c.lookup("HAB_BINLINK_DIR")
 	if c.isSet("install_window") {
 		w := c.raw("install_window")
+		if d, err := retention.ParseDuration(w, -1); err == nil && d == 0 {
+			return pkgstore.Options{}, c.bad("install_window", "0 is no window: leave it out for the default (1h); there is no none, installs in progress are always protected")
+		}
 		set.InstallWindow = &w
 	}
 	o, err := set.Options(c.fsRoot())
@@ -102,7 +106,7 @@ func (c *config) scanOptions() (pkgstore.Options, error) {
 	case errors.Is(err, pkgstore.ErrUnknownTarget):
 		return o, c.bad("target", fmt.Sprintf("not a Habitat package target (one of %s)", strings.Join(pkgstore.KnownTargets(), ", ")))
 	case errors.Is(err, pkgstore.ErrBadInstallWindow):
-		return o, c.bad("install_window", "must be a duration such as 10m or 2h (0: the default, 1h); installs in progress cannot go unprotected, so there is no none")
+		return o, c.bad("install_window", "must be a duration such as 10m or 2h (leave it out for the default, 1h); installs in progress cannot go unprotected, so there is no none")
 	}
 	return o, err
 }

@@ -94,7 +94,17 @@ func (c *config) lockTimeout() (time.Duration, error) {
 func (c *config) durationSetting(key string, none time.Duration) (time.Duration, error) {
 	d, err := retention.ParseDuration(c.raw(key), none)
 	if err != nil {
-		return 0, c.bad(key, `must be a duration such as 90s, 10m or 2h, 0 (the default) or none`)
+		return 0, c.bad(key, `must be a duration such as 90s, 10m or 2h, or none`)
 	}
 	return d, nil
+}
+
+// minAge reads min_age. A bare 0, which would mean the default, is
+// refused: 0 means none elsewhere.
+func (c *config) minAge() (time.Duration, error) {
+	d, err := c.durationSetting("min_age", retention.NoMinAge)
+	if err == nil && d == 0 {
+		return 0, c.bad("min_age", "say none for no minimum age, or leave it out for the default (1h)")
+	}
+	return d, err
 }

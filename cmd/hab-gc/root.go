@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hab-gc/hab-gc/internal/display"
+	"github.com/hab-gc/hab-gc/internal/suggest"
 	"github.com/hab-gc/hab-gc/runroots"
 )
 
@@ -89,6 +90,18 @@ func plainFlagError(err error) error {
 		what = "out of range"
 	}
 	return errors.New(msg[:i] + what)
+}
+
+// flagHint adds to pflag's "unknown flag: --keep-lates" the command's
+// nearest flag.
+func flagHint(c *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var known []string
+	c.Flags().VisitAll(func(f *pflag.Flag) { known = append(known, "--"+f.Name) })
+	return fmt.Errorf("%w%s", err, suggest.Hint("--"+name, known, max(2, len(name)/3)))
 }
 
 // habitatSpellings accepts Habitat's spelling of a flag for ours:
@@ -176,7 +189,7 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{plainFlagError(err)} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{plainFlagError(flagHint(c, err))} })
 	root.SetGlobalNormalizationFunc(habitatSpellings)
 	// --version without cobra's -v: -v is --verbose wherever it is
 	// accepted (run -v).

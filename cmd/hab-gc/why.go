@@ -73,7 +73,7 @@ IDENT gives). Takes the same policy flags as run.`,
 		if !c.isSet("keep_latest") {
 			return refusedError{fmt.Errorf(`why explains what a policy does with a release: set one, as for run:
   hab-gc why --keep-latest=3 %s
-  HAB_KEEP_LATEST=3 hab-gc why %s
+  HAB_GC_KEEP_LATEST=3 hab-gc why %s
   keep_latest = 3      (in FS_ROOT/hab/etc/hab-gc.toml, or the file given by --config)`, argv[0], argv[0])}
 		}
 		plan, store, err := a.planFor(cmd, c, true, false)
