@@ -22,9 +22,9 @@ const DefaultInstallWindow = time.Hour
 // temp_package_directory: prefix ".hab-pkg-install-RELEASE").
 const tempRandomChars = 6
 
-// leftover records an install directory ORIGIN/NAME/VERSION/entry:
-// hab-gc's own debris, or Habitat's install in progress (or the leftover
-// of a killed one). Habitat unpacks the archive as an FS root into it, so
+// leftover records an install directory ORIGIN/NAME/VERSION/entry that
+// is not hab-gc's own (debris): Habitat's install in progress, or the
+// leftover of a killed one. Habitat unpacks the archive as an FS root into it, so
 // the release being installed is at entry/hab/pkgs/ORIGIN/NAME/VERSION/RELEASE,
 // RELEASE being the temp name's middle. Its needs are read from the
 // unpacked TDEPS and DEPS there; while TDEPS is not unpacked yet (an
@@ -32,14 +32,6 @@ const tempRandomChars = 6
 // archive in the artifact cache; when neither can be read, Known is false.
 func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string) {
 	rel := origin + "/" + name + "/" + version + "/" + entry
-	if strings.HasPrefix(entry, DebrisPrefix) {
-		sc.mu.Lock()
-		sc.debris = append(sc.debris, rel)
-		sc.mu.Unlock()
-		sc.problems.add(Problem{Path: storePath(origin, name, version, entry), Kind: ProblemInstallLeftover,
-			Message: "left by an interrupted hab-gc run; the next run finishes it"})
-		return
-	}
 	inst := Installing{Path: rel}
 	now := sc.opts.Now
 	changed, modified, noticeAt := sc.installDirTimes(vroot, entry, storePath(origin, name, version, entry))

@@ -213,6 +213,10 @@ type Inventory struct {
 	// Debris are hab-gc's own hidden directories left by an interrupted
 	// run (see retention.Apply), relative to the store.
 	Debris []string
+	// Hidden are the releases among Releases that an interrupted hab-gc
+	// run hid (Options.Hidden): the directory each is hidden in, relative
+	// to the store, by release (see Dir).
+	Hidden map[Ident]string
 	// Mounts are the mount points inside the store (relative to it,
 	// slash-separated), as this process's mount namespace sees them.
 	Mounts []string

@@ -50,6 +50,13 @@ type Options struct {
 	OnPhase func(PhaseEvent)
 	// Logger receives the same events (see ReportPhase). Default: none.
 	Logger *slog.Logger
+	// Hidden lists, among Releases, each release an interrupted hab-gc
+	// run hid (a "pending" directory of Debris) whose place is free, read
+	// from its hidden directory as if installed (Inventory.Hidden), so
+	// that a plan decides about it as about any other. A listed hidden
+	// release satisfies what needs it: a scan that must see what needs a
+	// hidden release leaves this unset.
+	Hidden bool
 
 	// streamLimit and streamIdentBytes, when positive, replace
 	// depsStreamLimit and depsStreamIdentBytes (tests).

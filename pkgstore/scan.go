@@ -33,6 +33,12 @@ func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 		return nil, err
 	}
 	inv.Installing, inv.Debris, inv.Opaque = sc.installing, sc.debris, sc.opaques
+	for _, h := range sc.hidden {
+		if inv.Hidden == nil {
+			inv.Hidden = map[Ident]string{}
+		}
+		inv.Hidden[h.id] = h.dir
+	}
 	slices.SortFunc(inv.Opaque, func(a, b Opaque) int { return strings.Compare(a.Path, b.Path) })
 	slices.SortFunc(inv.Installing, func(a, b Installing) int { return strings.Compare(a.Path, b.Path) })
 	s.readFetched(inv, sc)
@@ -71,6 +77,7 @@ type scanner struct {
 	installing []Installing
 	opaques    []Opaque
 	debris     []string
+	hidden     []hiddenDir
 }
 
 // namePart is what a scan read of one ORIGIN/NAME directory: its
@@ -82,6 +89,7 @@ type namePart struct {
 	installing []Installing
 	opaques    []Opaque
 	debris     []string
+	hidden     []hiddenDir
 }
 
 // nameJob is a NAME directory to scan. odd, when set, says why a name on
@@ -223,7 +231,7 @@ func (sc *scanner) scanJob(w *worker, j nameJob) {
 	}
 	sc.found(j.i, namePart{releases: found,
 		problems: js.problems.list, foreign: js.problems.foreign,
-		installing: js.installing, opaques: js.opaques, debris: js.debris})
+		installing: js.installing, opaques: js.opaques, debris: js.debris, hidden: js.hidden})
 }
 
 // found records what was read of the i-th origin/name directory and
@@ -257,6 +265,7 @@ func (sc *scanner) inventory() *Inventory {
 		sc.installing = append(sc.installing, p.installing...)
 		sc.opaques = append(sc.opaques, p.opaques...)
 		sc.debris = append(sc.debris, p.debris...)
+		sc.hidden = append(sc.hidden, p.hidden...)
 	}
 	var all []*Release
 	if n > 0 {

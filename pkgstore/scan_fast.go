@@ -130,9 +130,18 @@ func (sc *scanner) scanVersion(w *worker, nd safeio.DirFD, j nameJob, version, o
 	slices.Reverse(rels)
 	for _, r := range rels {
 		if strings.HasPrefix(r.Name, InstallTempPrefix) {
-			if vr, err := openVroot(); err != nil {
+			vr, err := openVroot()
+			switch {
+			case err != nil:
 				sc.unreadable(err, origin, name, version)
-			} else {
+			case strings.HasPrefix(r.Name, DebrisPrefix):
+				taken := func(n string) bool {
+					return slices.ContainsFunc(rels, func(e safeio.DirEntry) bool { return e.Name == n })
+				}
+				if rel := sc.debrisEntry(vr, origin, name, version, r.Name, r.Type, odd, taken); rel != nil {
+					found = append(found, rel)
+				}
+			default:
 				sc.leftover(vr, origin, name, version, r.Name)
 			}
 			continue
@@ -153,7 +162,7 @@ func (sc *scanner) scanVersion(w *worker, nd safeio.DirFD, j nameJob, version, o
 				sc.unreadable(err, origin, name, version)
 				continue
 			}
-			rel = sc.scanReleaseSlow(vr, id, odd)
+			rel = sc.scanReleaseSlow(vr, id, id.Release, odd)
 		}
 		if rel != nil {
 			found = append(found, rel)

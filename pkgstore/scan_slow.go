@@ -2,7 +2,9 @@ package pkgstore
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/hab-gc/hab-gc/internal/fileinfo"
@@ -41,6 +43,15 @@ func (sc *scanner) scanNameSlow(j nameJob) (found []*Release) {
 			continue
 		}
 		for _, r := range rels {
+			if strings.HasPrefix(r.Name(), DebrisPrefix) {
+				taken := func(n string) bool {
+					return slices.ContainsFunc(rels, func(e fs.DirEntry) bool { return e.Name() == n })
+				}
+				if rel := sc.debrisEntry(vroot, origin, name, v.Name(), r.Name(), r.Type(), odd, taken); rel != nil {
+					found = append(found, rel)
+				}
+				continue
+			}
 			if strings.HasPrefix(r.Name(), InstallTempPrefix) {
 				sc.leftover(vroot, origin, name, v.Name(), r.Name())
 				continue
@@ -49,7 +60,7 @@ func (sc *scanner) scanNameSlow(j nameJob) (found []*Release) {
 			if !ok {
 				continue
 			}
-			if rel := sc.scanReleaseSlow(vroot, Ident{origin, name, v.Name(), r.Name()}, odd); rel != nil {
+			if rel := sc.scanReleaseSlow(vroot, Ident{origin, name, v.Name(), r.Name()}, r.Name(), odd); rel != nil {
 				found = append(found, rel)
 			}
 		}
@@ -58,15 +69,16 @@ func (sc *scanner) scanNameSlow(j nameJob) (found []*Release) {
 	return found
 }
 
-// scanReleaseSlow reads a release directory through an os.Root. It returns nil when Habitat
+// scanReleaseSlow reads the release id from its directory dir (its
+// release name, or the name hab-gc hid it under) through an os.Root. It returns nil when Habitat
 // would not list it (recorded as a non-blocking problem that says why), or
 // when hab-gc cannot read it as a release although Habitat lists it or may
 // list it: a name that cannot be part of an ident (odd says why), or a
 // TARGET hab-gc cannot read. Such a directory is blocking damage, and what
 // its readable DEPS and TDEPS lines name is recorded in Inventory.Opaque.
-func (sc *scanner) scanReleaseSlow(vroot *os.Root, id Ident, odd string) *Release {
-	path := storePath(id.Origin, id.Name, id.Version, id.Release)
-	rroot, err := vroot.OpenRoot(safeio.Dir(id.Release))
+func (sc *scanner) scanReleaseSlow(vroot *os.Root, id Ident, dir, odd string) *Release {
+	path := storePath(id.Origin, id.Name, id.Version, dir)
+	rroot, err := vroot.OpenRoot(safeio.Dir(dir))
 	if err != nil {
 		sc.problems.add(Problem{Path: path, Kind: ProblemUnreadable, Blocking: true,
 			Message: fmt.Sprintf("cannot open release directory, so whether it is installed is unknown: %v", errMsg(err))})

@@ -176,7 +176,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	}
 	// The plan's scan settings, so that the re-scan judges as the plan did.
 	scanOpts := pkgstore.Options{Target: p.Inventory.Target, BinlinkDirs: p.Inventory.BinlinkDirs,
-		InstallWindow: p.Inventory.InstallWindow, Now: opts.Now()}
+		InstallWindow: p.Inventory.InstallWindow, Now: opts.Now(), Hidden: true}
 	fresh, err := store.Scan(ctx, scanOpts)
 	if err != nil {
 		return nil, err
@@ -222,15 +222,23 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	// was old enough then, and is older now), and Apply's own (the real
 	// clock by default): a release young by it is kept, whatever the
 	// plan's clock said.
-	freshPlan, err := computeAt(fresh, nil, p.Policy, p.Now, scanOpts.Now, store.HasUninstallHook, found)
+	freshPlan, err := computeAt(fresh, nil, p.Policy, p.Now, scanOpts.Now, uninstallHooks(store, fresh), found)
 	if err != nil {
 		err = fmt.Errorf("revalidating the plan: %w", err)
 		a.notAttempted(removals, Reason{CodeChanged, err.Error()})
 		return a.res, err
 	}
+	take, unknown := takeHidden(p, fresh, freshPlan)
+	a.putBackHidden(fresh, take, freshPlan)
+	a.total += len(unknown)
 
 	a.res.InstallWait = freshPlan.InstallWait
 	var hidden []hiddenRelease
+	for _, d := range unknown {
+		h := hiddenRelease{rel: d.Release, name: fresh.Hidden[d.Release.Ident], size: d.Release.Size, deps: depsOf(fresh, d.Release)}
+		a.stage("hidden", d.Release.Ident, h.name)
+		hidden = append(hidden, h)
+	}
 	var unsynced hideBatch
 	a.phase(PhaseHide, 0, len(removals))
 	for i, d := range removals {
@@ -251,6 +259,16 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 			continue
 		case fd.Release.Dev != d.Release.Dev || fd.Release.Ino != d.Release.Ino:
 			a.done(RemovalOutcome{Ident: id, Status: StatusKept, Reasons: []Reason{{CodeChanged, "its directory was replaced since the plan was made"}}})
+			continue
+		}
+		if take[id] {
+			// Hidden by an interrupted run: deleted with this run's.
+			h := hiddenRelease{rel: fd.Release, name: fresh.Hidden[id], size: d.Release.Size, deps: depsOf(fresh, fd.Release)}
+			if h.size < 0 {
+				h.size = fd.Release.Size
+			}
+			a.stage("hidden", id, h.name)
+			hidden = append(hidden, h)
 			continue
 		}
 		if unsynced.needs[id] {
@@ -295,7 +313,8 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	var foundAfter []Found
 	if len(hidden) > 0 {
 		a.phase(PhaseRecheck, 0, 0)
-		scanOpts.Now = opts.Now()
+		// Hidden releases unlisted, so that what needs one shows.
+		scanOpts.Now, scanOpts.Hidden = opts.Now(), false
 		after, err = store.Scan(ctx, scanOpts)
 		if err == nil {
 			// A process that opened, mapped or executed a hidden release

@@ -3,7 +3,6 @@ package retention
 import (
 	"crypto/rand"
 	"errors"
-	"github.com/hab-gc/hab-gc/internal/inuse"
 	"io/fs"
 	"path"
 
@@ -29,7 +28,7 @@ func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) (putBack 
 	// The pending leftovers, by the release each holds.
 	pending := map[pkgstore.Ident][]string{}
 	for _, d := range inv.Debris {
-		if id, ok := pendingIdent(d); ok {
+		if id, ok := pendingIdent(d); ok && inv.Hidden[id] != d {
 			if fi, err := a.root.Lstat(d); err == nil && fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
 				pending[id] = append(pending[id], d)
 			}
@@ -53,8 +52,11 @@ func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) (putBack 
 		if a.ctx.Err() != nil {
 			return putBack // the next run finishes the rest
 		}
+		if id, ok := pendingIdent(d); ok && inv.Hidden[id] == d {
+			continue // a release the plan decides about
+		}
 		dir := path.Dir(d)
-		kind, release, ok := inuse.ParseDebris(path.Base(d))
+		kind, release, ok := pkgstore.ParseDebris(path.Base(d))
 		fi, err := a.root.Lstat(d)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):

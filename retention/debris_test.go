@@ -11,7 +11,6 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
-	"github.com/hab-gc/hab-gc/runroots"
 )
 
 // TestLeftoverFailureCounts: a hidden release that cannot be deleted is a
@@ -78,7 +77,7 @@ func TestDebrisIsOnlyOurDirectories(t *testing.T) {
 			oldPkg(b, "core/app/1/20200101000000", redis2)
 			name := tt.plant(b)
 			before, _ := os.Lstat(b.Path(vdir + name))
-			p := planAt(t, b.Root, retention.Policy{KeepLatest: 1, AllowDamaged: true, RuntimeRoots: runroots.ModeOff})
+			p := planAt(t, b.Root, retention.Policy{KeepLatest: 1, AllowDamaged: true})
 			applyPlan(t, p, b.Root, fast)
 			if _, err := os.Lstat(b.PkgPath(redis2)); err == nil {
 				t.Fatal("something was moved into the release's place")

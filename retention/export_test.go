@@ -1,7 +1,6 @@
 package retention
 
 import (
-	"github.com/hab-gc/hab-gc/internal/inuse"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -17,7 +16,7 @@ import (
 func SetHook(o *ApplyOptions, f func(stage string, id pkgstore.Ident, hidden string)) { o.hook = f }
 
 // ParseDebris is parseDebris, for its fuzz test.
-func ParseDebris(name string) (kind, release string, ok bool) { return inuse.ParseDebris(name) }
+func ParseDebris(name string) (kind, release string, ok bool) { return pkgstore.ParseDebris(name) }
 
 // DeleteWorker is the deletion worker of a release's package (workerFor).
 func DeleteWorker(id pkgstore.Ident) int { return workerFor(id) }

@@ -2,7 +2,6 @@ package retention
 
 import (
 	"fmt"
-	"github.com/hab-gc/hab-gc/internal/inuse"
 	"path"
 
 	"github.com/hab-gc/hab-gc/lease"
@@ -82,7 +81,7 @@ func (a *applier) sweepLeases() {
 // Apply hid before its final check; debris is its path in the store) holds,
 // when its name is exactly one Apply makes (parseDebris).
 func pendingIdent(debris string) (pkgstore.Ident, bool) {
-	kind, release, ok := inuse.ParseDebris(path.Base(debris))
+	kind, release, ok := pkgstore.ParseDebris(path.Base(debris))
 	if !ok || kind != "pending" {
 		return pkgstore.Ident{}, false
 	}

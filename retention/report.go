@@ -108,6 +108,7 @@ func planStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 		// those to remove afterwards.
 		scan.MeasureBeyond = pol.keep()
 	}
+	scan.Hidden = true // planned as if installed
 	inv, err := store.Scan(ctx, scan)
 	if err != nil {
 		return nil, err
@@ -121,12 +122,12 @@ func planStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 	// (Plan.RealNow).
 	var p *Plan
 	if how.probeLater {
-		p, err = computeAt(inv, nil, pol, now, time.Now(), store.HasUninstallHook, found)
+		p, err = computeAt(inv, nil, pol, now, time.Now(), uninstallHooks(store, inv), found)
 		if p != nil {
 			p.probeLater = true
 		}
 	} else {
-		p, err = planProbedGraph(ctx, inv, nil, pol, now, time.Now(), store.HasUninstallHook, found)
+		p, err = planProbedGraph(ctx, inv, nil, pol, now, time.Now(), uninstallHooks(store, inv), found)
 	}
 	if err != nil {
 		return nil, err

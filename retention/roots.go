@@ -87,9 +87,13 @@ func removalDirs(p *Plan, listed *pkgstore.Inventory) []ProbeDir {
 		}
 	}
 	dirs := make([]ProbeDir, 0, n)
+	hidden := p.Inventory.Hidden
+	if listed != nil {
+		hidden = listed.Hidden
+	}
 	for _, d := range p.Decisions {
 		if keep(d) {
-			dirs = append(dirs, ProbeDir{Ident: d.Release.Ident}) // Dir: its own directory
+			dirs = append(dirs, ProbeDir{Ident: d.Release.Ident, Path: hidden[d.Release.Ident]}) // "": its own directory
 		}
 	}
 	return dirs

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/internal/storetest"
-	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -45,7 +44,6 @@ func leftoverStore(t *testing.T) (*storetest.Builder, []string) {
 // the history, as any other.
 func TestLeftoversFollowThePolicy(t *testing.T) {
 	t.Parallel()
-	testtool.KnownDefect(t, "the next run deletes an interrupted run's hidden releases whatever its policy, and counts none of them")
 	args := func(b *storetest.Builder, more ...string) []string {
 		return append([]string{"run", "--fs-root", b.Root, "--min-age=none", "--runtime-roots=false"}, more...)
 	}

@@ -4,7 +4,6 @@ package inuse
 
 import (
 	"context"
-	"strings"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
@@ -89,41 +88,12 @@ type Probed struct {
 	Summary string
 }
 
-// ParseDebris takes apart a name debrisName makes:
-// DebrisPrefix + kind + "-" + release + "-" + ten characters of
-// rand.Text. Doomed directories of older runs carry "x" for the release.
-func ParseDebris(name string) (kind, release string, ok bool) {
-	rest, ok := strings.CutPrefix(name, pkgstore.DebrisPrefix)
-	if !ok {
-		return "", "", false
-	}
-	kind, rest, ok = strings.Cut(rest, "-")
-	if !ok || (kind != "pending" && kind != "doomed") {
-		return "", "", false
-	}
-	i := strings.LastIndexByte(rest, '-')
-	if i < 0 {
-		return "", "", false
-	}
-	release, suffix := rest[:i], rest[i+1:]
-	if len(suffix) != 10 || strings.Trim(suffix, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" {
-		return "", "", false
-	}
-	if release == "x" && kind == "doomed" {
-		return kind, release, true
-	}
-	if _, err := pkgstore.ParseFullIdent("o/n/v/" + release); err != nil {
-		return "", "", false
-	}
-	return kind, release, true
-}
-
 // HiddenRelease returns the release a directory named name (in a VERSION
 // directory) holds when it is one Apply hid a release under
 // (pkgstore.DebrisPrefix + "pending-RELEASE-..." or "doomed-RELEASE-..."),
 // so that a RootFinder that meets a path inside it can name the release.
 func HiddenRelease(name string) (release string, ok bool) {
-	_, release, ok = ParseDebris(name)
+	_, release, ok = pkgstore.ParseDebris(name)
 	if !ok || release == "x" {
 		return "", false
 	}
