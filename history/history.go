@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -327,4 +328,10 @@ func satisfies(ident string, pattern pkgstore.Ident) bool {
 // Select returns the records that pass the filter, in order.
 func (f Filter) Select(recs []Record) []Record {
 	return slices.DeleteFunc(slices.Clone(recs), func(r Record) bool { return !f.Match(r) })
+}
+
+// RunID names a run of job started at start, on this process: what every
+// run's records carry (Run.ID).
+func RunID(job string, start time.Time) string {
+	return fmt.Sprintf("%s-%s-%d", job, start.UTC().Format("20060102T150405Z"), os.Getpid())
 }
