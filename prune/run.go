@@ -126,6 +126,14 @@ type Outcome struct {
 // caller chose not to run it now (an install in progress elsewhere).
 var ErrSkip = errors.New("the run is not for now")
 
+// Skip wraps err as ErrSkip, its text err's.
+func Skip(err error) error { return skipped{err} }
+
+type skipped struct{ error }
+
+func (s skipped) Unwrap() error      { return s.error }
+func (skipped) Is(target error) bool { return target == ErrSkip }
+
 // ErrUnmatched is wrapped by UnmatchedError.
 var ErrUnmatched = errors.New("refusing to run: a pin given on the command line matches nothing installed (a typo?)")
 
