@@ -265,10 +265,6 @@ func (r *Record) endedBy(err error) {
 // could not be told from another run's.
 var ErrNoRunID = errors.New("history: the run has no ID")
 
-// ErrNoPlan is returned by Log and LogContext for a run with neither a
-// plan nor an error: there is nothing to record, and "ok" would be a lie.
-var ErrNoPlan = errors.New("history: the run has no plan and no error")
-
 // Log appends a run's records (Records) to the journal of its FS root:
 // what `hab-gc run` and a scheduled prune both call after Apply.
 func Log(now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) error {
@@ -287,7 +283,7 @@ func LogContext(ctx context.Context, now time.Time, run Run, plan *retention.Pla
 		return err
 	}
 	if plan == nil && applyErr == nil {
-		return ErrNoPlan
+		return retention.ErrNoPlan // nothing to record, and "ok" would be a lie
 	}
 	return j.AppendContext(ctx, Records(now, run, plan, res, applyErr))
 }
