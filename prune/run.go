@@ -51,9 +51,9 @@ type Options struct {
 	// UnmatchedRefusals is the CLI's.
 	Refuse func(*retention.Plan) error
 
-	// Job names the run in the history (history.Run's Job, JobKey and
-	// Owner); its Name is the metrics' type too. Default: history.JobRun.
-	Job Job
+	// Job, JobKey and Owner name the run in the history (history.Run's);
+	// Job is the metrics' type too. Default: history.JobRun.
+	Job, JobKey, Owner string
 	// NoHistory leaves the store's history alone; by default every real
 	// run that got as far as its plan, or was refused, is written there.
 	NoHistory bool
@@ -70,9 +70,16 @@ type Options struct {
 	Clock func() time.Time
 }
 
-// Job names what ran, for the history.
-type Job struct {
-	Name, Key, Owner string
+// Validate checks the lock timeout and settle (retention.ApplyOptions's
+// values) and the cache options.
+func (o Options) Validate() error {
+	if err := (retention.ApplyOptions{LockTimeout: o.LockTimeout, Settle: o.Settle}).Validate(); err != nil {
+		return err
+	}
+	if o.Cache != nil {
+		return o.Cache.Validate()
+	}
+	return nil
 }
 
 // Observer sees a run as it goes; every field is optional.
@@ -134,21 +141,17 @@ type skipped struct{ error }
 func (s skipped) Unwrap() error      { return s.error }
 func (skipped) Is(target error) bool { return target == ErrSkip }
 
-// ErrUnmatched is wrapped by UnmatchedError.
-var ErrUnmatched = errors.New("refusing to run: a pin given on the command line matches nothing installed (a typo?)")
-
 // UnmatchedError is the refusal of a run whose command line named a pin
 // that matches nothing (UnmatchedRefusals).
 type UnmatchedError struct{ Warnings []retention.Warning }
 
 func (e *UnmatchedError) Error() string {
-	lines := []string{ErrUnmatched.Error() + ":"}
+	lines := []string{"refusing to run: a pin given on the command line matches nothing installed (a typo?):"}
 	for _, w := range e.Warnings {
 		lines = append(lines, "  "+w.Text)
 	}
 	return strings.Join(lines, "\n")
 }
-func (e *UnmatchedError) Unwrap() error { return ErrUnmatched }
 
 // RefuseUnmatched is an Options.Refuse: a run is refused when a pin given
 // on the command line (onCommandLine, as UnmatchedRefusals) matches
@@ -162,9 +165,9 @@ func RefuseUnmatched(onCommandLine func(key, source string) bool) func(*retentio
 	}
 }
 
-// OK reports whether a run did all it set out to: no error, no failed
+// ok reports whether a run did all it set out to: no error, no failed
 // removal, the cache read and cleaned, enough freed under Limits.
-func (o *Outcome) OK(err error) bool {
+func (o *Outcome) ok(err error) bool {
 	if err != nil || (o.Result != nil && o.Result.Partial()) || o.CacheUnreadable() || o.Missing > 0 {
 		return false
 	}
@@ -194,18 +197,16 @@ func Run(ctx context.Context, store *pkgstore.Store, opts Options) (*Outcome, er
 	if clock == nil {
 		clock = time.Now
 	}
-	if opts.Job.Name == "" {
-		opts.Job.Name = history.JobRun
+	if opts.Job == "" {
+		opts.Job = history.JobRun
 	}
 	o := &Outcome{Start: clock(), FreeAfter: -1}
-	o.ID = history.RunID(opts.Job.Name, o.Start)
+	o.ID = history.RunID(opts.Job, o.Start)
 	if err := store.Usable(); err != nil {
 		return o, err
 	}
-	if opts.Cache != nil {
-		if err := opts.Cache.Validate(); err != nil {
-			return o, err
-		}
+	if err := opts.Validate(); err != nil {
+		return o, err
 	}
 	defer o.close()
 	err := o.run(ctx, store, &opts, clock)
@@ -315,7 +316,7 @@ func (o *Outcome) record(ctx context.Context, store *pkgstore.Store, opts Option
 		if o.Plan != nil {
 			pol = o.Plan.Policy
 		}
-		run := history.Run{ID: o.ID, Job: opts.Job.Name, JobKey: opts.Job.Key, Owner: opts.Job.Owner, FSRoot: fsRoot, Policy: pol}
+		run := history.Run{ID: o.ID, Job: opts.Job, JobKey: opts.JobKey, Owner: opts.Owner, FSRoot: fsRoot, Policy: pol}
 		at := opts.Now
 		if at.IsZero() {
 			at = o.End
@@ -341,7 +342,7 @@ func (o *Outcome) record(ctx context.Context, store *pkgstore.Store, opts Option
 		}
 	}
 	if !opts.DryRun {
-		m.ObserveRun(label, opts.Job.Name, o.Start, o.End, o.OK(err))
+		m.ObserveRun(label, opts.Job, o.Start, o.End, o.ok(err))
 	}
 }
 

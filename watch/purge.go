@@ -122,7 +122,7 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 		return nil
 	}
 	p.Outcome, p.Err = prune.Run(ctx, w.o.Store, prune.Options{Policy: pol, Scan: scan, LockTimeout: w.o.LockTimeout,
-		Settle: w.o.Settle, Refuse: refuse, Job: prune.Job{Name: Job, Key: string(t) + ":" + pkg.String(), Owner: w.o.Schedule},
+		Settle: w.o.Settle, Refuse: refuse, Job: Job, JobKey: string(t) + ":" + pkg.String(), Owner: w.o.Schedule,
 		NoHistory: w.o.NoHistory, Metrics: w.o.Metrics, Observer: prune.Observer{Logger: log}, Clock: w.o.now})
 	if errors.Is(p.Err, prune.ErrSkip) {
 		return p
