@@ -52,7 +52,8 @@ type Options struct {
 	Refuse func(*retention.Plan) error
 
 	// Job, JobKey and Owner name the run in the history (history.Run's);
-	// Job is the metrics' type too. Default: history.JobRun.
+	// Job is the metrics' type too, history.JobRun's metrics.TypePrune.
+	// Default: history.JobRun.
 	Job, JobKey, Owner string
 	// NoHistory leaves the store's history alone; by default every real
 	// run that got as far as its plan, or was refused, is written there.
@@ -342,7 +343,11 @@ func (o *Outcome) record(ctx context.Context, store *pkgstore.Store, opts Option
 		}
 	}
 	if !opts.DryRun {
-		m.ObserveRun(label, opts.Job, o.Start, o.End, o.ok(err))
+		typ := opts.Job
+		if typ == history.JobRun {
+			typ = metrics.TypePrune // hab-gc run counts as a prune
+		}
+		m.ObserveRun(label, typ, o.Start, o.End, o.ok(err))
 	}
 }
 
