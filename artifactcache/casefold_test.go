@@ -21,7 +21,7 @@ func TestStateOfCase(t *testing.T) {
 	)
 	inv := pkgstore.NewInventory("", "x86_64-windows", []pkgstore.ReleaseInfo{
 		{Ident: pkgstore.MustParseIdent(old1)}, {Ident: pkgstore.MustParseIdent(new1)}})
-	plan, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(), nil)
+	plan, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, nil, time.Now(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@
 // Apply and under the store's lock, Recheck judges the removals again (a
 // release Apply kept at its last check, an install begun since the
 // plan), and Remove deletes what is still to go. Package prune does all of
-// this beside the store's plan and Apply in two calls (prune.Plan with
-// Options.Cache, then Run.Apply), disk pressure (Limit, here, on the
-// archives first) included.
+// this beside the store's plan and Apply in one call (prune.Run with
+// Options.Cache), disk pressure (Limit, here, on the archives first)
+// included.
 package artifactcache

@@ -10,6 +10,7 @@ import (
 	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
 )
 
 // TestLogRefusesEmptyRootAndNoPlan (issue 34 item 3): Log with an empty
@@ -23,7 +24,7 @@ func TestLogRefusesEmptyRootAndNoPlan(t *testing.T) {
 	if err := history.Log(at, history.Run{ID: "x"}, nil, nil, errors.New("failed")); !errors.Is(err, pkgstore.ErrNoStore) {
 		t.Errorf("empty FS root: %v, want ErrNoStore", err)
 	}
-	if err := history.Log(at, history.Run{ID: "x", FSRoot: wd}, nil, nil, nil); !errors.Is(err, history.ErrNoPlan) {
+	if err := history.Log(at, history.Run{ID: "x", FSRoot: wd}, nil, nil, nil); !errors.Is(err, retention.ErrNoPlan) {
 		t.Errorf("no plan, no error: %v, want ErrNoPlan", err)
 	}
 	if _, err := os.Stat(filepath.Join(wd, "hab")); !os.IsNotExist(err) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -264,10 +265,6 @@ func (r *Record) endedBy(err error) {
 // could not be told from another run's.
 var ErrNoRunID = errors.New("history: the run has no ID")
 
-// ErrNoPlan is returned by Log and LogContext for a run with neither a
-// plan nor an error: there is nothing to record, and "ok" would be a lie.
-var ErrNoPlan = errors.New("history: the run has no plan and no error")
-
 // Log appends a run's records (Records) to the journal of its FS root:
 // what `hab-gc run` and a scheduled prune both call after Apply.
 func Log(now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) error {
@@ -286,7 +283,7 @@ func LogContext(ctx context.Context, now time.Time, run Run, plan *retention.Pla
 		return err
 	}
 	if plan == nil && applyErr == nil {
-		return ErrNoPlan
+		return retention.ErrNoPlan // nothing to record, and "ok" would be a lie
 	}
 	return j.AppendContext(ctx, Records(now, run, plan, res, applyErr))
 }
@@ -327,4 +324,10 @@ func satisfies(ident string, pattern pkgstore.Ident) bool {
 // Select returns the records that pass the filter, in order.
 func (f Filter) Select(recs []Record) []Record {
 	return slices.DeleteFunc(slices.Clone(recs), func(r Record) bool { return !f.Match(r) })
+}
+
+// RunID names a run of job started at start, on this process: what every
+// run's records carry (Run.ID).
+func RunID(job string, start time.Time) string {
+	return fmt.Sprintf("%s-%s-%d", job, start.UTC().Format("20060102T150405Z"), os.Getpid())
 }

@@ -35,7 +35,7 @@ func planOf(t *testing.T) *retention.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(), nil)
+	p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, nil, time.Now(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

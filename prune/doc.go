@@ -1,45 +1,27 @@
-// Package prune carries out a whole prune of a store in two calls, as
-// `hab-gc run` and the scheduler's prune and pressure jobs do: Plan is the
-// dry run, Run.Apply removes what it planned.
+// Package prune runs a whole prune of a store in one call, as `hab-gc
+// run`, the scheduler's prune and pressure jobs and `hab-gc watch`'s
+// purges do: Run locks the store (unless the caller holds the lock),
+// reads and plans it under the lock, applies the plan with the lock held,
+// then records the run in the store's history and the metrics. A dry run
+// (Options.DryRun) reads the store once, without the lock, and changes
+// and records nothing.
 //
-// Plan does, in this order:
+// The plan is retention.PlanStore's under Options.Policy; with
+// Options.Cache, the artifact cache's plan from it (an archive whose
+// release is kept stays, one whose release is not installed or removed
+// goes, except the newest of each package); with Options.Limits, disk
+// pressure: at or above min-free nothing is removed, below it the cache's
+// archives go first, then the plan's removals, most superseded first,
+// only for what the archives leave missing. Options.Refuse may stop the
+// run between its plan and its Apply (the CLI's rule about command-line
+// pins that match nothing: RefuseUnmatched); a refusal wrapping ErrSkip
+// is recorded nowhere.
 //
-//  1. the store's plan (retention.PlanStore under Options.Policy, with
-//     Options.Scan): every release kept or removed, with its reasons;
-//  2. with Options.Cache, the artifact cache's plan from it
-//     (artifactcache.StateOf and Cache.Plan, with the plan's target and
-//     pins): an archive whose release is kept stays, one whose release is
-//     not installed or removed by the run goes, except the newest of each
-//     package. Under disk pressure a release the plan removes counts as
-//     kept, since pressure may keep it: its archive goes at a later run;
-//  3. with Options.Limits, disk pressure: the free space is read
-//     (Options.Free, statfs of the store by default); at or above min-free
-//     nothing is removed; below it the cache's archives go first
-//     (artifactcache.Limit: a .hart is cheaper to lose than an installed
-//     release), then the plan's removals, most superseded first, only for
-//     what the archives leave missing (pressure.LimitAfter). Every
-//     decision pressure changes says so in its reasons.
+// Apply checks everything again under the lock (retention.Plan.Apply);
+// only when it succeeded do the cache's archives go, each judged once
+// more just before (artifactcache.Recheck); under Limits the free space
+// is read again. The Outcome says what was planned and done; Observer
+// sees the phases, the plan before it is applied, and Apply's log.
 //
-// Run.Apply then carries it out: the store's removals (retention.Plan.Apply,
-// which checks everything again under the store's lock); only when that
-// succeeded, the cache's archives, under the store's lock again (or the
-// caller's: ApplyOptions.Locked), each judged once more just before it
-// goes (artifactcache.Recheck: the archive of a release Apply kept, or of
-// a release whose install began since the plan, stays); then, under
-// limits, the free space is read again, and Result says what is still
-// missing to reach max-free and which kept releases are the largest.
-//
-// Nothing here prints, exits or reads configuration: what to keep
-// (Options), how to show it and what to journal (package history) are the
-// caller's. The CLI's one rule about its own flags that is policy, a pin
-// given on the command line that matches nothing refuses a real run, is
-// UnmatchedRefusals, with the caller saying what was given where.
-//
-// A cache that cannot be cleaned does not stop the store's part: Run.CacheErr
-// says why (artifactcache.ErrNoCache when there is none, nothing to clean;
-// Run.CacheUnreadable when it is there but could not be read). An error
-// after the store's plan was made (the free space unreadable, bad limits, the
-// cache's read interrupted) is a *PlanError carrying that plan, for a
-// caller that reports or journals it; a *CacheError from Apply says the
-// releases' removal stands but the archives were left.
+// Nothing here prints, exits or reads configuration.
 package prune

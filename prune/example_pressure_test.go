@@ -17,13 +17,13 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// Plan with Limits and Cache is disk pressure with the artifact cache in
-// one call (and Apply in a second), as `hab-gc run --cache --min-free`:
+// Run with Limits and Cache is disk pressure with the artifact cache in
+// one call, as `hab-gc run --cache --min-free`:
 // below min-free, the cache's archives of releases that are not installed
 // go first, and releases the policy removes only for what they leave
 // missing. Here the file system is one byte short of
 // its 2 GiB min-free, so one archive is enough and every release stays.
-func ExamplePlan_pressure() {
+func ExampleRun_pressure() {
 	fsRoot, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(fsRoot)
 	old := time.Now().Add(-48 * time.Hour)
@@ -55,17 +55,12 @@ func ExamplePlan_pressure() {
 	o := prune.Options{Policy: pol, Limits: &limits} // --min-free 2GiB
 	o.Cache = &artifactcache.Options{}               // --cache
 	o.Free, o.Scan = free, scan
-	run, err := prune.Plan(ctx, store, time.Now(), o)
+	res, err := prune.Run(ctx, store, o)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer run.Close()
-	fmt.Println(run.Verdict.Text(limits)) // the dry run: run.Plan
-	res, err := run.Apply(ctx, store)
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, o := range res.Cache {
+	fmt.Println(res.Verdict.Text(limits))
+	for _, o := range res.CacheDone {
 		fmt.Println(o.Status, o.File)
 	}
 	fmt.Println("releases removed:", res.Result.Removed)

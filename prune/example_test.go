@@ -16,11 +16,11 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// Plan and Apply are `hab-gc run --keep-latest 1 --cache`: the store keeps
+// Run is `hab-gc run --keep-latest 1 --cache`: the store keeps
 // the newest release of core/redis, and the artifact cache loses the
 // archive of a removed release, the newest of those staying for an offline
 // rollback (artifactcache.DefaultKeepLatest) and the kept release's too.
-func ExamplePlan() {
+func ExampleRun() {
 	fsRoot, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(fsRoot)
 	ids := []string{"core/redis/6.2.4/20210901000000", "core/redis/6.2.5/20211001000000", "core/redis/6.2.6/20220101000000"}
@@ -43,19 +43,17 @@ func ExamplePlan() {
 	pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}
 	scan := pkgstore.Options{InstallWindow: time.Nanosecond}
 
-	run, err := prune.Plan(ctx, store, time.Now(), prune.Options{Policy: pol, Scan: scan, Cache: &artifactcache.Options{}})
+	// OnPlan sees the plan before anything is removed (DryRun: stop there).
+	show := prune.Observer{OnPlan: func(o *prune.Outcome) {
+		for _, d := range o.Plan.Removals() {
+			fmt.Println("plan removes", d.Release.Ident)
+		}
+	}}
+	res, err := prune.Run(ctx, store, prune.Options{Policy: pol, Scan: scan, Cache: &artifactcache.Options{}, Observer: show})
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer run.Close()
-	for _, d := range run.Plan.Removals() { // the dry run: run.Plan, run.Cache
-		fmt.Println("plan removes", d.Release.Ident)
-	}
-	res, err := run.Apply(ctx, store)
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, o := range res.Cache {
+	for _, o := range res.CacheDone {
 		fmt.Println(o.Status, o.File)
 	}
 	fmt.Println("releases removed:", res.Result.Removed)

@@ -39,13 +39,13 @@ func pressureStore(t *testing.T, withCache bool) *storetest.Builder {
 	return b
 }
 
-// TestPlanPressure (issue 34 item 9; moved from artifactcache's
+// TestRunPressure (issue 34 item 9; moved from artifactcache's
 // PlanPressure): the composed call does what `hab-gc run --cache
 // --min-free` does: nothing at or above min-free; below it the
 // archives of releases that are not installed first (the newest of each
 // package kept for a rollback), releases only for what they leave
 // missing, and never the archive of a release the run removes.
-func TestPlanPressure(t *testing.T) {
+func TestRunPressure(t *testing.T) {
 	const gib = 1 << 30
 	gone := "core-redis-5.0.0-20200101000000-x86_64-linux.hart"
 	for _, tc := range []struct {
@@ -67,24 +67,21 @@ func TestPlanPressure(t *testing.T) {
 			store := storetest.Open(t, b.Root)
 			limits := pressure.Limits{MinFree: pressure.Size{Bytes: 2 * gib}, MaxFree: pressure.Size{Bytes: 2 * gib}}
 			free := func() (pressure.Space, error) { return pressure.Space{Avail: tc.avail, Total: 100 * gib}, nil }
-			pp, err := prune.Plan(t.Context(), store, time.Now(), prune.Options{Policy: retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge},
-				Limits: &limits, Cache: &artifactcache.Options{}, Free: free, Scan: pkgstore.Options{Target: "x86_64-linux", InstallWindow: time.Nanosecond}})
+			pp, err := prune.Run(t.Context(), store, prune.Options{Policy: retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge},
+				Limits: &limits, Cache: &artifactcache.Options{}, Free: free, Scan: pkgstore.Options{Target: "x86_64-linux", InstallWindow: time.Nanosecond},
+				Settle: retention.NoSettle})
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer pp.Close()
 			if pp.Verdict == nil || pp.Verdict.Under != tc.wantUnder {
 				t.Errorf("under pressure: %+v, want %v", pp.Verdict, tc.wantUnder)
 			}
 			if tc.wantCacheNone != (pp.CacheErr != nil) || (tc.wantCacheNone && !errors.Is(pp.CacheErr, artifactcache.ErrNoCache)) {
 				t.Errorf("CacheErr %v, want ErrNoCache: %v", pp.CacheErr, tc.wantCacheNone)
 			}
-			res, err := pp.Apply(t.Context(), store, retention.ApplyOptions{Settle: retention.NoSettle})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := pp
 			var removed []string
-			for _, o := range res.Cache {
+			for _, o := range res.CacheDone {
 				if o.Status == retention.StatusRemoved {
 					removed = append(removed, o.File)
 				}
@@ -92,7 +89,7 @@ func TestPlanPressure(t *testing.T) {
 			if len(removed) != len(tc.wantArchives) || (len(removed) > 0 && removed[0] != tc.wantArchives[0]) {
 				t.Errorf("archives removed %v, want %v; files %+v", removed, tc.wantArchives, pp.Cache)
 			}
-			if res.Result.Removed != tc.wantReleases {
+			if res.Result == nil || res.Result.Removed != tc.wantReleases {
 				t.Errorf("releases removed %d, want %d; plan %+v", res.Result.Removed, tc.wantReleases, pp.Plan.Decisions)
 			}
 			for _, f := range []string{"core-redis-5.0.1-20200201000000-x86_64-linux.hart", "core-redis-6.2.4-20210901000000-x86_64-linux.hart"} {
@@ -107,9 +104,9 @@ func TestPlanPressure(t *testing.T) {
 	}
 }
 
-// TestPlanPressureRefuses: bad limits and bad cache options are errors,
+// TestRunPressureRefuses: bad limits and bad cache options are errors,
 // and nothing is planned.
-func TestPlanPressureRefuses(t *testing.T) {
+func TestRunPressureRefuses(t *testing.T) {
 	b := pressureStore(t, true)
 	store := storetest.Open(t, b.Root)
 	free := func() (pressure.Space, error) { return pressure.Space{Avail: 1, Total: 1 << 40}, nil }
@@ -126,13 +123,14 @@ func TestPlanPressureRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Policy = pol
 			tc.opts.Scan.Target = "x86_64-linux" // pressureStore's, whatever the machine's
-			pp, err := prune.Plan(t.Context(), store, time.Now(), tc.opts)
-			if !errors.Is(err, tc.want) || pp != nil {
+			tc.opts.Settle = retention.NoSettle
+			pp, err := prune.Run(t.Context(), store, tc.opts)
+			if !errors.Is(err, tc.want) || pp.Result != nil {
 				t.Fatalf("Plan: %v, %v; want an error wrapping %v", pp, err, tc.want)
 			}
 		})
 	}
-	if _, err := prune.Plan(t.Context(), nil, time.Now(), prune.Options{Policy: pol, Limits: &pressure.Limits{}, Cache: &artifactcache.Options{}}); !errors.Is(err, pkgstore.ErrNoStore) {
+	if _, err := prune.Run(t.Context(), nil, prune.Options{Policy: pol, Limits: &pressure.Limits{}, Cache: &artifactcache.Options{}}); !errors.Is(err, pkgstore.ErrNoStore) {
 		t.Fatalf("no store: %v", err)
 	}
 }

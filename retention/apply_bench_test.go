@@ -87,7 +87,7 @@ func benchApplyVsRmRf(b *testing.B, template string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		plan, err := retention.Compute(inv, pol, time.Now(), nil)
+		plan, err := retention.Compute(inv, pol, nil, time.Now(), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

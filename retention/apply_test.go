@@ -34,7 +34,7 @@ func planAt(t *testing.T, root string, pol retention.Policy) *retention.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := retention.Compute(inv, pol, now, nil)
+	p, err := retention.Compute(inv, pol, nil, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

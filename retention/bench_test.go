@@ -26,7 +26,7 @@ func BenchmarkPlan(b *testing.B) {
 			when := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				p, err := retention.Compute(inv, pol, when, nil)
+				p, err := retention.Compute(inv, pol, nil, when, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -52,7 +52,7 @@ func TestBinlinkToPartialStorePath(t *testing.T) {
 					t.Errorf("problem %v: the directory exists", p)
 				}
 			}
-			p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, now, nil)
+			p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, nil, now, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

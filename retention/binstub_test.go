@@ -56,7 +56,7 @@ func TestBinstubKeepsItsRelease(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, now, nil)
+			p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, nil, now, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -151,7 +151,7 @@ func TestCaseFoldedNames(t *testing.T) {
 			}
 			pol := c.pol
 			pol.MinAge = retention.NoMinAge
-			p, err := retention.Compute(inv, pol, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), nil)
+			p, err := retention.Compute(inv, pol, nil, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,7 +196,7 @@ func TestCaseFoldedOnlyWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, Only: []pkgstore.Ident{o}}, time.Now(), nil)
+	p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, Only: []pkgstore.Ident{o}}, nil, time.Now(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func TestPlanAheadOfTheRealClockKeepsYoungReleases(t *testing.T) {
 			} else {
 				var inv *pkgstore.Inventory
 				if inv, err = s.Scan(context.Background(), pkgstore.Options{Now: ahead}); err == nil {
-					p, err = retention.Compute(inv, pol, ahead, nil)
+					p, err = retention.Compute(inv, pol, nil, ahead, nil)
 				}
 			}
 			if err != nil {

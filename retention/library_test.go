@@ -35,7 +35,7 @@ func TestEmptyPolicyRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := retention.Compute(inv, tt.pol, now, nil)
+			_, err := retention.Compute(inv, tt.pol, nil, now, nil)
 			if got := err != nil; got != tt.refused {
 				t.Fatalf("Compute refused = %v (%v), want %v", got, err, tt.refused)
 			}

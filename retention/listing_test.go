@@ -28,7 +28,7 @@ const (
 func refuses(t *testing.T, b *storetest.Builder, path string, says ...string) *pkgstore.Inventory {
 	t.Helper()
 	inv := scanStore(t, b)
-	_, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, now, nil)
+	_, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, nil, now, nil)
 	var de *retention.DamagedError
 	if !errors.As(err, &de) {
 		t.Fatalf("plan not refused (err %v); problems: %v", err, inv.Problems)
@@ -56,7 +56,7 @@ func containsAll(s string, subs []string) bool {
 func refusesThenKeeps(t *testing.T, b *storetest.Builder, path string, says ...string) {
 	t.Helper()
 	inv := refuses(t, b, path, says...)
-	p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, AllowDamaged: true}, now, nil)
+	p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, AllowDamaged: true}, nil, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

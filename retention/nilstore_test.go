@@ -41,7 +41,7 @@ func TestNilArgumentsRefused(t *testing.T) {
 	ctx := context.Background()
 	pol := retention.Policy{KeepLatest: 1}
 	t.Run("Compute(nil)", func(t *testing.T) {
-		if _, err := retention.Compute(nil, pol, now, nil); !errors.Is(err, retention.ErrNoInventory) {
+		if _, err := retention.Compute(nil, pol, nil, now, nil); !errors.Is(err, retention.ErrNoInventory) {
 			t.Errorf("err = %v, want ErrNoInventory", err)
 		}
 	})

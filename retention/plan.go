@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// ErrNoInventory is returned by Compute and ComputeFound for a nil
+// ErrNoInventory is returned by Compute for a nil
 // inventory.
 var ErrNoInventory = errors.New("no inventory: read one with pkgstore.Store.Scan")
 
@@ -94,23 +94,18 @@ type Plan struct {
 // the apply step checks again on disk.
 type HookFunc func(pkgstore.Ident) bool
 
-// Compute makes the plan. now is the clock reading used for MinAge; it is
-// never read inside. It fails with a *DamagedError (errors.Is ErrDamaged)
-// when the store has blocking problems and the policy does not allow them,
-// and with ErrInvalidPolicy for bad values.
-func Compute(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc) (*Plan, error) {
-	return ComputeFound(inv, pol, now, hooks, nil)
-}
-
-// ComputeFound is Compute with what the policy's RootFinders found
-// (Policy.FindRoots): every installed release a found Root names is a
-// root of the plan, with that Root's code and text. It reads nothing
-// itself.
-func ComputeFound(inv *pkgstore.Inventory, pol Policy, now time.Time, hooks HookFunc, found []Found) (*Plan, error) {
+// Compute makes the plan from an inventory, a policy, what the policy's
+// RootFinders found in use (Policy.FindRoots; every installed release a
+// found Root names is a root of the plan, with that Root's code and text)
+// and now, the clock reading used for MinAge. It reads nothing itself. It
+// fails with a *DamagedError (errors.Is ErrDamaged) when the store has
+// blocking problems and the policy does not allow them, and with
+// ErrInvalidPolicy for bad values.
+func Compute(inv *pkgstore.Inventory, pol Policy, found []Found, now time.Time, hooks HookFunc) (*Plan, error) {
 	return computeAt(inv, nil, pol, now, time.Time{}, hooks, found)
 }
 
-// computeAt is ComputeFound with the real clock's reading (Plan.RealNow;
+// computeAt is Compute with the real clock's reading (Plan.RealNow;
 // zero for none) and, when g is not nil, the graph of inv already built
 // (a plan made again after a probe reuses the first one's).
 func computeAt(inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {

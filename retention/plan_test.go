@@ -34,7 +34,7 @@ func oldPkg(b *storetest.Builder, ident string, deps ...string) {
 func plan(t *testing.T, b *storetest.Builder, pol retention.Policy) *retention.Plan {
 	t.Helper()
 	pol.MinAge = retention.NoMinAge // ctime is "now" on a fresh store
-	p, err := retention.Compute(scanStore(t, b), pol, now, nil)
+	p, err := retention.Compute(scanStore(t, b), pol, nil, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestMinAge(t *testing.T) {
 	b.Pkg(fresh) // ctime: now (the real clock)
 	inv := scanStore(t, b)
 	realNow := time.Now()
-	p, err := retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone}, realNow, nil)
+	p, err := retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone}, nil, realNow, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestMinAge(t *testing.T) {
 		t.Fatalf("fresh release: %+v", d)
 	}
 	// Two hours later it is old enough.
-	p, _ = retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone}, realNow.Add(2*time.Hour), nil)
+	p, _ = retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone}, nil, realNow.Add(2*time.Hour), nil)
 	if d := decision(t, p, fresh); d.Action != retention.Remove {
 		t.Fatalf("fresh release after 2h: %+v", d)
 	}
@@ -312,14 +312,14 @@ func TestDamageFailsSafe(t *testing.T) {
 	b := base(t)
 	b.Add(storetest.Release{Ident: "core/broken/1.0/20200101000000", Deps: []string{glibc1, "core/x/1.0"}, TDeps: []string{glibc1}, ModTime: old})
 	inv := scanStore(t, b)
-	_, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, now, nil)
+	_, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, nil, now, nil)
 	if !errors.Is(err, retention.ErrDamaged) {
 		t.Fatalf("got %v, want ErrDamaged", err)
 	}
 	if !strings.Contains(err.Error(), "hab/pkgs/core/broken/1.0/20200101000000/DEPS") {
 		t.Errorf("refusal does not name the damaged file: %v", err)
 	}
-	p, err := retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, AllowDamaged: true}, now, nil)
+	p, err := retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, AllowDamaged: true}, nil, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestDamageFailsSafe(t *testing.T) {
 
 	// A spec that cannot be parsed refuses too.
 	b2 := base(t).File("hab/sup/default/specs/x.spec", "ident = [")
-	if _, err := retention.Compute(scanStore(t, b2), retention.Policy{KeepLatest: 1}, now, nil); !errors.Is(err, retention.ErrDamaged) {
+	if _, err := retention.Compute(scanStore(t, b2), retention.Policy{KeepLatest: 1}, nil, now, nil); !errors.Is(err, retention.ErrDamaged) {
 		t.Fatalf("bad spec: got %v", err)
 	}
 }
@@ -343,7 +343,7 @@ func TestUninstallHook(t *testing.T) {
 	b.Add(storetest.Release{Ident: "core/hooked/2.0/20210101000000", UninstallHook: true, ModTime: old})
 	s := storetest.Open(t, b.Root)
 	inv := scanStore(t, b)
-	p, err := retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge}, now, s.HasUninstallHook)
+	p, err := retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge}, nil, now, s.HasUninstallHook)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestUninstallHook(t *testing.T) {
 	if d := decision(t, p, "core/hooked/1.0/20200101000000"); d.Action != retention.Remove {
 		t.Errorf("hooked older: %+v", d)
 	}
-	p, _ = retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, IgnoreUninstallHooks: true}, now, s.HasUninstallHook)
+	p, _ = retention.Compute(inv, retention.Policy{KeepLatest: retention.KeepNone, MinAge: retention.NoMinAge, IgnoreUninstallHooks: true}, nil, now, s.HasUninstallHook)
 	if d := decision(t, p, "core/hooked/2.0/20210101000000"); d.Action != retention.Remove {
 		t.Errorf("with hooks ignored: %+v", d)
 	}
@@ -405,7 +405,7 @@ func TestDeterministic(t *testing.T) {
 	inv := scanStore(t, b)
 	var first []string
 	for i := 0; i < 5; i++ {
-		p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, now, nil)
+		p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, nil, now, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -119,7 +119,7 @@ func TestPlanInvariants(t *testing.T) {
 		pol.FreeDeps = rng.IntN(3) == 0
 		pol.ServicesOnly = rng.IntN(5) == 0
 		pol.NoDeps = rng.IntN(6) == 0
-		p, err := retention.Compute(inv, pol, now, nil)
+		p, err := retention.Compute(inv, pol, nil, now, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestPlanInvariants(t *testing.T) {
 		}
 		// 4. Planning again after removing the plan's releases removes nothing more.
 		if len(removed) > 0 {
-			p2, err := retention.Compute(without(inv, removed), pol, now, nil)
+			p2, err := retention.Compute(without(inv, removed), pol, nil, now, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -111,7 +111,7 @@ func pendingDirs(inv *pkgstore.Inventory) []ProbeDir {
 	return dirs
 }
 
-// planProbedGraph is ComputeFound followed, when a Found has a Probe, by
+// planProbedGraph is Compute followed, when a Found has a Probe, by
 // that probe of the plan's removals and a plan computed again with what
 // it found: a root it finds only keeps more (itself and what it needs).
 // g is inv's graph when already built (nil: built here).

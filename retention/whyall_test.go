@@ -24,7 +24,7 @@ func TestWhyAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, time.Now(), nil)
+	p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, nil, time.Now(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

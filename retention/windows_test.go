@@ -43,7 +43,7 @@ func applyWindows(t *testing.T, root string) *retention.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, now, nil)
+	p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, nil, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestApplyKeepsReplacedDirectory(t *testing.T) {
 	if r := inv.Installed(pkgstore.MustParseIdent(redis1)); r == nil || r.Ino == 0 {
 		t.Fatalf("%s: %+v, want a file index", redis1, r)
 	}
-	p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, now, nil)
+	p, err := retention.Compute(inv, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, nil, now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/prune"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -86,23 +87,12 @@ func runCheck(ctx context.Context, store *pkgstore.Store, opts pkgstore.Options)
 	return RunResult{OK: v.OK, Problems: len(rep.Problems), ProblemList: rep.Problems}
 }
 
-// runPrune is a prune's (or a pressure prune's) run: the plan, with what
-// the other FS roots sharing the store keep pinned (keptAt), limited to
-// what disk pressure calls for in a pressure prune, and its Apply under
-// the lock the caller holds (prune.Plan and Run.Apply, as `hab-gc run`
-// plans and applies); then the result (pruneResult). A pressure prune's
-// result has the free space before and after, and the verdict (Notice).
-// Every prune that gets past its setup is recorded in the store's history
-// (package history), a refused one too.
+// runPrune is a prune's (or a pressure prune's) run: prune.Run under the
+// lock the caller holds, with what the other FS roots sharing the store
+// keep pinned (keptAt), limited to what disk pressure calls for in a
+// pressure prune; then its result (resultOf). Every prune that gets past
+// its setup is recorded in the store's history, a refused one too.
 func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup, pol retention.Policy, opts pkgstore.Options) RunResult {
-	run := history.Run{ID: fmt.Sprintf("%s-%s", j.Key, now.UTC().Format("20060102T150405Z")), Job: string(j.Type),
-		JobKey: j.Key, Owner: j.Owner, FSRoot: store.FSRoot(), Policy: pol}
-	record := func(res RunResult, plan *retention.Plan, ar *retention.Result, err error) RunResult {
-		if herr := history.LogContext(ctx, now, run, plan, ar, err); herr != nil {
-			res.HistoryError = herr.Error()
-		}
-		return res
-	}
 	self, _ := canonicalPath(store.FSRoot())
 	for _, root := range j.FSRoots {
 		if c, _ := canonicalPath(root); c == self {
@@ -111,67 +101,59 @@ func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, 
 		pins, err := keptAt(ctx, root, j, now, setup)
 		if err != nil {
 			err = fmt.Errorf("FS root %s shares the store, and its plan could not be made, so nothing is removed: %w", root, err)
-			return record(failedRun(err), nil, nil, err)
+			res := failedRun(err)
+			run := history.Run{ID: history.RunID(string(j.Type), now), Job: string(j.Type), JobKey: j.Key, Owner: j.Owner, FSRoot: store.FSRoot(), Policy: pol}
+			if herr := history.LogContext(ctx, now, run, nil, nil, err); herr != nil {
+				res.HistoryError = herr.Error()
+			}
+			return res
 		}
 		pol.Excludes = append(pol.Excludes, pins...)
 	}
-	if opts.Logger == nil {
-		opts.Logger = loggerFrom(ctx) // the scan and planning phases, as Apply's
-	}
-	applyEnv := applyFrom(ctx)
-	if opts.OnPhase == nil {
-		opts.OnPhase = applyEnv.onPhase
-	}
-	po := prune.Options{Policy: pol, Scan: opts, ToApply: true} // applied under this lock, as planned
+	env := applyFrom(ctx)
+	po := prune.Options{Policy: pol, Scan: opts, Locked: true, Settle: env.settle, Now: now,
+		Job: string(j.Type), JobKey: j.Key, Owner: j.Owner,
+		Observer: prune.Observer{Logger: loggerFrom(ctx), OnPhase: env.onPhase}}
 	if j.Type == Pressure {
 		po.Limits = j.Limits
 	}
-	pr, err := prune.Plan(ctx, store, now, po)
-	var pe *prune.PlanError
-	switch {
-	case errors.As(err, &pe): // the free space unread, bad limits
-		return record(failedRun(pe.Err), pe.Plan, nil, pe.Err)
-	case err != nil:
-		res := failedRun(err)
-		var de *retention.DamagedError
-		if errors.As(err, &de) {
-			res.Problems, res.ProblemList = len(de.Problems), de.Problems
-		}
-		return record(res, nil, nil, err)
-	}
-	defer pr.Close()
-	res := RunResult{}
-	if pr.Verdict != nil {
-		res.FreeBefore, res.Notice = pr.Verdict.FreeBefore, pr.Verdict.Text(*po.Limits)
-	}
-	done, err := pr.Apply(ctx, store, retention.ApplyOptions{Locked: true, Logger: loggerFrom(ctx), Settle: applyEnv.settle, OnPhase: applyEnv.onPhase})
-	ar := done.Result
-	if !ar.Applied() {
-		ar = nil // refused: nothing of it to report
-	}
-	if done.FreeAfter >= 0 {
-		res.FreeAfter = done.FreeAfter
-	}
-	return pruneResult(record(res, pr.Plan, ar, err), pr.Plan, ar, err)
+	out, err := prune.Run(ctx, store, po)
+	return resultOf(out, err, po.Limits)
 }
 
-// pruneResult completes a prune's result with its plan's report and
-// Apply's outcome (ar: nil when refused) and error.
-func pruneResult(res RunResult, plan *retention.Plan, ar *retention.Result, err error) RunResult {
-	rep := plan.Report(ar)
-	res.Plan, res.ProblemList = &rep, rep.Problems
-	if ar != nil {
+// resultOf is the state's record of a prune's run: its totals, its plan's
+// report (with Apply's outcomes), and its error: the run's, or the
+// failed removals'.
+func resultOf(out *prune.Outcome, err error, limits *pressure.Limits) RunResult {
+	res := RunResult{}
+	if out.HistoryErr != nil {
+		res.HistoryError = out.HistoryErr.Error()
+	}
+	if out.Verdict != nil {
+		res.FreeBefore, res.Notice = out.Verdict.FreeBefore, out.Verdict.Text(*limits)
+	}
+	if out.FreeAfter >= 0 {
+		res.FreeAfter = out.FreeAfter
+	}
+	var de *retention.DamagedError
+	if errors.As(err, &de) {
+		res.Problems, res.ProblemList = len(de.Problems), de.Problems
+	}
+	if out.Plan != nil {
+		rep := out.Plan.Report(out.Result)
+		res.Plan, res.ProblemList = &rep, rep.Problems
+	}
+	if ar := out.Result; ar != nil {
 		res.Removed, res.BytesFreed = ar.Removed, ar.BytesFreed
 		res.OK = !ar.Partial()
 		if ar.Partial() {
 			res.Err = partialError(ar)
-			res.Error = res.Err.Error()
 		}
 	}
 	if err != nil {
-		res.OK, res.Err, res.Error = false, err, err.Error()
+		res.OK, res.Err = false, err
 	}
-	return res
+	return res.withErrText()
 }
 
 // keptAt plans the job at another FS root sharing the store and returns

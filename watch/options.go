@@ -8,6 +8,7 @@ import (
 
 	"github.com/hab-gc/hab-gc/metrics"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/prune"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -128,16 +129,13 @@ type Options struct {
 	MaxWatches int
 }
 
-// Purge is what one purge did.
+// Purge is what one purge did: prune.Run's outcome (its Plan and Result
+// nil when not made) and error.
 type Purge struct {
-	Package    pkgstore.Ident
-	Trigger    Trigger
-	Start, End time.Time
-	// Plan and Result are the purge's plan and Apply's result (nil when
-	// not made).
-	Plan   *retention.Plan
-	Result *retention.Result
-	Err    error
+	Package pkgstore.Ident
+	Trigger Trigger
+	*prune.Outcome
+	Err error
 }
 
 // ErrInvalidOptions is wrapped by Options.Validate's errors (and so by

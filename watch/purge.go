@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
-	"github.com/hab-gc/hab-gc/history"
-	"github.com/hab-gc/hab-gc/metrics"
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/prune"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -83,13 +81,14 @@ func (w *watcher) scopeFor(pkg pkgstore.Ident) []pkgstore.Ident {
 	return slices.Compact(out)
 }
 
-// purge plans the store for pkg, from a full read of it, with the policy
-// limited to pkg (policyFor), and applies the plan (Apply takes the
-// store's lock and reads the store again under it: one purge at a time
-// per store), then logs it, writes it to the history and counts it in
-// the metrics.
+// purge runs the store's prune for pkg (prune.Run, which takes the
+// store's lock and reads the store under it: one purge at a time per
+// store), with the policy limited to pkg (policyFor), then logs it. It
+// waits, without a record, while an install runs elsewhere, and for the
+// Supervisor's own package while it does not run the newest release.
 func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purge {
-	p := Purge{Package: pkg, Trigger: t, Start: w.o.now()}
+	p := Purge{Package: pkg, Trigger: t, Outcome: &prune.Outcome{Start: w.o.now()}}
+	p.End = p.Start
 	log := w.o.log().With("package", pkg.String(), "trigger", string(t))
 	pol, ok := w.policyFor(pkg, t)
 	if !ok {
@@ -98,52 +97,35 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 		return p
 	}
 	scan := w.o.Scan
-	scan.Now = p.Start
 	if scan.InstallWindow <= 0 {
 		scan.InstallWindow = w.o.installWindow()
 	}
-	p.Plan, p.Err = retention.PlanStore(ctx, w.o.Store, pol, p.Start, scan)
-	if p.Err == nil && p.Plan.InstallWait != "" {
-		// Elsewhere an install is running (an install directory, a
-		// download, a fetched archive not installed yet): the plan keeps
-		// everything until it ends (retention's install roots), so wait.
-		log.Info("an install is in progress; the purge waits", "why", p.Plan.InstallWait)
-		p.Err = errInstalling
+	refuse := func(plan *retention.Plan) error {
+		if plan.InstallWait != "" {
+			// Elsewhere an install is running (an install directory, a
+			// download, a fetched archive not installed yet): the plan
+			// keeps everything until it ends (retention's install
+			// roots), so wait.
+			log.Info("an install is in progress; the purge waits", "why", plan.InstallWait)
+			return prune.Skip(errInstalling)
+		}
+		if isSelf(pkg) {
+			// The Supervisor purges its own package only when it runs
+			// the newest release installed (manager.rs: "Only cleanup
+			// supervisor packages if we are running the latest installed
+			// version"; a development build may run none of them).
+			if err := w.selfRunsNewest(ctx, plan.Inventory, pkg); err != nil {
+				log.Info("not purging the Supervisor's package", "why", err.Error())
+				return prune.Skip(fmt.Errorf("%w: %w", errNotRunning, err))
+			}
+		}
+		return nil
+	}
+	p.Outcome, p.Err = prune.Run(ctx, w.o.Store, prune.Options{Policy: pol, Scan: scan, LockTimeout: w.o.LockTimeout,
+		Settle: w.o.Settle, Refuse: refuse, Job: Job, JobKey: string(t) + ":" + pkg.String(), Owner: w.o.Schedule,
+		NoHistory: w.o.NoHistory, Metrics: w.o.Metrics, Observer: prune.Observer{Logger: log}, Clock: w.o.now})
+	if errors.Is(p.Err, prune.ErrSkip) {
 		return p
-	}
-	if p.Err == nil && isSelf(pkg) {
-		// The Supervisor purges its own package only when it runs the
-		// newest release installed (manager.rs: "Only cleanup
-		// supervisor packages if we are running the latest installed
-		// version"; a development build may run none of them).
-		if err := w.selfRunsNewest(ctx, p.Plan.Inventory, pkg); err != nil {
-			log.Info("not purging the Supervisor's package", "why", err.Error())
-			p.Err = fmt.Errorf("%w: %w", errNotRunning, err)
-			return p
-		}
-	}
-	if p.Err == nil {
-		p.Result, p.Err = p.Plan.Apply(ctx, w.o.Store, retention.ApplyOptions{LockTimeout: w.o.LockTimeout, Settle: w.o.Settle, Logger: log, Now: w.o.now})
-		if !p.Result.Applied() {
-			p.Result = nil // refused (the lock held...): Purge.Result is nil when not made
-		}
-	}
-	p.End = w.o.now()
-	if !w.o.NoHistory {
-		run := history.Run{ID: fmt.Sprintf("%s-%s-%d", Job, p.Start.UTC().Format("20060102T150405Z"), os.Getpid()),
-			Job: Job, JobKey: string(t) + ":" + pkg.String(), Owner: w.o.Schedule, FSRoot: w.o.Store.FSRoot(), Policy: pol}
-		if herr := history.Log(p.End, run, p.Plan, p.Result, p.Err); herr != nil {
-			log.Warn("the purge's history could not be written", "error", herr)
-		}
-	}
-	if m := w.o.Metrics; m != nil {
-		label := metrics.StorePath(w.o.Store.FSRoot())
-		if p.Plan != nil {
-			rep := p.Plan.Report(p.Result)
-			m.ObservePlan(label, rep)
-			m.ObserveApply(label, rep.Summary)
-		}
-		m.ObserveRun(label, Job, p.Start, p.End, p.Err == nil && (p.Result == nil || !p.Result.Partial()))
 	}
 	switch {
 	case p.Err != nil:

@@ -35,7 +35,7 @@ func (c *config) cacheOptions() (*artifactcache.Options, error) {
 }
 
 // cacheRun is the artifact cache's part of a run, as shown: what the plan
-// decided for each archive (prune.Run.Cache) and what Apply did.
+// decided for each archive (prune.Outcome.Cache) and what Apply did.
 type cacheRun struct {
 	files []artifactcache.File
 	outs  map[string]artifactcache.FileOutcome
@@ -45,19 +45,18 @@ type cacheRun struct {
 	readErr string
 }
 
-// newCacheRun is the cache's part of run; done is what Apply did (nil
-// for a dry run).
-func newCacheRun(run *prune.Run, done *prune.Result) *cacheRun {
-	cr := &cacheRun{files: run.Cache}
-	if run.CacheErr != nil {
-		cr.note = run.CacheErr.Error()
-		if run.CacheUnreadable() {
+// newCacheRun is the cache's part of run.
+func newCacheRun(out *prune.Outcome) *cacheRun {
+	cr := &cacheRun{files: out.Cache}
+	if out.CacheErr != nil {
+		cr.note = out.CacheErr.Error()
+		if out.CacheUnreadable() {
 			cr.readErr = cr.note
 		}
 	}
-	if done != nil && done.Cache != nil {
+	if out.CacheDone != nil {
 		cr.outs = map[string]artifactcache.FileOutcome{}
-		for _, o := range done.Cache {
+		for _, o := range out.CacheDone {
 			cr.outs[o.File] = o
 		}
 	}

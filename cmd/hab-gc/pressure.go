@@ -18,7 +18,7 @@ func addPressureFlags(cmd *cobra.Command) {
 }
 
 // pressureRun is a run under disk pressure, as shown: the limits, what
-// pressure decided (prune.Run.Verdict), the free space read after a real
+// pressure decided (prune.Outcome.Verdict), the free space read after a real
 // run, and what is still missing then.
 type pressureRun struct {
 	limits  pressure.Limits
@@ -28,18 +28,14 @@ type pressureRun struct {
 	largest []retention.Decision
 }
 
-// newPressureRun is the pressure part of run under l; done is what Apply
-// did (nil for a dry run): after a run that went ahead, the free space
-// read then and what is missing from it, else what the plan leaves
-// missing.
-func newPressureRun(l pressure.Limits, run *prune.Run, done *prune.Result) *pressureRun {
-	p := &pressureRun{limits: l, verdict: *run.Verdict, missing: run.Missing, largest: run.LargestKept}
-	if done != nil && done.Result.Applied() {
-		p.missing, p.largest = done.Missing, done.LargestKept
-		if p.verdict.Under && done.FreeAfter >= 0 {
-			after := done.FreeAfter
-			p.after = &after
-		}
+// newPressureRun is the pressure part of run under l: after a run that
+// went ahead, the free space read then and what is missing from it, else
+// what the plan leaves missing.
+func newPressureRun(l pressure.Limits, out *prune.Outcome) *pressureRun {
+	p := &pressureRun{limits: l, verdict: *out.Verdict, missing: out.Missing, largest: out.LargestKept}
+	if out.Result != nil && p.verdict.Under && out.FreeAfter >= 0 {
+		after := out.FreeAfter
+		p.after = &after
 	}
 	return p
 }

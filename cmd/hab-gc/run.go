@@ -5,18 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/hab-gc/hab-gc/artifactcache"
-	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/internal/humanize"
 	"github.com/hab-gc/hab-gc/internal/jsonstream"
-	"github.com/hab-gc/hab-gc/metrics"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/prune"
@@ -79,100 +74,13 @@ func (a *app) probeNotes(plan *retention.Plan, res *retention.Result) {
 	}
 }
 
-// planRun opens the store and plans the run (prune.Plan: the store, the
-// cache with --cache, disk pressure with --min-free), with a progress bar
-// on a terminal, then prints the plan's notes and pressure's verdict. plan
-// is the store's plan whenever it was made, an error after it (reading the
-// free space, bad limits, the cache's read interrupted, a bad cache
-// setting) included: such an error is not journaled, but the metrics file
-// counts the plan.
-func (a *app) planRun(cmd *cobra.Command, c *config, limits *pressure.Limits, cache *artifactcache.Options, cacheErr error, verbose, toApply bool) (run *prune.Run, plan *retention.Plan, store *pkgstore.Store, err error) {
-	pol, scan, err := c.pruneSetup(true)
-	if err != nil {
-		return nil, nil, nil, err
+// onCommandLine says whether a setting (prune.UnmatchedRefusals' key and
+// an exclude's source) was given on the command line.
+func (c *config) onCommandLine(key, source string) bool {
+	if key == prune.SettingExclude {
+		return source == flagExcludeSource
 	}
-	if store, err = c.open(); err != nil {
-		return nil, nil, nil, err
-	}
-	bar := a.progressFor(cmd)
-	scan.OnPhase = bar.onPhase
-	// Under disk pressure every release is measured, to name the
-	// largest kept ones when not enough can be freed; with --verbose,
-	// to show the kept ones' sizes. Otherwise only the removals are
-	// (a real store's kept releases are most of it).
-	scan.Sizes = limits != nil || verbose
-	// A real run's probes (write leases) are Apply's, under the lock.
-	opts := prune.Options{Policy: pol, Scan: scan, Limits: limits, Cache: cache, Free: pressure.Statfs(filepath.Join(c.fsRoot(), pkgstore.StoreDir)), ToApply: toApply}
-	if cacheErr != nil {
-		// A bad cache setting is reported after the plan's notes, and
-		// before pressure is looked at.
-		opts.Limits, opts.Cache = nil, nil
-	}
-	run, err = prune.Plan(cmd.Context(), store, time.Now(), opts)
-	bar.done()
-	var pe *prune.PlanError
-	switch {
-	case errors.As(err, &pe):
-		store.Close()
-		a.planNotes(pe.Plan)
-		if errors.Is(pe.Err, pressure.ErrBadLimits) {
-			return nil, pe.Plan, nil, usageError{pe.Err}
-		}
-		return nil, pe.Plan, nil, pe.Err
-	case err != nil:
-		store.Close()
-		return nil, nil, nil, damagedHint(err)
-	}
-	a.planNotes(run.Plan)
-	if cacheErr != nil {
-		run.Close()
-		store.Close()
-		return nil, run.Plan, nil, cacheErr
-	}
-	if run.Verdict != nil {
-		fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s\n", run.Verdict.Text(*limits))
-	}
-	return run, run.Plan, store, nil
-}
-
-// logRun appends a real run's records to the store's history (package
-// history); a failure to write them (a journal another process keeps
-// locked past history.DefaultLockTimeout or the run's interruption, a
-// full disk) is a warning: the run's work stands. It reports whether the
-// history was written.
-func (a *app) logRun(ctx context.Context, c *config, pol retention.Policy, plan *retention.Plan, res *retention.Result, err error) bool {
-	// The FS root as an absolute path: the journal is read from anywhere.
-	fsRoot, aerr := filepath.Abs(c.fsRoot())
-	if aerr != nil {
-		fsRoot = c.fsRoot()
-	}
-	run := history.Run{ID: fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()),
-		Job: history.JobRun, FSRoot: fsRoot, Policy: pol}
-	if herr := history.LogContext(ctx, time.Now(), run, plan, res, err); herr != nil {
-		fmt.Fprintf(a.textErr, "hab-gc: warning: the run's history could not be written: %v\n", herr)
-		return false
-	}
-	return true
-}
-
-// refuseUnmatched refuses a real run when an exclude, only or
-// keep-latest-for given on the command line matches no installed release
-// (prune.UnmatchedRefusals decides; here the flags and the message).
-func refuseUnmatched(c *config, plan *retention.Plan) error {
-	onCommandLine := func(key, source string) bool {
-		if key == prune.SettingExclude {
-			return source == flagExcludeSource
-		}
-		return c.flagChanged(c.setting(key))
-	}
-	var bad []string
-	for _, w := range prune.UnmatchedRefusals(plan, onCommandLine) {
-		bad = append(bad, "  "+w.Text)
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	return refusedError{fmt.Errorf("refusing to run: a pin given on the command line matches nothing installed (a typo?):\n%s\nCheck the spelling, or pass --allow-unmatched to run anyway", strings.Join(bad, "\n"))}
+	return c.flagChanged(c.setting(key))
 }
 
 func (a *app) runCmd() *cobra.Command {
@@ -211,15 +119,6 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		}
 		// --metrics-file: the plan, and for a real run what it did and
 		// whether it succeeded (a refusal is a failed prune).
-		start := time.Now()
-		var plan *retention.Plan
-		var res *retention.Result
-		historyFailed := false
-		logRun := func(pol retention.Policy, plan *retention.Plan, res *retention.Result, err error) {
-			if !a.logRun(cmd.Context(), c, pol, plan, res, err) {
-				historyFailed = true
-			}
-		}
 		mf, err := a.openMetricsFile(c, c.fsRoot(), false)
 		if err != nil {
 			return err
@@ -228,19 +127,6 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			defer func() {
 				if refusedUnwritten(err) {
 					return
-				}
-				if historyFailed {
-					mf.m.ObserveHistoryFailure(mf.store)
-				}
-				if plan != nil {
-					rep := plan.Report(res)
-					mf.m.ObservePlan(mf.store, rep)
-					if !dry {
-						mf.m.ObserveApply(mf.store, rep.Summary)
-					}
-				}
-				if !dry {
-					mf.m.ObserveRun(mf.store, metrics.TypePrune, start, time.Now(), err == nil)
 				}
 				if werr := mf.writeErr(); werr != nil && err == nil {
 					err = werr // the work stands; the metrics file says nothing of it
@@ -261,49 +147,89 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		}
 		cacheOpts, cacheErr := c.cacheOptions()
 		verbose, _ := cmd.Flags().GetBool("verbose")
-		run, plan, store, err := a.planRun(cmd, c, limits, cacheOpts, cacheErr, verbose, !dry)
+		pol, scan, err := c.pruneSetup(true)
 		if err != nil {
-			if pol, perr := c.policy(true); perr == nil && !dry && !refusedUnwritten(err) && plan == nil {
-				logRun(pol, nil, nil, err) // refused: a damaged store, runtime roots unknown...
-			}
+			return err
+		}
+		store, err := c.open()
+		if err != nil {
 			return err
 		}
 		defer store.Close()
-		defer run.Close()
-		if !dry && !allowUnmatched {
-			if err := refuseUnmatched(c, plan); err != nil {
-				logRun(plan.Policy, plan, nil, err)
-				return err
-			}
+		// Under disk pressure every release is measured, to name the
+		// largest kept ones when not enough can be freed; with --verbose,
+		// to show the kept ones' sizes. Otherwise only the removals are
+		// (a real store's kept releases are most of it).
+		scan.Sizes = limits != nil || verbose
+		opts := prune.Options{Policy: pol, Scan: scan, Limits: limits, Cache: cacheOpts,
+			Free: pressure.Statfs(filepath.Join(c.fsRoot(), pkgstore.StoreDir)), DryRun: dry, LockTimeout: timeout}
+		if mf != nil {
+			opts.Metrics = mf.m
 		}
-		var done *prune.Result
-		if !dry {
-			bar := a.progressFor(cmd)
-			// A cancelled Apply puts back what it hid and finishes the
-			// deletions under way: given time to, and more while it
-			// makes progress, before the watchdog ends the process
-			// (which kill -9 safety covers).
-			held := a.stop.hold(applyStopGrace, func() {})
-			done, err = run.Apply(cmd.Context(), store, retention.ApplyOptions{
-				LockTimeout: timeout,
-				OnPhase:     func(e retention.PhaseEvent) { a.stop.progress(); bar.onPhase(e) },
-				Logger:      slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-			})
-			held()
-			bar.done()
-			a.probeNotes(plan, done.Result)
-			if res = done.Result; !res.Applied() {
-				res = nil // refused: nothing of it to report
-			}
-			var cerr *prune.CacheError
-			if errors.As(err, &cerr) { // the releases' part succeeded
-				logRun(plan.Policy, plan, res, nil)
-				return cerr
-			}
-			logRun(plan.Policy, plan, res, err)
-			if err != nil && res == nil {
-				return needsRoot(err)
-			}
+		if !allowUnmatched {
+			opts.Refuse = prune.RefuseUnmatched(c.onCommandLine)
+		}
+		if cacheErr != nil {
+			// A bad cache setting is reported after the plan's notes, and
+			// before pressure is looked at; nothing is changed or written.
+			opts.Limits, opts.Cache, opts.DryRun, opts.Metrics = nil, nil, true, nil
+		}
+		bar := a.progressFor(cmd)
+		held := func() {}
+		planned := false
+		opts.Observer = prune.Observer{
+			Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+			OnPhase: func(e retention.PhaseEvent) {
+				if planned {
+					a.stop.progress()
+				}
+				bar.onPhase(e)
+			},
+			OnPlan: func(o *prune.Outcome) {
+				planned = true
+				bar.done()
+				a.planNotes(o.Plan)
+				if cacheErr == nil && o.Verdict != nil {
+					fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s\n", o.Verdict.Text(*limits))
+				}
+				if !opts.DryRun {
+					// A cancelled Apply puts back what it hid and
+					// finishes the deletions under way: given time to,
+					// and more while it makes progress, before the
+					// watchdog ends the process (which kill -9 safety
+					// covers).
+					held = a.stop.hold(applyStopGrace, func() {})
+					bar = a.progressFor(cmd)
+				}
+			},
+		}
+		out, err := prune.Run(cmd.Context(), store, opts)
+		held()
+		bar.done()
+		if !planned && out.Plan != nil {
+			a.planNotes(out.Plan)
+		}
+		if out.HistoryErr != nil {
+			fmt.Fprintf(a.textErr, "hab-gc: warning: the run's history could not be written: %v\n", out.HistoryErr)
+		}
+		if cacheErr != nil && (err == nil || out.Plan != nil) {
+			return cacheErr
+		}
+		var unmatched *prune.UnmatchedError
+		switch {
+		case errors.Is(err, pressure.ErrBadLimits):
+			return usageError{err}
+		case errors.As(err, &unmatched):
+			return refusedError{fmt.Errorf("%w\nCheck the spelling, or pass --allow-unmatched to run anyway", err)}
+		case err != nil && out.Plan == nil:
+			return needsRoot(damagedHint(err))
+		case err != nil && out.Result == nil && !planned:
+			return err // the free space unread, the cache's read interrupted
+		}
+		plan, res := out.Plan, out.Result
+		a.probeNotes(plan, res)
+		if err != nil && res == nil {
+			return needsRoot(err)
 		}
 		asJSON := a.wantJSON(cmd)
 		var rep retention.Report
@@ -315,20 +241,20 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		} else {
 			rep = plan.Report(res)
 		}
-		out := runReport{Report: rep}
+		report := runReport{Report: rep}
 		var press *pressureRun
-		if run.Verdict != nil {
-			press = newPressureRun(*limits, run, done)
-			out.pressureReport = press.report()
+		if out.Verdict != nil {
+			press = newPressureRun(*limits, out)
+			report.pressureReport = press.report()
 		}
 		var cr *cacheRun
 		if cacheOpts != nil {
-			cr = newCacheRun(run, done)
+			cr = newCacheRun(out)
 		}
-		out.Cache = cr.report()
-		out.CacheError = cr.readError()
+		report.Cache = cr.report()
+		report.CacheError = cr.readError()
 		if asJSON {
-			if werr := writeJSON(a.stdout, out, jsonstream.Elements("releases", rels.Len(), func(i int) any { return rels.At(i) })); werr != nil {
+			if werr := writeJSON(a.stdout, report, jsonstream.Elements("releases", rels.Len(), func(i int) any { return rels.At(i) })); werr != nil {
 				return werr
 			}
 		} else {
