@@ -206,9 +206,8 @@ func (p *Plan) eachPackage(f func([]*pkgstore.Release)) {
 func (p *Plan) decide() {
 	// The releases of a package are next to each other in inventory
 	// order, and those removed for their age share one reason: made once
-	// a package, not once a release (issue 35: 70% of a large
-	// store's releases are removed so, and their texts were 10% of the
-	// plan's memory).
+	// a package, not once a release (most of a large store's releases
+	// are removed so, and their texts were a tenth of the plan's memory).
 	var oldOf pkgstore.Ident
 	var oldReasons []Reason
 	for i := range p.Decisions {

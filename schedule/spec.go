@@ -389,7 +389,7 @@ func changingMinutes(loc *time.Location) *[1440]bool {
 		// of the change to the new one's are skipped. A repeated time
 		// (clocks back) is not marked: the cron runs it once, at its
 		// first occurrence (Cron), and excluding it too emptied windows
-		// such as 01:00-03:00 in New York (issue 32 item 6).
+		// such as 01:00-03:00 in New York.
 		if after > before {
 			w := next.Add(time.Duration(before) * time.Second).UTC()
 			start := w.Hour()*60 + w.Minute()

@@ -92,7 +92,7 @@ func exitCode(err error) int {
 // no trace: a usage error (a bad flag, environment variable, config value
 // or definition; an FS root or hab/pkgs that does not exist) writes no
 // history record, no metrics, no state: a typo in --fs-root leaves the
-// file system as it was (issue 20 item 8). A refusal on a real store
+// file system as it was. A refusal on a real store
 // (damaged, an unmatched pin, in-use unknown) is still journalled.
 func refusedUnwritten(err error) bool { return exitCode(err) == exitUsage }
 
