@@ -86,6 +86,19 @@ type Service struct {
 	Ambiguous []Ident
 	// DesiredState is the spec's desired_state ("up" when absent).
 	DesiredState string
+	// PIDFile, when set, is the service's PID file (FS_ROOT/hab/svc/NAME/PID,
+	// relative to the FS root): the Supervisor started the service. When
+	// PIDProblem is set, the file tells nothing of which release runs (it
+	// cannot be read, is not a regular file, or names no live process):
+	// any release Ident allows may. Else PID is its live process, and Runs
+	// the releases it may run: the Supervisor's pick among those installed
+	// before the file was written first, then any other installed within
+	// an hour before it (an init hook runs between the pick and the start).
+	// Without a PID file the service is not running.
+	PIDFile    string
+	PIDProblem string
+	PID        int
+	Runs       []Ident
 }
 
 // Binlink is a symlink in a binlink directory that points into the store,

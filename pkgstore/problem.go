@@ -65,6 +65,9 @@ const (
 	// an install directory and what is in it): it is judged by its inode
 	// change time instead.
 	ProblemFutureTime ProblemKind = "future-time"
+	// A service's PID file that cannot be read, is not a regular file or
+	// names no live process: every release its spec allows is kept.
+	ProblemPIDFile ProblemKind = "bad-pid-file"
 )
 
 // Problem is one thing found wrong in a store. Problems are data: a scan of

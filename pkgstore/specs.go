@@ -105,7 +105,9 @@ func (s *Store) readSpecs(inv *Inventory, probs *problems) {
 			probs.add(Problem{Path: path, Kind: ProblemSpecName,
 				Message: fmt.Sprintf("file is named %q but its ident %s names %q; the Supervisor rejects it, hab-gc protects it anyway", stem, id, id.Name)})
 		}
-		inv.Services = append(inv.Services, inv.resolveService(Service{Name: stem, SpecPath: path, Ident: id, DesiredState: state}))
+		svc := inv.resolveService(Service{Name: stem, SpecPath: path, Ident: id, DesiredState: state})
+		inv.readPIDFile(&svc, probs)
+		inv.Services = append(inv.Services, svc)
 	}
 }
 

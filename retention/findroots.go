@@ -54,6 +54,10 @@ func (p *Plan) indexRoots() *rootIndex {
 		ix.listed[r.Ref] = append(ix.listed[r.Ref], Reason{Code: code, Text: text})
 	}
 	for _, svc := range inv.Services {
+		if svc.PIDFile != "" {
+			p.startedRoots(svc, listed)
+			continue
+		}
 		if !svc.Installed {
 			continue
 		}
@@ -258,4 +262,28 @@ func (p *Plan) rootsOf(ix *rootIndex, r *pkgstore.Release, count []Reason) []Rea
 // (not a release: see pkgstore.Binlink.Under) is kept.
 func coverText(bl pkgstore.Binlink) string {
 	return fmt.Sprintf("binlink %s points at %s, a directory above the releases (Habitat's own binlinks point into one release), so every release below it is kept", bl.Path, bl.Under)
+}
+
+// startedRoots makes roots of what a service the Supervisor started (its
+// PID file is there) may run: what its PID file shows (pkgstore.Service
+// Runs), or, when the file tells nothing, every release its spec allows.
+func (p *Plan) startedRoots(svc pkgstore.Service, listed func(*pkgstore.Release, Code, string)) {
+	inv := p.Inventory
+	if svc.PIDProblem != "" {
+		for _, r := range inv.Satisfying(svc.Ident) {
+			listed(r, CodeService, fmt.Sprintf("loaded service %s may run it: its PID file %s tells nothing of which release runs (%s), so every release its spec ident %s allows is kept", svc.Name, svc.PIDFile, svc.PIDProblem, svc.Ident))
+		}
+		return
+	}
+	for i, id := range svc.Runs {
+		r := inv.Installed(id)
+		if r == nil {
+			continue
+		}
+		if i == 0 {
+			listed(r, CodeService, fmt.Sprintf("loaded service %s runs it: its PID file %s names live process %d, and this is the release its spec ident %s allows that the Supervisor picks among those installed before it wrote that file", svc.Name, svc.PIDFile, svc.PID, svc.Ident))
+			continue
+		}
+		listed(r, CodeService, fmt.Sprintf("loaded service %s may run it: the Supervisor may have picked it as it loaded the service, before it wrote its PID file %s (live process %d): it was installed by then, less than an hour before or where Habitat's pick depends on directory order", svc.Name, svc.PIDFile, svc.PID))
+	}
 }

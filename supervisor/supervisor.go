@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -123,6 +124,8 @@ type Client struct {
 	// the token goes to the gateway only). Its redirects are never
 	// followed, whatever its CheckRedirect.
 	HTTP *http.Client
+	// connectTimeout, when set, bounds the connection (ignored with HTTP).
+	connectTimeout time.Duration
 }
 
 // httpClient is c.HTTP, or one of its own, that never follows a redirect:
@@ -136,6 +139,9 @@ func (c Client) httpClient() *http.Client {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.Proxy = nil
 		tr.TLSClientConfig = c.TLS
+		if c.connectTimeout > 0 {
+			tr.DialContext = (&net.Dialer{Timeout: c.connectTimeout}).DialContext
+		}
 		hc.Transport = tr
 	}
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -189,7 +195,7 @@ func (c Client) Services(ctx context.Context) ([]Service, error) {
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrGateway, c.url(), err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrGateway, c.url(), err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
@@ -222,11 +228,30 @@ func (c Client) Services(ctx context.Context) ([]Service, error) {
 
 // Finder is a retention.RootFinder: each release a loaded service runs,
 // per the Supervisor, is a root with code loaded-service.
-type Finder struct{ Client }
+type Finder struct {
+	Client
+	// Default makes it the gateway asked when none is configured, briefly
+	// (a connection within a second, the answer within three unless
+	// Timeout says otherwise): where nothing answers, it finds nothing and
+	// says so; where the gateway
+	// answers but does not say what its services run (it hangs, refuses,
+	// or answers something else), every release each loaded service's
+	// spec allows is kept. Without it, any failure is an error.
+	Default bool
+}
 
-// FindRoots asks the gateway; any failure is an error.
-func (f Finder) FindRoots(ctx context.Context, _ *pkgstore.Inventory) (retention.Found, error) {
+// FindRoots asks the gateway.
+func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (retention.Found, error) {
+	if f.Default {
+		f.connectTimeout = time.Second
+		if f.Timeout == 0 {
+			f.Timeout = 3 * time.Second
+		}
+	}
 	svcs, err := f.Services(ctx)
+	if err != nil && f.Default && ctx.Err() == nil && errors.Is(err, ErrGateway) {
+		return f.unanswered(inv, err), nil
+	}
 	if err != nil {
 		return retention.Found{}, err
 	}
@@ -245,4 +270,23 @@ func (f Finder) FindRoots(ctx context.Context, _ *pkgstore.Inventory) (retention
 			Text: fmt.Sprintf("the Supervisor runs it for loaded service %s (gateway %s)", name, f.url())})
 	}
 	return found, nil
+}
+
+// unanswered is what the default gateway found when it did not say what
+// its services run: nothing where nothing answers (no Supervisor, or one
+// without its gateway: the Supervisor's files tell), else every release
+// each loaded service's spec allows.
+func (f Finder) unanswered(inv *pkgstore.Inventory, err error) retention.Found {
+	found := retention.Found{Source: "supervisor"}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		found.Summary = fmt.Sprintf("supervisor: nothing answers at %s (%v); which release each service runs is read from its PID file", f.url(), op.Err)
+		return found
+	}
+	found.Summary = fmt.Sprintf("supervisor: the gateway did not say what its services run, so every release each loaded service's spec allows is kept: %v", err)
+	for _, svc := range inv.Services {
+		found.Roots = append(found.Roots, retention.Root{Ident: svc.Ident, Code: retention.CodeService,
+			Text: fmt.Sprintf("loaded service %s may run it: the Supervisor's gateway %s answered but did not say what its services run, so every release its spec ident %s allows is kept", svc.Name, f.url(), svc.Ident)})
+	}
+	return found
 }

@@ -12,8 +12,8 @@ import (
 // roots sets where the policy looks for releases in use beyond the
 // library's defaults: how the processes are read (runtime_roots; a dry
 // run, which removes nothing, reads them best effort) and, when
-// sup_gateway is set, the Supervisor's HTTP gateway (token from
-// HAB_SUP_GATEWAY_AUTH_TOKEN).
+// the Supervisor's HTTP gateway, at sup_gateway or its default address
+// (token from HAB_SUP_GATEWAY_AUTH_TOKEN).
 func (c *config) roots(p *retention.Policy) error {
 	if c.isSet("runtime_roots") {
 		var err error
@@ -37,11 +37,11 @@ func (c *config) roots(p *retention.Policy) error {
 	if err != nil {
 		return c.gatewayTLSError(u, err)
 	}
-	if u != "" {
-		client := supervisor.Client{URL: u, TLS: cfg}
-		client.Token, _ = c.lookup(supervisor.TokenEnv)
-		p.RootFinders = append(p.RootFinders, supervisor.Finder{Client: client})
-	}
+	// Without sup_gateway, the Supervisor's default address is asked,
+	// briefly: where nothing answers, its files tell.
+	f := supervisor.Finder{Client: supervisor.Client{URL: u, TLS: cfg}, Default: u == ""}
+	f.Token, _ = c.lookup(supervisor.TokenEnv)
+	p.RootFinders = append(p.RootFinders, f)
 	return nil
 }
 

@@ -164,7 +164,8 @@ func TestRuntimeRootsSettings(t *testing.T) {
 		t.Errorf("why says:\n%s\nwant %q", out.String(), want)
 	}
 	rep, _, _ := runJSON(t, nil, dry...)
-	if len(rep.RootSources) != 1 || rep.RootSources[0].Source != "processes" || rep.RootSources[0].Counts["inspected"] == 0 {
+	// The other source is the Supervisor's gateway, asked by default.
+	if len(rep.RootSources) != 2 || rep.RootSources[0].Source != "processes" || rep.RootSources[0].Counts["inspected"] == 0 {
 		t.Errorf("JSON root_sources = %+v", rep.RootSources)
 	}
 
@@ -181,7 +182,7 @@ func TestRuntimeRootsSettings(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", off.name, code, stderr)
 		}
-		if len(rep.RootSources) != 0 || strings.Contains(stderr, "runtime roots") {
+		if len(rep.RootSources) != 1 || rep.RootSources[0].Source != "supervisor" || strings.Contains(stderr, "runtime roots") {
 			t.Errorf("runtime roots off by %s, still read: %+v %s", off.name, rep.RootSources, stderr)
 		}
 		for _, r := range rep.Releases {

@@ -29,5 +29,5 @@ func addPolicyFlags(fs *pflag.FlagSet) {
 	fs.String("sup-gateway-ca-certs", "", "PEM `FILE` of the CA that verifies an https sup-gateway (the root CA of the Supervisor's --certs; default: the system's roots)")
 	fs.String("sup-gateway-certs", "", "PEM `FILE` of the client certificate (chain) to present to an https sup-gateway, for a Supervisor started with --ca-certs (needs --sup-gateway-key)")
 	fs.String("sup-gateway-key", "", "PEM `FILE` of the private key of --sup-gateway-certs")
-	fs.String("sup-gateway", "", "also keep what the Supervisor's services run, asking its HTTP gateway at URL (the Supervisor's default: "+supervisor.DefaultURL+"; token from "+supervisor.TokenEnv+"; env HAB_GC_SUP_GATEWAY); if it does not answer, nothing is removed")
+	fs.String("sup-gateway", "", "ask the Supervisor's HTTP gateway what its services run at URL (token from "+supervisor.TokenEnv+"; env HAB_GC_SUP_GATEWAY); if it does not answer, nothing is removed. Default: "+supervisor.DefaultURL+", asked briefly, the services' PID files telling where nothing answers")
 }

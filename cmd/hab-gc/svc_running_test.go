@@ -106,7 +106,6 @@ func releaseReasons(t *testing.T, args []string, ident string) (action, reasons,
 // saying the service's PID file shows it runs it, and why must not say
 // the service runs 1.0.4.
 func TestRunKeepsTheReleaseTheSupervisorStarted(t *testing.T) {
-	testtool.KnownDefect(t, "the release a service runs is taken from its spec, not from the Supervisor's PID file")
 	t.Parallel()
 	b := siteStore(t, svcSite103)
 	startSite(t, b)
@@ -154,7 +153,6 @@ func TestRunWithoutPIDFileKeepsNewest(t *testing.T) {
 // release the spec allows is kept, and a line names the file. hab-gc never
 // blocks on it nor follows it.
 func TestRunBadPIDFileKeepsEveryReleaseTheSpecAllows(t *testing.T) {
-	testtool.KnownDefect(t, "the Supervisor's PID file is not read: a bad one does not make hab-gc keep more")
 	t.Parallel()
 	gone := proctest.Start(t, proctest.Exec, proctest.Sleep(t))
 	gonePID := gone.PID()

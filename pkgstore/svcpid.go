@@ -1,0 +1,116 @@
+package pkgstore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hab-gc/hab-gc/internal/safeio"
+)
+
+// svcDir holds each service's files (svcDir/NAME), under the FS root.
+const svcDir = "hab/svc"
+
+// startWindow is how long before a service's PID file its release may
+// have been installed and still not be the one it runs: the Supervisor
+// picks the release as it loads the service and writes the PID file
+// once the run hook is spawned, an init hook (of any length) between.
+const startWindow = time.Hour
+
+// maxPIDFile caps the read of a PID file: a decimal PID is at most 10
+// bytes (Habitat writes it with no newline).
+const maxPIDFile = 64
+
+// readPIDFile reads svc's PID file, FS_ROOT/hab/svc/NAME/PID, which the
+// Supervisor writes with an atomic rename once it has spawned the
+// service's run hook and removes when it stops (habitat-sh/habitat
+// components/sup/src/manager/service/supervisor.rs create_pidfile,
+// cleanup_pidfile; components/core/src/fs.rs svc_pid_file). Nothing on
+// the way is followed and the file is read without blocking, capped.
+// It sets PIDFile, and PIDProblem, PID and Runs (see Service), and adds a
+// problem naming a file that says nothing of which release runs.
+func (inv *Inventory) readPIDFile(svc *Service, probs *problems) {
+	rel := svcDir + "/" + svc.Name
+	root, err := safeio.OpenRootBeneath(inv.FSRoot, rel, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return // never started, or its directory not made yet
+	}
+	var pid int
+	var written time.Time
+	if err == nil {
+		defer root.Close()
+		f, fi, oerr := safeio.OpenRegularAt(root, "PID", safeio.NoFollow)
+		if errors.Is(oerr, fs.ErrNotExist) {
+			return // not running
+		}
+		err = oerr
+		if err == nil {
+			written = fi.ModTime()
+			pid, err = parsePID(f)
+			f.Close()
+		}
+	}
+	svc.PIDFile = rel + "/PID"
+	if err == nil {
+		err = alive(pid)
+	}
+	if errors.Is(err, syscall.ELOOP) || errors.Is(err, safeio.ErrSymlink) {
+		err = errors.New("it or a directory above it is a symlink, not followed")
+	}
+	if err != nil {
+		svc.PIDProblem = errMsg(err)
+		probs.add(Problem{Path: svc.PIDFile, Kind: ProblemPIDFile,
+			Message: fmt.Sprintf("service %s's PID file tells nothing of which release it runs (%s): every release its spec ident %s allows is kept", svc.Name, svc.PIDProblem, svc.Ident)})
+		return
+	}
+	svc.PID = pid
+	svc.Runs = inv.startedOn(svc.Ident, written)
+}
+
+// parsePID reads a PID file's decimal process id: a positive number,
+// blanks around it allowed.
+func parsePID(f io.Reader) (int, error) {
+	b, err := io.ReadAll(io.LimitReader(f, maxPIDFile+1))
+	if err != nil {
+		return 0, err
+	}
+	if len(b) > maxPIDFile {
+		return 0, fmt.Errorf("more than %d bytes, not a PID", maxPIDFile)
+	}
+	s := strings.TrimSpace(string(b))
+	pid, err := strconv.Atoi(s)
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("holds %s, not a process id", quotePrefix(s))
+	}
+	return pid, nil
+}
+
+// startedOn are the releases a service whose spec names ident, started
+// (its PID file written) at written, may run: the Supervisor's pick
+// among those installed by then (and the others it may pick), then
+// every other installed within startWindow before.
+func (inv *Inventory) startedOn(ident Ident, written time.Time) []Ident {
+	var ids []Ident
+	for _, r := range inv.Satisfying(ident) {
+		if !r.InstalledAt().After(written) {
+			ids = append(ids, r.Ident)
+		}
+	}
+	picks := SupervisorPicks(ids)
+	var out []Ident
+	for i := len(picks) - 1; i >= 0; i-- {
+		out = append(out, ids[picks[i]])
+	}
+	for _, r := range inv.Satisfying(ident) {
+		if at := r.InstalledAt(); !at.After(written) && written.Sub(at) < startWindow && !slices.Contains(out, r.Ident) {
+			out = append(out, r.Ident)
+		}
+	}
+	return out
+}
