@@ -91,10 +91,9 @@ type Service struct {
 	// PIDProblem is set, the file tells nothing of which release runs (it
 	// cannot be read, is not a regular file, or names no live process):
 	// any release Ident allows may. Else PID is its live process, and Runs
-	// the releases it may run: the Supervisor's pick among those installed
-	// before the file was written first, then any other installed within
-	// an hour before it (an init hook runs between the pick and the start).
-	// Without a PID file the service is not running.
+	// the release it runs: the Supervisor's pick among those installed
+	// before the file was written (several where its pick depends on
+	// directory order). Without a PID file the service is not running.
 	PIDFile    string
 	PIDProblem string
 	PID        int

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,12 +15,6 @@ import (
 
 // svcDir holds each service's files (svcDir/NAME), under the FS root.
 const svcDir = "hab/svc"
-
-// startWindow is how long before a service's PID file its release may
-// have been installed and still not be the one it runs: the Supervisor
-// picks the release as it loads the service and writes the PID file
-// once the run hook is spawned, an init hook (of any length) between.
-const startWindow = time.Hour
 
 // maxPIDFile caps the read of a PID file: a decimal PID is at most 10
 // bytes (Habitat writes it with no newline).
@@ -92,9 +85,9 @@ func parsePID(f io.Reader) (int, error) {
 }
 
 // startedOn are the releases a service whose spec names ident, started
-// (its PID file written) at written, may run: the Supervisor's pick
-// among those installed by then (and the others it may pick), then
-// every other installed within startWindow before.
+// (its PID file written) at written, runs: the Supervisor's pick among
+// those installed by then (several where its pick depends on directory
+// order).
 func (inv *Inventory) startedOn(ident Ident, written time.Time) []Ident {
 	var ids []Ident
 	for _, r := range inv.Satisfying(ident) {
@@ -102,15 +95,9 @@ func (inv *Inventory) startedOn(ident Ident, written time.Time) []Ident {
 			ids = append(ids, r.Ident)
 		}
 	}
-	picks := SupervisorPicks(ids)
 	var out []Ident
-	for i := len(picks) - 1; i >= 0; i-- {
-		out = append(out, ids[picks[i]])
-	}
-	for _, r := range inv.Satisfying(ident) {
-		if at := r.InstalledAt(); !at.After(written) && written.Sub(at) < startWindow && !slices.Contains(out, r.Ident) {
-			out = append(out, r.Ident)
-		}
+	for _, i := range SupervisorPicks(ids) {
+		out = append(out, ids[i])
 	}
 	return out
 }

@@ -275,15 +275,13 @@ func (p *Plan) startedRoots(svc pkgstore.Service, listed func(*pkgstore.Release,
 		}
 		return
 	}
-	for i, id := range svc.Runs {
-		r := inv.Installed(id)
-		if r == nil {
-			continue
+	may := ""
+	if len(svc.Runs) > 1 {
+		may = "; Habitat's pick among several depends on directory order, so each is kept"
+	}
+	for _, id := range svc.Runs {
+		if r := inv.Installed(id); r != nil {
+			listed(r, CodeService, fmt.Sprintf("loaded service %s runs it: its PID file %s names live process %d, and this is the release its spec ident %s allows that the Supervisor picks among those installed before it wrote that file%s", svc.Name, svc.PIDFile, svc.PID, svc.Ident, may))
 		}
-		if i == 0 {
-			listed(r, CodeService, fmt.Sprintf("loaded service %s runs it: its PID file %s names live process %d, and this is the release its spec ident %s allows that the Supervisor picks among those installed before it wrote that file", svc.Name, svc.PIDFile, svc.PID, svc.Ident))
-			continue
-		}
-		listed(r, CodeService, fmt.Sprintf("loaded service %s may run it: the Supervisor may have picked it as it loaded the service, before it wrote its PID file %s (live process %d): it was installed by then, less than an hour before or where Habitat's pick depends on directory order", svc.Name, svc.PIDFile, svc.PID))
 	}
 }
