@@ -5,8 +5,10 @@
 //
 // # What it watches
 //
-// Run watches FS_ROOT/hab/pkgs and the Supervisor's specs directory
-// (FS_ROOT/hab/sup/default/specs) with inotify (fsnotify). One watch is
+// Run watches FS_ROOT/hab/pkgs, the Supervisor's specs directory
+// (FS_ROOT/hab/sup/default/specs) and its services' directories
+// (FS_ROOT/hab/svc/NAME, where it renames each PID file into place) with
+// inotify (fsnotify). One watch is
 // set per origin, name and version directory, as each appears: Habitat
 // renames a release into its version directory, so a watch on the name
 // directory alone would not see a new release of an installed version.
@@ -67,11 +69,16 @@
 //
 // # When
 //
-// At start, Delay after Run sets its watches, every loaded service's
-// package and the Supervisor's (the Supervisor purges each service as it
-// starts it at its own start: TriggerStart); after a spec file appears
-// (TriggerLoad); after a new release of the package is installed
-// (TriggerUpdate).
+// As the Supervisor, which purges a service's package when it starts the
+// service (components/sup/src/manager.rs add_service_rsw_mlw_rhw_msr),
+// never when a release is merely installed: at start, Delay after Run
+// sets its watches, every loaded service's package and the Supervisor's
+// (TriggerStart); when the Supervisor starts a service, which its PID
+// file FS_ROOT/hab/svc/NAME/PID shows, new or replaced (TriggerLoad);
+// after a new release of the Supervisor's package, or with All of a
+// package no spec loads, is installed (TriggerUpdate). A service whose
+// spec says desired_state "down" is never purged: the Supervisor never
+// starts it.
 //
 // # On unload
 //
@@ -100,7 +107,7 @@
 //
 // watcher.go holds Run and its loop; watches.go the inotify watches of
 // the store, its events and the rescans that stand in for them;
-// specs.go the specs directory; pending.go the purges waiting for their
+// specs.go the specs directory; pids.go the PID files; pending.go the purges waiting for their
 // time (which package, when, and running them); purge.go one purge;
 // progress.go the
 // installs in progress a purge waits for; self.go the Supervisor's own

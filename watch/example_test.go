@@ -56,14 +56,20 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
+	// The Supervisor restarts the service into it: its PID file, naming
+	// a live process (here, this one), is renamed into place.
+	if _, err := storetest.WritePIDFile(root, "redis", os.Getpid()); err != nil {
+		fmt.Println(err)
+		return
+	}
 	p := <-purged
 	cancel()
 	<-done
-	fmt.Printf("%s after an %s: %d removed\n", p.Package, p.Trigger, p.Result.Removed)
+	fmt.Printf("%s purged (trigger %s): %d removed\n", p.Package, p.Trigger, p.Result.Removed)
 	for _, d := range p.Plan.Removals() {
 		fmt.Println("removed", d.Release.Ident, "-", d.Reasons[0].Text)
 	}
 	// Output:
-	// core/redis after an update: 1 removed
+	// core/redis purged (trigger load): 1 removed
 	// removed core/redis/6.2.5/20200101000000 - not among the newest 2 of core/redis, not protected, and no kept release needs it
 }

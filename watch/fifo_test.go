@@ -33,6 +33,7 @@ func TestWatchNeverBlocksOnAFIFO(t *testing.T) {
 			if err := in.Install("core/redis/7.0.1/20260101000000"); err != nil {
 				t.Fatal(err)
 			}
+			restart(t, b.Root, "redis")
 			p := w.next(t, 20*time.Second)
 			if p.Package.String() != "core/redis" {
 				t.Fatalf("purge of %s (%v), want core/redis", p.Package, p.Err)

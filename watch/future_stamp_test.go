@@ -30,6 +30,7 @@ func TestFutureStampedLeftoverDoesNotHoldPurge(t *testing.T) {
 	if err := in.Install("core/redis/7.0.1/20260101000000"); err != nil {
 		t.Fatal(err)
 	}
+	restart(t, b.Root, "redis")
 	p := w.next(t, 20*time.Second)
 	if p.Package.String() != "core/redis" || p.Err != nil || p.Result == nil || p.Result.Removed != 1 {
 		t.Fatalf("purge %s: %v %+v; log:\n%s", p.Package, p.Err, p.Result, w.log)

@@ -22,6 +22,7 @@ func TestPurgeKeepsRunningRelease(t *testing.T) {
 	if err := in.Install("core/redis/7.0.1/20260101000000"); err != nil {
 		t.Fatal(err)
 	}
+	restart(t, b.Root, "redis")
 	p := w.next(t, 20*time.Second)
 	if p.Err != nil {
 		t.Fatalf("purge: %v", p.Err)

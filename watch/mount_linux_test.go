@@ -65,13 +65,15 @@ func bindOther(t *testing.T, b *storetest.Builder, src string) (unmount func()) 
 	return unmount
 }
 
-// installPurge installs ident as Habitat does and returns the purge of
-// core/app it leads to.
+// installPurge installs ident as Habitat does, restarts the service on
+// it as the Supervisor does, and returns the purge of core/app it leads
+// to.
 func installPurge(t *testing.T, w *watcher, in *storetest.Installer, ident string) watch.Purge {
 	t.Helper()
 	if err := in.Install(ident); err != nil {
 		t.Fatal(err)
 	}
+	restart(t, in.Root, "app")
 	p := w.next(t, 20*time.Second)
 	if p.Package.String() != "core/app" || p.Err != nil {
 		t.Fatalf("purge of %s (%s): %v; log:\n%s", p.Package, p.Trigger, p.Err, w.log)

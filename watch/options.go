@@ -34,10 +34,12 @@ const Job = "watch"
 type Trigger string
 
 const (
-	// TriggerUpdate: a new release of the package was renamed into place.
+	// TriggerUpdate: a new release of the package was renamed into place
+	// (the Supervisor's package; with All, one no spec loads).
 	TriggerUpdate Trigger = "update"
-	// TriggerLoad: a spec file loading the package appeared (the
-	// Supervisor purges after it loads a service, too).
+	// TriggerLoad: the Supervisor started a service of the package (its
+	// PID file appeared or was replaced: `hab svc load`, `hab svc start`,
+	// a restart into an update), as it purges when it starts one.
 	TriggerLoad Trigger = "load"
 	// TriggerUnload: the package's spec file was removed and stayed gone
 	// for the unload grace (Options.OnUnload).

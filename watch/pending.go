@@ -35,13 +35,13 @@ func isSelf(pkg pkgstore.Ident) bool {
 }
 
 // markAtStart schedules, Delay after Run starts, the purge of every
-// loaded service's package and of the Supervisor's own, as the
+// loaded service's package that is not down and of the Supervisor's own, as the
 // Supervisor purges each service as it starts it at start-up
 // (add_service_rsw_mlw_rhw_msr calls maybe_uninstall_old_packages) and
 // then its own package.
 func (w *watcher) markAtStart() {
-	for _, id := range w.specs {
-		w.mark(id.Package(), TriggerStart)
+	for _, sp := range w.specs {
+		w.mark(sp.id.Package(), TriggerStart)
 	}
 	for rel := range w.seen {
 		parts := strings.Split(rel, "/")
@@ -51,9 +51,13 @@ func (w *watcher) markAtStart() {
 	}
 }
 
-// inScope reports whether a new release of pkg leads to its purge.
+// inScope reports whether watch purges pkg: the Supervisor's, a loaded
+// service's that is not down, any with All (but a down service's).
 func (w *watcher) inScope(pkg pkgstore.Ident) bool {
 	if len(w.o.Policy.Only) > 0 && len(w.onlyFor(pkg)) == 0 {
+		return false
+	}
+	if w.down(pkg) {
 		return false
 	}
 	return w.o.All || isSelf(pkg) || w.loaded(pkg)

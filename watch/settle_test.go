@@ -31,6 +31,7 @@ func TestSettleIsEachPurgesPause(t *testing.T) {
 			if err := in.Install("core/redis/7.0.1/20260101000000"); err != nil {
 				t.Fatal(err)
 			}
+			restart(t, b.Root, "redis")
 			p := w.next(t, 20*time.Second)
 			if p.Err != nil || p.Result == nil || p.Result.Removed != 1 {
 				t.Fatalf("purge: %v, result %+v; want 1 removed", p.Err, p.Result)

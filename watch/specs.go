@@ -26,9 +26,18 @@ func (w *watcher) watchSpecs() {
 	}
 }
 
-// readSpecs reads the spec files' idents; with changes, a service that
-// appeared is purged after Delay (as the Supervisor does after loading
-// it), and a package whose last spec went starts its unload grace.
+// spec is what watch reads of a spec file: its ident, and whether its
+// desired_state is "down" (the Supervisor never starts it, so never
+// purges it: components/sup/src/manager/service/spec.rs reconcile).
+type spec struct {
+	id   pkgstore.Ident
+	down bool
+}
+
+// readSpecs reads the spec files; with changes, a package whose last spec
+// went starts its unload grace. A spec that appears is not a purge: the
+// Supervisor purges as it starts the service, which its PID file shows
+// (readPIDs).
 func (w *watcher) readSpecs(changes bool) {
 	now, ok := w.listSpecs()
 	if !ok {
@@ -45,8 +54,8 @@ func (w *watcher) readSpecs(changes bool) {
 // cannot be parsed keeps the ident it had (being rewritten: still
 // loaded). ok is false, with a warning logged, when the specs directory
 // cannot be listed.
-func (w *watcher) listSpecs() (now map[string]pkgstore.Ident, ok bool) {
-	now = map[string]pkgstore.Ident{}
+func (w *watcher) listSpecs() (now map[string]spec, ok bool) {
+	now = map[string]spec{}
 	entries, err := safeio.ReadDir(w.specsDir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		w.o.log().Warn("cannot list the specs directory; keeping the services seen before", "error", err)
@@ -63,29 +72,26 @@ func (w *watcher) listSpecs() (now map[string]pkgstore.Ident, ok bool) {
 		if err != nil {
 			continue
 		}
-		id, _, err := pkgstore.ParseServiceSpec(stem, data)
+		id, state, err := pkgstore.ParseServiceSpec(stem, data)
 		if err != nil {
 			if old, ok := w.specs[stem]; ok {
 				now[stem] = old // being rewritten: still loaded
 			}
 			continue
 		}
-		now[stem] = id
+		now[stem] = spec{id: id, down: state == "down"}
 	}
 	return now, true
 }
 
-// specsChanged marks for its purge the package of each spec that appeared
-// or changed, and starts the unload grace of a package whose last spec
-// went (with OnUnload).
-func (w *watcher) specsChanged(old, now map[string]pkgstore.Ident) {
-	for stem, id := range now {
-		if prev, ok := old[stem]; !ok || prev != id {
-			delete(w.unloaded, id.Package())
-			w.mark(id.Package(), TriggerLoad)
-		}
+// specsChanged starts the unload grace of a package whose last spec went
+// (with OnUnload), and ends it for one loaded again.
+func (w *watcher) specsChanged(old, now map[string]spec) {
+	for _, sp := range now {
+		delete(w.unloaded, sp.id.Package())
 	}
-	for stem, id := range old {
+	for stem, sp := range old {
+		id := sp.id
 		if _, ok := now[stem]; ok || w.loaded(id.Package()) || !w.o.OnUnload {
 			continue
 		}
@@ -99,20 +105,34 @@ func (w *watcher) specsChanged(old, now map[string]pkgstore.Ident) {
 
 // loaded reports whether a spec loads a release of pkg.
 func (w *watcher) loaded(pkg pkgstore.Ident) bool {
-	for _, id := range w.specs {
-		if id.Package() == pkg {
+	for _, sp := range w.specs {
+		if sp.id.Package() == pkg {
 			return true
 		}
 	}
 	return false
 }
 
+// down reports whether pkg is loaded by specs that all say it is down.
+func (w *watcher) down(pkg pkgstore.Ident) bool {
+	loaded := false
+	for _, sp := range w.specs {
+		if sp.id.Package() == pkg {
+			if !sp.down {
+				return false
+			}
+			loaded = true
+		}
+	}
+	return loaded
+}
+
 // specIdents are the idents of the specs that load pkg, sorted.
 func (w *watcher) specIdents(pkg pkgstore.Ident) []pkgstore.Ident {
 	var out []pkgstore.Ident
-	for _, id := range w.specs {
-		if id.Package() == pkg {
-			out = append(out, id)
+	for _, sp := range w.specs {
+		if sp.id.Package() == pkg {
+			out = append(out, sp.id)
 		}
 	}
 	slices.SortFunc(out, func(a, b pkgstore.Ident) int { return strings.Compare(a.String(), b.String()) })

@@ -58,6 +58,7 @@ func TestPinnedSpecKeepsItsVersionsNewest(t *testing.T) {
 	if err := in.Install("core/redis/6.2.5/20200101000006"); err != nil {
 		t.Fatal(err)
 	}
+	restart(t, b.Root, "redis")
 	p := w.next(t, 20*time.Second)
 	if p.Err != nil || p.Package.String() != "core/redis" {
 		t.Fatalf("purge %s: %v", p.Package, p.Err)
@@ -73,6 +74,7 @@ func TestPinnedSpecKeepsItsVersionsNewest(t *testing.T) {
 		if err := in.Install("core/redis/6.2.5/20200101000006"); err != nil {
 			t.Fatal(err)
 		}
+		restart(t, b.Root, "redis")
 		if p := w.next(t, 20*time.Second); p.Err != nil {
 			t.Fatal(p.Err)
 		}
@@ -121,6 +123,7 @@ func TestFreedDependenciesGo(t *testing.T) {
 			if err := in.Install("acme/app/2.0/20260101000000"); err != nil {
 				t.Fatal(err)
 			}
+			restart(t, b.Root, "app")
 			p := w.next(t, 20*time.Second)
 			if p.Err != nil || p.Package.String() != "acme/app" {
 				t.Fatalf("purge %s: %v", p.Package, p.Err)

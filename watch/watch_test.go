@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/proctest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
@@ -171,6 +172,18 @@ func fixture(t *testing.T) (*storetest.Builder, *storetest.Installer) {
 	return b, in
 }
 
+// restart does what the Supervisor does as it starts a service (at
+// `hab svc load`, or a restart into an update): a real process, and its
+// PID file renamed into place (storetest.WritePIDFile: supervisor.rs
+// create_pidfile), which is what makes watch purge the service.
+func restart(t *testing.T, root, name string) {
+	t.Helper()
+	p := proctest.Start(t, proctest.Exec, proctest.Sleep(t))
+	if _, err := storetest.WritePIDFile(root, name, p.PID()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func exists(b *storetest.Builder, ident string) bool {
 	_, err := os.Lstat(b.PkgPath(ident))
 	return err == nil
@@ -187,8 +200,9 @@ func installed(t *testing.T, b *storetest.Builder, want map[string]bool) {
 }
 
 // TestPurgeAfterUpdate: a new release of a loaded service, installed as
-// Habitat installs it, leads to one purge of that package after the
-// delay: its oldest release goes, and nothing else.
+// Habitat installs it, is not purged until the Supervisor restarts the
+// service into it (its PID file replaced), which leads to one purge of
+// that package after the delay: its oldest release goes, and nothing else.
 func TestPurgeAfterUpdate(t *testing.T) {
 	b, in := fixture(t)
 	w := start(t, b.Root, watch.Options{})
@@ -196,11 +210,13 @@ func TestPurgeAfterUpdate(t *testing.T) {
 	if err := in.Install("core/redis/7.0.1/20260101000000"); err != nil {
 		t.Fatal(err)
 	}
+	w.none(t, 3*delay) // installed, not started: the Supervisor purges as it starts the service
+	restart(t, b.Root, "redis")
 	p := w.next(t, 20*time.Second)
 	if waited := time.Since(installedAt); waited < delay {
 		t.Errorf("purged %s after the install, before the delay %s", waited, delay)
 	}
-	if p.Package.String() != "core/redis" || p.Trigger != watch.TriggerUpdate || p.Err != nil {
+	if p.Package.String() != "core/redis" || p.Trigger != watch.TriggerLoad || p.Err != nil {
 		t.Fatalf("purge %s (%s): %v", p.Package, p.Trigger, p.Err)
 	}
 	if p.Result == nil || p.Result.Removed != 1 {
@@ -216,7 +232,7 @@ func TestPurgeAfterUpdate(t *testing.T) {
 		t.Errorf("nginx's oldest: %+v, want kept outside the purge's package", d)
 	}
 	w.none(t, 3*delay) // the burst of the install's events made one purge
-	if !strings.Contains(w.log.String(), `msg=purged package=core/redis trigger=update removed=1`) {
+	if !strings.Contains(w.log.String(), `msg=purged package=core/redis trigger=load removed=1`) {
 		t.Errorf("no log record of the purge:\n%s", w.log)
 	}
 }
@@ -268,6 +284,7 @@ func TestWaitsForInstallInProgress(t *testing.T) {
 	errc := make(chan error, 1)
 	go func() { errc <- in.Install("core/redis/7.0.2/20260201000000") }()
 	<-hold
+	restart(t, b.Root, "redis")
 	w.none(t, 4*delay) // the release is in place, its temp directory not yet removed
 	if !strings.Contains(w.log.String(), "an install is in progress") {
 		t.Errorf("the log does not say why the purge waits:\n%s", w.log)
@@ -320,6 +337,7 @@ func TestOnUnload(t *testing.T) {
 		if err := os.WriteFile(spec(b), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		restart(t, b.Root, "redis")
 		// Loading a service purges as the Supervisor does after loading
 		// one: the newest 2 are all there are, so nothing goes.
 		p := w.next(t, 20*time.Second)
@@ -342,6 +360,7 @@ func TestFallbackRescan(t *testing.T) {
 	if err := in.Install("core/redis/7.0.1/20260101000000"); err != nil {
 		t.Fatal(err)
 	}
+	restart(t, b.Root, "redis")
 	p := w.next(t, 20*time.Second)
 	if p.Package.String() != "core/redis" || p.Err != nil || p.Result.Removed != 1 {
 		t.Fatalf("purge %s: %v %+v", p.Package, p.Err, p.Result)
@@ -350,8 +369,9 @@ func TestFallbackRescan(t *testing.T) {
 }
 
 // TestNewPackageDirectories: a package installed for the first time
-// (origin, name and version directories all new) is watched from then
-// on: its next release leads to a purge.
+// (origin, name and version directories all new, and the service's own
+// directory) is watched from then on: each start on a new release leads
+// to a purge.
 func TestNewPackageDirectories(t *testing.T) {
 	b := storetest.New(t)
 	b.Spec("app", "acme/app")
@@ -364,6 +384,7 @@ func TestNewPackageDirectories(t *testing.T) {
 		if err := in.Install(id); err != nil {
 			t.Fatal(err)
 		}
+		restart(t, b.Root, "app")
 		p := w.next(t, 20*time.Second)
 		if p.Err != nil || p.Result.Removed != min(i, 1) {
 			t.Fatalf("after installing %s: %v %+v", id, p.Err, p.Result)

@@ -17,10 +17,12 @@ type watcher struct {
 	o        Options
 	store    string // FS_ROOT/hab/pkgs
 	specsDir string // FS_ROOT/hab/sup/default/specs
+	svcRoot  string // FS_ROOT/hab/svc
 	fsw      *fsnotify.Watcher
 	fallback bool // rescanning every Delay instead of inotify
 	watched  map[string]bool
-	specs    map[string]pkgstore.Ident // spec file stem -> ident
+	specs    map[string]spec     // spec file stem -> what it loads
+	pids     map[string]pidStamp // service name -> its PID file
 	pending  map[pkgstore.Ident]*pending
 	unloaded map[pkgstore.Ident]time.Time // package -> when its last spec went
 	seen     map[string]bool              // O/N/V/R releases, for rescans
@@ -57,7 +59,8 @@ func Run(ctx context.Context, o Options) error {
 func newWatcher(o Options) *watcher {
 	root := o.Store.FSRoot()
 	w := &watcher{o: o, store: filepath.Join(root, pkgstore.StoreDir), specsDir: filepath.Join(root, pkgstore.SpecsDir),
-		watched: map[string]bool{}, specs: map[string]pkgstore.Ident{}, pending: map[pkgstore.Ident]*pending{},
+		svcRoot: filepath.Join(root, filepath.FromSlash(svcDir)),
+		watched: map[string]bool{}, specs: map[string]spec{}, pending: map[pkgstore.Ident]*pending{},
 		unloaded: map[pkgstore.Ident]time.Time{}, seen: map[string]bool{}}
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -67,6 +70,8 @@ func newWatcher(o Options) *watcher {
 	}
 	w.readSpecs(false)
 	w.watchSpecs()
+	w.watchSvc()
+	w.readPIDs(false)
 	w.addTree(w.store, 0, false) // what is installed now is not new
 	return w
 }
@@ -130,6 +135,7 @@ func (w *watcher) loop(ctx context.Context) error {
 		case <-rescan:
 			w.readSpecs(true)
 			w.rescan(true)
+			w.readPIDs(true)
 		case <-due:
 			w.runDue(ctx)
 		}

@@ -19,6 +19,7 @@ func (w *watcher) handleError(err error) {
 		w.o.log().Warn("inotify queue overflowed: rescanning the store", "error", err)
 		w.readSpecs(true)
 		w.rescan(true)
+		w.readPIDs(true)
 		return
 	}
 	w.o.log().Warn("inotify error", "error", err)
@@ -103,13 +104,17 @@ func (w *watcher) rel(path string) (string, error) {
 	return filepath.ToSlash(rel), err
 }
 
-// newRelease notes a release (O/N/V/R) that appeared.
+// newRelease notes a release (O/N/V/R) that appeared: a purge of the
+// Supervisor's package, or with All of one no spec loads. A loaded
+// service's is purged when the Supervisor starts it on it (readPIDs).
 func (w *watcher) newRelease(rel string) {
 	parts := strings.Split(rel, "/")
 	if len(parts) != 4 {
 		return
 	}
-	w.mark(pkgstore.Ident{Origin: parts[0], Name: parts[1]}, TriggerUpdate)
+	if pkg := (pkgstore.Ident{Origin: parts[0], Name: parts[1]}); !w.loaded(pkg) {
+		w.mark(pkg, TriggerUpdate)
+	}
 }
 
 // handle reacts to one inotify event.
@@ -128,9 +133,19 @@ func (w *watcher) handle(ev fsnotify.Event) {
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		delete(w.watched, ev.Name) // the kernel drops the watch of a removed directory
 	}
-	if ev.Name == w.specsDir || filepath.Dir(ev.Name) == w.specsDir || strings.HasPrefix(w.specsDir, ev.Name+string(filepath.Separator)) {
+	under := func(dir string) bool {
+		return ev.Name == dir || strings.HasPrefix(ev.Name, dir+string(filepath.Separator)) || strings.HasPrefix(dir, ev.Name+string(filepath.Separator))
+	}
+	specs, svc := under(w.specsDir), under(w.svcRoot)
+	if specs {
 		w.watchSpecs() // the directory or one of its parents may have appeared
 		w.readSpecs(true)
+	}
+	if svc {
+		w.watchSvc() // hab/svc, one of its parents or a service's directory may have appeared
+		w.readPIDs(true)
+	}
+	if specs || svc {
 		return
 	}
 	rel, err := w.rel(ev.Name)
@@ -178,6 +193,7 @@ func (w *watcher) rewatch(why string) {
 	}
 	w.fsw = fsw
 	w.watchSpecs()
+	w.watchSvc()
 	w.addTree(w.store, 0, true)
 }
 

@@ -44,6 +44,7 @@ func TestDaemonWatchInstallWindow(t *testing.T) {
 	if err := in.Install("core/redis/7.0.1/20260101000000"); err != nil {
 		t.Fatal(err)
 	}
+	restartService(t, b.Root, "redis")
 	// The fresh archive of 7.0.1 is installed now: nothing waits once
 	// the window has passed.
 	// After the update (the purge at start, if it came first, is not the one).

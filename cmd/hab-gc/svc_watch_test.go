@@ -79,7 +79,6 @@ func downSpec(b *storetest.Builder, name, ident string) {
 // installed), and no purge removes 1.0.3 while the service's PID file
 // names the process started on it.
 func TestWatchKeepsTheReleaseTheSupervisorStarted(t *testing.T) {
-	testtool.KnownDefect(t, "watch purges a service when a release is installed, and takes the running release from the spec, not the Supervisor's PID file")
 	t.Parallel()
 	b := siteStore(t, svcSite103)
 	b.Add(storetest.Release{Ident: svcBarrier, ModTime: storetest.OldTime()})
@@ -101,7 +100,6 @@ func TestWatchKeepsTheReleaseTheSupervisorStarted(t *testing.T) {
 // desired_state "down" is not purged by watch, neither at its start nor
 // when its spec appears.
 func TestWatchNeverPurgesDownServices(t *testing.T) {
-	testtool.KnownDefect(t, "watch purges services whose spec says desired_state \"down\"")
 	t.Parallel()
 	b := hostStore(t)
 	b.Old("core/db/1.0.0/20240101000000", "core/db/2.0.0/20240201000000",

@@ -10,13 +10,26 @@ import (
 	"time"
 
 	"github.com/hab-gc/hab-gc/history"
+	"github.com/hab-gc/hab-gc/internal/proctest"
 	"github.com/hab-gc/hab-gc/internal/schedtest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
 // purgedLine is a watch purge's log record after core/redis's update.
-var purgedLine = regexp.MustCompile(`msg=purged .*package=core/redis trigger=update`)
+var purgedLine = regexp.MustCompile(`msg=purged .*package=core/redis trigger=load`)
+
+// restartService does what the Supervisor does as it starts service name
+// (`hab svc load`, a restart into an update): a real process, and its PID
+// file renamed into place (storetest.WritePIDFile: supervisor.rs
+// create_pidfile), which is what makes watch purge the service.
+func restartService(t *testing.T, root, name string) {
+	t.Helper()
+	p := proctest.Start(t, proctest.Exec, proctest.Sleep(t))
+	if _, err := storetest.WritePIDFile(root, name, p.PID()); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // waitFor polls until cond holds or 20s pass.
 func waitFor(t *testing.T, what string, cond func() bool, stderr *testtool.SyncBuffer) {
@@ -57,6 +70,7 @@ func TestWatchCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	restartService(t, b.Root, "redis")
 	waitFor(t, "purged", func() bool { return purgedLine.MatchString(stderr.String()) }, stderr)
 	if err := testtool.Terminate(t, cmd); err != nil {
 		t.Fatalf("watch exited with %v; stderr:\n%s", err, stderr)
@@ -70,7 +84,7 @@ func TestWatchCommand(t *testing.T) {
 		}
 	}
 	if n := strings.Count(stderr.String(), "msg=purged"); n != 2 {
-		t.Errorf("%d purges, want 2 (core/redis only: at start, after its update); stderr:\n%s", n, stderr)
+		t.Errorf("%d purges, want 2 (core/redis only: at start, after its restart into its update); stderr:\n%s", n, stderr)
 	}
 	j, err := history.ForFSRoot(b.Root)
 	if err != nil {
@@ -133,6 +147,7 @@ func TestDaemonWatches(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	restartService(t, b.Root, "redis")
 	// After the update (the purge at start, if it came first, is not the one).
 	waitFor(t, "purged", func() bool { return purgedLine.MatchString(stderr.String()) }, stderr)
 	if err := testtool.Terminate(t, cmd); err != nil {
