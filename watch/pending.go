@@ -16,8 +16,10 @@ type pending struct {
 	due     time.Time
 	trigger Trigger
 	// since is when the Supervisor's package was first found not running
-	// its newest release (zero until then); see selfWait.
+	// its newest release (zero until then), said why it was last logged;
+	// see selfWait.
 	since time.Time
+	said  string
 }
 
 // selfWait is how long the purge of the Supervisor's own package is tried
@@ -161,8 +163,14 @@ func (w *watcher) runPurges(ctx context.Context, due []pkgstore.Ident) {
 			if since.IsZero() {
 				since = p.Start
 			}
+			// Said once per state, not at every try.
+			why := strings.TrimPrefix(p.Err.Error(), errNotRunning.Error()+": ")
+			if why != prev.said {
+				w.o.log().Info("not purging the Supervisor's package; tried again every delay for an hour while it does not run its newest release",
+					"package", pkg.String(), "trigger", string(prev.trigger), "why", why)
+			}
 			if w.o.now().Sub(since) < selfWait {
-				w.pending[pkg] = &pending{due: w.o.now().Add(w.o.delay()), trigger: prev.trigger, since: since}
+				w.pending[pkg] = &pending{due: w.o.now().Add(w.o.delay()), trigger: prev.trigger, since: since, said: why}
 			}
 		}
 	}

@@ -115,7 +115,6 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 			// supervisor packages if we are running the latest installed
 			// version"; a development build may run none of them).
 			if err := w.selfRunsNewest(ctx, plan.Inventory, pkg); err != nil {
-				log.Info("not purging the Supervisor's package", "why", err.Error())
 				return prune.Skip(fmt.Errorf("%w: %w", errNotRunning, err))
 			}
 		}
