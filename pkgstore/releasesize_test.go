@@ -12,7 +12,7 @@ import (
 // release). 192 bytes is a size class of Go's allocator; a field added or
 // moved that takes it past that costs 16 bytes or more a release: move
 // the fields, or change this limit deliberately and say so in
-// docs/performance.md.
+// CONTRIBUTING.md (BenchmarkScan's peak RSS).
 func TestReleaseSize(t *testing.T) {
 	if got := unsafe.Sizeof(pkgstore.Release{}); got > 192 {
 		t.Errorf("pkgstore.Release is %d bytes, want at most 192", got)

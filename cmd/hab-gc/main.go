@@ -15,9 +15,8 @@ func main() { os.Exit(Main()) }
 // twice what is live before collecting: at 100,000 releases a dry run's
 // peak was 1.3 KiB a release for 0.7 KiB live. At 30 the peak is about
 // 1.3 times what is live, for about 0.3 s more user CPU at 130,000
-// releases, measured under load (docs/performance.md, "Lease checks where
-// they decide, less garbage"): 40 left a blind dry run at 100,000
-// releases at 1.0-1.1 KiB a release.
+// releases, measured under load (BenchmarkBlindDryRun): 40 left a blind
+// dry run at 100,000 releases at 1.0-1.1 KiB a release.
 const gcPercent = 30
 
 // Main runs hab-gc with the process's arguments and streams and returns
