@@ -107,3 +107,31 @@ func hasAnchor(md, anchor string) bool {
 	}
 	return false
 }
+
+// TestPagesCiteNoTracker checks that no page an operator reads (every
+// embedded page, and the README) cites the project's tracker ("issue 35",
+// "item 4") or dates a former behaviour ("until 2026-12-04"): a page says
+// what hab-gc does. Habitat's own issues ("Habitat issue 6426") may be cited.
+func TestPagesCiteNoTracker(t *testing.T) {
+	t.Parallel()
+	bad := regexp.MustCompile(`(?i)(\S+\s+)?\b(issue|item)s?\s+[0-9]|\buntil\s+[0-9]{4}-[0-9]{2}-[0-9]{2}`)
+	pages := map[string]string{}
+	for _, tp := range docs.Topics() {
+		pages[tp.Name+".md"] = tp.Markdown
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages["README.md"] = string(readme)
+	for name, md := range pages {
+		for i, line := range strings.Split(md, "\n") {
+			for _, m := range bad.FindAllStringSubmatch(line, -1) {
+				if strings.EqualFold(strings.Trim(m[1], " \t([*`\""), "Habitat") {
+					continue
+				}
+				t.Errorf("%s:%d cites %q: say what hab-gc does, not where it came from", name, i+1, strings.TrimSpace(m[0]))
+			}
+		}
+	}
+}
