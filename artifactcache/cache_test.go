@@ -116,7 +116,7 @@ func TestPlan(t *testing.T) {
 			"core-lib-foo-2.0-20210101000000-x86_64-linux.hart": "remove:not-installed",
 		}},
 		// The zero KeepLatest is DefaultKeepLatest, never none; the zero
-		// MinAge is an hour (issue 34 item 6).
+		// MinAge is an hour.
 		{name: "zero KeepLatest keeps the default 1", opts: Options{Now: later}, want: map[string]string{
 			"core-redis-6.2.5-20211101000000-x86_64-linux.hart": "keep:cache-latest",
 			"core-redis-4.0.1-20200101000000-x86_64-linux.hart": "remove:not-installed",
@@ -231,7 +231,7 @@ func FuzzIdentify(f *testing.F) {
 	})
 }
 
-// TestPlanTargetAndProtect (issue 21 item 2): an archive of another target
+// TestPlanTargetAndProtect: an archive of another target
 // than the run's, or without a readable TARGET, is left alone, never kept
 // as the installed release of its ident; an archive Protect gives reasons
 // for is kept with them (the run's pins and --only scope).
@@ -305,7 +305,7 @@ func TestPlanTargetAndProtect(t *testing.T) {
 }
 
 // TestOptionsNegative: a negative value other than the named ones is
-// refused, by Validate and by Plan (issue 34 item 6).
+// refused, by Validate and by Plan.
 func TestOptionsNegative(t *testing.T) {
 	root := cacheDir(t)
 	c := openCache(t, root)

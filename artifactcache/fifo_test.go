@@ -14,7 +14,7 @@ import (
 )
 
 // Open never blocks on a FIFO, at the FS root or at any level of the
-// cache (issue 31 item 1): it fails at once naming it. Before, a FIFO as
+// cache: it fails at once naming it. Before, a FIFO as
 // the FS root hung Open in os.OpenRoot's open(2).
 func TestOpenNeverBlocksOnAFIFO(t *testing.T) {
 	for _, at := range []string{"", "hab", "hab/cache", "hab/cache/artifacts"} {

@@ -23,7 +23,7 @@ func habitatFixture(t *testing.T, name string) []byte {
 	return b
 }
 
-// TestIdentifyHabitatShapes (issue 21): Habitat identifies an archive by
+// TestIdentifyHabitatShapes: Habitat identifies an archive by
 // its entries' paths and IDENT (components/core/src/package/archive.rs), so
 // an archive whose tar starts with the parent directories hab/, hab/pkgs,
 // ... (Habitat's own test fixture), or whose entries are under opt/hab/pkgs,

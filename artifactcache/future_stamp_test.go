@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/fileinfo"
 )
 
-// TestPlanFutureStamp (issue 31 item 5): an archive modified in 2031
+// TestPlanFutureStamp: an archive modified in 2031
 // (`touch -d`, a clock stepped back) was "written -40000h ago, less than
 // the minimum age" on every run until 2031. A modification time ahead of
 // the clock is judged by the inode change time (fileinfo.ChangedAt): with

@@ -15,7 +15,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// TestCacheKeepsWhatAFreshSymlinkedArchiveLeadsTo (issue 20, adversary):
+// TestCacheKeepsWhatAFreshSymlinkedArchiveLeadsTo:
 // a fresh symlink in the cache named as Habitat's archive of a release
 // that is not installed, leading to an older archive of that release in
 // the cache under another name. Habitat installing the release finds it

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestCIRunsTheReadmeTestCommand (issue 24 item 7): .ci/run runs the
+// TestCIRunsTheReadmeTestCommand: .ci/run runs the
 // README's test command as written, and GOFLAGS adds nothing to it but
 // -json, which internal/testsummary reads to list the skipped tests. Any
 // other flag (a -timeout, a -count) would make CI's run differ from the

@@ -15,7 +15,7 @@ import (
 )
 
 // libraryTasks is how many go blocks docs/library.md shows at least: the
-// six integrator tasks of issue 23 (purge after an update, dry run with a
+// six integrator tasks (purge after an update, dry run with a
 // damaged store, lease around an install, scheduled jobs from code with a
 // trigger and a cancel, metrics and history from code, two concurrent
 // runs).

@@ -193,7 +193,7 @@ func optionRows(t *testing.T) map[string]optionRow {
 	return rows
 }
 
-// TestEveryOptionHasARow (issue 34 item 6): every exported field of every
+// TestEveryOptionHasARow: every exported field of every
 // option struct of the library has a row in docs/library.md's table of
 // zero and negative values, every row names a field that exists, and each
 // name a row gives in backquotes (pkg.Name) is declared by that package.

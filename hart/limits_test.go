@@ -9,7 +9,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
-// TestLimitsZeroAndNegative (issue 34 item 6): the zero Limits reads as
+// TestLimitsZeroAndNegative: the zero Limits reads as
 // DefaultLimits does (it read nothing, and failed with ErrLimit); a
 // negative bound is refused.
 func TestLimitsZeroAndNegative(t *testing.T) {

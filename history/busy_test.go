@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Issue 20 item 6: an append to a journal whose lock is held elsewhere (a
+// An append to a journal whose lock is held elsewhere (a
 // flock on another open file, as another process's would be) gives up
 // with ErrBusy after LockTimeout, or at once when its context ends, and
 // writes nothing; once the lock is free it appends.

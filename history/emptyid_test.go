@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
-// Issue 23 item 8: a run without an ID is refused (ErrNoRunID) and writes
+// A run without an ID is refused (ErrNoRunID) and writes
 // nothing: its records could not be told from another run's.
 func TestLogRefusesEmptyRunID(t *testing.T) {
 	root := storetest.New(t).Root

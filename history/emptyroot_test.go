@@ -13,7 +13,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// TestLogRefusesEmptyRootAndNoPlan (issue 34 item 3): Log with an empty
+// TestLogRefusesEmptyRootAndNoPlan: Log with an empty
 // FS root wrote ./hab/sup/default/hab-gc/history.jsonl under the working
 // directory, and recorded outcome "ok" for a nil plan; both are refused
 // and nothing is written.

@@ -13,7 +13,7 @@ import (
 
 // A run stopped by a signal (its context cancelled: hab-gc exits 7) is
 // journalled as interrupted, as its exit status says, not as failed; a real error
-// stays failed (issue 24 item 5).
+// stays failed.
 func TestRecordsInterrupted(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	res := &retention.Result{Outcomes: []retention.RemovalOutcome{

@@ -12,7 +12,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// Issue 31 item 4: the journal of an FS root (Log, ForFSRoot) is never
+// The journal of an FS root (Log, ForFSRoot) is never
 // written through a symlink at any level below the FS root: with hab,
 // hab/sup, hab/sup/default or hab/sup/default/hab-gc a symlink to a
 // directory outside, the append fails naming the symlink and the outside

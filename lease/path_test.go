@@ -9,7 +9,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// Issue 23 item 8: Lease.Path is the lease file's path, in lease.Dir, as
+// Lease.Path is the lease file's path, in lease.Dir, as
 // every other Path() is a path (it was the bare file name).
 func TestLeasePathIsAPath(t *testing.T) {
 	root := storetest.New(t).Root

@@ -86,7 +86,7 @@ func writeFile(t *testing.T, name, body string) {
 
 // Reading the leases changes nothing: a dead lease (its holder gone) is
 // counted, not removed, so that list, why and a dry run, which say they
-// change nothing, do not (issue 20 item 5).
+// change nothing, do not.
 func TestReadRemovesNothing(t *testing.T) {
 	root := storeRoot(t)
 	holdLease(t, root, "core/redis/7.0.0/20220101000000")
@@ -104,7 +104,7 @@ func TestReadRemovesNothing(t *testing.T) {
 // The lease directory is never reached through a symlink: with it (or
 // hab-gc's directory above it) a symlink to another directory,
 // Read and Acquire refuse, naming it, and the files there, locked or not,
-// are left as they are (issue 20 item 5).
+// are left as they are.
 func TestSymlinkedLeaseDir(t *testing.T) {
 	testtool.NeedSymlinks(t)
 	for _, link := range []string{
@@ -151,7 +151,7 @@ func TestSymlinkedLeaseDir(t *testing.T) {
 // Habitat's own directories above hab-gc's are read as the store's path
 // is: an FS root whose hab is a symlink (moved to a larger disk) still
 // has its leases read, so what they protect stays protected. But nothing
-// is written through it (issue 31 item 4): Sweep removes no dead lease
+// is written through it: Sweep removes no dead lease
 // there, and Acquire makes no lease, both failing with ErrSymlink.
 func TestHabSymlinkReadNotWritten(t *testing.T) {
 	testtool.NeedSymlinks(t)
@@ -178,7 +178,7 @@ func TestHabSymlinkReadNotWritten(t *testing.T) {
 	}
 }
 
-// Issue 31 item 4: with hab, hab/sup or hab/sup/default a symlink to a
+// With hab, hab/sup or hab/sup/default a symlink to a
 // directory outside the FS root (holding what was there), Acquire makes
 // no lease and no directory there and Sweep removes no dead lease there:
 // both fail naming the symlink (ErrSymlink). Only the last two levels
@@ -240,7 +240,7 @@ func TestSweep(t *testing.T) {
 }
 
 // No store, no lease: Acquire on an FS root without hab/pkgs (a typo)
-// refuses and creates nothing (issue 20 item 8).
+// refuses and creates nothing.
 func TestAcquireNeedsStore(t *testing.T) {
 	for _, name := range []string{"missing", "empty"} {
 		t.Run(name, func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
-// TestAcquireValidates (issue 34 items 2 and 3): a lease on an ident that
+// TestAcquireValidates: a lease on an ident that
 // names no package, or a release without its version, is refused and
 // writes nothing (Ident{} was written as "/" and made every plan fail;
 // Ident{core, redis, "", R} as core/redis, protecting the whole package);

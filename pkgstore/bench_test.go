@@ -28,7 +28,7 @@ import (
 const benchSizesEnv = "HABGC_BENCH_SIZES"
 
 // namedSizes are the sizes a -bench pattern can ask for by name: 100,000,
-// 130,000 (the store of issue 14's peak-RSS target) and 300,000.
+// 130,000 (the store of peak-RSS target) and 300,000.
 var namedSizes = [...]int{100_000, 130_000, 300_000}
 
 // benchSizes returns the store sizes to benchmark: HABGC_BENCH_SIZES, else

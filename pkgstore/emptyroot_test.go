@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
-// TestOpenRefusesEmptyFSRoot (issue 34 item 3): Open("") opened the
+// TestOpenRefusesEmptyFSRoot: Open("") opened the
 // machine's /hab/pkgs; an empty FS root is an error wrapping ErrNoStore,
 // never the machine's store nor the working directory's.
 func TestOpenRefusesEmptyFSRoot(t *testing.T) {

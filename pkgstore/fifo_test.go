@@ -91,8 +91,7 @@ func TestScanNeverBlocksOnAFIFO(t *testing.T) {
 	}
 }
 
-// InferTarget never blocks on a FIFO: hab/pkgs a FIFO (issue 31 item 1:
-// it hung in openat, before any command could say the store is unusable)
+// InferTarget never blocks on a FIFO: hab/pkgs a FIFO (// it hung in openat, before any command could say the store is unusable)
 // is an error naming it, and a FIFO at a level it lists or a TARGET it
 // reads is not counted.
 func TestInferTargetNeverBlocksOnAFIFO(t *testing.T) {

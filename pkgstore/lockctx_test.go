@@ -10,7 +10,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// Issue 23 item 8: a context that ends while Lock waits for a lock held
+// A context that ends while Lock waits for a lock held
 // elsewhere gives ErrLocked (saying who holds it) as well as the
 // context's error, not the bare context error.
 func TestLockContextEndIsErrLocked(t *testing.T) {

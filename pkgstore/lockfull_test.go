@@ -59,7 +59,7 @@ func fullTmpfs(t *testing.T, build func(b *storetest.Builder)) *storetest.Builde
 	return b
 }
 
-// Issue 20 item 7: on a 100% full file system the pid cannot be written to
+// On a 100% full file system the pid cannot be written to
 // the lock file (ENOSPC), yet the lock is taken, held and released, and a
 // second Store waiting for it learns the holder from the kernel.
 func TestLockOnFullFileSystem(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"runtime"
 )
 
-// Issue 13 item 10: a lock this process holds (another Store, an Apply
+// A lock this process holds (another Store, an Apply
 // not yet returned) is never blamed on "another hab-gc".
 func TestLockHeldByThisProcessSaysSo(t *testing.T) {
 	if runtime.GOOS == "windows" {

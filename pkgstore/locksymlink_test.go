@@ -17,7 +17,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
-// Issue 31 item 4: the store's lock file is written (created, its pid
+// The store's lock file is written (created, its pid
 // written) only in a store reached from the FS root without a symlink.
 // With hab or hab/pkgs a symlink to the store moved outside, Lock is
 // refused (ErrUnsafeLockFile, naming the symlink) and creates nothing

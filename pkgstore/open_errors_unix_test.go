@@ -17,7 +17,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// TestOpenErrorsSayWhy (issue 34 item 7): every error Open returns wraps
+// TestOpenErrorsSayWhy: every error Open returns wraps
 // ErrNoStore and the file system's own error, so that a caller tells "not
 // mounted yet" (fs.ErrNotExist), "not a directory" (syscall.ENOTDIR) and
 // "permission denied" (fs.ErrPermission) apart.

@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// TestOptionsZeroAndNegative (issue 34 item 6): every zero field of
+// TestOptionsZeroAndNegative: every zero field of
 // Options is its default and no negative value is taken: Scan refuses
 // one (ErrInvalidOptions) and reads nothing. An empty, non-nil
 // BinlinkDirs is the default too: binlinks keep what they point into, so

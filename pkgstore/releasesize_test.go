@@ -8,7 +8,7 @@ import (
 )
 
 // TestReleaseSize: a large store's scan keeps one Release a release, so
-// its size is memory at scale (issue 35: peak RSS at most 1 KiB a
+// its size is memory at scale (peak RSS at most 1 KiB a
 // release). 192 bytes is a size class of Go's allocator; a field added or
 // moved that takes it past that costs 16 bytes or more a release: move
 // the fields, or change this limit deliberately and say so in

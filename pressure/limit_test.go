@@ -148,7 +148,7 @@ func TestLargestKept(t *testing.T) {
 	}
 }
 
-// TestLimitsNegative (issue 34 item 6): no size of Limits has a "none"
+// TestLimitsNegative: no size of Limits has a "none"
 // below zero: a negative one, or a percentage outside 0-100, is refused;
 // the zero Limits is never under pressure.
 func TestLimitsNegative(t *testing.T) {

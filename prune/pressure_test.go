@@ -39,7 +39,7 @@ func pressureStore(t *testing.T, withCache bool) *storetest.Builder {
 	return b
 }
 
-// TestRunPressure (issue 34 item 9; moved from artifactcache's
+// TestRunPressure (moved from artifactcache's
 // PlanPressure): the composed call does what `hab-gc run --cache
 // --min-free` does: nothing at or above min-free; below it the
 // archives of releases that are not installed first (the newest of each

@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// TestPlanAheadOfTheRealClockKeepsYoungReleases (issue 31 item 6): a
+// TestPlanAheadOfTheRealClockKeepsYoungReleases: a
 // plan whose clock reads 48 hours ahead of the real one, with the default
 // minimum age, removes nothing of releases written seconds ago: each is
 // young by the real clock (too-young), whether the plan was made by

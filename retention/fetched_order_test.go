@@ -12,7 +12,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// TestFetchedArchiveTargetAfterTDEPS (issue 20, adversary): hab-plan-build
+// TestFetchedArchiveTargetAfterTDEPS: hab-plan-build
 // archives the release directory with `tar -cf` (hab-plan-build-linux.sh
 // _generate_artifact), in directory order, so TARGET may come after TDEPS.
 // A fresh archive of a release that is not installed makes removals wait,

@@ -16,7 +16,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// TestFutureStampDoesNotHoldRemovals (issue 31 item 5): `touch -h -d
+// TestFutureStampDoesNotHoldRemovals: `touch -h -d
 // 2031-01-01` on a cached archive of a release not installed, or on an
 // install directory (or a file unpacked into it with a future time, as
 // tar keeps an archive's times), made every run wait "for the install

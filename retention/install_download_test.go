@@ -7,7 +7,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
-// TestRunWhileMissingDependencyDownloads (issue 20, adversary): app's
+// TestRunWhileMissingDependencyDownloads: app's
 // archive was cached days ago; Habitat reads its TDEPS, finds depOld
 // installed ("Using") and lib missing, and downloads lib before it
 // unpacks anything (install.rs install_package: get_cached_artifact for

@@ -12,7 +12,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// TestInstallWindow (issue 20): an archive whose release is not installed
+// TestInstallWindow: an archive whose release is not installed
 // came into the cache just now, as a download renamed into place does,
 // and no install directory exists yet (Habitat verifies it first). Within
 // the plan's install window every removal waits; with a window it is

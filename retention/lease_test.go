@@ -55,7 +55,7 @@ func planLeased(t *testing.T, root string) *retention.Plan {
 	return p
 }
 
-// Issue 13 item 7: a lease held on a release keeps it (code leased), in
+// A lease held on a release keeps it (code leased), in
 // every plan and Apply; when its holder dies, the lease dies with it.
 func TestLeaseKeepsUntilItsHolderDies(t *testing.T) {
 	b := storetest.New(t)

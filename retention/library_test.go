@@ -18,7 +18,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// Issue 13 item 1: a policy that says nothing is refused, by Compute and
+// A policy that says nothing is refused, by Compute and
 // by PlanStore; keeping 0 by count must be said.
 func TestEmptyPolicyRefused(t *testing.T) {
 	b := base(t)
@@ -48,7 +48,7 @@ func TestEmptyPolicyRefused(t *testing.T) {
 	}
 }
 
-// Issue 13 item 1: a policy reads well in a log line.
+// A policy reads well in a log line.
 func TestPolicyString(t *testing.T) {
 	pol := retention.Policy{KeepLatest: 2, MinAge: 2 * time.Hour,
 		Only: []pkgstore.Ident{pkgstore.MustParseIdent("core/redis")}}
@@ -68,9 +68,9 @@ func TestPolicyString(t *testing.T) {
 	}
 }
 
-// Issue 13 item 3: one clock. A caller whose clock reads 48 hours ahead
+// One clock. A caller whose clock reads 48 hours ahead
 // plans and applies with it (Plan.Now); without a minimum age, what the
-// plan removes is removed. With one, issue 31 item 6: a release installed
+// plan removes is removed. With one, a release installed
 // just now is young by the real clock, and kept, in the plan and at Apply
 // (TestPlanAheadOfTheRealClockKeepsYoungReleases).
 func TestApplyUsesThePlansClock(t *testing.T) {
@@ -91,7 +91,7 @@ func TestApplyUsesThePlansClock(t *testing.T) {
 	}
 }
 
-// Issue 13 item 4: a plan applied to another store is refused.
+// A plan applied to another store is refused.
 func TestApplyRefusesAnotherStore(t *testing.T) {
 	a, other := base(t), base(t)
 	p := planAt(t, a.Root, retention.Policy{KeepLatest: 1})
@@ -105,7 +105,7 @@ func TestApplyRefusesAnotherStore(t *testing.T) {
 	}
 }
 
-// Issue 13 item 2: the zero LockTimeout means the default wait
+// The zero LockTimeout means the default wait
 // (DefaultLockTimeout, as the CLI's), not "fail at once".
 func TestApplyZeroLockTimeoutWaits(t *testing.T) {
 	b := base(t)
@@ -118,7 +118,7 @@ func TestApplyZeroLockTimeoutWaits(t *testing.T) {
 	}
 }
 
-// Issue 13 item 9: a release removed only because the Only packages'
+// A release removed only because the Only packages'
 // removed releases were its last dependents has its own code, not
 // "superseded" ("not among the newest 1 of core/glibc" reads wrong).
 func TestOnlyFreedDependencyCode(t *testing.T) {
@@ -133,7 +133,7 @@ func TestOnlyFreedDependencyCode(t *testing.T) {
 	}
 }
 
-// Issue 13 item 10: per-release failures are errors callers test with
+// Per-release failures are errors callers test with
 // errors.Is and errors.As: permission (an immutable VERSION directory, so
 // the release cannot be renamed away), and changed since the plan.
 func TestOutcomeErrors(t *testing.T) {
@@ -166,7 +166,7 @@ func TestOutcomeErrors(t *testing.T) {
 	if o, _ := outcome(res, redis3); o.Status != retention.StatusRemoved || o.Err != nil {
 		t.Errorf("%s: %+v", redis3, o)
 	}
-	// Issue 23 item 8: Err is the outcome's one error; what the report
+	// Err is the outcome's one error; what the report
 	// (and the history) records is its text, without the ident the
 	// record names, and only for a failure.
 	for _, rr := range p.Report(res).Releases {

@@ -19,7 +19,7 @@ func holdLockElsewhere(t *testing.T, fsRoot string) {
 	testtool.HoldFlock(t, filepath.Join(fsRoot, pkgstore.StoreDir, pkgstore.LockFile))
 }
 
-// Issue 23 item 6: ApplyOptions.Locked is checked, not trusted. With the
+// ApplyOptions.Locked is checked, not trusted. With the
 // lock held by another process, or by nobody, or by another Store of this
 // process, Apply changes nothing and says the lock is not held; with the
 // lock taken on the Store it is given, it removes.

@@ -10,7 +10,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// TestApplyOptionsNegative (issue 34 item 6): a negative LockTimeout or
+// TestApplyOptionsNegative: a negative LockTimeout or
 // Settle is "none" only as the named constant (NoLockWait, NoSettle);
 // another negative value is refused by Validate and by Apply, which then
 // removes nothing.

@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// Issue 23 item 8: PlanStore and Apply with a nil or zero store are
+// PlanStore and Apply with a nil or zero store are
 // refused with ErrNoStore instead of panicking.
 func TestNilStoreRefused(t *testing.T) {
 	for _, tc := range []struct {
@@ -31,7 +31,7 @@ func TestNilStoreRefused(t *testing.T) {
 	}
 }
 
-// TestNilArgumentsRefused (issue 34 item 4): nil and zero arguments are
+// TestNilArgumentsRefused: nil and zero arguments are
 // errors, not panics, and Apply's Result is never nil.
 func TestNilArgumentsRefused(t *testing.T) {
 	b := storetest.New(t)

@@ -8,7 +8,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// Issue 23 item 9: the example Policy.Only's doc gives. A dependency only
+// The example Policy.Only's doc gives. A dependency only
 // the removed releases needed is freed unless it is among the newest
 // KeepLatest of its own package: a package with one release is kept.
 func TestOnlyFreesNoSoleRelease(t *testing.T) {

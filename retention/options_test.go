@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// Issue 23, call sites that read well: PlanStore and Apply take their
+// Call sites that read well: PlanStore and Apply take their
 // options as an optional trailing argument, so the common case is
 // PlanStore(ctx, store, policy, now) then Apply(ctx, store), with the
 // defaults (the machine's target, the default settle and lock wait). More

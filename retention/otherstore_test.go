@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// Issue 23 item 8: a plan applied to another store is refused with
+// A plan applied to another store is refused with
 // ErrOtherStore, whose message names both stores' paths (it compared an
 // FS root with a store path).
 func TestOtherStoreMessage(t *testing.T) {

@@ -39,7 +39,7 @@ func TestApplyPhases(t *testing.T) {
 	}
 }
 
-// TestPlanStoreAndApplyPhases (issue 13 item 12): a caller's progress
+// TestPlanStoreAndApplyPhases: a caller's progress
 // callback and Logger see every phase, from the scan to the deletions, by
 // name and in order; the scan's total (the origin/name directories found)
 // is known before its last event, and its progress ends at that total.

@@ -386,7 +386,7 @@ func TestWhy(t *testing.T) {
 func TestPolicyValidation(t *testing.T) {
 	for _, pol := range []retention.Policy{{KeepLatest: -2}, {KeepLatest: 1, SelfKeepLatest: -2}, {KeepLatest: 1, MinAge: -5 * time.Second}, {KeepLatest: 1, Only: []pkgstore.Ident{pkgstore.MustParseIdent("core/a/1/2")}},
 		// A zero ident, or one without a name or an origin, in Only is
-		// refused as in KeepLatestFor (issue 34 item 6).
+		// refused as in KeepLatestFor.
 		{KeepLatest: 1, Only: []pkgstore.Ident{{}}}, {KeepLatest: 1, Only: []pkgstore.Ident{{Origin: "core"}}},
 		{KeepLatest: 1, Only: []pkgstore.Ident{{Name: "redis"}}}, {KeepLatest: 1, Only: []pkgstore.Ident{{Origin: "core", Version: "1"}}}} {
 		if err := pol.Validate(); !errors.Is(err, retention.ErrInvalidPolicy) {
@@ -427,7 +427,7 @@ func TestDeterministic(t *testing.T) {
 
 // TestPlanPinsAddUp: excludes from several sources all keep what they
 // match, and the plan's reasons, pins, warnings and report name each one's
-// source (issue 21 item 1).
+// source.
 func TestPlanPinsAddUp(t *testing.T) {
 	pin := func(s, source string) retention.Exclude {
 		ex := mustExclude(t, s)

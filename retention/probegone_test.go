@@ -43,10 +43,7 @@ func (f openingFinder) probe(_ context.Context, dirs []retention.ProbeDir) (rete
 // not about one uninstalled while it waited for the lock (gone) nor one
 // whose directory became a file (left alone): those are never hidden,
 // and a probe that cannot open them (Windows') refused the whole run,
-// removing nothing. Until this test Apply asked about every removal of
-// the plan (issue 35 item 1 had it check them instead of the fresh
-// plan's), so that one release uninstalled meanwhile refused every run
-// on Windows, PlanStore's plans too.
+// removing nothing.
 func TestApplyProbesTheListedRemovals(t *testing.T) {
 	const (
 		a1 = "core/a/1.0.0/20200101000000"

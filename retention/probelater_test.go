@@ -51,7 +51,7 @@ func (f *probeFinder) probe(_ context.Context, dirs []retention.ProbeDir) (reten
 	return out, nil
 }
 
-// Issue 35 item 1: a real run's probe checks each file where it decides.
+// A real run's probe checks each file where it decides.
 // PlanStore probes at the plan, Apply under the lock and after hiding:
 // three passes over the files of every release to remove. PlanToApply
 // leaves the first to Apply: two. A release its probe finds in use under

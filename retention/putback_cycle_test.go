@@ -8,7 +8,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// Issue 31 item 7: a release put back whole because a mount point
+// A release put back whole because a mount point
 // appeared inside it during the settle brings back everything it needs,
 // whatever the shape of what it needs: a cycle (core/a and core/b name
 // each other in DEPS and TDEPS), a longer cycle a -> b -> c -> a, and a

@@ -72,7 +72,7 @@ func wholeStore(t *testing.T, root string, want ...string) {
 	}
 }
 
-// Issue 20 item 2: a release put back at the final check (after the
+// A release put back at the final check (after the
 // settle) comes back with every release it needs that the same run hid,
 // transitively; the outcomes say why each was kept. Each trigger arrives
 // once the releases are hidden: a spec written during the settle, a lease
@@ -164,7 +164,7 @@ func TestPutBackBringsItsDependencies(t *testing.T) {
 	}
 }
 
-// Issue 20 item 2: leftovers of a killed run that had hidden the whole
+// Leftovers of a killed run that had hidden the whole
 // chain are put back together when something needs its top (a spec, a
 // lease): the releases it needs come back with it, and the run's plan,
 // made under the lock, keeps them.
@@ -207,7 +207,7 @@ func TestLeftoversPutBackTogether(t *testing.T) {
 	}
 }
 
-// Issue 20 item 2: a release put back whole because a mount point
+// A release put back whole because a mount point
 // appeared inside it after it was hidden brings back what it needs too.
 func TestMountPutBackBringsItsDependencies(t *testing.T) {
 	b := chainStore(t)

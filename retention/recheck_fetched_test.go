@@ -9,7 +9,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// TestRecheckWaitsForFetchedArchive (issue 20, adversary): the run's last
+// TestRecheckWaitsForFetchedArchive: the run's last
 // check after the settle judges a fetched archive as the plan does. app's
 // archive was cached days ago and names depOld first, then lib (not
 // installed). Habitat (install.rs install_package) finds depOld installed

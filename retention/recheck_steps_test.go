@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// TestRecheckAtEveryInstallStep (issue 20, adversary): a run hides depOld
+// TestRecheckAtEveryInstallStep: a run hides depOld
 // just after Habitat found it installed ("Using") for app, whose archive
 // was cached days ago and which also needs lib, not installed (its
 // archive downloaded now, or cached days ago). While the run settles,

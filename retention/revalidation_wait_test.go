@@ -10,7 +10,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// TestRevalidationInstallWaitReported (issue 20, adversary): an archive of
+// TestRevalidationInstallWaitReported: an archive of
 // a release that is not installed comes into the cache after the plan,
 // before Apply re-scans under the lock: Apply keeps every release, and the
 // run's report says why in summary.install_wait (the text summary's

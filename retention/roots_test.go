@@ -143,7 +143,7 @@ func TestApplyConsultsRootFinders(t *testing.T) {
 // TestPartialRootIdents: a RootFinder that names a release by a partial
 // ident (ORIGIN/NAME/VERSION or ORIGIN/NAME) keeps every installed release
 // satisfying it, as a lease with that ident does; one naming no package
-// at all fails the plan with ErrRootsUnknown (issue 23 item 5).
+// at all fails the plan with ErrRootsUnknown.
 func TestPartialRootIdents(t *testing.T) {
 	for _, tc := range []struct {
 		name  string

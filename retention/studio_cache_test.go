@@ -12,7 +12,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
-// TestStudioBuildsDoNotHoldHostRemovals (issue 20, adversary): on a build
+// TestStudioBuildsDoNotHoldHostRemovals: on a build
 // host, hab-studio bind-mounts the host's artifact cache into every
 // studio (components/studio/bin/hab-studio-linux.sh: "Mount the
 // `$ARTIFACT_PATH` under `/hab/cache/artifacts` in the Studio"), so each

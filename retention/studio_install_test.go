@@ -36,7 +36,7 @@ func studioBuiltHostApp(t *testing.T) (*storetest.Builder, *storetest.Installer)
 	return b, in
 }
 
-// TestHostInstallOfStudioArchiveWaits (issue 31 item 2): a Studio build
+// TestHostInstallOfStudioArchiveWaits: a Studio build
 // installed hostApp (needing depOld) in its own store, its archive fresh
 // in the host's cache, which the Studio shares; so the fresh archive holds
 // no host removal (TestStudioBuildsDoNotHoldHostRemovals). The host then

@@ -13,7 +13,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
-// TestSymlinkedCacheFetchedArchive (issue 20, adversary): an artifact
+// TestSymlinkedCacheFetchedArchive: an artifact
 // cache moved to a bigger disk and linked back (FS_ROOT/hab/cache/artifacts
 // a symlink, which Habitat follows) still shows the archives being
 // installed: a fresh one of a release that is not installed makes every

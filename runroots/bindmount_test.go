@@ -66,7 +66,7 @@ func chrootFS(t *testing.T, fsRoot string) string {
 	return rootfs
 }
 
-// TestScanBindMountedStore is issue 20's item 4: a process chrooted into a
+// TestScanBindMountedStore: a process chrooted into a
 // root file system that has the store bind-mounted at /hab/pkgs (same mount
 // namespace) shows the release under another path (ROOTFS/hab/pkgs/...)
 // in exe, fd, maps and cwd, and names /hab/pkgs/... in its environment.

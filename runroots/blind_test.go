@@ -151,7 +151,7 @@ func runBlindPlanner(t *testing.T, cmd *exec.Cmd, env string, failed func(err er
 	return out
 }
 
-// TestBlindScanKeepsWhatProcessesUse is issue 20's item 3: root without
+// TestBlindScanKeepsWhatProcessesUse: root without
 // CAP_SYS_PTRACE cannot read the fd, exe and cwd links of processes that
 // hold capabilities it lacks (here: this test's children, with every
 // capability); without CAP_SYS_ADMIN and CAP_PERFMON either (a container's
@@ -206,7 +206,7 @@ func TestBlindScanKeepsWhatProcessesUse(t *testing.T) {
 // TestBlindScanManyReleases: the lease probe checks the releases to remove
 // on several goroutines; each one a process holds a file of open is kept,
 // naming that file, wherever it falls among the others, and every other
-// one goes. (Issue 35: the probe was one goroutine, and allocated a
+// one goes. (the probe was one goroutine, and allocated a
 // directory buffer per release.)
 func TestBlindScanManyReleases(t *testing.T) {
 	b := storetest.New(t)

@@ -59,7 +59,7 @@ func planCmdline(t *testing.T, fsRoot string) *retention.Plan {
 	return p
 }
 
-// TestHabInstallCommandHoldsRemovals (issue 31 item 2): a `hab pkg
+// TestHabInstallCommandHoldsRemovals: a `hab pkg
 // install` or `hab svc load` running is an install in progress even
 // between the opens of its archives, where no file shows it (Habitat
 // reads, verifies and unpacks a cached archive in three separate opens:

@@ -21,7 +21,7 @@ import (
 	"github.com/hab-gc/hab-gc/runroots"
 )
 
-// TestHeldInstalls (issue 31 item 2): a process holding open an archive
+// TestHeldInstalls: a process holding open an archive
 // of the artifact cache, or a file or its working directory in an install
 // directory, is an install in progress (Result.Held, Found.Installs); one
 // holding the archive through a Studio's bind mount of the cache is the
@@ -93,7 +93,7 @@ func TestHeldInstalls(t *testing.T) {
 	}
 }
 
-// TestBlindScanSeesHeldArchive (issue 31 item 2): a planner that cannot
+// TestBlindScanSeesHeldArchive: a planner that cannot
 // read the processes' fd links (root without CAP_SYS_PTRACE) checks the
 // artifact cache's archives with write leases: one a hidden process holds
 // open is an install in progress, and removals wait, though the

@@ -116,7 +116,7 @@ func TestScanHiddenRelease(t *testing.T) {
 	}
 }
 
-// TestPlanKeepsRunningReleaseOfService is issue 9's item 1 in the
+// TestPlanKeepsRunningReleaseOfService:
 // library: spec core/redis, the service runs 6.2.6, 7.0.0 was installed
 // since; keep-latest=1 keeps 6.2.6 (in-use) and what it needs.
 func TestPlanKeepsRunningReleaseOfService(t *testing.T) {

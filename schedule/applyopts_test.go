@@ -12,7 +12,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// Issue 23 item 8: a scheduled prune takes Apply's settle pause from the
+// A scheduled prune takes Apply's settle pause from the
 // Scheduler (Settle), and OnPhase sees each phase of it, with its job:
 // the scan, the planning, then Apply's.
 func TestSchedulerSettleAndPhases(t *testing.T) {

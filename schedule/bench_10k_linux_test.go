@@ -81,7 +81,7 @@ func rssMB(b *testing.B) float64 {
 	return 0
 }
 
-// BenchmarkTick10k (issue 32 item 8): a tick with one due job among
+// BenchmarkTick10k: a tick with one due job among
 // 10,000 (weekly10k): written-KB/tick and read-KB/tick are the bytes the
 // process wrote and read (write(2), read(2)) in the tick, cpu-ms/tick the
 // process's CPU time in it (ns/op its time, which the machine's load
@@ -133,7 +133,7 @@ func BenchmarkTick10k(b *testing.B) {
 	b.ReportMetric(float64(size)/1024, "state-KB")
 }
 
-// BenchmarkReloadRSS10k (issue 32 item 8): the resident set of a
+// BenchmarkReloadRSS10k: the resident set of a
 // scheduler of the 10,000 definitions of weekly10k after its first
 // Reload (rss-MB-start), after two more (rss-MB-reload2) and ten
 // (rss-MB-reload10), the resident set once the garbage is given back to

@@ -16,7 +16,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// BenchmarkScale10k (issue 32 item 8): 10,000 definitions over 100 stores
+// BenchmarkScale10k: 10,000 definitions over 100 stores
 // (each an explicit daily prune at a time of its own). heap-MB-1 is the
 // live heap after the first Reload, heap-MB-4 after three more (reloads
 // must not grow it); state-KB is the state file (the record of a run is

@@ -16,7 +16,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// BenchmarkTick (issue 25 item 7): 2,000 jobs over 100 stores (per store
+// BenchmarkTick: 2,000 jobs over 100 stores (per store
 // one every-minute check and 19 daily prunes at their own times). idle is
 // a tick with nothing due (RunDue and NextWake), due the tick at a minute
 // when the 100 checks fall due: cpu-ms/tick is the process's CPU time a

@@ -6,7 +6,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestDefinitionWithBOM (issue 32 item 7): a definition file saved with a
+// TestDefinitionWithBOM: a definition file saved with a
 // UTF-8 byte order mark (Windows editors) is read as without one; its
 // jobs run. Before, it was refused and its jobs never ran.
 func TestDefinitionWithBOM(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// TestCatchUpSurvivesRestarts (issue 25 item 12): a missed run's catch-up
+// TestCatchUpSurvivesRestarts: a missed run's catch-up
 // time is kept in the state, so a daemon restarting every few minutes
 // (a crash loop, a flapping container) still runs the missed job within
 // the spread of its first start, instead of re-arming the delay each time.

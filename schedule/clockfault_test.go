@@ -8,7 +8,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestClockAt1970ThenNTP (issue 32 item 1): a machine that boots with its
+// TestClockAt1970ThenNTP: a machine that boots with its
 // clock at 1970 (no RTC battery) and gets the real time from NTP twenty
 // minutes later. While the clock is obviously wrong (before this hab-gc
 // was built, or more than a day before the state's own records) nothing
@@ -63,7 +63,7 @@ func TestClockAt1970ThenNTP(t *testing.T) {
 	}
 }
 
-// TestFastClockSetBack (issue 32 item 2): a daemon starting with its clock
+// TestFastClockSetBack: a daemon starting with its clock
 // three days fast (it runs the jobs then), whose clock is then set right:
 // the due times after the correction are not all "missed" before its
 // recorded start (a catch-up delay measured from the wrong start would

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestPropertyClockFaultsRestartsDamage (issue 32): random restarts,
+// TestPropertyClockFaultsRestartsDamage: random restarts,
 // clock steps back (under a day) and forward, a state file deleted or
 // damaged, over a simulated month in four zones: no due time runs
 // twice, and a job never goes more than a few hours of right clock

@@ -55,7 +55,7 @@ func eachCorruption(t *testing.T, test func(t *testing.T, e *env, s *schedule.Sc
 	}
 }
 
-// TestCorruptStateRunningDaemonGoesOn (issue 32 item 3): the state file
+// TestCorruptStateRunningDaemonGoesOn: the state file
 // damaged under a running scheduler (zero bytes, garbage, truncated JSON)
 // is kept aside under a new name (its bytes as they were), rebuilt from
 // memory, and the jobs go on running: the due time that ran is not run
@@ -89,7 +89,7 @@ func TestCorruptStateRunningDaemonGoesOn(t *testing.T) {
 	})
 }
 
-// TestCorruptStateAtStart (issue 32 item 3): a scheduler starting on a
+// TestCorruptStateAtStart: a scheduler starting on a
 // damaged state file (a daemon, --once) keeps it aside and starts anew,
 // with a loud error, instead of refusing to start.
 func TestCorruptStateAtStart(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestMissingDirKeepsEverything (issue 25 item 3): a schedules directory
+// TestMissingDirKeepsEverything: a schedules directory
 // that is briefly missing (a deploy swapping it) is not "no definitions":
 // the reload fails, every schedule and job is kept, in the state and in
 // the scheduler, and keeps running.
@@ -37,7 +37,7 @@ func TestMissingDirKeepsEverything(t *testing.T) {
 	e.runDueWant(s, j.Key, 1, "runs while the directory is away: %d")
 }
 
-// TestServeFollowsReplacedDir (issue 25 item 3): Serve watches the
+// TestServeFollowsReplacedDir: Serve watches the
 // directory by its name: when it is replaced (renamed away, a new one
 // renamed into place), the new one is loaded and watched.
 func TestServeFollowsReplacedDir(t *testing.T) {

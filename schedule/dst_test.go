@@ -8,7 +8,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestRandomTimesAvoidDaylightSaving (issue 25 item 6): a randomized time
+// TestRandomTimesAvoidDaylightSaving: a randomized time
 // never falls in a wall-clock hour that the job's time zone skips or
 // repeats, so no interval is lost: in Europe/Berlin in 2027 a weekly job
 // at "2 2 * * 0" ran 03-21 then 04-04 (03-28 has no 02:02), "19 2 28 * *"
@@ -32,7 +32,7 @@ func TestRandomTimesAvoidDaylightSaving(t *testing.T) {
 	}
 	for _, loc := range []*time.Location{berlin, ny} {
 		for _, spec := range []string{"@daily-random", "@weekly-random", "@monthly-random", "@yearly-random", "@daily-random(01:00-04:00)", "@weekly-random(sat-sun 00:30-03:30)",
-			// Issue 32 item 6: in New York only 02:xx is skipped; 01:xx is
+			// In New York only 02:xx is skipped; 01:xx is
 			// repeated, and runs once (at the first): a window of the two
 			// keeps 01:xx.
 			"@weekly-random(sat-sun 01:00-03:00)", "@daily-random(01:00-03:00)"} {
@@ -107,8 +107,7 @@ func wholeIntervals(c *schedule.Cron, spec string, loc *time.Location) string {
 }
 
 // TestHourlyAcrossDaylightSaving pins what docs/scheduling.md says of
-// @hourly-random (a minute of every hour, never drawn again; issue 25
-// item 6): when clocks go forward its runs stay an hour apart in elapsed
+// @hourly-random (a minute of every hour, never drawn again): when clocks go forward its runs stay an hour apart in elapsed
 // time (the skipped wall hour is no hour at all); when they go back, the
 // repeated hour runs once, at its first occurrence, so two runs are two
 // hours apart.

@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestEditorSaveKeepsSchedule (issue 25 item 9): an editor's save renames
+// TestEditorSaveKeepsSchedule: an editor's save renames
 // the file away and writes it again; a reload in between sees it gone.
 // That is not a deletion: the schedule keeps its first-seen time (and so
 // its ownership of a shared job), and a job it alone owns keeps its

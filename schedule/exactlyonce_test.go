@@ -55,7 +55,7 @@ func daily0430(loc *time.Location, from, to time.Time) []time.Time {
 	return out
 }
 
-// TestPropertyExactlyOnce (issue 32) drives two jobs (at 00:17, 06:17,
+// TestPropertyExactlyOnce drives two jobs (at 00:17, 06:17,
 // 12:17 and 18:17, and daily at 04:30, local time) through six months of 20-minute ticks in each
 // of five zones, with random faults: restarts after up to three days down,
 // the state file deleted, garbage or cut short while the daemon runs,

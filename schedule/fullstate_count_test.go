@@ -12,7 +12,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestRunCountAcrossFullStateDisk (issue 32 item 7): runs made while the
+// TestRunCountAcrossFullStateDisk: runs made while the
 // state file could not be written (a full disk) are counted once it can
 // be again: the count in the state is every run, not only the recorded
 // ones (15 runs showed 5).

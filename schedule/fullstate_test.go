@@ -47,7 +47,7 @@ func fullFS(t *testing.T) (dir string, fill func()) {
 	}
 }
 
-// TestFullStateDiskKeepsRunning (issue 25 item 5): a full file system
+// TestFullStateDiskKeepsRunning: a full file system
 // under the state file does not stop the scheduler: Reload loads the
 // definitions (logging that the state cannot be written), and due jobs
 // run, each due time once.

@@ -8,7 +8,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestIdentityPersisted (issue 25 item 10): the identity randomized times
+// TestIdentityPersisted: the identity randomized times
 // are drawn with is kept in the state for its FS root: a re-created
 // container (another identity at its FS root, the same state volume)
 // keeps every job's time; a new state takes the FS root's identity; an

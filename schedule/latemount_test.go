@@ -10,7 +10,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
-// TestServePicksUpLateStore (issue 25 item 4): a definition whose store
+// TestServePicksUpLateStore: a definition whose store
 // does not exist yet (mounted after the daemon started) is rejected, and
 // loaded by Serve once the store appears, without a SIGHUP.
 func TestServePicksUpLateStore(t *testing.T) {

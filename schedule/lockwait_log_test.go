@@ -10,7 +10,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// Issue 23 item 8: taking a free store lock is no news: the scheduler
+// Taking a free store lock is no news: the scheduler
 // says it is waiting for it at DEBUG, not at INFO on every run.
 func TestLockWaitNotLoggedAtInfo(t *testing.T) {
 	s, key, _ := triggerEnv(t, func(ctx context.Context) schedule.RunResult {

@@ -8,7 +8,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestLongGapFrequentJobCatchesUpOnce (issue 32 item 4): an every-minute
+// TestLongGapFrequentJobCatchesUpOnce: an every-minute
 // job after a five-year gap (a machine stored, a restored backup) runs
 // once, for its latest due time, and the next tick in the same minute runs
 // nothing: the search for the latest due time is not capped at a stale one.
@@ -47,7 +47,7 @@ func TestLastDueLongRange(t *testing.T) {
 }
 
 // BenchmarkLastDueLongGap is the cost of finding an every-minute job's
-// latest due time after a five-year gap (issue 32 item 4: a 1.65 s tick).
+// latest due time after a five-year gap (a 1.65 s tick).
 func BenchmarkLastDueLongGap(b *testing.B) {
 	c, err := schedule.NewCron("* * * * *", time.UTC)
 	if err != nil {

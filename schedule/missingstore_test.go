@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// TestMissingStoreBacksOff (issue 32 item 7): a job whose store has gone
+// TestMissingStoreBacksOff: a job whose store has gone
 // (unmounted, moved) is not retried at every tick with an ERROR and a
 // state rewrite each time (21 in 30 minutes): it is said once, retried at
 // growing intervals, and run at the first tick after the store is back.

@@ -12,7 +12,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestJobNotRunIsCounted (issue 25, done when): a due job hab-gc cannot
+// TestJobNotRunIsCounted: a due job hab-gc cannot
 // run (its store locked past the timeout) is logged at ERROR and reported
 // to NotRun (the daemon's hab_gc_scheduled_jobs_not_run_total), each
 // attempt; it then runs once the store is free.

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// TestReloadAfterOlderStateKeepsRuns (issue 25 item 2, adversary): the
+// TestReloadAfterOlderStateKeepsRuns: the
 // state file replaced by an older copy (a backup restored, a deploy that
 // ships one, a file the daemon could not write while it ran) that still
 // holds the job, but not its last run: a reload keeps the later run this
@@ -35,7 +35,7 @@ func TestReloadAfterOlderStateKeepsRuns(t *testing.T) {
 	}
 }
 
-// TestReloadAfterLossThenOlderState (issue 25 item 2, adversary): the
+// TestReloadAfterLossThenOlderState: the
 // state file lost and the daemon restarted (its jobs start anew, after the
 // due time that ran), then an older copy of the file put back, which holds
 // the job from before that run: the reload keeps the later start, and

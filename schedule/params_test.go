@@ -9,7 +9,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// Issue 23 item 1: a prune job made in code without a count is refused,
+// A prune job made in code without a count is refused,
 // as retention.Policy{} is and as a definition file without keep_latest
 // is; keeping none by count is said with retention.KeepNone.
 func TestZeroParamsRefused(t *testing.T) {
@@ -44,7 +44,7 @@ func TestZeroParamsRefused(t *testing.T) {
 	}
 }
 
-// Issue 23 item 2: Params.MinAge is the policy's min age as written (0 the
+// Params.MinAge is the policy's min age as written (0 the
 // default, NoMinAge none), and two params with the same policy are one job.
 func TestParamsMinAge(t *testing.T) {
 	for _, tc := range []struct {

@@ -7,7 +7,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestDefaultSetupNamesPinSource (issue 21 item 1): a job's excludes carry
+// TestDefaultSetupNamesPinSource: a job's excludes carry
 // their source, the owner's definition and its table, for the plan's
 // reasons and the history.
 func TestDefaultSetupNamesPinSource(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestPressureWaitsForTheLock (issue 34 item 6): a pressure prune waits
+// TestPressureWaitsForTheLock: a pressure prune waits
 // for the store's lock as every prune does: LockTimeout 0 waits
 // retention.DefaultLockTimeout (it tried once, and skipped the run),
 // retention.NoLockWait not at all.

@@ -17,7 +17,7 @@ import (
 )
 
 // TestPressurePruneDelaysNoOtherStore: a [pressure] prune runs in its
-// store's worker, as scheduled jobs do (issue 25 item 12): while store
+// store's worker, as scheduled jobs do: while store
 // A's pressure prune runs (held here until the test lets it end), the
 // daemon's loop goes on, so store B's hourly check starts at its due time
 // and B's own pressure prune starts when B runs short; A's scheduled

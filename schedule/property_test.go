@@ -14,7 +14,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestPropertyNeverMisses (issue 25, done when): three simulated years (one per seed) of a
+// TestPropertyNeverMisses: three simulated years (one per seed) of a
 // daemon with a settable clock, restarts, reloads, editor saves, the state
 // file deleted, and the clock stepped forward and (a little) back, at
 // random points. After every tick each job is up to date (it ran for its
@@ -33,7 +33,7 @@ func TestPropertyNeverMisses(t *testing.T) {
 	}
 }
 
-// TestPropertyNeverMissesInZones (issue 25 item 6, adversary): the same
+// TestPropertyNeverMissesInZones: the same
 // simulated year in zones whose clocks change by an hour (Europe/Berlin,
 // America/New_York), by half an hour (Australia/Lord_Howe) or never, at a
 // half-hour offset (Asia/Kolkata), with @hourly-random too, and the state

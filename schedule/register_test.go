@@ -50,7 +50,7 @@ func pruneJob(t *testing.T, spec string, keep int) schedule.JobDef {
 	return schedule.JobDef{Type: schedule.Prune, Spec: s, Params: schedule.Params{KeepLatest: keep}}
 }
 
-// Issue 13 item 6: definitions registered from code merge as files do; a
+// Definitions registered from code merge as files do; a
 // trigger runs the job now, counts as its due run, and concurrent
 // triggers share one run.
 func TestRegisterAndTrigger(t *testing.T) {
@@ -126,7 +126,7 @@ func TestRegisterAndTrigger(t *testing.T) {
 	}
 }
 
-// Issue 13 item 3: the scheduler's logger reaches Apply: each removal is
+// The scheduler's logger reaches Apply: each removal is
 // logged through it.
 func TestSchedulerLogsApply(t *testing.T) {
 	e := newEnv(t)

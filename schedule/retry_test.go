@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestExportedServiceRetries (issue 25 item 12): an exported service
+// TestExportedServiceRetries: an exported service
 // whose run could not start (the store locked past the lock timeout:
 // daemon --once exits non-zero, the job stays due) is started again by
 // systemd a few minutes later, not only at the timer's next firing.

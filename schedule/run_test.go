@@ -55,9 +55,9 @@ func TestDefaultRun(t *testing.T) {
 	}
 }
 
-// Issue 13 item 3: one clock. A scheduler whose clock reads 48 hours
+// One clock. A scheduler whose clock reads 48 hours
 // ahead of the wall clock plans with its own clock: releases installed
-// just now are two days old to it. Issue 31 item 6: they are young by
+// just now are two days old to it. They are young by
 // the real clock, so they are kept (too-young, saying both ages), and the
 // plan warns that its clock is ahead. (Apply's last check judges installs
 // in progress by the real clock too: the test below.)

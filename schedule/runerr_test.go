@@ -15,7 +15,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// Issue 23 item 8: a run's error is an error the caller tests with
+// A run's error is an error the caller tests with
 // errors.Is and errors.As (RunResult.Err), not only a string; Error is its
 // text, which the state file records (a result read back has no Err).
 func TestRunResultErr(t *testing.T) {

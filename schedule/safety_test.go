@@ -17,7 +17,7 @@ import (
 // hab/pkgs is a symlink to A's). Only B loads a service. However the jobs
 // are grouped, a prune must keep B's loaded service and its dependency.
 // A prune is never run through B's symlinked hab/pkgs (hab-gc writes no
-// lock or history through a symlink, issue 31 item 4): a job of B alone
+// lock or history through a symlink): a job of B alone
 // (an explicit spec, never merged) is refused naming the symlink, and a
 // merged job runs through A's FS root even when B's definition is the
 // older (its owner).

@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
-// TestStateInsideSchedulesDirNoLoop (issue 25 item 8): a state file kept
+// TestStateInsideSchedulesDirNoLoop: a state file kept
 // in the schedules directory does not make every reload's write trigger
 // the next reload: only definition files (*.toml) and the directory
 // itself are changes.

@@ -20,7 +20,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
-// Issue 31 item 4: a state file below an FS root (the daemon's default,
+// A state file below an FS root (the daemon's default,
 // FS_ROOT/hab/sup/default/hab-gc/schedule-state.json, with
 // StateBesideStores) is never written, nor its lock, through a symlink at any level
 // below the FS root: with hab/sup, hab/sup/default or

@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestStoreMovedBehindSymlinkKeepsIdentity (issue 32 item 5): hab/pkgs
+// TestStoreMovedBehindSymlinkKeepsIdentity: hab/pkgs
 // moved to another disk and symlinked back is the same store: its jobs
 // keep their keys, their randomized times and their history (before, the
 // key and the time changed, 32 7 * * 4 to 44 1 * * 2, and the runs

@@ -8,7 +8,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestDefinitionTypoSuggestsKey (issue 33 item 5): an unknown key in a
+// TestDefinitionTypoSuggestsKey: an unknown key in a
 // schedule file says the nearest known key of its table, as hab-gc.toml's
 // do; one near nothing gets no suggestion.
 func TestDefinitionTypoSuggestsKey(t *testing.T) {

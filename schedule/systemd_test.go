@@ -117,7 +117,7 @@ func TestDaemonAgreesWithSystemd(t *testing.T) {
 	}
 }
 
-// TestHourlyRandomTimerEveryHour (issue 25 item 6): the exported timer of
+// TestHourlyRandomTimerEveryHour: the exported timer of
 // an @hourly-random job in Europe/Berlin fires once in every elapsed hour
 // across both changes (its OnCalendar is read in UTC, Spec.Zone), at the
 // daemon's due times.

@@ -13,7 +13,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// Issue 34 item 5: with a context already cancelled, Trigger neither
+// With a context already cancelled, Trigger neither
 // starts nor records a run (it used to, in about half the calls: the run's
 // goroutine raced the caller's select on ctx.Done()).
 func TestTriggerCancelledNeverRuns(t *testing.T) {
@@ -43,7 +43,7 @@ func TestTriggerCancelledNeverRuns(t *testing.T) {
 	}
 }
 
-// Issue 34 item 5: Trigger's error is the one place to look. It is nil
+// Trigger's error is the one place to look. It is nil
 // exactly when the outcome did not fail, and wraps ErrRunFailed and the
 // run's own error when the run failed.
 func TestTriggerErrorIsTheRunsError(t *testing.T) {

@@ -32,7 +32,7 @@ func triggerEnv(t *testing.T, run func(ctx context.Context) schedule.RunResult) 
 	return s, s.Jobs()[0].Key, e
 }
 
-// Issue 23 item 3: a run that finished is reported as run even when the
+// A run that finished is reported as run even when the
 // caller's context ended during it (it used to be lost about half the
 // time to a select picking ctx.Done()).
 func TestTriggerKeepsFinishedOutcome(t *testing.T) {
@@ -53,7 +53,7 @@ func TestTriggerKeepsFinishedOutcome(t *testing.T) {
 	}
 }
 
-// Issue 23 item 4: a trigger that joins a pending run keeps it even when
+// A trigger that joins a pending run keeps it even when
 // the caller that started it cancels: a caller's context only ends its
 // own wait.
 func TestTriggerJoinerOwnContext(t *testing.T) {

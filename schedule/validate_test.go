@@ -9,7 +9,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestSchedulerValidate (issue 34 item 6): a negative duration is "none"
+// TestSchedulerValidate: a negative duration is "none"
 // only as a named constant (retention.NoLockWait, retention.NoSettle);
 // StateLockTimeout and CatchUpSpread have none, so a negative one is
 // refused, by Validate and by Reload, which then reads nothing.

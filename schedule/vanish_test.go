@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestJobMissingFromStateStillRuns (issue 25 item 2): a job that the state
+// TestJobMissingFromStateStillRuns: a job that the state
 // file no longer holds (the file was deleted while the daemon runs) is
 // restored from what the scheduler knows and keeps running; the due time
 // it already ran is not run again.
@@ -39,7 +39,7 @@ func TestJobMissingFromStateStillRuns(t *testing.T) {
 	}
 }
 
-// TestStateSharedByTwoDirectories (issue 25 item 2): two schedulers with
+// TestStateSharedByTwoDirectories: two schedulers with
 // different schedules directories on one state file (the default path
 // with no --state) keep each other's schedules and jobs: each runs its
 // own, and neither reload deletes the other's.
@@ -80,7 +80,7 @@ func TestStateSharedByTwoDirectories(t *testing.T) {
 	}
 }
 
-// TestReloadAfterStateLossKeepsMemory (issue 25 item 2): a reload after
+// TestReloadAfterStateLossKeepsMemory: a reload after
 // the state file was deleted (a definition edited, SIGHUP) takes the
 // state of the jobs and schedules the file lost from the scheduler's
 // memory, not as new: a due time that passed before the reload (its

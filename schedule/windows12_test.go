@@ -6,7 +6,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// TestEquivalentWindows (issue 25 item 12): @weekly-random(0-7) is the
+// TestEquivalentWindows: @weekly-random(0-7) is the
 // whole week (7 is Sunday at a range's end), (00:00-24:00) the whole day
 // (24:00 is an end), and windows that cover everything are the spec
 // without a window: one canonical spelling, so their schedules share one

@@ -10,7 +10,7 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// Issue 23 item 7: a Scheduler without a state path is refused clearly
+// A Scheduler without a state path is refused clearly
 // (ErrNoStatePath) and writes nothing (it used to write "..lock" into the
 // working directory, then fail renaming).
 func TestZeroSchedulerRefused(t *testing.T) {

@@ -15,8 +15,8 @@ import (
 	"github.com/hab-gc/hab-gc/supervisor"
 )
 
-// A FIFO given as a TLS file is an error naming it, at once (issue 31
-// item 1): LoadTLS never waits for a writer. Before, os.ReadFile hung in
+// A FIFO given as a TLS file is an error naming it, at once:
+// LoadTLS never waits for a writer. Before, os.ReadFile hung in
 // open(2).
 func TestLoadTLSNeverBlocksOnAFIFO(t *testing.T) {
 	p := tlstest.New(t)

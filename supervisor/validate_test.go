@@ -10,7 +10,7 @@ import (
 	"github.com/hab-gc/hab-gc/supervisor"
 )
 
-// TestClientZeroAndNegative (issue 34 item 6): the zero Timeout and
+// TestClientZeroAndNegative: the zero Timeout and
 // MaxBytes are the defaults; a negative one is refused before any request
 // (it was taken as the default).
 func TestClientZeroAndNegative(t *testing.T) {

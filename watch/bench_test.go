@@ -19,7 +19,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// BenchmarkWatch measures issue 22's resource goals for `hab-gc watch` on a
+// BenchmarkWatch measures resource goals for `hab-gc watch` on a
 // generated store of 10,000 releases (its own copy: it is changed), as a
 // process of the built CLI:
 //   - idle-cpu-s: CPU seconds (user+system, /proc/PID/stat) the watch uses
@@ -76,7 +76,7 @@ func BenchmarkWatch(b *testing.B) {
 		}
 		wait("watching the store")
 		startRSS := status(b, cmd.Process.Pid, "VmHWM:") // start-up: the watches set
-		// The purge at start (issue 30: as the Supervisor, every loaded
+		// The purge at start (as the Supervisor, every loaded
 		// service at start) plans the whole store; idle is measured after it.
 		wait(`msg=purged .*trigger=start`)
 		cpu0 := cpuSeconds(b, cmd.Process.Pid)

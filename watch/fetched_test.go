@@ -9,7 +9,7 @@ import (
 	"github.com/hab-gc/hab-gc/watch"
 )
 
-// TestWaitsForFetchedArchive (issue 20): a purge that comes while the
+// TestWaitsForFetchedArchive: a purge that comes while the
 // plan keeps everything for an install elsewhere that only the artifact
 // cache shows (an archive of a release that is not installed, just
 // fetched: Habitat verifies it before it makes any install directory)

@@ -13,7 +13,7 @@ import (
 )
 
 // A FIFO where watch reads a file (a spec, a release's TDEPS) never
-// blocks it (issue 31 item 1): the purge still comes, and Run returns
+// blocks it: the purge still comes, and Run returns
 // once cancelled (the test's cleanup waits for it). Before, a FIFO TDEPS
 // hung the check for installs in progress in open(2).
 func TestWatchNeverBlocksOnAFIFO(t *testing.T) {

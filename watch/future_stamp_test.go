@@ -10,7 +10,7 @@ import (
 	"github.com/hab-gc/hab-gc/watch"
 )
 
-// TestFutureStampedLeftoverDoesNotHoldPurge (issue 31 item 5): a killed
+// TestFutureStampedLeftoverDoesNotHoldPurge: a killed
 // install's leftover in core/redis whose modification time is in 2031
 // (`touch -d`, or kept from an archive) held every purge of the package
 // as "an install in progress" until 2031. It is judged by its inode

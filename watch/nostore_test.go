@@ -12,7 +12,7 @@ import (
 	"github.com/hab-gc/hab-gc/watch"
 )
 
-// TestRunRefusesNoStore (issue 34 items 1 and 7): Run on no store, the
+// TestRunRefusesNoStore: Run on no store, the
 // zero Store or a closed one fails at once with an error wrapping
 // pkgstore.ErrNoStore (watch.ErrNoStore is the same error), before it
 // watches anything or calls OnStart; it never watches hab/pkgs relative to
@@ -38,7 +38,7 @@ func TestRunRefusesNoStore(t *testing.T) {
 	}
 }
 
-// TestRunRefusesNegativeOptions (issue 34 item 6): a negative duration or
+// TestRunRefusesNegativeOptions: a negative duration or
 // count without a named "none" is refused before anything is watched, as
 // is a LockTimeout or Settle below zero other than retention.NoLockWait
 // and retention.NoSettle.

@@ -8,7 +8,7 @@ import (
 	"github.com/hab-gc/hab-gc/watch"
 )
 
-// TestSettleIsEachPurgesPause (issue 34 item 9): Options.Settle is each
+// TestSettleIsEachPurgesPause: Options.Settle is each
 // purge's pause between hiding the releases and the last check, so an
 // embedded purge with a small Settle takes less than the default 2 s;
 // Settle 0 is retention.DefaultSettle. The bounds below are the pause's

@@ -25,7 +25,7 @@ const delay = 300 * time.Millisecond
 // clock runs two hours ahead, so that install directories and archives
 // the test made are older than the install window by it. The releases the
 // test made are young by the real clock, which the plan judges the
-// minimum age by too (issue 31 item 6): start sets no minimum age unless
+// minimum age by too: start sets no minimum age unless
 // the test sets one.
 func clock() time.Time { return time.Now().Add(2 * time.Hour) }
 

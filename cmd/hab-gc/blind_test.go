@@ -70,7 +70,7 @@ func releaseOf(t *testing.T, rep map[string]any, ident string) map[string]any {
 	return nil
 }
 
-// TestRunBlind is issue 20's item 3 on the command line: hab-gc run as
+// TestRunBlind: hab-gc run as
 // root without CAP_SYS_PTRACE (nor CAP_SYS_ADMIN, CAP_PERFMON: a
 // container's root) cannot read the processes that hold more
 // capabilities. A release one of them holds open is kept (write lease),

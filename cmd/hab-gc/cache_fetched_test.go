@@ -9,7 +9,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
-// TestRunCacheKeepsFetchedArchive (issue 20, adversary): an archive of a
+// TestRunCacheKeepsFetchedArchive: an archive of a
 // release that is not installed, just fetched into the cache (Habitat
 // verifies it, then opens it again to unpack), is an install in progress:
 // the store's plan waits for it within --install-window, which cannot be

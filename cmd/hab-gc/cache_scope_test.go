@@ -60,7 +60,7 @@ func cacheScopeStore(t *testing.T) (string, string) {
 	return b.Root, dir
 }
 
-// TestRunCacheScope (issue 21 item 2): --only and --exclude reach the
+// TestRunCacheScope: --only and --exclude reach the
 // artifact cache, and an archive counts for its own target only.
 func TestRunCacheScope(t *testing.T) {
 	t.Parallel()

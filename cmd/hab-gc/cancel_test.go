@@ -82,8 +82,8 @@ func TestInterruptedRunRestores(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(b.Root, "hab/pkgs/*/*/*", pkgstore.DebrisPrefix+"*")); len(m) > 0 {
 		t.Errorf("left hidden: %v", m)
 	}
-	// The journal says interrupted, as the exit status does (issue 24
-	// item 5), not "run failed ... context canceled".
+	// The journal says interrupted, as the exit status does,
+	// not "run failed ... context canceled".
 	j, err := history.ForFSRoot(b.Root)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
-// TestDaemonWatchInstallWindow (issue 20, adversary): the daemon's watch
+// TestDaemonWatchInstallWindow: the daemon's watch
 // judges an install directory in the package's directories with the
 // install_window setting, as `hab-gc watch` and the plan do: a leftover
 // older than a 1s window (HAB_GC_INSTALL_WINDOW) is a killed install's,

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Issue 24 item 5: the README's commands on the demo store shipped in the
+// The README's commands on the demo store shipped in the
 // clone (check takes the store's lock, creating its lock file) leave no
 // untracked file in the clone: git status stays clean.
 func TestDemoCommandsLeaveCloneClean(t *testing.T) {

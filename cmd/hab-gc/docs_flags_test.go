@@ -28,7 +28,7 @@ func commandsWithFlag(root *cobra.Command, flag string) []string {
 	return out
 }
 
-// Issue 33 item 3: the pages are checked against the code, not only run.
+// The pages are checked against the code, not only run.
 // In docs/configuration.md's table, a setting's flag column that names the
 // commands taking it, "--cache-keep-latest N (run)", names exactly those
 // that have the flag.
@@ -75,7 +75,7 @@ func TestConfigurationTableNamesTheCommandsOfEachFlag(t *testing.T) {
 	}
 }
 
-// Issue 33 item 3: docs/metrics.md names every command that takes
+// docs/metrics.md names every command that takes
 // --metrics-file, every run type the code writes (prune, check, watch), and
 // its alert on a failed run covers every type that removes releases.
 func TestMetricsPageMatchesTheCode(t *testing.T) {

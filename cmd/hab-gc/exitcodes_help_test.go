@@ -10,7 +10,7 @@ import (
 	"github.com/hab-gc/hab-gc/docs"
 )
 
-// TestExitCodesHelpMatchesPage (issue 33): --help's exit codes, the exit
+// TestExitCodesHelpMatchesPage: --help's exit codes, the exit
 // codes page and the code's constants list the same codes, and every
 // flag and HAB_GC_ variable the page names for a code, --help names for
 // it too (the watchdog's HAB_GC_STOP_GRACE and --allow-keep-none were

@@ -53,7 +53,7 @@ func TestConfigFIFONeverBlocks(t *testing.T) {
 }
 
 // A FIFO anywhere hab-gc opens a path under the FS root never hangs a
-// command (issue 31 item 1: a FIFO at hab/pkgs hung run, list, check,
+// command (a FIFO at hab/pkgs hung run, list, check,
 // graph and watch in target inference, deaf to SIGTERM). hab/pkgs a FIFO
 // is an unusable store: exit 2 naming it as not a directory. Elsewhere
 // the command returns promptly; an error names the path.

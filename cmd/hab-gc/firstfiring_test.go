@@ -13,7 +13,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
-// TestExportedTimerRunsFirstFiring (issue 25 item 1): an exported timer's
+// TestExportedTimerRunsFirstFiring: an exported timer's
 // first firing runs its job. Export writes no state, so the service's
 // daemon --once --job KEY is the first to see the job, at the due time
 // that fired it: that due time runs, for an explicit cron and for
@@ -66,7 +66,7 @@ func TestExportedTimerRunsFirstFiring(t *testing.T) {
 	}
 }
 
-// TestDaemonOnceReadOnlyState (issue 25 item 5): daemon --once with its
+// TestDaemonOnceReadOnlyState: daemon --once with its
 // state on a read-only file system runs what is due (exactly when a
 // prune may be needed most) and says that the run could not be recorded,
 // instead of exiting 1 before running anything.
@@ -85,7 +85,7 @@ func TestDaemonOnceReadOnlyState(t *testing.T) {
 	}
 }
 
-// TestPressureOnlyListedAndExported (issue 25 item 12): a definition with
+// TestPressureOnlyListedAndExported: a definition with
 // only a [pressure] table shows in schedule list (text and JSON) and gets
 // units from schedule export, whose timer looks every minute.
 func TestPressureOnlyListedAndExported(t *testing.T) {

@@ -29,7 +29,7 @@ var definitionOnly = map[string]bool{
 	"hab-gc schedule next --exclude": true, "hab-gc schedule next --keep-latest": true, "hab-gc schedule next --min-age": true,
 }
 
-// Issue 24 item 3: every flag's help names its environment variable and
+// Every flag's help names its environment variable and
 // config key, once each, in the same words; the flags that are not
 // settings are listed above.
 func TestFlagHelpNamesEnvAndKey(t *testing.T) {

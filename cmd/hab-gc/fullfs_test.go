@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Issue 20 item 7: disk pressure starts on a 100% full file system, where
+// Disk pressure starts on a 100% full file system, where
 // the store's lock file cannot take the pid (ENOSPC): the run takes the
 // lock, frees what --min-free asks and exits 0.
 func TestRunPressureOnFullFileSystem(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"github.com/hab-gc/hab-gc/docs"
 )
 
-// Issue 33 item 2: `hab-gc help TOPIC` prints the docs page TOPIC as text
+// `hab-gc help TOPIC` prints the docs page TOPIC as text
 // for every page, also one named as a command (history: the command's help
 // stays `hab-gc history --help`): no markdown fence lines, no pipe tables,
 // no [links](#anchors), lines within 80 columns but for a code line already

@@ -78,7 +78,7 @@ func startRun(t *testing.T, b *storetest.Builder, more ...string) (*exec.Cmd, ch
 	return cmd, done, &stderr
 }
 
-// Issue 20 item 6: a history.jsonl that another process keeps locked does
+// A history.jsonl that another process keeps locked does
 // not hang a run: it removes what it planned, warns that its history
 // could not be written, counts it in hab_gc_history_write_failures_total
 // and exits 0 once the bounded wait is over.
@@ -108,7 +108,7 @@ func TestRunWithHistoryLockedElsewhere(t *testing.T) {
 	}
 }
 
-// Issue 20 item 6: SIGTERM and SIGINT end a run waiting for the history's
+// SIGTERM and SIGINT end a run waiting for the history's
 // lock at once (well before the bounded wait is over), with the warning.
 func TestSignalWhileHistoryLocked(t *testing.T) {
 	t.Parallel()

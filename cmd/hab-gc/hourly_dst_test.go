@@ -9,7 +9,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
-// TestHourlyRandomEveryElapsedHour (issue 25 item 6): an @hourly-random
+// TestHourlyRandomEveryElapsedHour: an @hourly-random
 // job runs once in every elapsed hour, also across both daylight-saving
 // changes of its --timezone: when clocks go back, the repeated wall hour
 // is an hour of its own (a cron job at minute M of every wall hour ran

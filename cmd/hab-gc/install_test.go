@@ -34,7 +34,7 @@ func findRelease(v any, ident string) map[string]any {
 	return nil
 }
 
-// TestDryRunShowsInstallProtections (issue 20): `run --dry-run` at each
+// TestDryRunShowsInstallProtections: `run --dry-run` at each
 // point of a Habitat install (storetest.Installer) keeps what the install
 // needs, saying why, as a real run does (retention's
 // TestInstallInProgressKeepsWhatItNeeds).
@@ -110,7 +110,7 @@ func TestDryRunShowsInstallProtections(t *testing.T) {
 	}
 }
 
-// TestCacheKeepsArchivesBeingInstalled (issue 20): `run --cache` while
+// TestCacheKeepsArchivesBeingInstalled: `run --cache` while
 // Habitat is installing from a cached archive (its install directory made,
 // nothing unpacked yet) keeps that archive, which Habitat opens again to
 // unpack, and what the install needs; the install then succeeds whole.

@@ -10,7 +10,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
-// TestRunWaitsForFetchedArchive (issue 20): an archive of a release that
+// TestRunWaitsForFetchedArchive: an archive of a release that
 // is not installed, just come into the cache (a download Habitat is about
 // to verify and unpack, for a package that may use what it found
 // installed), makes a run remove nothing, saying why; --install-window

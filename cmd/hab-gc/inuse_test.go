@@ -63,7 +63,7 @@ func reasonOf(t *testing.T, args []string, ident, code string) (action, text str
 	return "", ""
 }
 
-// TestRunKeepsReleasesInUse is issue 9's "Done when": a real process uses
+// TestRunKeepsReleasesInUse: a real process uses
 // a file of an old release in each way a program can; run --keep-latest=1
 // keeps that release with in-use, and once the process has exited the next
 // run removes it.
@@ -110,7 +110,7 @@ func TestRunKeepsReleasesInUse(t *testing.T) {
 	}
 }
 
-// TestRunKeepsRunningReleaseOfService is issue 9's item 1: the spec says
+// TestRunKeepsRunningReleaseOfService: the spec says
 // core/redis, the service still runs 6.2.6 although 7.0.0 was installed
 // since (update strategy none); keep-latest=1 must keep 6.2.6.
 func TestRunKeepsRunningReleaseOfService(t *testing.T) {

@@ -38,7 +38,7 @@ func duplicateKey(line string) (string, error) {
 	return "", nil
 }
 
-// Issue 33 item 9: with --log-format json no line of the daemon's log
+// With --log-format json no line of the daemon's log
 // repeats a key (its "watching the store" line had "store" twice: the
 // daemon's logger for the watch carries it, and the watch logs it).
 func TestDaemonJSONLogKeysUnique(t *testing.T) {

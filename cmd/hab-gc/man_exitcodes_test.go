@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
-// Issue 24 item 5: in the man pages the exit-code list is a list, each
+// In the man pages the exit-code list is a list, each
 // code one item whose text is one paragraph (so man fills it within the
 // item), not terminal help lines that man re-wraps mid-line.
 func TestManExitCodesAreAList(t *testing.T) {

@@ -52,7 +52,7 @@ func codeLines(md string) map[string]codeLine {
 	return out
 }
 
-// Issue 33 item 1: every man page `hab-gc docs` writes, rendered by groff
+// Every man page `hab-gc docs` writes, rendered by groff
 // as man(1) does at 80 columns, draws no warning (troff's "table wider than
 // line width"), has no line wider than 80 columns, and shows each line of
 // its page's code blocks verbatim, on a line of its own (go-md2man had

@@ -16,7 +16,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
-// Issue 33 item 8: run --dry-run as a normal user (nobody), who cannot
+// Run --dry-run as a normal user (nobody), who cannot
 // see most processes, shows the plan (exit 0) and says what it could not
 // see, instead of refusing (exit 3): a dry run removes nothing.
 func TestDryRunAsNonRoot(t *testing.T) {

@@ -67,7 +67,7 @@ func treeOf(t *testing.T, dir string) []string {
 	return out
 }
 
-// Issue 20 item 8: a command that is refused for what the operator wrote
+// A command that is refused for what the operator wrote
 // (exit 2: a bad flag or definition, an FS root or hab/pkgs that does not
 // exist) creates no file or directory anywhere: not under the FS root, not
 // in the working directory, HOME or TMPDIR, not the metrics file, the

@@ -12,7 +12,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// Issue 20 item 2: a run that finds what a killed run hid, with a spec
+// A run that finds what a killed run hid, with a spec
 // loading the top of a chain, puts the chain back together, says so in
 // its text and JSON reports (each leftover, what it was put back as and
 // why) and exits 0; check then finds every dependency installed.

@@ -9,7 +9,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/storetest"
 )
 
-// TestScheduleUsesDefinitionsFSRoot (issue 33 item 5): schedule list and
+// TestScheduleUsesDefinitionsFSRoot: schedule list and
 // the daemon take a job's etc/machine-id and default state file from the
 // FS root its definition names, --fs-root or not: list showed times (40
 // 12 * * 1) the daemon did not use (32 16 * * 1), and daemon --schedules

@@ -15,7 +15,7 @@ import (
 )
 
 // A hab-gc whose FS root has a FIFO at hab/pkgs stops at once, exit 2,
-// signal or not (issue 31 item 1: blocked in open(2) by target inference,
+// signal or not (blocked in open(2) by target inference,
 // SIGTERM and SIGINT left it there).
 func TestSignalStopsAStoreFIFO(t *testing.T) {
 	t.Parallel()

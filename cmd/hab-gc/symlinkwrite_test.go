@@ -16,7 +16,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
-// Issue 31 item 4: no directory from the FS root down to a file hab-gc
+// No directory from the FS root down to a file hab-gc
 // writes may be a symlink it follows. With hab, hab/sup, hab/sup/default
 // or hab/sup/default/hab-gc a symlink to a directory outside the FS root
 // (holding what was there, if anything), `run` (the store's lock, the

@@ -103,7 +103,7 @@ func TestWatchCommand(t *testing.T) {
 	if removed != 2 {
 		t.Errorf("history has %d watch removals, want 2: %+v", removed, recs)
 	}
-	// Issue 33 item 4: a watch started by hand is not a scheduled one.
+	// A watch started by hand is not a scheduled one.
 	var out, errOut bytes.Buffer
 	if code := execute([]string{"history", "--fs-root", b.Root}, &out, &errOut, noEnv); code != exitOK {
 		t.Fatalf("history: exit %d: %s", code, errOut.String())
@@ -175,7 +175,7 @@ func TestDaemonWatches(t *testing.T) {
 	}
 }
 
-// TestWatchSupervisorCount (issue 30 item 4): with no count of hab-gc's
+// TestWatchSupervisorCount: with no count of hab-gc's
 // own, watch takes the Supervisor's, where and as `hab sup run` reads it
 // (habitat-sh/habitat components/hab/src/cli_v4/sup/sup_run.rs: the flag,
 // then HAB_KEEP_LATEST_PACKAGES, then keep_latest_packages in

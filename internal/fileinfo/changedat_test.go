@@ -14,7 +14,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 )
 
-// TestChangedAt (issue 31 item 5): a modification time ahead of the clock
+// TestChangedAt: a modification time ahead of the clock
 // is judged by the inode change time, and reported; one behind it is
 // LastChange as before; without a clock, LastChange.
 func TestChangedAt(t *testing.T) {
