@@ -58,5 +58,5 @@
 // another release is left, `hab pkg binlink --force` rewriting it with
 // that release's environment. Elsewhere binstubs are left alone.
 //
-// Result says what became of each step; history.BinlinkRecords journals it.
+// Result says what became of each step; history.LogBinlinks journals it.
 package binlink

@@ -1,6 +1,7 @@
 package docs_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -20,8 +21,8 @@ func TestEmptyFSRootRefused(t *testing.T) {
 	t.Chdir(wd)
 	for name, call := range map[string]func() error{
 		"history.ForFSRoot": func() error { _, err := history.ForFSRoot(""); return err },
-		"history.Journal.Append with no Dir": func() error {
-			return history.Journal{}.Append([]history.Record{{RunID: "x"}})
+		"history.Journal.AppendContext with no Dir": func() error {
+			return history.Journal{}.AppendContext(context.Background(), []history.Record{{RunID: "x"}})
 		},
 		"schedule.DefaultStatePath": func() error { _, err := schedule.DefaultStatePath(""); return err },
 		"schedule.CanonicalStore":   func() error { _, err := schedule.CanonicalStore(""); return err },

@@ -7,12 +7,12 @@ import (
 	"github.com/hab-gc/hab-gc/binlink"
 )
 
-// BinlinkRecords are the journal records of one binlinks run
+// binlinkRecords are the journal records of one binlinks run
 // (binlink.Apply): one per link relinked, removed or failed, then the
 // run's own (Job JobBinlinks; Relinked, Removed, Kept and Failed count
 // its steps). res may be nil when Apply failed before doing anything;
 // applyErr is Apply's error. run.Policy is not recorded.
-func BinlinkRecords(now time.Time, run Run, res *binlink.Result, applyErr error) []Record {
+func binlinkRecords(now time.Time, run Run, res *binlink.Result, applyErr error) []Record {
 	base := Record{Time: now.UTC(), RunID: run.ID, Job: run.Job, JobKey: run.JobKey, Owner: run.Owner, FSRoot: run.FSRoot}
 	var out []Record
 	total := base
@@ -51,5 +51,5 @@ func LogBinlinks(ctx context.Context, now time.Time, run Run, res *binlink.Resul
 	if err != nil {
 		return err
 	}
-	return j.AppendContext(ctx, BinlinkRecords(now, run, res, applyErr))
+	return j.AppendContext(ctx, binlinkRecords(now, run, res, applyErr))
 }

@@ -1,6 +1,7 @@
 package history_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -15,7 +16,7 @@ import (
 // nothing: its records could not be told from another run's.
 func TestLogRefusesEmptyRunID(t *testing.T) {
 	root := storetest.New(t).Root
-	err := history.Log(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), history.Run{FSRoot: root}, nil, nil, nil)
+	err := history.LogContext(context.Background(), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), history.Run{FSRoot: root}, nil, nil, nil)
 	if !errors.Is(err, history.ErrNoRunID) {
 		t.Fatalf("err = %v, want ErrNoRunID", err)
 	}

@@ -1,6 +1,7 @@
 package history_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -21,10 +22,10 @@ func TestLogRefusesEmptyRootAndNoPlan(t *testing.T) {
 	wd := testtool.TempDir(t) // one Wine can remove too
 	t.Chdir(wd)
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	if err := history.Log(at, history.Run{ID: "x"}, nil, nil, errors.New("failed")); !errors.Is(err, pkgstore.ErrNoStore) {
+	if err := history.LogContext(context.Background(), at, history.Run{ID: "x"}, nil, nil, errors.New("failed")); !errors.Is(err, pkgstore.ErrNoStore) {
 		t.Errorf("empty FS root: %v, want ErrNoStore", err)
 	}
-	if err := history.Log(at, history.Run{ID: "x", FSRoot: wd}, nil, nil, nil); !errors.Is(err, retention.ErrNoPlan) {
+	if err := history.LogContext(context.Background(), at, history.Run{ID: "x", FSRoot: wd}, nil, nil, nil); !errors.Is(err, retention.ErrNoPlan) {
 		t.Errorf("no plan, no error: %v, want ErrNoPlan", err)
 	}
 	if _, err := os.Stat(filepath.Join(wd, "hab")); !os.IsNotExist(err) {

@@ -12,10 +12,10 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// After a run, Log writes what it removed and why to the store's journal
+// After a run, LogContext writes what it removed and why to the store's journal
 // (FS_ROOT/hab/sup/default/hab-gc/history.jsonl), the file `hab-gc history`
 // reads; a Journal reads it back.
-func ExampleLog() {
+func ExampleLogContext() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
@@ -38,7 +38,7 @@ func ExampleLog() {
 	}
 	res, err := plan.Apply(ctx, store, retention.ApplyOptions{Settle: retention.NoSettle})
 	run := history.Run{ID: "run-1", Job: history.JobRun, FSRoot: dir, Policy: policy}
-	if err := history.Log(now, run, plan, res, err); err != nil {
+	if err := history.LogContext(ctx, now, run, plan, res, err); err != nil {
 		panic(err)
 	}
 

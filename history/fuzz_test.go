@@ -16,7 +16,7 @@ func FuzzParseRecord(f *testing.F) {
 	f.Add([]byte("\xef\xbb\xbf{}"))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		r, err := ParseRecord(line)
+		r, err := parseRecord(line)
 		if err != nil {
 			return
 		}
@@ -27,7 +27,7 @@ func FuzzParseRecord(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r2, err := ParseRecord(b)
+		r2, err := parseRecord(b)
 		if err != nil {
 			t.Fatalf("round trip of %s: %v", b, err)
 		}

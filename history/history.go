@@ -42,8 +42,9 @@ const (
 
 // Job names what ran.
 const (
-	JobRun   = "run"   // hab-gc run
-	JobPrune = "prune" // a scheduled prune (hab-gc daemon); a disk-pressure job records its type, "pressure"
+	// JobRun is hab-gc run; a scheduled job records its type ("prune",
+	// "pressure").
+	JobRun = "run"
 	// JobBinlinks is the repair of dangling binlinks (hab-gc binlinks).
 	JobBinlinks = "binlinks"
 )
@@ -72,8 +73,8 @@ type Pin struct {
 	Source string `json:"source,omitempty"`
 }
 
-// PolicyOf describes a retention policy.
-func PolicyOf(p retention.Policy) Policy {
+// policyOf describes a retention policy.
+func policyOf(p retention.Policy) Policy {
 	out := Policy{KeepLatest: max(p.KeepLatest, 0), SelfKeepLatest: p.SelfKeepLatest,
 		AllowDamaged: p.AllowDamaged, IgnoreUninstallHooks: p.IgnoreUninstallHooks,
 		ServicesOnly: p.ServicesOnly, NoDeps: p.NoDeps}
@@ -135,7 +136,7 @@ type Record struct {
 	Kind Kind      `json:"kind"`
 	// RunID ties a run's release records to its run record.
 	RunID string `json:"run_id"`
-	// Job is JobRun or JobPrune; JobKey and Owner name a scheduled job.
+	// Job is JobRun or a scheduled job's type; JobKey and Owner name a scheduled job.
 	Job    string `json:"job"`
 	JobKey string `json:"job_key,omitempty"`
 	Owner  string `json:"owner,omitempty"`
@@ -179,8 +180,8 @@ type Record struct {
 // ErrBadRecord is wrapped by ParseRecord's errors.
 var ErrBadRecord = errors.New("not a history record")
 
-// ParseRecord parses one journal line.
-func ParseRecord(line []byte) (Record, error) {
+// parseRecord parses one journal line.
+func parseRecord(line []byte) (Record, error) {
 	var r Record
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || line[0] != '{' {
@@ -205,19 +206,19 @@ func ParseRecord(line []byte) (Record, error) {
 // Run describes a run for its records.
 type Run struct {
 	ID     string
-	Job    string // JobRun, JobPrune, a disk-pressure job's "pressure", or watch.Job
+	Job    string // JobRun, a scheduled job's type ("prune", "pressure"), or watch.Job
 	JobKey string
 	Owner  string
 	FSRoot string
 	Policy retention.Policy
 }
 
-// Records are the journal records of one applied plan: one per release
+// records are the journal records of one applied plan: one per release
 // removed or failed, then the run's own. res may be nil when Apply
 // failed before doing anything; applyErr is Apply's error.
-func Records(now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) []Record {
+func records(now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) []Record {
 	base := Record{Time: now.UTC(), RunID: run.ID, Job: run.Job, JobKey: run.JobKey, Owner: run.Owner,
-		FSRoot: run.FSRoot, Policy: PolicyOf(run.Policy)}
+		FSRoot: run.FSRoot, Policy: policyOf(run.Policy)}
 	why := map[pkgstore.Ident][]retention.Reason{}
 	if plan != nil {
 		for _, d := range plan.Removals() {
@@ -265,15 +266,9 @@ func (r *Record) endedBy(err error) {
 // could not be told from another run's.
 var ErrNoRunID = errors.New("history: the run has no ID")
 
-// Log appends a run's records (Records) to the journal of its FS root:
-// what `hab-gc run` and a scheduled prune both call after Apply.
-func Log(now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) error {
-	return LogContext(context.Background(), now, run, plan, res, applyErr)
-}
-
-// LogContext is Log bounded by ctx (Journal.AppendContext): a journal
-// another process keeps locked fails with ErrBusy instead of blocking
-// the run.
+// LogContext appends a run's records (Records) to the journal of its FS
+// root, bounded by ctx (Journal.AppendContext): a journal another process
+// keeps locked fails with ErrBusy instead of blocking the run.
 func LogContext(ctx context.Context, now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) error {
 	if run.ID == "" {
 		return ErrNoRunID
@@ -285,7 +280,7 @@ func LogContext(ctx context.Context, now time.Time, run Run, plan *retention.Pla
 	if plan == nil && applyErr == nil {
 		return retention.ErrNoPlan // nothing to record, and "ok" would be a lie
 	}
-	return j.AppendContext(ctx, Records(now, run, plan, res, applyErr))
+	return j.AppendContext(ctx, records(now, run, plan, res, applyErr))
 }
 
 // Filter selects records.
@@ -299,7 +294,7 @@ type Filter struct {
 }
 
 // Match reports whether r passes the filter.
-func (f Filter) Match(r Record) bool {
+func (f Filter) match(r Record) bool {
 	if !f.Since.IsZero() && r.Time.Before(f.Since) {
 		return false
 	}
@@ -323,7 +318,7 @@ func satisfies(ident string, pattern pkgstore.Ident) bool {
 
 // Select returns the records that pass the filter, in order.
 func (f Filter) Select(recs []Record) []Record {
-	return slices.DeleteFunc(slices.Clone(recs), func(r Record) bool { return !f.Match(r) })
+	return slices.DeleteFunc(slices.Clone(recs), func(r Record) bool { return !f.match(r) })
 }
 
 // RunID names a run of job started at start, on this process: what every

@@ -29,7 +29,7 @@ func TestRecordsInterrupted(t *testing.T) {
 		{nil, RunOK},
 	} {
 		t.Run(fmt.Sprint(tt.err), func(t *testing.T) {
-			recs := Records(now, Run{ID: "r", Job: JobRun, FSRoot: "/"}, nil, res, tt.err)
+			recs := records(now, Run{ID: "r", Job: JobRun, FSRoot: "/"}, nil, res, tt.err)
 			total := recs[len(recs)-1]
 			if total.Kind != KindRun || total.Outcome != tt.want {
 				t.Fatalf("run record %+v, want outcome %s", total, tt.want)

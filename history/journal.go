@@ -21,8 +21,8 @@ const FileName = "history.jsonl"
 
 // Defaults for Journal.
 const (
-	DefaultMaxSize = 8 << 20 // bytes per file before rotation
-	DefaultKeep    = 4       // rotated files kept (history.jsonl.1 ... .4)
+	defaultMaxSize = 8 << 20 // bytes per file before rotation
+	defaultKeep    = 4       // rotated files kept (history.jsonl.1 ... .4)
 )
 
 // DefaultLockTimeout is how long an append waits for another writer's
@@ -72,7 +72,7 @@ type Journal struct {
 
 func (j Journal) keep() int {
 	if j.Keep <= 0 {
-		return DefaultKeep
+		return defaultKeep
 	}
 	return j.Keep
 }
@@ -98,9 +98,6 @@ func rotated(n int) string {
 	}
 	return FileName + "." + strconv.Itoa(n)
 }
-
-// Append is AppendContext without a context.
-func (j Journal) Append(recs []Record) error { return j.AppendContext(context.Background(), recs) }
 
 // AppendContext writes recs, one JSON line each, with one write on an
 // O_APPEND descriptor, and fsyncs them. It creates the directory when
@@ -185,7 +182,7 @@ func parseFile(name string, b []byte) ([]Record, []Notice) {
 		if len(bytes.TrimSpace(l)) == 0 {
 			continue
 		}
-		r, err := ParseRecord(l)
+		r, err := parseRecord(l)
 		if err != nil {
 			last := i == len(lines)-1
 			text := "line skipped: " + err.Error()

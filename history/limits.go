@@ -14,7 +14,7 @@ func (j Journal) lockTimeout() time.Duration {
 
 func (j Journal) maxSize() int64 {
 	if j.MaxSize <= 0 {
-		return DefaultMaxSize
+		return defaultMaxSize
 	}
 	return j.MaxSize
 }

@@ -3,6 +3,7 @@
 package history
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ func TestAppendBelowSymlinkedDir(t *testing.T) {
 				t.Errorf("append: %v, want an error naming the symlink %s", err, at)
 			}
 			run := Run{ID: "r1", Job: JobRun, FSRoot: root}
-			if err := Log(rec(1, "").Time, run, nil, nil, errors.New("refused")); !errors.Is(err, safeio.ErrSymlink) {
+			if err := LogContext(context.Background(), rec(1, "").Time, run, nil, nil, errors.New("refused")); !errors.Is(err, safeio.ErrSymlink) {
 				t.Errorf("Log: %v, want ErrSymlink", err)
 			}
 			if ents, _ := os.ReadDir(outside); len(ents) != 0 {

@@ -74,7 +74,7 @@ func Example_historyAndMetrics() {
 	id := "purge-" + start.UTC().Format("20060102T150405Z")
 	run := history.Run{ID: id, Job: history.JobRun, FSRoot: fsRoot,
 		Policy: policy}
-	if herr := history.Log(start, run, plan, res, err); herr != nil {
+	if herr := history.LogContext(ctx, start, run, plan, res, err); herr != nil {
 		log.Print("history: ", herr) // the run happened all the same
 	}
 	m, label := metrics.New(), metrics.StorePath(fsRoot)

@@ -20,8 +20,8 @@
 // Apply checks everything again under the lock (retention.Plan.Apply);
 // only when it succeeded do the cache's archives go, each judged once
 // more just before (artifactcache.Recheck); under Limits the free space
-// is read again. The Outcome says what was planned and done; Observer
-// sees the phases, the plan before it is applied, and Apply's log.
+// is read again. The Outcome says what was planned and done; Options'
+// Logger, OnPhase and OnPlan see the phases, the plan before it is applied, and Apply's log.
 //
 // Nothing here prints, exits or reads configuration.
 package prune

@@ -2,10 +2,12 @@ package prune_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hab-gc/hab-gc/artifactcache"
@@ -44,12 +46,12 @@ func ExampleRun() {
 	scan := pkgstore.Options{InstallWindow: time.Nanosecond}
 
 	// OnPlan sees the plan before anything is removed (DryRun: stop there).
-	show := prune.Observer{OnPlan: func(o *prune.Outcome) {
+	show := func(o *prune.Outcome) {
 		for _, d := range o.Plan.Removals() {
 			fmt.Println("plan removes", d.Release.Ident)
 		}
-	}}
-	res, err := prune.Run(ctx, store, prune.Options{Policy: pol, Scan: scan, Cache: &artifactcache.Options{}, Observer: show})
+	}
+	res, err := prune.Run(ctx, store, prune.Options{Policy: pol, Scan: scan, Cache: &artifactcache.Options{}, OnPlan: show})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -64,11 +66,11 @@ func ExampleRun() {
 	// releases removed: 2
 }
 
-// UnmatchedRefusals is the rule `hab-gc run` applies before a real run: a
+// RefuseUnmatched is the rule `hab-gc run` applies before a real run: a
 // pin given on the command line that matches nothing installed is
 // probably a typo, and refuses the run; the same pin from a config file
 // only warns.
-func ExampleUnmatchedRefusals() {
+func ExampleRefuseUnmatched() {
 	fsRoot, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(fsRoot)
 	s, _ := pkgstoretest.New(fsRoot)
@@ -88,11 +90,10 @@ func ExampleUnmatchedRefusals() {
 		log.Fatal(err)
 	}
 	fromFlags := func(key, source string) bool { return key == prune.SettingExclude && source == "flag --exclude" }
-	for _, w := range prune.UnmatchedRefusals(plan, fromFlags) {
-		fmt.Println("refused:", w.Pin)
-	}
+	err = prune.RefuseUnmatched(fromFlags)(plan)
+	fmt.Println(errors.Is(err, prune.ErrUnmatched), strings.Contains(err.Error(), "core/reddis"), strings.Contains(err.Error(), "core/postgresql"))
 	fmt.Println("warnings:", len(plan.Warnings))
 	// Output:
-	// refused: core/reddis
+	// true true false
 	// warnings: 2
 }

@@ -3,6 +3,7 @@ package prune
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -48,7 +49,7 @@ type Options struct {
 	Settle time.Duration
 	// Refuse, when set, is asked between the plan and its Apply: a
 	// non-nil error stops the run there, recorded as it is.
-	// UnmatchedRefusals is the CLI's.
+	// RefuseUnmatched is the CLI's.
 	Refuse func(*retention.Plan) error
 
 	// Job, JobKey and Owner name the run in the history (history.Run's);
@@ -60,8 +61,13 @@ type Options struct {
 	NoHistory bool
 	// Metrics, when set, counts the run under the store's label.
 	Metrics *metrics.Metrics
-	// Observer sees the run as it goes.
-	Observer Observer
+	// Logger receives the phases and Apply's events (optional).
+	Logger *slog.Logger
+	// OnPhase is told when each phase starts (Done 0) and of its
+	// progress: the lock, the scan, the plan, then Apply's phases.
+	OnPhase func(retention.PhaseEvent)
+	// OnPlan is called once the plan is made, before anything is applied.
+	OnPlan func(*Outcome)
 
 	// Now is the run's time: the plan judges ages by it and the history
 	// records it. Zero: Clock's reading.
@@ -81,17 +87,6 @@ func (o Options) Validate() error {
 		return o.Cache.Validate()
 	}
 	return nil
-}
-
-// Observer sees a run as it goes; every field is optional.
-type Observer struct {
-	// Logger receives the phases and Apply's events.
-	Logger *slog.Logger
-	// OnPhase is told when each phase starts (Done 0) and of its
-	// progress: the lock, the scan, the plan, then Apply's phases.
-	OnPhase func(retention.PhaseEvent)
-	// OnPlan is called once the plan is made, before anything is applied.
-	OnPlan func(*Outcome)
 }
 
 // Outcome is what a run found and did. Run never returns a nil one.
@@ -134,35 +129,29 @@ type Outcome struct {
 // caller chose not to run it now (an install in progress elsewhere).
 var ErrSkip = errors.New("the run is not for now")
 
-// Skip wraps err as ErrSkip, its text err's.
-func Skip(err error) error { return skipped{err} }
+// ErrUnmatched is RefuseUnmatched's refusal, followed by the warnings
+// about the pins that match nothing.
+var ErrUnmatched = errors.New("refusing to run: a pin given on the command line matches nothing installed (a typo?)")
 
-type skipped struct{ error }
-
-func (s skipped) Unwrap() error      { return s.error }
-func (skipped) Is(target error) bool { return target == ErrSkip }
-
-// UnmatchedError is the refusal of a run whose command line named a pin
-// that matches nothing (UnmatchedRefusals).
-type UnmatchedError struct{ Warnings []retention.Warning }
-
-func (e *UnmatchedError) Error() string {
-	lines := []string{"refusing to run: a pin given on the command line matches nothing installed (a typo?):"}
-	for _, w := range e.Warnings {
-		lines = append(lines, "  "+w.Text)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// RefuseUnmatched is an Options.Refuse: a run is refused when a pin given
-// on the command line (onCommandLine, as UnmatchedRefusals) matches
-// nothing, with an *UnmatchedError.
+// RefuseUnmatched is an Options.Refuse: a run is refused with
+// ErrUnmatched when a pin, Only entry or keep-latest-for count given on
+// the command line matches nothing installed, where a typo would remove
+// what the operator meant to keep; from a config file or the
+// environment, often shared across machines, such a setting only warns.
+// onCommandLine says whether a setting was given on the command line: its
+// key (SettingExclude, SettingOnly, SettingKeepLatestFor) and, for an
+// exclude, the pin's source. A nil onCommandLine refuses nothing.
 func RefuseUnmatched(onCommandLine func(key, source string) bool) func(*retention.Plan) error {
 	return func(p *retention.Plan) error {
-		if w := UnmatchedRefusals(p, onCommandLine); len(w) > 0 {
-			return &UnmatchedError{w}
+		w := unmatchedRefusals(p, onCommandLine)
+		if len(w) == 0 {
+			return nil
 		}
-		return nil
+		var lines []string
+		for _, w := range w {
+			lines = append(lines, "  "+w.Text)
+		}
+		return fmt.Errorf("%w:\n%s", ErrUnmatched, strings.Join(lines, "\n"))
 	}
 }
 
@@ -221,7 +210,7 @@ func Run(ctx context.Context, store *pkgstore.Store, opts Options) (*Outcome, er
 
 // run is Run's work, without the record.
 func (o *Outcome) run(ctx context.Context, store *pkgstore.Store, opts *Options, clock func() time.Time) error {
-	obs := opts.Observer
+	obs := opts
 	if ctx == nil {
 		return retention.ErrNilContext
 	}
@@ -323,8 +312,8 @@ func (o *Outcome) record(ctx context.Context, store *pkgstore.Store, opts Option
 			at = o.End
 		}
 		o.HistoryErr = history.LogContext(ctx, at, run, o.Plan, o.Result, err)
-		if o.HistoryErr != nil && opts.Observer.Logger != nil {
-			opts.Observer.Logger.Warn("the run's history could not be written", "error", o.HistoryErr)
+		if o.HistoryErr != nil && opts.Logger != nil {
+			opts.Logger.Warn("the run's history could not be written", "error", o.HistoryErr)
 		}
 	}
 	m := opts.Metrics

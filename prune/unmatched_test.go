@@ -1,4 +1,4 @@
-package prune_test
+package prune
 
 import (
 	"slices"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/pkgstore"
-	"github.com/hab-gc/hab-gc/prune"
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -43,7 +42,7 @@ func TestUnmatchedRefusals(t *testing.T) {
 	given := func(keys ...string) func(key, source string) bool {
 		return func(key, source string) bool {
 			asked = append(asked, key+" "+source)
-			return slices.Contains(keys, key) && (key != prune.SettingExclude || source == "flag --exclude")
+			return slices.Contains(keys, key) && (key != SettingExclude || source == "flag --exclude")
 		}
 	}
 	for _, tc := range []struct {
@@ -53,17 +52,17 @@ func TestUnmatchedRefusals(t *testing.T) {
 		pins []string
 	}{
 		{"nothing on the command line", nil, nil, nil},
-		{"excludes: the flag's alone", []string{prune.SettingExclude}, []retention.WarningKind{retention.WarnUnmatchedExclude}, []string{"core/nope"}},
-		{"only", []string{prune.SettingOnly}, []retention.WarningKind{retention.WarnUnmatchedOnly}, []string{"core/missing"}},
-		{"keep-latest-for", []string{prune.SettingKeepLatestFor}, []retention.WarningKind{retention.WarnUnmatchedKeepLatestFor}, []string{"core/absent=2"}},
-		{"all", []string{prune.SettingExclude, prune.SettingOnly, prune.SettingKeepLatestFor},
+		{"excludes: the flag's alone", []string{SettingExclude}, []retention.WarningKind{retention.WarnUnmatchedExclude}, []string{"core/nope"}},
+		{"only", []string{SettingOnly}, []retention.WarningKind{retention.WarnUnmatchedOnly}, []string{"core/missing"}},
+		{"keep-latest-for", []string{SettingKeepLatestFor}, []retention.WarningKind{retention.WarnUnmatchedKeepLatestFor}, []string{"core/absent=2"}},
+		{"all", []string{SettingExclude, SettingOnly, SettingKeepLatestFor},
 			[]retention.WarningKind{retention.WarnUnmatchedExclude, retention.WarnUnmatchedOnly, retention.WarnUnmatchedKeepLatestFor}, []string{"core/nope", "core/missing", "core/absent=2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			asked = nil
 			var kinds []retention.WarningKind
 			var pins []string
-			for _, w := range prune.UnmatchedRefusals(plan, given(tc.keys...)) {
+			for _, w := range unmatchedRefusals(plan, given(tc.keys...)) {
 				kinds, pins = append(kinds, w.Kind), append(pins, w.Pin)
 			}
 			slices.Sort(kinds)
@@ -80,7 +79,7 @@ func TestUnmatchedRefusals(t *testing.T) {
 			}
 		})
 	}
-	if prune.UnmatchedRefusals(nil, given(prune.SettingOnly)) != nil || prune.UnmatchedRefusals(plan, nil) != nil {
+	if unmatchedRefusals(nil, given(SettingOnly)) != nil || unmatchedRefusals(plan, nil) != nil {
 		t.Error("a nil plan or predicate refused something")
 	}
 }

@@ -126,7 +126,7 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 }
 
 // ErrNoPlan is returned by Apply on a nil Plan, or one Compute or
-// PlanStore did not make, and by history.Log for a run with neither a
+// PlanStore did not make, and by history.LogContext for a run with neither a
 // plan nor an error.
 var ErrNoPlan = errors.New("no plan: make one with retention.PlanStore or retention.Compute")
 

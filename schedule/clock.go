@@ -19,7 +19,7 @@ const setBack = 24 * time.Hour
 // oldest record of the state, unless this Scheduler saw the clock go back
 // since it started (the records ahead are then its own, made while the
 // clock was fast: recoverClock re-anchors them).
-func (s *Scheduler) clockWrong(st *State, now time.Time) string {
+func (s *Scheduler) clockWrong(st *stateFile, now time.Time) string {
 	if !s.NotBefore.IsZero() && now.Before(s.NotBefore) {
 		return "the clock is before this hab-gc was built (" + s.NotBefore.UTC().Format(time.RFC3339) + ")"
 	}
@@ -38,7 +38,7 @@ func (s *Scheduler) clockWrong(st *State, now time.Time) string {
 // holdForClock reports whether the scheduled jobs wait because the clock is
 // obviously wrong (clockWrong): nothing runs, nothing is re-anchored, and
 // it is said once (at WARN), and again when the clock is right.
-func (s *Scheduler) holdForClock(st *State, now time.Time) bool {
+func (s *Scheduler) holdForClock(st *stateFile, now time.Time) bool {
 	why := s.clockWrong(st, now)
 	s.umu.Lock()
 	defer s.umu.Unlock()
@@ -73,7 +73,7 @@ func (s *Scheduler) recoverClock(j Job, a, now time.Time) {
 	if s.ReadOnly {
 		return
 	}
-	err := s.update(func(st *State) bool {
+	err := s.update(func(st *stateFile) bool {
 		js := st.Jobs[j.Key]
 		if js == nil || !anchor(js).After(now) {
 			return false
@@ -100,7 +100,7 @@ func (s *Scheduler) restamp(j Job, now time.Time) {
 	if s.ReadOnly {
 		return
 	}
-	err := s.update(func(st *State) bool {
+	err := s.update(func(st *stateFile) bool {
 		js := st.Jobs[j.Key]
 		if js == nil || js.LastDue != nil || !js.Since.Before(s.NotBefore) {
 			return false
@@ -115,7 +115,7 @@ func (s *Scheduler) restamp(j Job, now time.Time) {
 
 // oldestRecord is the earliest time the state records: a schedule's
 // first sighting or a job's creation.
-func oldestRecord(st *State) time.Time {
+func oldestRecord(st *stateFile) time.Time {
 	var o time.Time
 	take := func(t time.Time) {
 		if !t.IsZero() && (o.IsZero() || t.Before(o)) {
@@ -133,7 +133,7 @@ func oldestRecord(st *State) time.Time {
 
 // latestRecord is the latest time the state records (first sightings,
 // creations, last due times, runs' ends).
-func latestRecord(st *State) time.Time {
+func latestRecord(st *stateFile) time.Time {
 	var l time.Time
 	take := func(t time.Time) {
 		if t.After(l) {
@@ -197,7 +197,7 @@ func (s *Scheduler) holdCatchUp(j Job, js *JobState, due, now time.Time) bool {
 		js.CatchUp = cu
 		s.remember(j.Key, *js)
 		s.umu.Unlock()
-		err := s.update(func(st *State) bool {
+		err := s.update(func(st *stateFile) bool {
 			if p := st.Jobs[j.Key]; p != nil {
 				p.CatchUp = cu
 				return true
@@ -279,7 +279,7 @@ func (s *Scheduler) storeGone(j Job, out RunOutcome, log *slog.Logger, err error
 		return out
 	}
 	log.Error("job not run: its store cannot be opened; it stays due, and is tried again at growing intervals (up to 15m) and as soon as the store exists (not logged again while the reason is the same)", "error", why)
-	s.update(func(st *State) bool {
+	s.update(func(st *stateFile) bool {
 		if js := st.Jobs[j.Key]; js != nil {
 			js.LastError = fmt.Sprintf("%s: %s", now.UTC().Format(time.RFC3339), why)
 			return true
@@ -341,7 +341,7 @@ func (s *Scheduler) remember(key string, js JobState) {
 // restore puts back into the state file the jobs (and their schedules) it
 // no longer holds although this scheduler runs them: the file was deleted
 // or replaced, or another hab-gc rewrote it.
-func (s *Scheduler) restore(st *State, jobs []Job) {
+func (s *Scheduler) restore(st *stateFile, jobs []Job) {
 	var keys []string
 	s.mu.RLock()
 	view := s.view
@@ -360,7 +360,7 @@ func (s *Scheduler) restore(st *State, jobs []Job) {
 	if s.ReadOnly {
 		return
 	}
-	err := s.update(func(disk *State) bool {
+	err := s.update(func(disk *stateFile) bool {
 		s.mu.RLock()
 		defer s.mu.RUnlock()
 		changed := false

@@ -7,20 +7,20 @@ import (
 	"github.com/robfig/cron/v3"
 )
 
-// Cron is a resolved cron expression evaluated on the wall clock of a
+// cronSpec is a resolved cron expression evaluated on the wall clock of a
 // time zone, by systemd's rule (so that the daemon and exported timers
 // agree): a wall time that a daylight-saving jump skips does not occur, so
 // nothing runs for it that day; a wall time that occurs twice (clocks go
 // back) runs once, at its first occurrence.
-type Cron struct {
+type cronSpec struct {
 	Expr  string
 	sched *cron.SpecSchedule
 	loc   *time.Location
 }
 
-// NewCron parses a 5-field expression (or descriptor) for a time zone
+// newCron parses a 5-field expression (or descriptor) for a time zone
 // (nil: UTC).
-func NewCron(expr string, loc *time.Location) (*Cron, error) {
+func newCron(expr string, loc *time.Location) (*cronSpec, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -29,18 +29,18 @@ func NewCron(expr string, loc *time.Location) (*Cron, error) {
 		return nil, fmt.Errorf("%w %q: %v", ErrBadSpec, expr, err)
 	}
 	ss.Location = time.UTC
-	return &Cron{Expr: expr, sched: ss, loc: loc}, nil
+	return &cronSpec{Expr: expr, sched: ss, loc: loc}, nil
 }
 
 // wall returns t's wall-clock reading in c's zone, as a UTC time.
-func (c *Cron) wall(t time.Time) time.Time {
+func (c *cronSpec) wall(t time.Time) time.Time {
 	l := t.In(c.loc)
 	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
 }
 
 // instant returns the first instant whose wall clock in c's zone reads w,
 // and false when no instant does (w is in a daylight-saving gap).
-func (c *Cron) instant(w time.Time) (time.Time, bool) {
+func (c *cronSpec) instant(w time.Time) (time.Time, bool) {
 	// The zone's offsets around w (a change is never more than a day
 	// away from another): w minus each is a candidate instant.
 	var first time.Time
@@ -54,7 +54,7 @@ func (c *Cron) instant(w time.Time) (time.Time, bool) {
 }
 
 // Next returns the first due instant strictly after t.
-func (c *Cron) Next(t time.Time) time.Time {
+func (c *cronSpec) Next(t time.Time) time.Time {
 	w := c.wall(t)
 	for i := 0; i < 100_000; i++ {
 		nw := c.sched.Next(w)
@@ -78,7 +78,7 @@ func (c *Cron) Next(t time.Time) time.Time {
 // how often the job is due near upTo, not how long the range is: an
 // every-minute job after a five-year gap walks an hour, not 2.6 million
 // minutes (which a cap on the walk once cut short at a stale due time).
-func (c *Cron) LastDue(after, upTo time.Time) (time.Time, bool) {
+func (c *cronSpec) LastDue(after, upTo time.Time) (time.Time, bool) {
 	if !upTo.After(after) {
 		return time.Time{}, false
 	}
@@ -100,7 +100,7 @@ func (c *Cron) LastDue(after, upTo time.Time) (time.Time, bool) {
 
 // Prev returns the latest due instant at or before t, and whether there
 // is one within the last ten years.
-func (c *Cron) Prev(t time.Time) (time.Time, bool) {
+func (c *cronSpec) Prev(t time.Time) (time.Time, bool) {
 	for _, back := range []time.Duration{time.Hour, 25 * time.Hour, 32 * 24 * time.Hour, 367 * 24 * time.Hour, 3660 * 24 * time.Hour} {
 		if d, ok := c.LastDue(t.Add(-back), t); ok {
 			return d, true
@@ -115,8 +115,8 @@ func (c *Cron) Prev(t time.Time) (time.Time, bool) {
 // (fewer when it stops firing). The expression is returned also when it
 // cannot be read as cron, with the error.
 func NextRuns(spec Spec, in HashInput, from time.Time, count int) (string, []time.Time, error) {
-	expr := Resolve(spec, in)
-	cr, err := NewCron(expr, spec.Zone(in.Zone))
+	expr := resolveSpec(spec, in)
+	cr, err := newCron(expr, spec.Zone(in.Zone))
 	if err != nil {
 		return expr, nil, err
 	}

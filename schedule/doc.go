@@ -20,7 +20,7 @@
 // the spec and the machine's identity: schedules that agree share one Job,
 // owned by the oldest, that runs once at a time that survives restarts.
 // Explicit cron is never merged. Cron is read on a zone's wall clock by
-// systemd's rule, so that exported timers (SystemdUnits) agree.
+// systemd's rule, so that exported timers (WriteUnits) agree.
 //
 // The state is a JSON file per FS root (or StatePath), replaced atomically
 // and read again only when it changes. A job runs for the latest due time

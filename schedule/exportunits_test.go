@@ -24,7 +24,7 @@ func exportJob(t *testing.T, key string) schedule.Job {
 }
 
 // TestWriteUnitsContentAndStale: each job's units are written with
-// SystemdUnits' content, mode 0644; a later export removes the units of a
+// systemdUnits' content, mode 0644; a later export removes the units of a
 // job that is gone, and only files that carry UnitMarker: a hab-gc-*.timer
 // without it, a file of another name with it and a symlink to a marked file
 // are left alone.

@@ -23,7 +23,7 @@ func FuzzParseSpec(f *testing.F) {
 		if err != nil || again.Canonical != spec.Canonical {
 			t.Fatalf("%q: canonical %q does not parse back to itself: %q %v", s, spec.Canonical, again.Canonical, err)
 		}
-		expr := Resolve(spec, HashInput{Store: "/hab/pkgs", Type: Prune, Spec: spec.Canonical})
+		expr := resolveSpec(spec, HashInput{Store: "/hab/pkgs", Type: Prune, Spec: spec.Canonical})
 		if w := spec.Window; w.HasTime || w.HasDays {
 			var m, h int
 			var dow string
@@ -35,7 +35,7 @@ func FuzzParseSpec(f *testing.F) {
 				t.Fatalf("%q resolved to %q, outside its weekdays", s, expr)
 			}
 		}
-		c, err := NewCron(expr, nil)
+		c, err := newCron(expr, nil)
 		if err != nil {
 			t.Fatalf("%q resolved to %q, which does not parse: %v", s, expr, err)
 		}

@@ -125,7 +125,7 @@ func buildJobs(defs []Definition, machine func(root string) string, loc *time.Lo
 			}
 		}
 		g.in.Machine = machine(j.root)
-		j.Cron = Resolve(j.Spec, g.in)
+		j.Cron = resolveSpec(j.Spec, g.in)
 		for _, m := range g.members {
 			j.Members = append(j.Members, m.name)
 		}

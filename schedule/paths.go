@@ -27,7 +27,7 @@ func canonicalPath(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Resolve the longest existing prefix, keep the rest as written.
+	// resolveSpec the longest existing prefix, keep the rest as written.
 	rest := ""
 	for p := abs; ; p = filepath.Dir(p) {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
@@ -75,7 +75,7 @@ func StateMachineID(fsRoot, explicit, statePath string) (string, error) {
 	if err != nil || strings.TrimSpace(explicit) != "" {
 		return machine, err
 	}
-	if st, err := LoadState(statePath); err == nil && st.Machines[rootOf(fsRoot)] != "" {
+	if st, err := loadStateFile(statePath); err == nil && st.Machines[rootOf(fsRoot)] != "" {
 		machine = st.Machines[rootOf(fsRoot)]
 	}
 	return machine, nil
@@ -110,7 +110,7 @@ func StoreFSRoot(store string) string {
 // resolves elsewhere (hab/pkgs moved and linked back) keeps that path as
 // the identity of the store it leads to, unless that store has jobs of its
 // own in the state (then it is another store, not a move).
-func storeIDs(st *State) map[string]string {
+func storeIDs(st *stateFile) map[string]string {
 	ids := map[string]string{}
 	for k, v := range st.StoreIDs {
 		ids[k] = v

@@ -93,18 +93,18 @@ type reloadPass struct {
 	s        *Scheduler
 	defs     []Definition
 	rejected map[string]bool
-	mem      *State
+	mem      *stateFile
 	now      time.Time
 	lost     bool              // a state file was set aside: jobs begin at their definitions
 	roots    map[string]string // by definition name: its canonical FS root
 
 	jobs, pjobs []Job
-	view        *State
+	view        *stateFile
 	machines    map[string]string // by canonical FS root
 	err         error             // no machine identity
 }
 
-func (p *reloadPass) apply(st *State) bool {
+func (p *reloadPass) apply(st *stateFile) bool {
 	s := p.s
 	p.lost = s.lost
 	now := s.stamp(st, p.now)
@@ -143,7 +143,7 @@ func (p *reloadPass) apply(st *State) bool {
 
 // stamp is when a Reload first sees a schedule or job: now, but the
 // state's latest time while the clock is obviously wrong.
-func (s *Scheduler) stamp(st *State, now time.Time) time.Time {
+func (s *Scheduler) stamp(st *stateFile, now time.Time) time.Time {
 	if s.clockWrong(st, now) == "" {
 		return now
 	}
@@ -155,7 +155,7 @@ func (s *Scheduler) stamp(st *State, now time.Time) time.Time {
 
 // markSchedules records each defined schedule, as the state or else the
 // memory holds it, else first seen now.
-func (p *reloadPass) markSchedules(st *State, now time.Time) {
+func (p *reloadPass) markSchedules(st *stateFile, now time.Time) {
 	s := p.s
 	for _, d := range p.defs {
 		ss, ok := st.Schedules[d.Name]
@@ -165,7 +165,7 @@ func (p *reloadPass) markSchedules(st *State, now time.Time) {
 			s.mu.RUnlock()
 		}
 		if !ok {
-			ss = ScheduleState{FirstSeen: now}
+			ss = scheduleRecord{FirstSeen: now}
 			if p.lost {
 				ss.FirstSeen = definedAt(d, now)
 			}
@@ -177,7 +177,7 @@ func (p *reloadPass) markSchedules(st *State, now time.Time) {
 
 // keepMachines settles each FS root's identity for randomized times: the
 // state's (or memory's), unless there is none or Machine gives another.
-func (p *reloadPass) keepMachines(st *State) (map[string]string, error) {
+func (p *reloadPass) keepMachines(st *stateFile) (map[string]string, error) {
 	s := p.s
 	ids := map[string]string{}
 	for _, root := range p.roots {
@@ -209,7 +209,7 @@ func (p *reloadPass) keepMachines(st *State) (map[string]string, error) {
 
 // mergeJobs gives each job its state: the file's, or the memory's when its
 // anchor is later, or a new one. It returns the jobs' keys.
-func (p *reloadPass) mergeJobs(st *State, now time.Time) map[string]bool {
+func (p *reloadPass) mergeJobs(st *stateFile, now time.Time) map[string]bool {
 	s := p.s
 	live := map[string]bool{}
 	for _, j := range p.jobs {
@@ -239,7 +239,7 @@ func (p *reloadPass) mergeJobs(st *State, now time.Time) map[string]bool {
 // heldSchedules returns the schedules kept although no definition names
 // them: a rejected file's, another directory's (logged), and those gone
 // for less than goneGrace.
-func (p *reloadPass) heldSchedules(st *State, names map[string]bool, now time.Time) map[string]bool {
+func (p *reloadPass) heldSchedules(st *stateFile, names map[string]bool, now time.Time) map[string]bool {
 	s := p.s
 	held := map[string]bool{}
 	var foreign []string
@@ -271,7 +271,7 @@ func (p *reloadPass) heldSchedules(st *State, names map[string]bool, now time.Ti
 
 // reloadState runs update on the state and saves it; with ReadOnly, or
 // when the state cannot be written (a full disk), in memory only.
-func (s *Scheduler) reloadState(update func(*State) bool) error {
+func (s *Scheduler) reloadState(update func(*stateFile) bool) error {
 	if s.ReadOnly {
 		st, err := s.load()
 		if err == nil {
@@ -280,9 +280,9 @@ func (s *Scheduler) reloadState(update func(*State) bool) error {
 		return err
 	}
 	err := s.update(update)
-	if err != nil && (!errors.Is(err, ErrState) || errors.Is(err, ErrCorruptState)) {
+	if err != nil && (!errors.Is(err, ErrState) || errors.Is(err, errCorruptState)) {
 		s.log().Error("the state file cannot be written; running with the state in memory: runs are not recorded across restarts", "state", s.statePlace(), "error", err)
-		var st *State
+		var st *stateFile
 		if st, err = s.load(); err == nil {
 			update(st)
 		}
@@ -291,10 +291,10 @@ func (s *Scheduler) reloadState(update func(*State) bool) error {
 }
 
 // cronsOf returns the jobs' schedules by job key.
-func (s *Scheduler) cronsOf(jobs []Job) (map[string]*Cron, error) {
-	crons := map[string]*Cron{}
+func (s *Scheduler) cronsOf(jobs []Job) (map[string]*cronSpec, error) {
+	crons := map[string]*cronSpec{}
 	for _, j := range jobs {
-		c, err := NewCron(j.Cron, j.Spec.Zone(s.Location))
+		c, err := newCron(j.Cron, j.Spec.Zone(s.Location))
 		if err != nil {
 			return nil, err
 		}
@@ -304,7 +304,7 @@ func (s *Scheduler) cronsOf(jobs []Job) (map[string]*Cron, error) {
 }
 
 // install makes a Reload's jobs and state the ones that run.
-func (s *Scheduler) install(p *reloadPass, crons map[string]*Cron) {
+func (s *Scheduler) install(p *reloadPass, crons map[string]*cronSpec) {
 	s.mu.Lock()
 	s.jobs, s.crons, s.view, s.pressure, s.machines = p.jobs, crons, p.view, p.pjobs, p.machines
 	s.mu.Unlock()
@@ -341,7 +341,7 @@ func (s *Scheduler) forgetGone(jobs ...[]Job) {
 
 // ours reports whether a schedule is this scheduler's to remove: one
 // registered in code, or read from a file of Dir.
-func (s *Scheduler) ours(ss ScheduleState) bool {
+func (s *Scheduler) ours(ss scheduleRecord) bool {
 	if ss.File == "" {
 		return true
 	}
@@ -360,7 +360,7 @@ func (s *Scheduler) since(j Job, now time.Time) time.Time {
 	if s.Only == "" || j.Key != s.Only {
 		return now
 	}
-	c, err := NewCron(j.Cron, j.Spec.Zone(s.Location))
+	c, err := newCron(j.Cron, j.Spec.Zone(s.Location))
 	if err != nil {
 		return now
 	}
@@ -401,7 +401,7 @@ func definedAt(d Definition, now time.Time) time.Time {
 
 // lostSince is when a job of a lost state begins: its oldest schedule's
 // definition, so that its last due time since runs once.
-func lostSince(st *State, j Job, since time.Time) time.Time {
+func lostSince(st *stateFile, j Job, since time.Time) time.Time {
 	for _, m := range j.Members {
 		if ss, ok := st.Schedules[m]; ok && ss.FirstSeen.Before(since) {
 			since = ss.FirstSeen

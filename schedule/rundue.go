@@ -86,7 +86,7 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []RunOutcome {
 // is unknown, waits for the clock (restamp, recoverClock, a clock set back
 // a little), ran already in this process although its record failed, waits
 // its catch-up delay (holdCatchUp) or its store's next try (backingOff).
-func (s *Scheduler) dueNow(j Job, st *State, c *Cron) (time.Time, bool) {
+func (s *Scheduler) dueNow(j Job, st *stateFile, c *cronSpec) (time.Time, bool) {
 	js := st.Jobs[j.Key]
 	if js != nil {
 		cp := *js // readState's JobStates are shared: holdCatchUp sets CatchUp

@@ -113,7 +113,7 @@ func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, 
 	env := applyFrom(ctx)
 	po := prune.Options{Policy: pol, Scan: opts, Locked: true, Settle: env.settle, Now: now,
 		Job: string(j.Type), JobKey: j.Key, Owner: j.Owner,
-		Observer: prune.Observer{Logger: loggerFrom(ctx), OnPhase: env.onPhase}}
+		Logger: loggerFrom(ctx), OnPhase: env.onPhase}
 	if j.Type == Pressure {
 		po.Limits = j.Limits
 	}

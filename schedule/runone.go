@@ -78,7 +78,7 @@ func (s *Scheduler) notRun(j Job, out RunOutcome, log *slog.Logger, err error) R
 	if s.NotRun != nil {
 		s.NotRun(j, why)
 	}
-	s.update(func(st *State) bool {
+	s.update(func(st *stateFile) bool {
 		if js := st.Jobs[j.Key]; js != nil {
 			js.LastError = fmt.Sprintf("%s: %s", s.now().UTC().Format(time.RFC3339), why)
 			return true
@@ -176,7 +176,7 @@ func (s *Scheduler) recordRun(j Job, run RunRecord, log *slog.Logger) {
 		kept.Result.Plan, kept.Result.ProblemList, kept.Result.Err = nil, nil, nil
 		recorded.LastRun = &kept
 	}
-	err := s.update(func(st *State) bool {
+	err := s.update(func(st *stateFile) bool {
 		js := st.Jobs[j.Key]
 		if js == nil {
 			m, ok := s.memJob(j.Key)

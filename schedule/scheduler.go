@@ -61,8 +61,8 @@ type Scheduler struct {
 	mu       sync.RWMutex // guards jobs, crons, pressure and view, replaced by Reload
 	pressure []Job
 	jobs     []Job
-	crons    map[string]*Cron
-	view     *State            // the state as Reload left it (in memory)
+	crons    map[string]*cronSpec
+	view     *stateFile        // the state as Reload left it (in memory)
 	machines map[string]string // by canonical FS root: the identity the jobs' times were drawn with
 	waiting  []string          // stores whose absence rejected a definition
 
@@ -95,7 +95,7 @@ type Scheduler struct {
 }
 
 // snapshot returns the jobs and their schedules of the last Reload.
-func (s *Scheduler) snapshot() ([]Job, map[string]*Cron) {
+func (s *Scheduler) snapshot() ([]Job, map[string]*cronSpec) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.jobs, s.crons
@@ -259,7 +259,7 @@ func anchor(js *JobState) time.Time {
 
 // due is the latest due time after the anchor: one, however many were
 // missed. An anchor in the future (the clock was set back) gives none.
-func due(c *Cron, js *JobState, now time.Time) (time.Time, bool) {
+func due(c *cronSpec, js *JobState, now time.Time) (time.Time, bool) {
 	return c.LastDue(anchor(js), now)
 }
 

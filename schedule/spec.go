@@ -286,13 +286,13 @@ func (h HashInput) digest() [32]byte {
 	return sha256.Sum256([]byte(in))
 }
 
-// Resolve returns the concrete 5-field cron expression a spec stands for
+// resolveSpec returns the concrete 5-field cron expression a spec stands for
 // in a job. An explicit spec resolves to itself (descriptors expanded by
 // the cron parser's rules); a randomized one to a time drawn from a
 // SHA-256 hash of in, each field from its own 16 bits: minute 0-59, hour
 // 0-23, weekday 0-6, day of month 1-28, month 1-12. The same inputs give
 // the same expression on every machine and Go version.
-func Resolve(spec Spec, in HashInput) string {
+func resolveSpec(spec Spec, in HashInput) string {
 	if !spec.Random {
 		return expandDescriptor(spec.Canonical)
 	}

@@ -12,29 +12,29 @@ import (
 // symlink, not a regular file, or of another version.
 var ErrState = errors.New("unusable schedule state")
 
-// ErrCorruptState (with ErrState) is a state file that does not parse or
+// errCorruptState (with ErrState) is a state file that does not parse or
 // is larger than 64 MiB. A Scheduler sets it aside and rebuilds the state.
-var ErrCorruptState = errors.New("damaged schedule state")
+var errCorruptState = errors.New("damaged schedule state")
 
 // ErrNoStatePath is returned by a Scheduler with neither StatePath nor
 // StateBesideStores: nowhere to record runs.
 var ErrNoStatePath = errors.New("the scheduler has no state path (Scheduler.StatePath): nowhere to record runs")
 
-// State is what the scheduler persists between runs.
-type State struct {
+// stateFile is what the scheduler persists between runs.
+type stateFile struct {
 	Version int `json:"version"`
 	// Machines are the identities randomized times were drawn with, by
 	// canonical FS root: a re-created container keeps every job's time.
-	Machines  map[string]string        `json:"machines,omitempty"`
-	Schedules map[string]ScheduleState `json:"schedules"`
+	Machines  map[string]string         `json:"machines,omitempty"`
+	Schedules map[string]scheduleRecord `json:"schedules"`
 	// StoreIDs maps a store moved behind a symlink to the path its jobs'
 	// keys and times were drawn with.
 	StoreIDs map[string]string    `json:"store_ids,omitempty"`
 	Jobs     map[string]*JobState `json:"jobs"`
 }
 
-// ScheduleState is one schedule's persisted state.
-type ScheduleState struct {
+// scheduleRecord is one schedule's persisted state.
+type scheduleRecord struct {
 	FirstSeen time.Time `json:"first_seen"`
 	FSRoot    string    `json:"fs_root,omitempty"` // canonical
 	// File is the definition file: while it is rejected, the schedule's
@@ -102,11 +102,11 @@ type RunResult struct {
 	ProblemList []pkgstore.Problem `json:"-"`
 }
 
-func newState() *State {
-	return &State{Version: stateVersion, Schedules: map[string]ScheduleState{}, Jobs: map[string]*JobState{}}
+func newState() *stateFile {
+	return &stateFile{Version: stateVersion, Schedules: map[string]scheduleRecord{}, Jobs: map[string]*JobState{}}
 }
 
 const (
-	maxStateSize = 64 << 20 // what LoadState reads
-	stateVersion = 1        // the only format LoadState reads
+	maxStateSize = 64 << 20 // what loadStateFile reads
+	stateVersion = 1        // the only format loadStateFile reads
 )

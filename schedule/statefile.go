@@ -52,8 +52,8 @@ type stateCache struct {
 // readStateFile reads and decodes the state file (a missing one is an empty
 // state). A symlink, anything but a regular file, and a version other than
 // stateVersion are refused (ErrState); a file that does not parse or is
-// larger than maxStateSize is damaged (ErrCorruptState).
-func readStateFile(path string) (*State, []byte, error) {
+// larger than maxStateSize is damaged (errCorruptState).
+func readStateFile(path string) (*stateFile, []byte, error) {
 	if path == "" {
 		return nil, nil, ErrNoStatePath
 	}
@@ -64,7 +64,7 @@ func readStateFile(path string) (*State, []byte, error) {
 	case errors.Is(err, syscall.ELOOP):
 		return nil, nil, fmt.Errorf("%w: state file %s is a symlink; hab-gc neither follows nor replaces it: remove it or name the real file with --state", ErrState, path)
 	case errors.Is(err, safeio.ErrTooLarge):
-		return nil, nil, fmt.Errorf("%w: %w: state file %s: %v", ErrState, ErrCorruptState, path, errors.Unwrap(err))
+		return nil, nil, fmt.Errorf("%w: %w: state file %s: %v", ErrState, errCorruptState, path, errors.Unwrap(err))
 	case errors.Is(err, safeio.ErrNotRegular):
 		return nil, nil, fmt.Errorf("%w: state file %s: %v", ErrState, path, errors.Unwrap(err))
 	case err != nil:
@@ -77,17 +77,17 @@ func readStateFile(path string) (*State, []byte, error) {
 	return st, b, nil
 }
 
-func decodeState(b []byte) (*State, error) {
+func decodeState(b []byte) (*stateFile, error) {
 	st := newState()
 	st.Version = 0
 	if err := json.Unmarshal(b, st); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorruptState, err)
+		return nil, fmt.Errorf("%w: %v", errCorruptState, err)
 	}
 	if st.Version != stateVersion {
 		return nil, fmt.Errorf("version %d; this hab-gc reads version %d only (written by another hab-gc?)", st.Version, stateVersion)
 	}
 	if st.Schedules == nil {
-		st.Schedules = map[string]ScheduleState{}
+		st.Schedules = map[string]scheduleRecord{}
 	}
 	if st.Jobs == nil {
 		st.Jobs = map[string]*JobState{}
@@ -124,7 +124,7 @@ func (s *Scheduler) statePlace() string {
 // readPart returns a copy of one state file as it holds it, read only
 // when its mark changed since this Scheduler last read or wrote it.
 // Called with smu held.
-func (s *Scheduler) readPart(path string) (*State, error) {
+func (s *Scheduler) readPart(path string) (*stateFile, error) {
 	c, ok := s.cache[path]
 	if m := markOf(path); !ok || !m.ok || m != c.mark {
 		st, b, err := readStateFile(path)
@@ -146,12 +146,12 @@ func (s *Scheduler) readPart(path string) (*State, error) {
 // current returns the state as its files hold it, merged (see origins).
 // A damaged file is set aside when fix, and counts as empty. Called with
 // smu held.
-func (s *Scheduler) current(fix bool) (*State, origins, error) {
+func (s *Scheduler) current(fix bool) (*stateFile, origins, error) {
 	paths, _ := s.stateFiles()
 	st, from := newState(), origins{}
 	for _, path := range paths {
 		part, err := s.readPart(path)
-		if errors.Is(err, ErrCorruptState) && fix {
+		if errors.Is(err, errCorruptState) && fix {
 			if err = s.setAside(path, err); err == nil {
 				part = newState()
 			}
@@ -166,14 +166,14 @@ func (s *Scheduler) current(fix bool) (*State, origins, error) {
 
 // load reads the state's files without setting aside or caching
 // anything (inspection): a damaged file is logged and counts as empty.
-func (s *Scheduler) load() (*State, error) {
+func (s *Scheduler) load() (*stateFile, error) {
 	s.smu.Lock()
 	paths, _ := s.stateFiles()
 	s.smu.Unlock()
 	st, from := newState(), origins{}
 	for _, path := range paths {
-		part, err := LoadState(path)
-		if errors.Is(err, ErrCorruptState) {
+		part, err := loadStateFile(path)
+		if errors.Is(err, errCorruptState) {
 			// Left as it is; the next daemon keeps it aside.
 			s.log().Error("the schedule state file is damaged; showing its jobs as new (a daemon keeps the file aside and rebuilds it)", "state", path, "error", err)
 			part, err = newState(), nil
@@ -188,7 +188,7 @@ func (s *Scheduler) load() (*State, error) {
 
 // readState returns the state as its files hold it. A damaged file is
 // set aside (and counts as empty, for the caller to restore).
-func (s *Scheduler) readState() (*State, error) {
+func (s *Scheduler) readState() (*stateFile, error) {
 	s.smu.Lock()
 	defer s.smu.Unlock()
 	st, _, err := s.current(!s.ReadOnly)
@@ -203,7 +203,7 @@ func (s *Scheduler) hasState() bool {
 // update runs f on the state as its files hold it and writes each file
 // whose part of the state changed, when f returns true. A damaged file
 // is set aside first (setAside) and counts as empty.
-func (s *Scheduler) update(f func(*State) bool) error {
+func (s *Scheduler) update(f func(*stateFile) bool) error {
 	if !s.hasState() {
 		return ErrNoStatePath
 	}
@@ -217,7 +217,7 @@ func (s *Scheduler) update(f func(*State) bool) error {
 		return nil
 	}
 	paths, roots := s.stateFiles()
-	parts := map[string]*State{s.StatePath: st}
+	parts := map[string]*stateFile{s.StatePath: st}
 	if s.StateBesideStores {
 		parts = from.split(st, roots)
 	}
@@ -344,11 +344,11 @@ func (s *Scheduler) setAside(path string, why error) error {
 	return fmt.Errorf("%w (no free name to set it aside)", why)
 }
 
-// LoadState reads a state file; a missing one is an empty state. A state
+// loadStateFile reads a state file; a missing one is an empty state. A state
 // file that is a symlink or not a regular file, or has a version other
 // than 1, is refused (ErrState); one larger than 64 MiB or that does not
-// parse is damaged (ErrCorruptState, with ErrState).
-func LoadState(path string) (*State, error) {
+// parse is damaged (errCorruptState, with ErrState).
+func loadStateFile(path string) (*stateFile, error) {
 	st, _, err := readStateFile(path)
 	return st, err
 }
@@ -369,7 +369,7 @@ func idOrigin(store string) string   { return "store\x00" + store }
 
 // merge adds part, read from path, to st. A job two files hold (a write
 // of both cut short) is the one run later.
-func (o origins) merge(st, part *State, path string) {
+func (o origins) merge(st, part *stateFile, path string) {
 	for r, m := range part.Machines {
 		if st.Machines == nil {
 			st.Machines = map[string]string{}
@@ -404,13 +404,13 @@ func (o origins) merge(st, part *State, path string) {
 // split divides st among the files of roots (path to FS root): each entry
 // to the file of the FS root it records, else to the file it was read
 // from; an entry with neither is dropped.
-func (o origins) split(st *State, roots map[string]string) map[string]*State {
+func (o origins) split(st *stateFile, roots map[string]string) map[string]*stateFile {
 	byRoot := map[string]string{}
 	for p, r := range roots {
 		byRoot[r] = p
 	}
-	parts := map[string]*State{}
-	part := func(root, from string) *State {
+	parts := map[string]*stateFile{}
+	part := func(root, from string) *stateFile {
 		p, ok := byRoot[root]
 		if !ok {
 			p = from
@@ -459,7 +459,7 @@ func (o origins) split(st *State, roots map[string]string) map[string]*State {
 }
 
 // empty reports whether a state holds nothing worth a new file.
-func (st *State) empty() bool {
+func (st *stateFile) empty() bool {
 	return len(st.Jobs) == 0 && len(st.Schedules) == 0 && len(st.StoreIDs) == 0
 }
 

@@ -14,12 +14,12 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// Unit is one file of a systemd timer/service pair.
-type Unit struct {
+// unitFile is one file of a systemd timer/service pair.
+type unitFile struct {
 	Name, Content string
 }
 
-// UnitMarker starts every unit file SystemdUnits writes: a re-export
+// UnitMarker starts every unit file systemdUnits writes: a re-export
 // removes the files that carry it and belong to no job any more, and
 // never touches a file without it.
 const UnitMarker = "# Written by hab-gc schedule export: removed by a later export when its job is gone."
@@ -37,12 +37,12 @@ type Invocation struct {
 // unitBase is the file name (without .timer or .service) of a job's units.
 func unitBase(j Job) string { return fmt.Sprintf("hab-gc-%s-%s", j.Type, j.Key) }
 
-// SystemdUnits returns a timer and a service unit for a job: the timer
+// systemdUnits returns a timer and a service unit for a job: the timer
 // fires at the job's resolved time in loc (OnCalendar, Persistent=true so
 // a missed run happens at boot), the service runs inv plus --job KEY.
 // Values are quoted and escaped as systemd reads them (%% for %, $$ for $,
 // double quotes around blanks).
-func SystemdUnits(j Job, inv Invocation, loc *time.Location) ([]Unit, error) {
+func systemdUnits(j Job, inv Invocation, loc *time.Location) ([]unitFile, error) {
 	cal, err := OnCalendar(j.Cron, j.Spec.Zone(loc))
 	if err != nil {
 		return nil, fmt.Errorf("job %s (%s): %w", j.Key, j.Spec.Raw, err)
@@ -88,7 +88,7 @@ Type=oneshot
 Restart=on-failure
 RestartSec=5min
 `, UnitMarker, desc, env.String(), strings.Join(words, " "))
-	return []Unit{{base + ".timer", timer}, {base + ".service", service}}, nil
+	return []unitFile{{base + ".timer", timer}, {base + ".service", service}}, nil
 }
 
 // escapeSpecifiers doubles %, which systemd expands (%h, %n...).
@@ -211,23 +211,23 @@ func pad(v string) string {
 	return v
 }
 
-// PressureExportCron is the cron expression an exported pressure job's
+// pressureExportCron is the cron expression an exported pressure job's
 // timer fires at: the daemon looks at the free space every minute, and
 // so does the timer.
-const PressureExportCron = "* * * * *"
+const pressureExportCron = "* * * * *"
 
 // ExportJobs returns the jobs an export writes units for: s's scheduled
-// jobs, then its pressure jobs with the cron PressureExportCron.
+// jobs, then its pressure jobs with the cron pressureExportCron.
 func (s *Scheduler) ExportJobs() []Job {
 	jobs := s.Jobs()
 	for _, p := range s.PressureJobs() {
-		p.Cron = PressureExportCron
+		p.Cron = pressureExportCron
 		jobs = append(jobs, p)
 	}
 	return jobs
 }
 
-// WriteUnits writes each job's units (SystemdUnits) into the directory
+// WriteUnits writes each job's units (systemdUnits) into the directory
 // out, made when missing, each through a temporary file renamed into
 // place, so that a symlink or any other file planted at a unit's name is
 // replaced, never followed or written through. It then removes the units
@@ -248,7 +248,7 @@ func WriteUnits(out string, jobs []Job, inv Invocation, loc *time.Location) ([]s
 	keep := map[string]bool{}
 	var written []string
 	for _, j := range jobs {
-		units, err := SystemdUnits(j, inv, loc)
+		units, err := systemdUnits(j, inv, loc)
 		if err != nil {
 			return written, err
 		}
@@ -283,7 +283,7 @@ func WriteUnits(out string, jobs []Job, inv Invocation, loc *time.Location) ([]s
 // (created exclusively: whatever someone planted at any name is never
 // opened) and renames it over u.Name (which replaces what is there, never
 // writes through it).
-func writeUnit(root *os.Root, u Unit) error {
+func writeUnit(root *os.Root, u unitFile) error {
 	f, err := os.CreateTemp(root.Name(), ".hab-gc-export-*")
 	if err != nil {
 		return err

@@ -191,7 +191,7 @@ func (s *Scheduler) fly(ctx context.Context, j Job, f *flight) {
 }
 
 // dueAt is due for a job whose schedule may be missing.
-func dueAt(c *Cron, js *JobState, now time.Time) (time.Time, bool) {
+func dueAt(c *cronSpec, js *JobState, now time.Time) (time.Time, bool) {
 	if c == nil {
 		return time.Time{}, false
 	}

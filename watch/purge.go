@@ -107,7 +107,7 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 			// keeps everything until it ends (retention's install
 			// roots), so wait.
 			log.Info("an install is in progress; the purge waits", "why", plan.InstallWait)
-			return prune.Skip(errInstalling)
+			return fmt.Errorf("%w: %w", prune.ErrSkip, errInstalling)
 		}
 		if isSelf(pkg) {
 			// The Supervisor purges its own package only when it runs
@@ -115,14 +115,14 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 			// supervisor packages if we are running the latest installed
 			// version"; a development build may run none of them).
 			if err := w.selfRunsNewest(ctx, plan.Inventory, pkg); err != nil {
-				return prune.Skip(fmt.Errorf("%w: %w", errNotRunning, err))
+				return fmt.Errorf("%w: %w: %w", prune.ErrSkip, errNotRunning, err)
 			}
 		}
 		return nil
 	}
 	p.Outcome, p.Err = prune.Run(ctx, w.o.Store, prune.Options{Policy: pol, Scan: scan, LockTimeout: w.o.LockTimeout,
 		Settle: w.o.Settle, Refuse: refuse, Job: Job, JobKey: string(t) + ":" + pkg.String(), Owner: w.o.Schedule,
-		NoHistory: w.o.NoHistory, Metrics: w.o.Metrics, Observer: prune.Observer{Logger: log}, Clock: w.o.now})
+		NoHistory: w.o.NoHistory, Metrics: w.o.Metrics, Logger: log, Clock: w.o.now})
 	if errors.Is(p.Err, prune.ErrSkip) {
 		return p
 	}

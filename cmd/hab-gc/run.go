@@ -74,7 +74,7 @@ func (a *app) probeNotes(plan *retention.Plan, res *retention.Result) {
 	}
 }
 
-// onCommandLine says whether a setting (prune.UnmatchedRefusals' key and
+// onCommandLine says whether a setting (prune.RefuseUnmatched's key and
 // an exclude's source) was given on the command line.
 func (c *config) onCommandLine(key, source string) bool {
 	if key == prune.SettingExclude {
@@ -177,31 +177,29 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		bar := a.progressFor(cmd)
 		held := func() {}
 		planned := false
-		opts.Observer = prune.Observer{
-			Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-			OnPhase: func(e retention.PhaseEvent) {
-				if planned {
-					a.stop.progress()
-				}
-				bar.onPhase(e)
-			},
-			OnPlan: func(o *prune.Outcome) {
-				planned = true
-				bar.done()
-				a.planNotes(o.Plan)
-				if cacheErr == nil && o.Verdict != nil {
-					fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s\n", o.Verdict.Text(*limits))
-				}
-				if !opts.DryRun {
-					// A cancelled Apply puts back what it hid and
-					// finishes the deletions under way: given time to,
-					// and more while it makes progress, before the
-					// watchdog ends the process (which kill -9 safety
-					// covers).
-					held = a.stop.hold(applyStopGrace, func() {})
-					bar = a.progressFor(cmd)
-				}
-			},
+		opts.Logger = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		opts.OnPhase = func(e retention.PhaseEvent) {
+			if planned {
+				a.stop.progress()
+			}
+			bar.onPhase(e)
+		}
+		opts.OnPlan = func(o *prune.Outcome) {
+			planned = true
+			bar.done()
+			a.planNotes(o.Plan)
+			if cacheErr == nil && o.Verdict != nil {
+				fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s\n", o.Verdict.Text(*limits))
+			}
+			if !opts.DryRun {
+				// A cancelled Apply puts back what it hid and
+				// finishes the deletions under way: given time to,
+				// and more while it makes progress, before the
+				// watchdog ends the process (which kill -9 safety
+				// covers).
+				held = a.stop.hold(applyStopGrace, func() {})
+				bar = a.progressFor(cmd)
+			}
 		}
 		out, err := prune.Run(cmd.Context(), store, opts)
 		held()
@@ -215,11 +213,10 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		if cacheErr != nil && (err == nil || out.Plan != nil) {
 			return cacheErr
 		}
-		var unmatched *prune.UnmatchedError
 		switch {
 		case errors.Is(err, pressure.ErrBadLimits):
 			return usageError{err}
-		case errors.As(err, &unmatched):
+		case errors.Is(err, prune.ErrUnmatched):
 			return refusedError{fmt.Errorf("%w\nCheck the spelling, or pass --allow-unmatched to run anyway", err)}
 		case err != nil && out.Plan == nil:
 			return needsRoot(damagedHint(err))
