@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -22,6 +23,7 @@ func schedFlags(cmd *cobra.Command) {
 	cmd.Flags().String("timezone", "UTC", "time zone cron expressions are read in (e.g. Europe/Berlin, Local)")
 	cmd.Flags().String("now", "", "set the clock to this RFC 3339 time (tests and rehearsals)")
 	cmd.Flags().Duration("catch-up-spread", 10*time.Minute, "a run missed while hab-gc was not running waits a stable per-machine delay up to this long (0: at once)")
+	addPaceFlag(cmd, "auto")
 }
 
 // zoneAndClock reads --timezone and --now.
@@ -79,6 +81,10 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	if err != nil {
 		return nil, err
 	}
+	pace, err := c.pace(retention.PaceAuto) // background work is gentle
+	if err != nil {
+		return nil, err
+	}
 	spread, _ := cmd.Flags().GetDuration("catch-up-spread")
 	if spread < 0 {
 		return nil, usageError{fmt.Errorf("invalid --catch-up-spread %v: must be 0 or more", spread)}
@@ -97,7 +103,7 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	if now, _ := cmd.Flags().GetString("now"); now == "" {
 		notBefore = buildTime(debug.ReadBuildInfo()) // a rehearsal's --now may be any time
 	}
-	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, StateBesideStores: state == "", Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: a.explicitMachineID(), CatchUpSpread: spread, NotBefore: notBefore,
+	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, StateBesideStores: state == "", Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: a.explicitMachineID(), CatchUpSpread: spread, NotBefore: notBefore, Pace: pace,
 		Logger: slog.New(uniqueKeys(slog.NewTextHandler(a.stderr, nil))),
 		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.RunResult {
 			start := time.Now()
