@@ -73,7 +73,7 @@ func (a *app) invocation(cmd *cobra.Command, s *schedule.Scheduler, exe string) 
 		}
 		inv.Args = append(inv.Args, "--state", state)
 	}
-	for _, name := range append([]string{"fs-root", "catch-up-spread", "pace"}, storeFlags()...) {
+	for _, name := range append([]string{"fs-root", "catch-up-spread"}, storeFlags()...) {
 		f := cmd.Flags().Lookup(name)
 		if f == nil || !f.Changed {
 			continue

@@ -23,7 +23,6 @@ func schedFlags(cmd *cobra.Command) {
 	cmd.Flags().String("timezone", "UTC", "time zone cron expressions are read in (e.g. Europe/Berlin, Local)")
 	cmd.Flags().String("now", "", "set the clock to this RFC 3339 time (tests and rehearsals)")
 	cmd.Flags().Duration("catch-up-spread", 10*time.Minute, "a run missed while hab-gc was not running waits a stable per-machine delay up to this long (0: at once)")
-	addPaceFlag(cmd, "auto")
 }
 
 // zoneAndClock reads --timezone and --now.
@@ -81,9 +80,11 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	if err != nil {
 		return nil, err
 	}
-	pace, err := c.pace(retention.PaceAuto) // background work is gentle
-	if err != nil {
-		return nil, err
+	var pace time.Duration // the schedule commands delete nothing
+	if !readOnly {
+		if pace, err = c.pace(retention.PaceAuto); err != nil { // background work is gentle
+			return nil, err
+		}
 	}
 	spread, _ := cmd.Flags().GetDuration("catch-up-spread")
 	if spread < 0 {
