@@ -47,6 +47,9 @@ type Options struct {
 	Locked      bool
 	// Settle is Apply's pause before its last check (ApplyOptions.Settle).
 	Settle time.Duration
+	// Pace paces the deletions (ApplyOptions.Pace; 0: full speed,
+	// retention.PaceAuto: by the latency seen). A dry run deletes nothing.
+	Pace time.Duration
 	// Refuse, when set, is asked between the plan and its Apply: a
 	// non-nil error stops the run there, recorded as it is.
 	// RefuseUnmatched is the CLI's.
@@ -77,10 +80,10 @@ type Options struct {
 	Clock func() time.Time
 }
 
-// Validate checks the lock timeout and settle (retention.ApplyOptions's
-// values) and the cache options.
+// Validate checks the lock timeout, settle and pace
+// (retention.ApplyOptions's values) and the cache options.
 func (o Options) Validate() error {
-	if err := (retention.ApplyOptions{LockTimeout: o.LockTimeout, Settle: o.Settle}).Validate(); err != nil {
+	if err := (retention.ApplyOptions{LockTimeout: o.LockTimeout, Settle: o.Settle, Pace: o.Pace}).Validate(); err != nil {
 		return err
 	}
 	if o.Cache != nil {
@@ -268,7 +271,7 @@ func (o *Outcome) run(ctx context.Context, store *pkgstore.Store, opts *Options,
 			return err
 		}
 	}
-	res, err := o.Plan.Apply(ctx, store, retention.ApplyOptions{Locked: true, Settle: opts.Settle,
+	res, err := o.Plan.Apply(ctx, store, retention.ApplyOptions{Locked: true, Settle: opts.Settle, Pace: opts.Pace,
 		OnPhase: obs.OnPhase, Logger: obs.Logger, Now: clock})
 	if res.Applied() {
 		o.Result = res

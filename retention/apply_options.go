@@ -27,6 +27,15 @@ type ApplyOptions struct {
 	// new dependents (see Apply). The zero value is DefaultSettle;
 	// NoSettle is none; another negative value is refused (Validate).
 	Settle time.Duration
+	// Pace, when not 0, makes the deletions yield to the disk's other
+	// users: they run at the lowest best-effort I/O priority (Linux) and
+	// pause while the disk is slow, by the latency of their own fsyncs
+	// (Result.Paced says for how long in all). PaceAuto judges "slow"
+	// against the lowest latency seen; a positive duration, at most
+	// MaxPace, is the latency above which they pause. The zero value
+	// deletes at full speed; another negative value is refused
+	// (Validate).
+	Pace time.Duration
 	// Progress, when set, receives an Event per release handled.
 	Progress func(Event)
 	// OnPhase, when set, is told when each phase of Apply starts (Done 0)
@@ -41,4 +50,6 @@ type ApplyOptions struct {
 
 	// hook, set only by tests, is called at each stage of a release.
 	hook func(stage string, id pkgstore.Ident, hidden string)
+	// pacer, set only by tests, replaces Pace's.
+	pacer *pacer
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,6 +113,24 @@ func TestApplyCancel(t *testing.T) {
 				}
 			}
 		}, true},
+		{"while paced", 400, func(opts *retention.ApplyOptions, cancel context.CancelFunc) {
+			// Every probe takes 1ms by this clock, over the 1µs target:
+			// the first pauses every worker, and the cancel comes during
+			// that pause, which then lasts until the run's context ends.
+			var mu sync.Mutex
+			now := time.Unix(0, 0)
+			clock := func() time.Time {
+				mu.Lock()
+				defer mu.Unlock()
+				now = now.Add(time.Millisecond)
+				return now
+			}
+			retention.SetPacer(opts, time.Microsecond, clock, func(ctx context.Context, _ time.Duration) error {
+				cancel()
+				<-ctx.Done()
+				return ctx.Err()
+			})
+		}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,6 +160,9 @@ func TestApplyCancel(t *testing.T) {
 			}
 			if tt.name == "while hiding" && n[statusNotAttempted] == 0 {
 				t.Errorf("releases never reached should be not-attempted: %v", n)
+			}
+			if tt.name == "while paced" && res.Paced <= 0 {
+				t.Errorf("paced %s: the pause is not reported", res.Paced)
 			}
 			checkOnDisk(t, b.Root, res)
 		})

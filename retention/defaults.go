@@ -27,15 +27,21 @@ const NoSettle time.Duration = -1
 // by Apply's, which then changes nothing).
 var ErrInvalidOptions = errors.New("invalid apply options")
 
-// Validate refuses a negative LockTimeout or Settle other than the named
-// "none" (NoLockWait, NoSettle): one rule for every option of hab-gc's
-// packages (docs/library.md, "Zero and negative values"). Apply calls it.
+// Validate refuses a negative LockTimeout, Settle or Pace other than the
+// named ones (NoLockWait, NoSettle, PaceAuto), and a Pace over MaxPace:
+// one rule for every option of hab-gc's packages (docs/library.md, "Zero and negative values"). Apply calls it.
 func (o ApplyOptions) Validate() error {
 	if o.LockTimeout < 0 && o.LockTimeout != NoLockWait {
 		return fmt.Errorf("%w: lock timeout %s is negative (0 waits DefaultLockTimeout, NoLockWait not at all)", ErrInvalidOptions, o.LockTimeout)
 	}
 	if o.Settle < 0 && o.Settle != NoSettle {
 		return fmt.Errorf("%w: settle %s is negative (0 is DefaultSettle, NoSettle none)", ErrInvalidOptions, o.Settle)
+	}
+	if o.Pace < 0 && o.Pace != PaceAuto {
+		return fmt.Errorf("%w: pace %s is negative (0 is full speed, PaceAuto paces by the latency seen)", ErrInvalidOptions, o.Pace)
+	}
+	if o.Pace > MaxPace {
+		return fmt.Errorf("%w: pace %s is more than %s: no disk's latency is that high", ErrInvalidOptions, o.Pace, MaxPace)
 	}
 	return nil
 }

@@ -110,3 +110,12 @@ func (a *applier) pruneEmpty(dir string) {
 	}
 	c.PruneEmpty()
 }
+
+// probe fsyncs the directory the chain stands at after a release's
+// deletion (its VERSION directory, or the nearest one left above it),
+// which commits the unlinks made since the last commit (pacer.after).
+func (a *applier) probe(vdir string) {
+	if a.rm.chain != nil {
+		a.rm.chain.Sync()
+	}
+}

@@ -5,6 +5,7 @@ package retention
 import (
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/hab-gc/hab-gc/internal/onefs"
 )
@@ -93,4 +94,11 @@ func (a *applier) pruneEmpty(dir string) {
 			return // ENOTEMPTY, EEXIST, ENOENT: someone else's now
 		}
 	}
+}
+
+// probe fsyncs the ORIGIN directory of a release just deleted (its
+// VERSION and NAME directories may be gone): pacer.after times it.
+func (a *applier) probe(vdir string) {
+	origin, _, _ := strings.Cut(vdir, "/")
+	a.syncDir(origin)
 }

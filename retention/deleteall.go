@@ -2,6 +2,7 @@ package retention
 
 import (
 	"hash/fnv"
+	"path"
 	"sync"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -45,6 +46,9 @@ const deleteWorkers = 8
 // for releases hidden before the one it is at, and takes its own in the
 // hiding's order, so the first release not started is never waiting:
 // the workers cannot wait for each other in a circle.
+//
+// With ApplyOptions.Pace, each worker runs at a lower I/O priority
+// (lowerIOPriority) and waits for the pacer before each release (pace.go).
 //
 // Deleting releases side by side keeps every guarantee of deleting them
 // one at a time: every one is doomed (and that made durable) before any
@@ -97,6 +101,11 @@ func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putB
 			}
 		}
 	}
+	pace := a.opts.pacer
+	if pace == nil {
+		pace = newPacer(a.opts.Pace, a.opts.Now)
+	}
+	defer func() { a.res.Paced = pace.total() }()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for _, q := range queues {
@@ -106,11 +115,15 @@ func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putB
 		w := *a
 		w.rm = remover{}
 		wg.Go(func() {
+			if pace != nil {
+				lowerIOPriority()
+			}
 			defer w.rm.close()
 			for _, i := range q {
 				for _, j := range dependents[i] {
 					<-decided[j]
 				}
+				pace.wait(a.ctx)
 				if a.ctx.Err() != nil {
 					close(decided[i])
 					results[i] <- deletion{notStarted: true}
@@ -118,6 +131,7 @@ func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putB
 				}
 				close(decided[i])
 				results[i] <- deletion{outcome: w.removal(hidden[i], surveys[i])}
+				pace.after(a.ctx, func() { w.probe(path.Dir(hidden[i].name)) })
 			}
 		})
 	}

@@ -1,6 +1,9 @@
 package retention
 
 import (
+	"context"
+	"time"
+
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -20,3 +23,10 @@ func ParseDebris(name string) (kind, release string, ok bool) { return pkgstore.
 
 // DeleteWorker is the deletion worker of a release's package (workerFor).
 func DeleteWorker(id pkgstore.Ident) int { return workerFor(id) }
+
+// SetPacer paces Apply's deletions as Pace does (target: a latency, or
+// PaceAuto), its probes timed by clock and its pauses slept by sleep.
+func SetPacer(o *ApplyOptions, target time.Duration, clock func() time.Time, sleep func(context.Context, time.Duration) error) {
+	o.pacer = newPacer(target, clock)
+	o.pacer.sleep = sleep
+}

@@ -11,5 +11,9 @@ import (
 // and their children must end when their work does (NoRaceExitSleep).
 func TestMain(m *testing.M) {
 	testtool.NoRaceExitSleep()
+	if dir := os.Getenv(paceWriterEnv); dir != "" {
+		paceWriter(dir)
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }

@@ -2,6 +2,7 @@ package retention
 
 import (
 	"errors"
+	"time"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
@@ -79,6 +80,8 @@ type Result struct {
 	// refused before it asked them). The Report of a PlanToApply plan,
 	// whose probes were Apply's, names these.
 	Found []Found
+	// Paced is how long the deletions were held back (ApplyOptions.Pace).
+	Paced time.Duration
 
 	refused bool // see Applied
 }

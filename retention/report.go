@@ -218,6 +218,9 @@ type ReportSummary struct {
 	// found the install: why every removal waits for an install in
 	// progress (empty when none does).
 	InstallWait string `json:"install_wait,omitempty"`
+	// PacedSeconds is Result.Paced: how long a paced run held its
+	// deletions back.
+	PacedSeconds float64 `json:"paced_seconds"`
 }
 
 // Report describes the plan and, when res is non-nil, what Apply did.
@@ -267,6 +270,7 @@ func (p *Plan) ReportStream(res *Result) (Report, ReportReleases) {
 		rep.Summary.Removed, rep.Summary.KeptAtRun, rep.Summary.Failed, rep.Summary.BytesFreed = res.Removed, res.Kept, res.Failed, res.BytesFreed
 		rep.Leftovers = res.Leftovers
 		rep.Summary.NotAttempted, rep.Summary.Gone = res.NotAttempted, res.Gone
+		rep.Summary.PacedSeconds = res.Paced.Seconds()
 	}
 	for _, d := range p.Decisions {
 		if d.Action == Keep {

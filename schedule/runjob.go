@@ -111,7 +111,7 @@ func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, 
 		pol.Excludes = append(pol.Excludes, pins...)
 	}
 	env := applyFrom(ctx)
-	po := prune.Options{Policy: pol, Scan: opts, Locked: true, Settle: env.settle, Now: now,
+	po := prune.Options{Policy: pol, Scan: opts, Locked: true, Settle: env.settle, Pace: env.pace, Now: now,
 		Job: string(j.Type), JobKey: j.Key, Owner: j.Owner,
 		Logger: loggerFrom(ctx), OnPhase: env.onPhase}
 	if j.Type == Pressure {
@@ -144,7 +144,7 @@ func resultOf(out *prune.Outcome, err error, limits *pressure.Limits) RunResult 
 		res.Plan, res.ProblemList = &rep, rep.Problems
 	}
 	if ar := out.Result; ar != nil {
-		res.Removed, res.BytesFreed = ar.Removed, ar.BytesFreed
+		res.Removed, res.BytesFreed, res.PacedSeconds = ar.Removed, ar.BytesFreed, ar.Paced.Seconds()
 		res.OK = !ar.Partial()
 		if ar.Partial() {
 			res.Err = partialError(ar)

@@ -50,7 +50,7 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) RunOutcome
 	end := s.now()
 	out.Ran, out.Result = true, res
 	s.recordRun(j, RunRecord{Due: due, Start: start, End: end, Result: res}, log)
-	attrs := []any{"ok", res.OK, "problems", res.Problems, "removed", res.Removed, "bytes_freed", res.BytesFreed, "seconds", end.Sub(start).Seconds()}
+	attrs := []any{"ok", res.OK, "problems", res.Problems, "removed", res.Removed, "bytes_freed", res.BytesFreed, "paced_seconds", res.PacedSeconds, "seconds", end.Sub(start).Seconds()}
 	if res.HistoryError != "" {
 		log.Error("the run's history could not be written", "error", res.HistoryError)
 	}

@@ -53,9 +53,11 @@ type Scheduler struct {
 	ReadOnly bool
 	// Free reads a store's free space for pressure jobs (statfs).
 	Free func(store string) (pressure.Space, error)
-	// Settle and OnPhase reach every prune's Apply (retention.ApplyOptions)
-	// through the context RunJob is given; OnPhase with the job.
+	// Settle, Pace and OnPhase reach every prune's Apply
+	// (retention.ApplyOptions) through the context RunJob is given;
+	// OnPhase with the job.
 	Settle  time.Duration
+	Pace    time.Duration
 	OnPhase func(Job, retention.PhaseEvent)
 
 	mu       sync.RWMutex // guards jobs, crons, pressure and view, replaced by Reload
@@ -123,7 +125,7 @@ var ErrInvalidScheduler = errors.New("invalid scheduler settings")
 // Validate refuses negative durations but LockTimeout's and Settle's
 // named "none" values. Reload calls it first.
 func (s *Scheduler) Validate() error {
-	if err := (retention.ApplyOptions{LockTimeout: s.LockTimeout, Settle: s.Settle}).Validate(); err != nil {
+	if err := (retention.ApplyOptions{LockTimeout: s.LockTimeout, Settle: s.Settle, Pace: s.Pace}).Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidScheduler, err)
 	}
 	if s.CatchUpSpread < 0 {

@@ -95,6 +95,8 @@ type RunResult struct {
 	Notice     string `json:"notice,omitempty"`
 	FreeBefore int64  `json:"free_before,omitempty"` // a pressure prune's statfs
 	FreeAfter  int64  `json:"free_after,omitempty"`
+	// PacedSeconds is how long a prune held its deletions back (Pace).
+	PacedSeconds float64 `json:"paced_seconds,omitempty"`
 
 	// For metrics, not recorded: the prune's plan report with Apply's
 	// outcomes, and the problems found.

@@ -100,6 +100,10 @@ type Options struct {
 	// the releases and the last check for new dependents (0:
 	// retention.DefaultSettle, 2s; retention.NoSettle: none).
 	Settle time.Duration
+	// Pace is each purge's ApplyOptions.Pace: how its deletions yield to
+	// the disk's other users (0: full speed; hab-gc watch's default is
+	// retention.PaceAuto).
+	Pace time.Duration
 	// Now is the clock (default time.Now). It must advance with real
 	// time (an offset clock is fine): delays are measured with it.
 	Now func() time.Time
@@ -157,7 +161,7 @@ func (o Options) Validate() error {
 	if err := o.Scan.Validate(); err != nil {
 		return err
 	}
-	if err := (retention.ApplyOptions{LockTimeout: o.LockTimeout, Settle: o.Settle}).Validate(); err != nil {
+	if err := (retention.ApplyOptions{LockTimeout: o.LockTimeout, Settle: o.Settle, Pace: o.Pace}).Validate(); err != nil {
 		return err
 	}
 	for _, d := range []struct {

@@ -121,7 +121,7 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 		return nil
 	}
 	p.Outcome, p.Err = prune.Run(ctx, w.o.Store, prune.Options{Policy: pol, Scan: scan, LockTimeout: w.o.LockTimeout,
-		Settle: w.o.Settle, Refuse: refuse, Job: Job, JobKey: string(t) + ":" + pkg.String(), Owner: w.o.Schedule,
+		Settle: w.o.Settle, Pace: w.o.Pace, Refuse: refuse, Job: Job, JobKey: string(t) + ":" + pkg.String(), Owner: w.o.Schedule,
 		NoHistory: w.o.NoHistory, Metrics: w.o.Metrics, Logger: log, Clock: w.o.now})
 	if errors.Is(p.Err, prune.ErrSkip) {
 		return p
@@ -133,7 +133,7 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 		r := p.Result
 		log.Info("purged", "removed", r.Removed, "kept_at_revalidation", r.Kept, "already_gone", r.Gone, "failed", r.Failed,
 			"bytes_freed", r.BytesFreed, "planned", len(p.Plan.Removals()), "policy", pol.String(),
-			"duration", p.End.Sub(p.Start).String())
+			"duration", p.End.Sub(p.Start).String(), "paced", r.Paced.String())
 	}
 	if w.o.OnPurge != nil {
 		w.o.OnPurge(p)

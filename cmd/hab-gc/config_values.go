@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/hab-gc/hab-gc/retention"
 )
 
@@ -107,4 +109,37 @@ func (c *config) minAge() (time.Duration, error) {
 		return 0, c.bad("min_age", "say none for no minimum age, or leave it out for the default (1h)")
 	}
 	return d, err
+}
+
+// addPaceFlag adds --pace, whose default (def: auto or off) is the
+// command's.
+func addPaceFlag(cmd *cobra.Command, def string) {
+	cmd.Flags().String("pace", "", "how deleting yields to the disk's other users: auto (slow down while the disk is slow, at a low I/O priority), off (full speed), or the `LATENCY` above which to slow down, such as 5ms (default "+def+")")
+}
+
+// pace reads the pace setting with the library's meaning
+// (ApplyOptions.Pace); unset, it is def (a command's default).
+func (c *config) pace(def time.Duration) (time.Duration, error) {
+	if !c.isSet("pace") {
+		return def, nil
+	}
+	switch v := strings.ToLower(strings.TrimSpace(c.raw("pace"))); v {
+	case "auto":
+		return retention.PaceAuto, nil
+	case "off":
+		return 0, nil
+	default:
+		d, err := time.ParseDuration(v)
+		switch {
+		case err != nil:
+			return 0, c.bad("pace", "must be auto, off, or the latency above which deleting slows down, such as 5ms")
+		case d == 0:
+			return 0, c.bad("pace", "a latency of 0 would pace everything to a halt: say off for full speed, or auto")
+		case d < 0:
+			return 0, c.bad("pace", "a latency cannot be negative")
+		case d > retention.MaxPace:
+			return 0, c.bad("pace", fmt.Sprintf("a latency over %s is never reached: say auto, or off for full speed", retention.MaxPace))
+		}
+		return d, nil
+	}
 }

@@ -27,6 +27,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		Args: args(cobra.NoArgs),
 	}
 	schedFlags(cmd)
+	addPaceFlag(cmd, "auto")
 	cmd.Flags().Bool("once", false, "run what is due now and exit")
 	cmd.Flags().String("job", "", "with --once: only this job (its key, see schedule list)")
 	cmd.Flags().String("log-format", "text", "log format: text or json")

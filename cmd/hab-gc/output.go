@@ -92,6 +92,10 @@ func printPlan(w io.Writer, rep retention.Report, verbose bool) {
 		}
 		fmt.Fprintf(w, "\n%s: %d kept, %d removed, %d kept at revalidation, %d failed%s; %s freed.\n",
 			plural(s.Releases, "release"), s.Keep, s.Removed, s.KeptAtRun, s.Failed, notAttempted, humanBytes(s.BytesFreed))
+		if s.PacedSeconds > 0 {
+			fmt.Fprintf(w, "Deleting paused for %s in all, while the disk was slow for its other users (--pace).\n",
+				(time.Duration(s.PacedSeconds * float64(time.Second))).Round(time.Millisecond))
+		}
 	} else {
 		fmt.Fprintf(w, "\n%s: %d to keep, %d to remove (%s). Dry run: nothing was changed.\n",
 			plural(s.Releases, "release"), s.Keep, s.Remove, humanBytes(s.BytesReclaimable))

@@ -107,6 +107,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 	addPressureFlags(cmd)
 	addCacheFlags(cmd)
 	addMetricsFileFlag(cmd)
+	addPaceFlag(cmd, "off")
 	cmd.RunE = asOnly(a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
 		dry, _ := cmd.Flags().GetBool("dry-run")
 		allowKeepNone, _ := cmd.Flags().GetBool("allow-keep-none")
@@ -137,6 +138,10 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		if err != nil {
 			return err
 		}
+		pace, err := c.pace(0) // a run from a terminal goes at full speed
+		if err != nil {
+			return err
+		}
 		allowUnmatched, err := c.boolean("allow_unmatched")
 		if err != nil {
 			return err
@@ -162,7 +167,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		// (a real store's kept releases are most of it).
 		scan.Sizes = limits != nil || verbose
 		opts := prune.Options{Policy: pol, Scan: scan, Limits: limits, Cache: cacheOpts,
-			Free: pressure.Statfs(filepath.Join(c.fsRoot(), pkgstore.StoreDir)), DryRun: dry, LockTimeout: timeout}
+			Free: pressure.Statfs(filepath.Join(c.fsRoot(), pkgstore.StoreDir)), DryRun: dry, LockTimeout: timeout, Pace: pace}
 		if mf != nil {
 			opts.Metrics = mf.m
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
+	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
@@ -79,6 +80,12 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	if err != nil {
 		return nil, err
 	}
+	var pace time.Duration // the schedule commands delete nothing
+	if !readOnly {
+		if pace, err = c.pace(retention.PaceAuto); err != nil { // background work is gentle
+			return nil, err
+		}
+	}
 	spread, _ := cmd.Flags().GetDuration("catch-up-spread")
 	if spread < 0 {
 		return nil, usageError{fmt.Errorf("invalid --catch-up-spread %v: must be 0 or more", spread)}
@@ -97,7 +104,7 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	if now, _ := cmd.Flags().GetString("now"); now == "" {
 		notBefore = buildTime(debug.ReadBuildInfo()) // a rehearsal's --now may be any time
 	}
-	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, StateBesideStores: state == "", Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: a.explicitMachineID(), CatchUpSpread: spread, NotBefore: notBefore,
+	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, StateBesideStores: state == "", Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: a.explicitMachineID(), CatchUpSpread: spread, NotBefore: notBefore, Pace: pace,
 		Logger: slog.New(uniqueKeys(slog.NewTextHandler(a.stderr, nil))),
 		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.RunResult {
 			start := time.Now()

@@ -36,6 +36,7 @@ func settings() []setting {
 		{"sup_gateway_ca_certs", "sup-gateway-ca-certs"}, {"sup_gateway_certs", "sup-gateway-certs"},
 		{"sup_gateway_key", "sup-gateway-key"}, {"min_free", "min-free"}, {"max_free", "max-free"},
 		{"cache", "cache"}, {"cache_keep_latest", "cache-keep-latest"}, {"metrics_file", "metrics-file"},
+		{"pace", "pace"},
 	} {
 		env, ok := vars[kf[0]]
 		if !ok {

@@ -53,6 +53,7 @@ holds). Runs until SIGINT or SIGTERM.`,
 	cmd.Flags().Bool("on-unload", false, "remove an unloaded service's releases once its spec has been gone for --unload-grace")
 	cmd.Flags().String("unload-grace", "", "how long an unloaded service's spec must stay gone (default 10m)")
 	addMetricsFileFlag(cmd)
+	addPaceFlag(cmd, "auto")
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
 		defer a.stop.hold(applyStopGrace, func() {})() // a purge may be removing when stopped
 		o := watch.Options{Logger: slog.New(slog.NewTextHandler(a.stderr, nil))}
@@ -65,6 +66,9 @@ holds). Runs until SIGINT or SIGTERM.`,
 		}
 		o.InstallWindow = o.Scan.InstallWindow
 		if o.LockTimeout, err = c.lockTimeout(); err != nil {
+			return err
+		}
+		if o.Pace, err = c.pace(retention.PaceAuto); err != nil { // background work is gentle
 			return err
 		}
 		if o.All, err = c.boolean("watch_all"); err != nil {
