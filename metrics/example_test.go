@@ -74,7 +74,8 @@ func Example_historyAndMetrics() {
 	id := "purge-" + start.UTC().Format("20060102T150405Z")
 	run := history.Run{ID: id, Job: history.JobRun, FSRoot: fsRoot,
 		Policy: policy}
-	if herr := history.LogContext(ctx, start, run, plan, res, err); herr != nil {
+	herr := history.LogContext(ctx, start, run, plan, res, err)
+	if herr != nil {
 		log.Print("history: ", herr) // the run happened all the same
 	}
 	m, label := metrics.New(), metrics.StorePath(fsRoot)
