@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -170,15 +171,8 @@ func (a *applier) removeInstallDirs(dirs []InstallDir, window time.Duration) {
 			// directory old: the real one must agree.
 			l.Text = "changed within the install window by the system clock: left alone"
 		default:
-			_, mounts, err := a.destroy(d.Path, "x", false)
-			switch {
-			case len(mounts) > 0:
-				l.Status, l.Text = StatusFailed, "not deleted: "+mountText(pkgstore.StoreDir+"/"+d.Path+"/"+mounts[0])
-			case err != nil:
-				l.Status, l.Text = StatusFailed, "could not be deleted: "+err.Error()
-			default:
-				l.Status, l.Text = StatusRemoved, "deleted: "+d.Why
-			}
+			a.stage("leftover", probeIdent(d.Path), d.Path)
+			l.Status, l.Text = a.removeInstallDir(d)
 		}
 		a.res.Leftovers = append(a.res.Leftovers, l)
 		if l.Status == StatusFailed {
@@ -196,4 +190,35 @@ func (d InstallDir) String() string {
 		return fmt.Sprintf("%s%s: a run removes it: %s", pkgstore.StoreDir+"/", d.Path, d.Why)
 	}
 	return fmt.Sprintf("%s%s: kept: %s", pkgstore.StoreDir+"/", d.Path, d.Why)
+}
+
+// removeInstallDir deletes the install directory d examined, on its own
+// file system: one holding a mount point is left whole. It is renamed to
+// a doomed name first, and only the directory found under that name,
+// the one examined (same device and inode), is deleted: one put in its
+// place since the last look is renamed back and left alone.
+func (a *applier) removeInstallDir(d InstallDir) (RemovalStatus, string) {
+	sv := a.survey(d.Path, false)
+	switch {
+	case sv.err != nil:
+		return StatusFailed, "could not be deleted: " + sv.err.Error()
+	case len(sv.mounts) > 0:
+		return StatusFailed, "not deleted: " + mountText(pkgstore.StoreDir+"/"+d.Path+"/"+sv.mounts[0])
+	}
+	doomed, err := a.doom(d.Path, "x")
+	if err != nil {
+		return StatusFailed, "could not be deleted: " + err.Error()
+	}
+	fi, err := a.root.Lstat(doomed)
+	if dev, ino := fileinfo.ID(fi); err != nil || !fi.IsDir() || dev != d.dev || ino != d.ino {
+		if err := a.root.Rename(doomed, d.Path); err != nil {
+			return StatusFailed, "replaced since it was examined, and could not be renamed back from " + doomed + ": " + err.Error()
+		}
+		return StatusNotAttempted, "replaced since it was examined (an install may be using it): left alone"
+	}
+	a.syncDoom(path.Dir(doomed))
+	if err := a.removeDoomed(path.Dir(doomed), path.Base(doomed)); err != nil {
+		return StatusFailed, "could not be deleted: " + err.Error()
+	}
+	return StatusRemoved, "deleted: " + d.Why
 }
