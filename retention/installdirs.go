@@ -143,13 +143,13 @@ func probeIdent(path string) pkgstore.Ident {
 
 // removeInstallDirs deletes the install directories dirs decides to
 // remove, under the store's lock, as a hidden release is deleted
-// (destroy: renamed to a doomed name first, so an install that finishes
+// (removeInstallDir: renamed to a doomed name first, so an install that finishes
 // meanwhile cannot rename its release out of it; deleted without
 // following a symlink or crossing a mount point). Each is examined again
 // just before: one that is gone, no longer a directory, or not the one
 // examined (re-created, or renamed away and another put in its place) is
 // left alone.
-func (a *applier) removeInstallDirs(dirs []InstallDir, window time.Duration) {
+func (a *applier) removeInstallDirs(dirs []InstallDir) {
 	for _, d := range dirs {
 		if !d.Remove || a.ctx.Err() != nil {
 			continue
@@ -166,10 +166,6 @@ func (a *applier) removeInstallDirs(dirs []InstallDir, window time.Duration) {
 			l.Text = "now a " + fileKind(fi.Mode()) + ": left alone"
 		case dev != d.dev || ino != d.ino:
 			l.Text = "replaced since it was examined (an install may be using it): left alone"
-		case time.Since(fileinfo.ChangeTime(fi)) < window:
-			// A clock set ahead (ApplyOptions.Now) never makes an install
-			// directory old: the real one must agree.
-			l.Text = "changed within the install window by the system clock: left alone"
 		default:
 			a.stage("leftover", probeIdent(d.Path), d.Path)
 			l.Status, l.Text = a.removeInstallDir(d)
