@@ -27,6 +27,10 @@ const (
 	// KindBinlink is the record of one binlink a binlinks run relinked,
 	// removed or failed to (BinlinkRecords).
 	KindBinlink Kind = "binlink"
+	// KindLeftover is the record of one directory a run deleted or failed
+	// to outside a release: a killed install's leftover, or what an
+	// interrupted run left (Path names it).
+	KindLeftover Kind = "leftover"
 )
 
 // Outcomes of a run record (a release record's outcome is its
@@ -156,7 +160,10 @@ type Record struct {
 	Target    string `json:"target,omitempty"`
 	NewTarget string `json:"new_target,omitempty"`
 	NewIdent  string `json:"new_ident,omitempty"`
-	// Why says why a binlink was relinked or removed (binlink records).
+	// Path is the directory, relative to the store (leftover records).
+	Path string `json:"path,omitempty"`
+	// Why says why a binlink was relinked or removed (binlink records), or
+	// what became of a leftover directory (leftover records).
 	Why string `json:"why,omitempty"`
 	// Relinked counts a binlinks run's relinks (run records).
 	Relinked int `json:"relinked,omitempty"`
@@ -193,12 +200,14 @@ func parseRecord(line []byte) (Record, error) {
 	switch {
 	case r.Time.IsZero():
 		return Record{}, fmt.Errorf("%w: no time", ErrBadRecord)
-	case r.Kind != KindRun && r.Kind != KindRelease && r.Kind != KindBinlink:
+	case r.Kind != KindRun && r.Kind != KindRelease && r.Kind != KindBinlink && r.Kind != KindLeftover:
 		return Record{}, fmt.Errorf("%w: unknown kind %q", ErrBadRecord, r.Kind)
 	case r.Kind == KindRelease && r.Ident == "":
 		return Record{}, fmt.Errorf("%w: a release record without an ident", ErrBadRecord)
 	case r.Kind == KindBinlink && r.Link == "":
 		return Record{}, fmt.Errorf("%w: a binlink record without a link", ErrBadRecord)
+	case r.Kind == KindLeftover && r.Path == "":
+		return Record{}, fmt.Errorf("%w: a leftover record without a path", ErrBadRecord)
 	}
 	return r, nil
 }
@@ -214,7 +223,8 @@ type Run struct {
 }
 
 // records are the journal records of one applied plan: one per release
-// removed or failed, then the run's own. res may be nil when Apply
+// removed or failed, one per leftover directory deleted or failed, then
+// the run's own. res may be nil when Apply
 // failed before doing anything; applyErr is Apply's error.
 func records(now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) []Record {
 	base := Record{Time: now.UTC(), RunID: run.ID, Job: run.Job, JobKey: run.JobKey, Owner: run.Owner,
@@ -241,6 +251,13 @@ func records(now time.Time, run Run, plan *retention.Plan, res *retention.Result
 			r.Kind, r.Ident, r.Outcome, r.Error, r.BytesFreed = KindRelease, o.Ident.String(), string(o.Status), o.ErrorText(), o.Bytes
 			r.Reasons = why[o.Ident]
 			out = append(out, r)
+		}
+		for _, l := range res.Leftovers {
+			if l.Status == retention.StatusRemoved || l.Status == retention.StatusFailed {
+				r := base
+				r.Kind, r.Path, r.Outcome, r.Why = KindLeftover, l.Path, string(l.Status), l.Text
+				out = append(out, r)
+			}
 		}
 		total.Removed, total.Kept, total.Failed, total.BytesFreed = res.Removed, res.Kept, res.Failed, res.BytesFreed
 		if res.Partial() {

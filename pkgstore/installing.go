@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
@@ -35,6 +36,12 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 	inst := Installing{Path: rel}
 	now := sc.opts.Now
 	changed, modified, noticeAt := sc.installDirTimes(vroot, entry, storePath(origin, name, version, entry))
+	if fi, err := vroot.Lstat(entry); err == nil {
+		inst.Dev, inst.Ino = fileinfo.ID(fi)
+		if !fi.IsDir() {
+			inst.NotDir = fileKind(fi.Mode())
+		}
+	}
 	// Habitat makes it mode 0700 (tempfile's TempDir): a hab-gc that is
 	// not root may not read it, but can still read the archive.
 	iroot, err := vroot.OpenRoot(safeio.Dir(entry))

@@ -163,6 +163,13 @@ type Installing struct {
 	Active bool `json:"active"`
 	// Changed is the latest modification or inode change found in it.
 	Changed time.Time `json:"changed,omitzero"`
+	// NotDir, for an entry of a VERSION directory named like an install
+	// directory that is not a directory (a symlink, a file), says what it
+	// is: never Habitat's, so never removed.
+	NotDir string `json:"not_dir,omitempty"`
+	// Dev and Ino identify an install directory, so that a run removes
+	// only the one it examined.
+	Dev, Ino uint64 `json:"-"`
 	// Download is true for a download in progress in the artifact cache
 	// (Habitat's ".tmpXXXXXX", an Inventory.Fetched entry with no
 	// Release): Habitat downloads every missing dependency of a package

@@ -14,8 +14,9 @@ import (
 // deletion: every release is examined before any is deleted),
 // "removing" (examined, and about to be renamed doomed, then deleted),
 // "doomed" (hidden is its doomed name, and that rename was made durable),
-// "restoring" (about to be put back from hidden) and "restored" (put back,
-// and that rename made durable).
+// "restoring" (about to be put back from hidden) "restored" (put back,
+// and that rename made durable) and "leftover" (hidden is an install
+// directory examined, about to be renamed doomed and deleted).
 func SetHook(o *ApplyOptions, f func(stage string, id pkgstore.Ident, hidden string)) { o.hook = f }
 
 // ParseDebris is parseDebris, for its fuzz test.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/proctest"
 	"github.com/hab-gc/hab-gc/internal/storetest"
 	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -212,6 +213,12 @@ func TestInstallInProgressKeepsWhatItNeeds(t *testing.T) {
 				if tt.stale {
 					ahead = 2 * time.Hour
 				}
+				var holder *proctest.Proc
+				if p.Step == storetest.StepUnpacked {
+					// A running `hab pkg install` is a process: one works
+					// in its install directory, as the real one would.
+					holder = proctest.Start(t, proctest.Cwd, filepath.Join(p.Path, "hab"))
+				}
 				putBack := func() {}
 				if tt.unseen {
 					putBack = moveAside(t, in.ArchivePath(appIdent))
@@ -225,6 +232,9 @@ func TestInstallInProgressKeepsWhatItNeeds(t *testing.T) {
 				}
 				runGC(t, b.Root, ahead, 10*time.Millisecond, nil)
 				putBack()
+				if holder != nil {
+					holder.Stop()
+				}
 				if !in.Installed(depOld) {
 					t.Errorf("the run at %s %s removed %s", p.Step, p.Ident, depOld)
 				}

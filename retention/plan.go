@@ -69,6 +69,9 @@ type Plan struct {
 	// does not show yet. A later run, once it has ended, removes what
 	// this one kept.
 	InstallWait string
+	// InstallDirs are the store's install directories and what a run
+	// does with each (a killed install's leftover is removed).
+	InstallDirs []InstallDir
 
 	// decisionAt[ref] is the index in Decisions of ref's release, -1 for
 	// a Ref that is not an installed release (a slice: a map of 100,000
@@ -170,6 +173,7 @@ func computeAt(inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, real
 		p.applyScope()
 	}
 	p.decide()
+	p.InstallDirs = installDirs(nil, inv, found)
 	return p, nil
 }
 

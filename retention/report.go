@@ -2,6 +2,8 @@ package retention
 
 import (
 	"context"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -171,6 +173,9 @@ type Report struct {
 	// Leftovers are what a real run did with the hidden directories an
 	// interrupted run left (only when there were some).
 	Leftovers []Leftover `json:"leftovers,omitempty"`
+	// InstallDirs are the store's install directories and what a run
+	// does with each (only when there are some).
+	InstallDirs []InstallDir `json:"install_dirs,omitempty"`
 }
 
 // ReportRelease is one installed release in a Report.
@@ -221,6 +226,11 @@ type ReportSummary struct {
 	// PacedSeconds is Result.Paced: how long a paced run held its
 	// deletions back.
 	PacedSeconds float64 `json:"paced_seconds"`
+	// InstallDirsRemove counts the install directories the plan removes
+	// (killed installs' leftovers); InstallDirsRemoved those a real run
+	// removed.
+	InstallDirsRemove  int `json:"install_dirs_remove"`
+	InstallDirsRemoved int `json:"install_dirs_removed"`
 }
 
 // Report describes the plan and, when res is non-nil, what Apply did.
@@ -269,6 +279,11 @@ func (p *Plan) ReportStream(res *Result) (Report, ReportReleases) {
 		}
 		rep.Summary.Removed, rep.Summary.KeptAtRun, rep.Summary.Failed, rep.Summary.BytesFreed = res.Removed, res.Kept, res.Failed, res.BytesFreed
 		rep.Leftovers = res.Leftovers
+		for _, l := range res.Leftovers {
+			if l.Status == StatusRemoved && !strings.HasPrefix(path.Base(l.Path), pkgstore.DebrisPrefix) {
+				rep.Summary.InstallDirsRemoved++
+			}
+		}
 		rep.Summary.NotAttempted, rep.Summary.Gone = res.NotAttempted, res.Gone
 		rep.Summary.PacedSeconds = res.Paced.Seconds()
 	}
@@ -283,6 +298,12 @@ func (p *Plan) ReportStream(res *Result) (Report, ReportReleases) {
 		}
 	}
 	rep.Summary.Releases = len(p.Inventory.Releases)
+	rep.InstallDirs = p.InstallDirs
+	for _, d := range p.InstallDirs {
+		if d.Remove {
+			rep.Summary.InstallDirsRemove++
+		}
+	}
 	rep.Summary.InstallWait = p.InstallWait
 	if rep.Summary.InstallWait == "" && res != nil {
 		rep.Summary.InstallWait = res.InstallWait // found by Apply

@@ -124,7 +124,10 @@ func planProbedGraph(ctx context.Context, inv *pkgstore.Inventory, g *depgraph.G
 	if err := probeFound(ctx, found, removalDirs(p, nil)); err != nil {
 		return nil, err
 	}
-	return computeAt(inv, g, pol, now, realNow, hooks, found)
+	if p, err = computeAt(inv, g, pol, now, realNow, hooks, found); err == nil {
+		p.InstallDirs = installDirs(ctx, inv, found)
+	}
+	return p, err
 }
 
 // A RootFinder finds releases in use outside the store's own files. The

@@ -92,6 +92,13 @@ another package target. Everything else is an error. check exits 6 when it finds
 			return err
 		}
 		problems = append([]pkgstore.Problem{}, rep.Problems...)
+		// What a run would do with the install directories: which
+		// processes hold them is read as a run reads it.
+		var pol retention.Policy
+		if err := c.roots(&pol); err != nil {
+			return err
+		}
+		dirs := retention.InstallDirs(cmd.Context(), rep.Inventory, pol)
 		v := rep.Judge(opts.Now, minAge, strict)
 		ps, errs, notices, ok := v.Problems, v.Errors, v.Notices, v.OK
 		releases := len(rep.Inventory.Releases)
@@ -102,8 +109,11 @@ another package target. Everything else is an error. check exits 6 when it finds
 				Errors   int                `json:"errors"`
 				Notices  int                `json:"notices"`
 				Problems []pkgstore.Checked `json:"problems"`
+				// InstallDirs: what a run would do with each install
+				// directory.
+				InstallDirs []retention.InstallDir `json:"install_dirs,omitempty"`
 			}
-			if err := writeJSON(a.stdout, checkJSON{ok, releases, errs, notices, ps}); err != nil {
+			if err := writeJSON(a.stdout, checkJSON{ok, releases, errs, notices, ps, dirs}); err != nil {
 				return err
 			}
 		} else {
@@ -113,6 +123,9 @@ another package target. Everything else is an error. check exits 6 when it finds
 					label = "notice: "
 				}
 				printProblem(a.text, p.Problem, "", label)
+			}
+			for _, d := range dirs {
+				fmt.Fprintf(a.text, "install directory %s\n", d)
 			}
 			switch {
 			case len(ps) == 0:

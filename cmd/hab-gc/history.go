@@ -141,6 +141,10 @@ func printRecord(a *app, r history.Record) {
 		}
 		return
 	}
+	if r.Kind == history.KindLeftover {
+		fmt.Fprintf(a.text, "%s  %s %s/%s, by %s\n    %s\n", t, r.Outcome, pkgstore.StoreDir, r.Path, jobText(r), r.Why)
+		return
+	}
 	fmt.Fprintf(a.text, "%s  %s %s (%s), by %s\n", t, r.Outcome, r.Ident, humanBytes(r.BytesFreed), jobText(r))
 	for _, why := range r.Reasons {
 		fmt.Fprintf(a.text, "    why: %s\n", why.Text)

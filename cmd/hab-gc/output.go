@@ -75,8 +75,14 @@ func printPlan(w io.Writer, rep retention.Report, verbose bool) {
 			printProblem(w, p, "  ", "")
 		}
 	}
+	if len(rep.InstallDirs) > 0 && !run {
+		fmt.Fprintf(w, "\nInstall directories:\n")
+		for _, d := range rep.InstallDirs {
+			fmt.Fprintf(w, "  %s\n", d)
+		}
+	}
 	if len(rep.Leftovers) > 0 {
-		fmt.Fprintf(w, "\nLeft by an interrupted run:\n")
+		fmt.Fprintf(w, "\nLeftover directories:\n")
 		for _, l := range rep.Leftovers {
 			fmt.Fprintf(w, "  %s: %s: %s\n", l.Path, l.Status, l.Text)
 		}

@@ -68,9 +68,6 @@ func TestRunRemovesLeftoverInstallDirs(t *testing.T) {
 		{"a live process works in it", "1ns", proctest.Cwd, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.gone {
-				testtool.KnownDefect(t, "run never removes a killed install's leftover directory")
-			}
 			t.Parallel()
 			b := hostStore(t)
 			b.Old("core/redis/6.2.5/20240101000000", "core/redis/6.2.6/20240201000000")

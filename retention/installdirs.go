@@ -1,0 +1,220 @@
+package retention
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hab-gc/hab-gc/internal/fileinfo"
+	"github.com/hab-gc/hab-gc/pkgstore"
+)
+
+// InstallDir is an install directory in the store (Habitat's
+// .hab-pkg-install-*, see pkgstore.Installing) and what a run does with
+// it: one a killed install left, older than the install window and held
+// by no process, is removed; any other stays, and Why says why.
+type InstallDir struct {
+	// Path is relative to the store: ORIGIN/NAME/VERSION/.hab-pkg-install-...
+	Path   string `json:"path"`
+	Remove bool   `json:"remove"`
+	Why    string `json:"why"`
+
+	dev, ino uint64 // the directory examined
+}
+
+// InstallDirs says what a run would do with the store's install
+// directories, asking the policy's finders which processes hold them:
+// what hab-gc check reports.
+// When the finders fail, none is removed, and each says why.
+func InstallDirs(ctx context.Context, inv *pkgstore.Inventory, pol Policy) []InstallDir {
+	found, err := pol.FindRoots(ctx, inv)
+	if err == nil {
+		return installDirs(ctx, inv, found)
+	}
+	dirs := installDirs(nil, inv, nil)
+	for i := range dirs {
+		if dirs[i].Why == notRead {
+			dirs[i].Why = "what is in use could not be read (" + err.Error() + "), so a process may hold it"
+		}
+	}
+	return dirs
+}
+
+// notRead is why an install directory stays when no process was read.
+const notRead = "the running processes were not read (runtime roots off), so one may hold it"
+
+// installDirs decides each install directory of inv with what the
+// finders found. Habitat never reuses one (each install makes a new,
+// randomly named one), so one that has not changed within the install
+// window and that no process holds is a killed install's leftover. While
+// a process shows an install running, or when not every process could be
+// seen and a finder's probe (asked only when ctx is not nil) could not
+// clear it, every one stays.
+func installDirs(ctx context.Context, inv *pkgstore.Inventory, found []Found) []InstallDir {
+	if inv == nil || len(inv.Installing) == 0 {
+		return nil
+	}
+	held := map[string]string{}
+	running := ""
+	for _, in := range foundInstalls(found) {
+		if in.Path != "" && !strings.HasPrefix(in.Path, pkgstore.ArtifactCacheDir+"/") {
+			held[in.Path] = in.By
+		} else if running == "" {
+			running = heldWhy(in)
+		}
+	}
+	unseen := notRead
+	if slices.ContainsFunc(found, func(f Found) bool { return f.Source == "processes" }) {
+		unseen = ""
+	}
+	out := make([]InstallDir, 0, len(inv.Installing))
+	var probe []int // candidates a blind finder must clear
+	for _, in := range inv.Installing {
+		d := InstallDir{Path: in.Path, dev: in.Dev, ino: in.Ino}
+		changed := in.Changed.UTC().Format(time.RFC3339)
+		switch {
+		case in.NotDir != "":
+			d.Why = "a " + in.NotDir + ", not a directory Habitat's install makes: left alone"
+		case held[in.Path] != "":
+			d.Why = "an install in progress: " + held[in.Path]
+		case in.Active:
+			d.Why = "an install in progress: changed " + changed + ", within the install window, or still being written"
+		case running != "":
+			d.Why = "kept while an install runs (" + running + ")"
+		case unseen != "":
+			d.Why = unseen
+		default:
+			d.Remove = true
+			d.Why = "a killed install's leftover: unchanged since " + changed + ", older than the install window, and no process holds it (Habitat's listing skips it and never removes it)"
+			probe = append(probe, len(out))
+		}
+		out = append(out, d)
+	}
+	for _, f := range found {
+		if f.Probe == nil || len(probe) == 0 {
+			continue
+		}
+		// A finder that could not see every process checks the files of
+		// each (a working directory in one it cannot see).
+		why := ""
+		var pr Probed
+		if ctx == nil {
+			why = "not every process could be seen (" + f.Source + ") and its files were not checked another way"
+		} else {
+			dirs := make([]ProbeDir, len(probe))
+			for i, k := range probe {
+				dirs[i] = ProbeDir{Ident: probeIdent(out[k].Path), Path: out[k].Path}
+			}
+			var err error
+			if pr, err = f.Probe(ctx, dirs); err != nil {
+				why = "not every process could be seen and its files could not be checked: " + err.Error()
+			}
+		}
+		for _, k := range probe {
+			d := &out[k]
+			if !d.Remove {
+				continue
+			}
+			if why != "" {
+				d.Remove, d.Why = false, why
+			} else if i := slices.IndexFunc(pr.Roots, func(r Root) bool { return r.Ident == probeIdent(d.Path) }); i >= 0 {
+				d.Remove, d.Why = false, "an install in progress: "+pr.Roots[i].Text
+			}
+		}
+	}
+	return out
+}
+
+// probeIdent names an install directory in a probe: its VERSION
+// directory's release named after it, which no release is (Habitat's
+// listing skips the name).
+func probeIdent(path string) pkgstore.Ident {
+	p := strings.SplitN(path, "/", 4)
+	if len(p) < 4 {
+		return pkgstore.Ident{Release: path}
+	}
+	return pkgstore.Ident{Origin: p[0], Name: p[1], Version: p[2], Release: p[3]}
+}
+
+// removeInstallDirs deletes the install directories dirs decides to
+// remove, under the store's lock, as a hidden release is deleted
+// (removeInstallDir: renamed to a doomed name first, so an install that finishes
+// meanwhile cannot rename its release out of it; deleted without
+// following a symlink or crossing a mount point). Each is examined again
+// just before: one that is gone, no longer a directory, or not the one
+// examined (re-created, or renamed away and another put in its place) is
+// left alone.
+func (a *applier) removeInstallDirs(dirs []InstallDir) {
+	for _, d := range dirs {
+		if !d.Remove || a.ctx.Err() != nil {
+			continue
+		}
+		fi, err := a.root.Lstat(d.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // finished or removed meanwhile
+		}
+		l := Leftover{Path: d.Path, Status: StatusNotAttempted}
+		switch dev, ino := fileinfo.ID(fi); {
+		case err != nil:
+			l.Status, l.Text = StatusFailed, "cannot be examined: "+err.Error()
+		case !fi.IsDir():
+			l.Text = "now a " + fileKind(fi.Mode()) + ": left alone"
+		case dev != d.dev || ino != d.ino:
+			l.Text = "replaced since it was examined (an install may be using it): left alone"
+		default:
+			a.stage("leftover", probeIdent(d.Path), d.Path)
+			l.Status, l.Text = a.removeInstallDir(d)
+		}
+		a.res.Leftovers = append(a.res.Leftovers, l)
+		if l.Status == StatusFailed {
+			a.res.Failed++
+			a.log.Warn("install directory", "path", l.Path, "status", string(l.Status), "error", l.Text)
+		} else {
+			a.log.Info("install directory", "path", l.Path, "status", string(l.Status), "reason", l.Text)
+		}
+	}
+}
+
+// String is what a report says of an install directory.
+func (d InstallDir) String() string {
+	if d.Remove {
+		return fmt.Sprintf("%s%s: a run removes it: %s", pkgstore.StoreDir+"/", d.Path, d.Why)
+	}
+	return fmt.Sprintf("%s%s: kept: %s", pkgstore.StoreDir+"/", d.Path, d.Why)
+}
+
+// removeInstallDir deletes the install directory d examined, on its own
+// file system: one holding a mount point is left whole. It is renamed to
+// a doomed name first, and only the directory found under that name,
+// the one examined (same device and inode), is deleted: one put in its
+// place since the last look is renamed back and left alone.
+func (a *applier) removeInstallDir(d InstallDir) (RemovalStatus, string) {
+	sv := a.survey(d.Path, false)
+	switch {
+	case sv.err != nil:
+		return StatusFailed, "could not be deleted: " + sv.err.Error()
+	case len(sv.mounts) > 0:
+		return StatusFailed, "not deleted: " + mountText(pkgstore.StoreDir+"/"+d.Path+"/"+sv.mounts[0])
+	}
+	doomed, err := a.doom(d.Path, "x")
+	if err != nil {
+		return StatusFailed, "could not be deleted: " + err.Error()
+	}
+	fi, err := a.root.Lstat(doomed)
+	if dev, ino := fileinfo.ID(fi); err != nil || !fi.IsDir() || dev != d.dev || ino != d.ino {
+		if err := a.root.Rename(doomed, d.Path); err != nil {
+			return StatusFailed, "replaced since it was examined, and could not be renamed back from " + doomed + ": " + err.Error()
+		}
+		return StatusNotAttempted, "replaced since it was examined (an install may be using it): left alone"
+	}
+	a.syncDoom(path.Dir(doomed))
+	if err := a.removeDoomed(path.Dir(doomed), path.Base(doomed)); err != nil {
+		return StatusFailed, "could not be deleted: " + err.Error()
+	}
+	return StatusRemoved, "deleted: " + d.Why
+}
