@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,6 +37,11 @@ func TestDryRunAsNonRoot(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "could not be inspected fully") {
 		t.Errorf("the dry run does not say what it could not see: stderr %q", stderr.String())
+	}
+	// One sentence: the process it could not inspect, by PID and
+	// program, and what it did about it; the detail is behind --verbose.
+	if !regexp.MustCompile(`^hab-gc: process \d+ \(.+\)( and \d+ other process(es)?)? could not be inspected fully \(not root\): the 1 release\(s\) to remove were checked with write leases instead(; .+)?\n$`).MatchString(stderr.String()) {
+		t.Errorf("the dry run as nobody does not say it in one sentence naming the process: stderr %q", stderr.String())
 	}
 
 	// A real run (past the blind check) cannot open root's lock file: it
