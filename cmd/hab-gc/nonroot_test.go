@@ -56,6 +56,9 @@ func TestDryRunAsNonRoot(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != exitRefused || !strings.Contains(stderr.String(), "needs root") {
 		t.Errorf("real run as nobody: %v; stderr %q; want exit %d saying it needs root", err, stderr.String(), exitRefused)
 	}
+	if !strings.HasPrefix(stderr.String(), "hab-gc: ") || strings.Contains(stderr.String(), "history could not be written") {
+		t.Errorf("real run as nobody: stderr %q; want the reason first and alone", stderr.String())
+	}
 	if _, err := os.Stat(b.PkgPath("core/a/1/20200101000000")); err != nil {
 		t.Errorf("the refused run removed a release: %v", err)
 	}

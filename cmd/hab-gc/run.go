@@ -224,7 +224,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		if !planned && out.Plan != nil {
 			a.planNotes(out.Plan, verbose)
 		}
-		if out.HistoryErr != nil {
+		if out.HistoryErr != nil && !permissionRefused(err) { // else the refusal's reason is the history's too
 			fmt.Fprintf(a.textErr, "hab-gc: warning: the run's history could not be written: %v\n", out.HistoryErr)
 		}
 		if cacheErr != nil && (err == nil || out.Plan != nil) {
