@@ -315,9 +315,6 @@ func (o *Outcome) record(ctx context.Context, store *pkgstore.Store, opts Option
 			at = o.End
 		}
 		o.HistoryErr = history.LogContext(ctx, at, run, o.Plan, o.Result, err)
-		if o.HistoryErr != nil && opts.Logger != nil {
-			opts.Logger.Warn("the run's history could not be written", "error", o.HistoryErr)
-		}
 	}
 	m := opts.Metrics
 	if m == nil {

@@ -212,8 +212,11 @@ func (p *Plan) decide() {
 	// order, and those removed for their age share one reason: made once
 	// a package, not once a release (most of a large store's releases
 	// are removed so, and their texts were a tenth of the plan's memory).
-	var oldOf pkgstore.Ident
+	// A release of a version a count scope names (countScopes) was
+	// counted among that version's releases: its reason names the version.
+	var oldOf string
 	var oldReasons []Reason
+	scopes := p.countScopes()
 	for i := range p.Decisions {
 		d := &p.Decisions[i]
 		r := d.Release
@@ -239,14 +242,21 @@ func (p *Plan) decide() {
 				Text: fmt.Sprintf("an older release of %s, which other packages need: free-deps keeps such a release by need alone, and no kept release needs it", pkgName(r.Ident))})
 			continue
 		}
-		if oldReasons == nil || r.Ident.Origin != oldOf.Origin || r.Ident.Name != oldOf.Name {
+		scope := pkgName(r.Ident)
+		for _, o := range scopes {
+			if r.Ident.Satisfies(o) {
+				scope = o.String()
+				break
+			}
+		}
+		if oldReasons == nil || scope != oldOf {
 			n, from := p.keepFor(r.Ident)
 			if from != "" {
 				from = " (" + from + ")"
 			}
-			oldOf = r.Ident
+			oldOf = scope
 			oldReasons = []Reason{{Code: CodeOld,
-				Text: fmt.Sprintf("not among the newest %d of %s%s, not protected, and no kept release needs it", n, pkgName(r.Ident), from)}}
+				Text: fmt.Sprintf("not among the newest %d of %s%s, not protected, and no kept release needs it", n, scope, from)}}
 		}
 		d.Reasons = oldReasons // shared, and full: an append copies
 	}

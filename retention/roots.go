@@ -57,6 +57,9 @@ func probeFound(ctx context.Context, found []Found, dirs []ProbeDir) error {
 		if pr.Summary != "" {
 			f.Summary = pr.Summary
 		}
+		if pr.Notice != "" {
+			f.Notice = pr.Notice
+		}
 	}
 	return nil
 }

@@ -44,6 +44,7 @@ func (lp leaseProbe) probe(ctx context.Context, dirs []inuse.ProbeDir) (inuse.Pr
 	out.Counts = map[string]int{"lease_probed_files": st.files, "lease_busy_releases": st.busy, "lease_unprobed_files": st.unprobed,
 		"lease_probed_archives": st.archives, "lease_busy_archives": len(out.Installs), "lease_unprobed_archives": st.archivesUnprobed}
 	out.Summary = lp.scan.Summary() + "; " + st.summary(len(dirs))
+	out.Notice = lp.scan.notice(st.done(len(dirs), lp.bestEffort))
 	if st.unprobed+st.archivesUnprobed > 0 && !lp.bestEffort {
 		what := fmt.Sprintf("%d file(s) of %d release(s) to remove", st.unprobed, st.releasesUnprobed)
 		if st.archivesUnprobed > 0 {
@@ -424,6 +425,18 @@ func (st probeStats) summary(releases int) string {
 		s += fmt.Sprintf(", %d could not be: an install holding one open is not seen", st.archivesUnprobed)
 	}
 	s += " (not seen: a working directory in an install directory, which only that directory's times show)"
+	return s
+}
+
+// done says what the probe did about what the scan could not see.
+func (st probeStats) done(releases int, bestEffort bool) string {
+	s := fmt.Sprintf("the %d release(s) to remove were checked with write leases instead", releases)
+	if st.busy > 0 {
+		s += fmt.Sprintf(", %d found in use and kept", st.busy)
+	}
+	if n := st.unprobed + st.archivesUnprobed; n > 0 && bestEffort {
+		s += fmt.Sprintf("; %d file(s) could not be checked and were accepted unseen (best-effort)", n)
+	}
 	return s
 }
 

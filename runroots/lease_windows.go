@@ -40,6 +40,11 @@ func (lp leaseProbe) probe(ctx context.Context, dirs []inuse.ProbeDir) (inuse.Pr
 	}
 	out.Counts = map[string]int{"held_probed_releases": len(dirs) - unprobed, "held_busy_releases": busy, "held_unprobed_releases": unprobed}
 	out.Summary = fmt.Sprintf("%s; %d release(s) to remove checked for files held open, %d held", lp.scan.Summary(), len(dirs)-unprobed, busy)
+	done := fmt.Sprintf("the %d release(s) to remove were checked for files held open instead, %d held and kept", len(dirs)-unprobed, busy)
+	if unprobed > 0 && lp.bestEffort {
+		done += fmt.Sprintf("; %d could not be checked and were accepted unseen (best-effort)", unprobed)
+	}
+	out.Notice = lp.scan.notice(done)
 	if unprobed > 0 && !lp.bestEffort {
 		return out, fmt.Errorf("runtime roots: %s and %d release(s) to remove could not be checked for files held open (%s): %w; accept what cannot be seen with best-effort runtime roots",
 			lp.scan.blindText(), unprobed, example, ErrBlind)

@@ -22,6 +22,8 @@ type procState struct {
 	vanished   bool
 	failed     string
 	gone       bool // an ENOENT/ESRCH was met: check whether the process exited
+	pid        int
+	comm       string // its command name, read for one denied
 }
 
 // note records a read error: permission, a raced exit, or another failure.
@@ -56,6 +58,7 @@ type procRead struct {
 // files, its mappings, its environment and command line.
 func (r *reader) process(pid int) procState {
 	pr := procRead{r: r, pid: pid, dir: r.proc + "/" + strconv.Itoa(pid), seen: map[[2]string]bool{}, held: map[string]bool{}}
+	pr.st.pid = pid
 	dfd, err := unix.Open(pr.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		pr.st.note("open", err)
@@ -77,6 +80,10 @@ func (r *reader) process(pid int) procState {
 	pr.readMaps(dfd)
 	pr.readStrings(dfd)
 	pr.nameUses(dfd)
+	if pr.st.denied {
+		comm, _ := r.readAt(dfd, "comm") // readable by anyone
+		pr.st.comm = strings.TrimSpace(string(comm))
+	}
 	if pr.st.gone {
 		if _, err := os.Stat(pr.dir); err != nil {
 			pr.st.vanished = true

@@ -120,6 +120,10 @@ type Result struct {
 	// of the first such is in FailedExample).
 	Denied, Vanished, Failed int
 	FailedExample            string
+	// deniedExample names the Denied process of the lowest PID,
+	// deniedPID, e.g. "process 1 (systemd)".
+	deniedExample string
+	deniedPID     int
 	// NotRoot is set when the scan did not run as root: processes of other
 	// users may then be missing altogether (a proc root mounted with
 	// hidepid), not merely counted in Denied.

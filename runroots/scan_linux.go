@@ -98,6 +98,7 @@ func (r *Result) count(st *procState) {
 		r.Vanished++
 	case st.denied:
 		r.Denied++
+		r.deniedOne(st.pid, st.comm)
 		if st.mapsDenied {
 			r.MapsDenied++
 		}

@@ -78,6 +78,7 @@ func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Resul
 			res.Vanished++ // exited meanwhile
 		case errors.Is(first, windows.ERROR_ACCESS_DENIED) || errors.Is(first, windows.ERROR_PARTIAL_COPY):
 			res.Denied++
+			res.deniedOne(pid, comm)
 			if merr != nil {
 				res.MapsDenied++
 			}

@@ -32,7 +32,7 @@ func TestWriteUnitsContentAndStale(t *testing.T) {
 	out := filepath.Join(testtool.TempDir(t), "units")
 	inv := schedule.Invocation{Exe: "/usr/bin/hab-gc", Args: []string{"daemon", "--once"}}
 	old, cur := exportJob(t, "old-0001"), exportJob(t, "cur-0002")
-	written, err := schedule.WriteUnits(out, []schedule.Job{old, cur}, inv, nil)
+	written, _, err := schedule.WriteUnits(out, []schedule.Job{old, cur}, inv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestWriteUnitsContentAndStale(t *testing.T) {
 	if link := filepath.Join(out, "hab-gc-check-link.service"); testtool.Symlink(t, outside, link) {
 		left = append(left, link)
 	}
-	if _, err := schedule.WriteUnits(out, []schedule.Job{cur}, inv, nil); err != nil {
+	if _, _, err := schedule.WriteUnits(out, []schedule.Job{cur}, inv, nil); err != nil {
 		t.Fatal(err)
 	}
 	oldUnits, _ := schedule.SystemdUnits(old, inv, nil)
@@ -104,7 +104,7 @@ func TestWriteUnitsReplacesPlantedSymlink(t *testing.T) {
 	if err := os.Symlink(victim, name); err != nil {
 		t.Skipf("no symlinks here: %v", err)
 	}
-	if _, err := schedule.WriteUnits(out, []schedule.Job{j}, inv, nil); err != nil {
+	if _, _, err := schedule.WriteUnits(out, []schedule.Job{j}, inv, nil); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {

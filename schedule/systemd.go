@@ -235,26 +235,25 @@ func (s *Scheduler) ExportJobs() []Job {
 // end in .timer or .service, and whose content starts with UnitMarker)
 // that belong to no job now; a file without the marker is never touched.
 // It returns the files written (out joined with each unit's name), also
-// those written before an error.
-func WriteUnits(out string, jobs []Job, inv Invocation, loc *time.Location) ([]string, error) {
+// those written before an error, and the names of the units removed.
+func WriteUnits(out string, jobs []Job, inv Invocation, loc *time.Location) (written, removed []string, err error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	root, err := safeio.OpenRoot(out)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer root.Close()
 	keep := map[string]bool{}
-	var written []string
 	for _, j := range jobs {
 		units, err := systemdUnits(j, inv, loc)
 		if err != nil {
-			return written, err
+			return written, removed, err
 		}
 		for _, u := range units {
 			if err := writeUnit(root, u); err != nil {
-				return written, err
+				return written, removed, err
 			}
 			keep[u.Name] = true
 			written = append(written, filepath.Join(out, u.Name))
@@ -262,7 +261,7 @@ func WriteUnits(out string, jobs []Job, inv Invocation, loc *time.Location) ([]s
 	}
 	entries, err := safeio.ReadDir(out)
 	if err != nil {
-		return written, err
+		return written, removed, err
 	}
 	for _, e := range entries {
 		n := e.Name()
@@ -272,11 +271,12 @@ func WriteUnits(out string, jobs []Job, inv Invocation, loc *time.Location) ([]s
 		}
 		if IsExportedUnit(root, n) {
 			if err := safeio.RemoveAt(root, n); err != nil {
-				return written, err
+				return written, removed, err
 			}
+			removed = append(removed, n)
 		}
 	}
-	return written, nil
+	return written, removed, nil
 }
 
 // writeUnit writes u into the directory root through a new temporary file

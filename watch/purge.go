@@ -126,6 +126,9 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 	if errors.Is(p.Err, prune.ErrSkip) {
 		return p
 	}
+	if p.HistoryErr != nil {
+		log = log.With("history_error", p.HistoryErr.Error())
+	}
 	switch {
 	case p.Err != nil:
 		log.Error("purge failed", "error", p.Err, "policy", pol.String())

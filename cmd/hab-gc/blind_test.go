@@ -93,7 +93,7 @@ func TestRunBlind(t *testing.T) {
 
 	t.Run("kept by a write lease", func(t *testing.T) {
 		b := newStore(t)
-		code, rep, stderr := blindHabGC(t, nil, noPtrace, args(b)...)
+		code, rep, stderr := blindHabGC(t, nil, noPtrace, args(b, "--verbose")...)
 		c := processCounts(rep)
 		if code != exitOK || c["blind"] != 1.0 || c["no_ptrace"] != 1.0 || c["lease_busy_releases"] != 1.0 {
 			t.Fatalf("exit %d, counts %v, stderr %s; want 0, blind, one release in use by lease", code, c, stderr)
@@ -102,7 +102,8 @@ func TestRunBlind(t *testing.T) {
 			t.Fatalf("release held open was removed: %v", err)
 		}
 		// The real run's leases are checked under the lock (its plan
-		// leaves them to Apply: retention.PlanToApply), and said so.
+		// leaves them to Apply: retention.PlanToApply), and said so
+		// (--verbose).
 		if !strings.Contains(stderr, "hab-gc: under the lock: ") || !strings.Contains(stderr, "write leases: ") {
 			t.Fatalf("stderr %s: want what the write leases found under the lock", stderr)
 		}

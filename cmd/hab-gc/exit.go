@@ -34,7 +34,7 @@ const exitCodesHelp = `Exit codes:
   1  unexpected error (I/O)
   2  usage error: a bad flag, environment variable or config value; an unknown or unusable store
   3  refused: no retention policy set, a store-wide keep_latest 0 without --allow-keep-none, a real run
-     by a normal user (removing needs root), the store is damaged, a binlink directory became a symlink
+     by a user who may not take the store's lock or change it (root's store), the store is damaged, a binlink directory became a symlink
      after the plan, a pin on the command line matches nothing, an unsafe lock file (not a regular file
      with one link owned by this user), or what is in use cannot be told (/proc unreadable; processes
      /proc does not show fully and releases to remove that a write lease cannot check, without

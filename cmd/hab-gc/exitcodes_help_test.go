@@ -48,6 +48,13 @@ func TestExitCodesHelpMatchesPage(t *testing.T) {
 	if !slices.Equal(helpCodes, consts) || !slices.Equal(pageCodes, consts) {
 		t.Fatalf("codes: constants %v, --help %v, docs/exit-codes.md %v", consts, helpCodes, pageCodes)
 	}
+	// Who may remove is decided by the store's lock and ownership, not
+	// by being root.
+	for _, text := range []string{help[exitRefused], page[exitRefused]} {
+		if strings.Contains(text, "needs root") || !strings.Contains(text, "lock") {
+			t.Errorf("exit 3 says removing needs root, not the store's lock: %s", text)
+		}
+	}
 	names := regexp.MustCompile(`--[a-z][a-z-]+|HAB_GC_[A-Z_]+`)
 	for _, c := range consts {
 		for _, n := range names.FindAllString(page[c], -1) {

@@ -44,11 +44,17 @@ func noteKeepNone(c *config, allow bool) string {
 	return ""
 }
 
+// permissionRefused reports whether err is a permission error of a user
+// who is not root.
+func permissionRefused(err error) bool {
+	return err != nil && errors.Is(err, fs.ErrPermission) && os.Geteuid() > 0
+}
+
 // needsRoot turns a real run's permission error before it changed
 // anything (root's lock file cannot be opened) into a refusal that says
 // removing releases needs root; other errors are returned as they are.
 func needsRoot(err error) error {
-	if err == nil || !errors.Is(err, fs.ErrPermission) || os.Geteuid() <= 0 {
+	if !permissionRefused(err) {
 		return err
 	}
 	return refusedError{fmt.Errorf("%w: removing releases needs root (the store and its lock are root's): run it as root, or with --dry-run to see the plan", err)}

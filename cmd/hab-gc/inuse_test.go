@@ -143,14 +143,14 @@ func runningOld(t *testing.T) (*storetest.Builder, *proctest.Proc) {
 	return b, proctest.Start(t, proctest.Exec, b.PkgPath(old)+"/bin/app")
 }
 
-// TestRuntimeRootsSettings: the summary line, why, and turning runtime
+// TestRuntimeRootsSettings: the summary line (--verbose), why, and turning runtime
 // roots off (flag, environment).
 func TestRuntimeRootsSettings(t *testing.T) {
 	b, p := runningOld(t)
 	dry := []string{"run", "--keep-latest=1", "--min-age=none", "--dry-run", "--fs-root", b.Root}
 
 	var out, errb bytes.Buffer
-	if code := execute(dry, &out, &errb, func(string) (string, bool) { return "", false }); code != 0 {
+	if code := execute(append(dry, "--verbose"), &out, &errb, func(string) (string, bool) { return "", false }); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	if !regexp.MustCompile(`hab-gc: runtime roots: \d+ of \d+ processes inspected.*; 1 release\(s\) in use`).MatchString(errb.String()) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,6 +38,11 @@ func TestDryRunAsNonRoot(t *testing.T) {
 	if !strings.Contains(stderr.String(), "could not be inspected fully") {
 		t.Errorf("the dry run does not say what it could not see: stderr %q", stderr.String())
 	}
+	// One sentence: the process it could not inspect, by PID and
+	// program, and what it did about it; the detail is behind --verbose.
+	if !regexp.MustCompile(`^hab-gc: process \d+ \(.+\)( and \d+ other process(es)?)? could not be inspected fully \(not root\): the 1 release\(s\) to remove were checked with write leases instead(; .+)?\n$`).MatchString(stderr.String()) {
+		t.Errorf("the dry run as nobody does not say it in one sentence naming the process: stderr %q", stderr.String())
+	}
 
 	// A real run (past the blind check) cannot open root's lock file: it
 	// says it needs root, with the exit code of a refusal (3), not 1.
@@ -49,6 +55,9 @@ func TestDryRunAsNonRoot(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitRefused || !strings.Contains(stderr.String(), "needs root") {
 		t.Errorf("real run as nobody: %v; stderr %q; want exit %d saying it needs root", err, stderr.String(), exitRefused)
+	}
+	if !strings.HasPrefix(stderr.String(), "hab-gc: ") || strings.Contains(stderr.String(), "history could not be written") {
+		t.Errorf("real run as nobody: stderr %q; want the reason first and alone", stderr.String())
 	}
 	if _, err := os.Stat(b.PkgPath("core/a/1/20200101000000")); err != nil {
 		t.Errorf("the refused run removed a release: %v", err)

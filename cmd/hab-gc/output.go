@@ -53,21 +53,26 @@ func reasonLines(rs []retention.Reason) []string {
 func printPlan(w io.Writer, rep retention.Report, verbose bool) {
 	run := !rep.DryRun
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	header := "ACTION\tRELEASE\tSIZE\tWHY"
 	switch {
 	case verbose && run:
-		fmt.Fprintln(tw, "ACTION\tRELEASE\tSIZE\tRESULT\tWHY")
+		header = "ACTION\tRELEASE\tSIZE\tRESULT\tWHY"
 	case run:
-		fmt.Fprintln(tw, "RESULT\tRELEASE\tSIZE\tDETAIL")
-	default:
-		fmt.Fprintln(tw, "ACTION\tRELEASE\tSIZE\tWHY")
+		header = "RESULT\tRELEASE\tSIZE\tDETAIL"
 	}
 	for _, r := range rep.Releases {
 		if verbose || r.Action == retention.Remove {
+			if header != "" { // a table only with rows under it
+				fmt.Fprintln(tw, header)
+				header = ""
+			}
 			printRelease(tw, r, run, verbose)
 		}
 	}
 	tw.Flush()
-	fmt.Fprintln(w)
+	if header == "" {
+		fmt.Fprintln(w)
+	}
 	printPackages(w, rep, verbose)
 	if len(rep.Problems) > 0 {
 		fmt.Fprintf(w, "\nProblems found by the scan (hab-gc check explains them):\n")
@@ -206,16 +211,19 @@ func printPackages(w io.Writer, rep retention.Report, verbose bool) {
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	header := "PACKAGE\tRELEASES\tKEEP\tREMOVE\tSIZE"
 	if run {
-		fmt.Fprintln(tw, "PACKAGE\tRELEASES\tKEPT\tREMOVED\tFAILED\tFREED")
-	} else {
-		fmt.Fprintln(tw, "PACKAGE\tRELEASES\tKEEP\tREMOVE\tSIZE")
+		header = "PACKAGE\tRELEASES\tKEPT\tREMOVED\tFAILED\tFREED"
 	}
 	quiet := 0
 	for _, pc := range pkgs {
 		if !verbose && pc.planned == 0 {
 			quiet++
 			continue
+		}
+		if header != "" { // a table only with rows under it
+			fmt.Fprintln(tw, header)
+			header = ""
 		}
 		if run {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", pc.name, pc.releases, pc.keep, pc.remove, pc.failed, humanBytes(pc.bytes))

@@ -209,9 +209,20 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	root.AddCommand(topicCmds(root)...)
 	root.SetHelpCommand(helpCmd(root))
 	help := root.HelpFunc()
+	// Help is laid out for the terminal's width: the command's own long
+	// help refilled (before a docs page, laid out already, is added), then
+	// every line still too wide (a flag's or command's description)
+	// filled under its own column.
 	root.SetHelpFunc(func(c *cobra.Command, argv []string) {
+		out := c.OutOrStdout()
+		w := helpWidth(out, lookup)
+		c.Long = reflow(c.Long, w)
 		fillTopic(c)
+		var b strings.Builder
+		c.SetOut(&b)
 		help(c, argv)
+		c.SetOut(out)
+		io.WriteString(out, fitLines(b.String(), w))
 	})
 	return root
 }

@@ -39,7 +39,8 @@ func (a *app) planFor(cmd *cobra.Command, c *config, requireKeep, sizes bool) (*
 		store.Close()
 		return nil, nil, damagedHint(err)
 	}
-	a.planNotes(plan)
+	verbose, _ := cmd.Flags().GetBool("verbose")
+	a.planNotes(plan, verbose)
 	return plan, store, nil
 }
 
@@ -51,25 +52,36 @@ func damagedHint(err error) error {
 	return err
 }
 
-// planNotes prints the plan's warnings and what its root finders found.
-func (a *app) planNotes(plan *retention.Plan) {
+// planNotes prints the plan's warnings and what needs the operator of what
+// its root finders found (a Found's Notice; verbose: every Summary). A
+// notice a probe under Apply's lock will settle waits for probeNotes.
+func (a *app) planNotes(plan *retention.Plan, verbose bool) {
 	for _, w := range plan.Warnings {
 		fmt.Fprintf(a.textErr, "hab-gc: warning: %s\n", w.Text)
 	}
 	for _, f := range plan.Found {
-		fmt.Fprintf(a.stderr, "hab-gc: %s\n", f.Summary)
+		switch {
+		case verbose:
+			fmt.Fprintf(a.stderr, "hab-gc: %s\n", f.Summary)
+		case f.Notice != "" && (f.Probe == nil || !plan.ProbesLeftToApply()):
+			fmt.Fprintf(a.stderr, "hab-gc: %s\n", f.Notice)
+		}
 	}
 }
 
 // probeNotes prints what the finders' probes found under Apply's lock,
 // for a plan that left them to it (retention.PlanToApply).
-func (a *app) probeNotes(plan *retention.Plan, res *retention.Result) {
+func (a *app) probeNotes(plan *retention.Plan, res *retention.Result, verbose bool) {
 	if !plan.ProbesLeftToApply() || res == nil {
 		return
 	}
 	for _, f := range res.Found {
-		if f.Probe != nil {
+		switch {
+		case f.Probe == nil:
+		case verbose:
 			fmt.Fprintf(a.stderr, "hab-gc: under the lock: %s\n", f.Summary)
+		case f.Notice != "":
+			fmt.Fprintf(a.stderr, "hab-gc: %s\n", f.Notice)
 		}
 	}
 }
@@ -192,7 +204,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		opts.OnPlan = func(o *prune.Outcome) {
 			planned = true
 			bar.done()
-			a.planNotes(o.Plan)
+			a.planNotes(o.Plan, verbose)
 			if cacheErr == nil && o.Verdict != nil {
 				fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s\n", o.Verdict.Text(*limits))
 			}
@@ -210,9 +222,9 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		held()
 		bar.done()
 		if !planned && out.Plan != nil {
-			a.planNotes(out.Plan)
+			a.planNotes(out.Plan, verbose)
 		}
-		if out.HistoryErr != nil {
+		if out.HistoryErr != nil && !permissionRefused(err) { // else the refusal's reason is the history's too
 			fmt.Fprintf(a.textErr, "hab-gc: warning: the run's history could not be written: %v\n", out.HistoryErr)
 		}
 		if cacheErr != nil && (err == nil || out.Plan != nil) {
@@ -229,7 +241,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			return err // the free space unread, the cache's read interrupted
 		}
 		plan, res := out.Plan, out.Result
-		a.probeNotes(plan, res)
+		a.probeNotes(plan, res, verbose)
 		if err != nil && res == nil {
 			return needsRoot(err)
 		}

@@ -42,14 +42,14 @@ func (a *app) scheduleExportCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		written, err := schedule.WriteUnits(out, s.ExportJobs(), inv, s.Location)
+		written, removed, err := schedule.WriteUnits(out, s.ExportJobs(), inv, s.Location)
 		if err != nil {
 			for _, w := range written {
 				fmt.Fprintln(a.text, w)
 			}
 			return err
 		}
-		printExported(a.text, written)
+		printExported(a.text, written, removed)
 		return nil
 	})
 	return export

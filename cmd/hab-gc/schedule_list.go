@@ -81,7 +81,9 @@ func (a *app) scheduleListCmd() *cobra.Command {
 		}
 		tw := tabwriter.NewWriter(a.text, 0, 4, 2, ' ', 0)
 		absent := false
-		fmt.Fprintln(tw, "KEY\tTYPE\tSTORE\tSPEC\tCRON\tOWNER\tMEMBERS\tNEXT\tLAST RUN\tRUNS")
+		if len(sts)+len(s.PressureJobs()) > 0 { // no table without rows
+			fmt.Fprintln(tw, "KEY\tTYPE\tSTORE\tSPEC\tCRON\tOWNER\tMEMBERS\tNEXT\tLAST RUN\tRUNS")
+		}
 		for _, st := range sts {
 			last := "never"
 			if lr := st.State.LastRun; lr != nil {

@@ -152,6 +152,7 @@ func (a *app) readSchedules(cmd *cobra.Command, c *config) (s *schedule.Schedule
 	if err != nil {
 		return nil, nil, err
 	}
+	s.Logger = slog.New(slog.DiscardHandler) // rejected says it, once
 	rejected, err = a.reload(s)
 	if err != nil {
 		return nil, nil, err

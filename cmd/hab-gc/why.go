@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hab-gc/hab-gc/history"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 )
@@ -55,6 +57,29 @@ func printWhy(w io.Writer, ex retention.Explanation) {
 	}
 }
 
+// removedNote points a why of a release that is not installed at the
+// history: when hab-gc removed it, by which run, if the journal says so.
+func removedNote(fsRoot string, id pkgstore.Ident) string {
+	hint := "hab-gc history " + id.String() + " shows what hab-gc removed of it"
+	j, err := history.ForFSRoot(fsRoot)
+	if err != nil {
+		return hint
+	}
+	recs, _, err := j.Read()
+	if err != nil {
+		return hint
+	}
+	recs = history.Filter{Ident: &id}.Select(recs)
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := recs[i]
+		if r.Kind == history.KindRelease && r.Outcome == string(retention.StatusRemoved) {
+			return fmt.Sprintf("%s was removed at %s by run %s (%s): hab-gc history %s", r.Ident,
+				r.Time.UTC().Format(time.RFC3339), r.RunID, jobText(r), id)
+		}
+	}
+	return hint
+}
+
 func (a *app) whyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "why IDENT",
@@ -84,7 +109,7 @@ IDENT gives). Takes the same policy flags as run.`,
 		exs, err := plan.WhyAll(id)
 		if err != nil {
 			if errors.Is(err, retention.ErrNotInstalled) {
-				return usageError{err}
+				return usageError{fmt.Errorf("%w\n%s", err, removedNote(c.fsRoot(), id))}
 			}
 			return err
 		}

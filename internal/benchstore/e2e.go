@@ -93,7 +93,7 @@ func BlindDryRun(bin, root string, stdout io.Writer) (Run, error) {
 	}
 	args := append([]string{"--inh-caps=-sys_ptrace", "--bounding-set=-sys_ptrace", "--", bin}, DryRunArgs(root)...)
 	run, stderr, err := runCLI(exec.Command(setpriv, args...), stdout)
-	if err == nil && !bytes.Contains(stderr, []byte("write leases: ")) {
+	if err == nil && !bytes.Contains(stderr, []byte("checked with write leases")) {
 		err = fmt.Errorf("benchstore: the blind run checked no write leases: %s", stderr)
 	}
 	return run, err

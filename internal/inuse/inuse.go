@@ -35,6 +35,9 @@ type Found struct {
 	Roots  []Root `json:"roots"`
 	// Summary says what was looked at, in one sentence, for reports.
 	Summary string `json:"summary"`
+	// Notice, when set, is the one sentence the operator needs: what could
+	// not be seen and what was done about it (Summary is the detail).
+	Notice string `json:"notice,omitempty"`
 	// Counts are the numbers behind Summary (for example "inspected",
 	// "not_inspected"), for machine-readable reports.
 	Counts map[string]int `json:"counts,omitempty"`
@@ -84,8 +87,8 @@ type Probed struct {
 	// Found's Installs).
 	Installs []pkgstore.Installing
 	Counts   map[string]int
-	// Summary, when set, replaces the Found's.
-	Summary string
+	// Summary and Notice, when set, replace the Found's.
+	Summary, Notice string
 }
 
 // HiddenRelease returns the release a directory named name (in a VERSION
