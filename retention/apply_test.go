@@ -16,7 +16,6 @@ import (
 	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
-	"github.com/hab-gc/hab-gc/runroots"
 )
 
 var fast = retention.ApplyOptions{Settle: -1}
@@ -31,11 +30,6 @@ func planAndApply(t *testing.T, root string, pol retention.Policy, opts retentio
 func planAt(t *testing.T, root string, pol retention.Policy) *retention.Plan {
 	t.Helper()
 	pol.MinAge = retention.NoMinAge
-	if pol.RuntimeRoots == runroots.ModeOn {
-		// These tests are about the store and Apply; processes are
-		// runtime_default_test's and runroots'.
-		pol.RuntimeRoots = runroots.ModeOff
-	}
 	inv, err := pkgstore.Scan(context.Background(), root, pkgstore.Options{Target: "x86_64-linux", Sizes: true})
 	if err != nil {
 		t.Fatal(err)
