@@ -234,7 +234,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	a.total += len(unknown)
 
 	a.res.InstallWait = freshPlan.InstallWait
-	a.removeInstallDirs(installDirs(ctx, fresh, found))
+	a.removeInstallDirs(installDirs(ctx, fresh, found, true))
 	var hidden []hiddenRelease
 	for _, d := range unknown {
 		h := hiddenRelease{rel: d.Release, name: fresh.Hidden[d.Release.Ident], size: d.Release.Size, deps: depsOf(fresh, d.Release)}

@@ -34,9 +34,9 @@ type InstallDir struct {
 func InstallDirs(ctx context.Context, inv *pkgstore.Inventory, pol Policy) []InstallDir {
 	found, err := pol.FindRoots(ctx, inv)
 	if err == nil {
-		return installDirs(ctx, inv, found)
+		return installDirs(ctx, inv, found, true)
 	}
-	dirs := installDirs(nil, inv, nil)
+	dirs := installDirs(ctx, inv, nil, false)
 	for i := range dirs {
 		if dirs[i].Why == notRead {
 			dirs[i].Why = "what is in use could not be read (" + err.Error() + "), so a process may hold it"
@@ -53,9 +53,9 @@ const notRead = "the running processes were not read (runtime roots off), so one
 // randomly named one), so one that has not changed within the install
 // window and that no process holds is a killed install's leftover. While
 // a process shows an install running, or when not every process could be
-// seen and a finder's probe (asked only when ctx is not nil) could not
+// seen and a finder's probe (asked only when probeHeld is set) could not
 // clear it, every one stays.
-func installDirs(ctx context.Context, inv *pkgstore.Inventory, found []Found) []InstallDir {
+func installDirs(ctx context.Context, inv *pkgstore.Inventory, found []Found, probeHeld bool) []InstallDir {
 	if inv == nil || len(inv.Installing) == 0 {
 		return nil
 	}
@@ -103,7 +103,7 @@ func installDirs(ctx context.Context, inv *pkgstore.Inventory, found []Found) []
 		// each (a working directory in one it cannot see).
 		why := ""
 		var pr Probed
-		if ctx == nil {
+		if !probeHeld {
 			why = "not every process could be seen (" + f.Source + ") and its files were not checked another way"
 		} else {
 			dirs := make([]ProbeDir, len(probe))

@@ -1,6 +1,7 @@
 package retention
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -173,7 +174,7 @@ func computeAt(inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, real
 		p.applyScope()
 	}
 	p.decide()
-	p.InstallDirs = installDirs(nil, inv, found)
+	p.InstallDirs = installDirs(context.Background(), inv, found, false)
 	return p, nil
 }
 

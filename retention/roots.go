@@ -128,7 +128,7 @@ func planProbedGraph(ctx context.Context, inv *pkgstore.Inventory, g *depgraph.G
 		return nil, err
 	}
 	if p, err = computeAt(inv, g, pol, now, realNow, hooks, found); err == nil {
-		p.InstallDirs = installDirs(ctx, inv, found)
+		p.InstallDirs = installDirs(ctx, inv, found, true)
 	}
 	return p, err
 }
