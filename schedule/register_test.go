@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hab-gc/hab-gc/internal/testtool"
 	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/schedule"
 )
@@ -28,7 +29,7 @@ func TestBuildJobsCanonicalisesTheStore(t *testing.T) {
 		{Name: "a", FSRoot: root, Root: root, Store: filepath.Join(root, "hab/pkgs"), Jobs: jobs},
 		{Name: "b", FSRoot: root + "/", Root: root + "/", Store: filepath.Join(root, "hab/pkgs") + "/", Jobs: jobs},
 	}
-	s := &schedule.Scheduler{StatePath: filepath.Join(t.TempDir(), "state.json"), ReadOnly: true}
+	s := &schedule.Scheduler{StatePath: filepath.Join(testtool.TempDir(t), "state.json"), ReadOnly: true}
 	if err := s.Register(defs...); err != nil {
 		t.Fatal(err)
 	}
