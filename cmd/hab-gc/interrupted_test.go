@@ -45,7 +45,7 @@ func leftoverStore(t *testing.T) (*storetest.Builder, []string) {
 func TestLeftoversFollowThePolicy(t *testing.T) {
 	t.Parallel()
 	args := func(b *storetest.Builder, more ...string) []string {
-		return append([]string{"run", "--fs-root", b.Root, "--min-age=none", "--runtime-roots=false"}, more...)
+		return append([]string{"run", "--fs-root", b.Root, "--min-age=none", "--runtime-roots=false", "--target", storetest.DefaultTarget}, more...)
 	}
 	t.Run("keeps all", func(t *testing.T) {
 		t.Parallel()

@@ -34,7 +34,7 @@ func TestRunPutsLeftoversBackTogether(t *testing.T) {
 		return b
 	}
 	args := func(b *storetest.Builder, more ...string) []string {
-		return append([]string{"run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none", "--runtime-roots=false", "--allow-damaged"}, more...)
+		return append([]string{"run", "--fs-root", b.Root, "--keep-latest=1", "--min-age=none", "--runtime-roots=false", "--allow-damaged", "--target", storetest.DefaultTarget}, more...)
 	}
 	t.Run("text", func(t *testing.T) {
 		b := build(t)
