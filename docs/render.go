@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hab-gc/hab-gc/internal/display"
 )
 
 // Width is the number of columns Text fills and every table is fitted to:
@@ -156,26 +158,6 @@ func manRef(page string) string  { return "hab-gc-" + page + "(1)" }
 
 func width(s string) int { return utf8.RuneCountInString(s) }
 
-// wrap fills words into lines of at most w columns (a longer word has a
-// line of its own), the first prefixed by first and the rest by rest.
-func wrap(text string, w int, first, rest string) []string {
-	var out []string
-	line := first
-	empty := true
-	for _, word := range strings.Fields(text) {
-		if !empty && width(line)+1+width(word) > w {
-			out = append(out, line)
-			line, empty = rest, true
-		}
-		if !empty {
-			line += " "
-		}
-		line += word
-		empty = false
-	}
-	return append(out, line)
-}
-
 // parseTable returns a pipe table's cells: the header row, then the rows,
 // without the |---| line.
 func parseTable(lines []string, ref func(string) string) [][]string {
@@ -251,11 +233,11 @@ func tableText(rows [][]string, w int) []string {
 			first := cell(r, 0)
 			if width(first) > tag {
 				out = append(out, first)
-				out = append(out, wrap(cell(r, 1), w, pad, pad)...)
+				out = append(out, display.Fill(cell(r, 1), w, pad, pad)...)
 				continue
 			}
 			first += strings.Repeat(" ", tag-width(first)+2)
-			out = append(out, wrap(cell(r, 1), w, first, pad)...)
+			out = append(out, display.Fill(cell(r, 1), w, first, pad)...)
 		}
 		return out
 	}
@@ -264,12 +246,12 @@ func tableText(rows [][]string, w int) []string {
 		if ri > 0 {
 			out = append(out, "")
 		}
-		out = append(out, wrap(cell(r, 0), w, "", "  ")...)
+		out = append(out, display.Fill(cell(r, 0), w, "", "  ")...)
 		for i := 1; i < n; i++ {
 			if cell(r, i) == "" {
 				continue
 			}
-			out = append(out, wrap(cell(head, i)+": "+cell(r, i), w, "    ", "      ")...)
+			out = append(out, display.Fill(cell(head, i)+": "+cell(r, i), w, "    ", "      ")...)
 		}
 	}
 	return out
@@ -303,7 +285,7 @@ func renderText(md string) string {
 			if b.gap {
 				out = append(out, "")
 			}
-			out = append(out, wrap(text, Width, pad+b.marker, strings.Repeat(" ", b.textIndent()))...)
+			out = append(out, display.Fill(text, Width, pad+b.marker, strings.Repeat(" ", b.textIndent()))...)
 		}
 	}
 	for len(out) > 0 && out[0] == "" {

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/term"
+
+	"github.com/hab-gc/hab-gc/internal/display"
 )
 
 // helpWidth is the width help is laid out in: COLUMNS when it is set
@@ -43,7 +45,7 @@ func reflow(text string, w int) string {
 			for j < len(lines) && strings.TrimSpace(lines[j]) != "" && indentOf(lines[j]) == 0 {
 				j++
 			}
-			out = append(out, fill(strings.Join(lines[i:j], " "), w, "", "")...)
+			out = append(out, display.Fill(strings.Join(lines[i:j], " "), w, "", "")...)
 		default:
 			for j < len(lines) && strings.TrimSpace(lines[j]) != "" && indentOf(lines[j]) > ind {
 				j++
@@ -93,7 +95,7 @@ func fillHanging(line string, w, hang int) []string {
 	for _, word := range strings.Fields(line[hang:]) {
 		deep = max(min(deep, w-textWidth(word)), indentOf(line)+2)
 	}
-	return fill(line[hang:], w, line[:hang], strings.Repeat(" ", deep))
+	return display.Fill(line[hang:], w, line[:hang], strings.Repeat(" ", deep))
 }
 
 // hangOf is the column a line's description starts in: after the first
@@ -109,26 +111,6 @@ func hangOf(line string, w int) int {
 		}
 	}
 	return ind
-}
-
-// fill lays text's words out in lines of at most w columns (a word longer
-// than that on a line of its own), the first line prefixed by first and
-// the others by rest.
-func fill(text string, w int, first, rest string) []string {
-	var out []string
-	line, empty := first, true
-	for _, word := range strings.Fields(text) {
-		if !empty && textWidth(line)+1+textWidth(word) > w {
-			out = append(out, line)
-			line, empty = rest, true
-		}
-		if !empty {
-			line += " "
-		}
-		line += word
-		empty = false
-	}
-	return append(out, line)
 }
 
 func fits(lines []string, w int) bool {

@@ -1,0 +1,26 @@
+package display
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Fill lays text's words out in lines of at most w columns (a word longer
+// than that on a line of its own), the first line prefixed by first and
+// the others by rest. Help and the pages' text both wrap with it.
+func Fill(text string, w int, first, rest string) []string {
+	var out []string
+	line, empty := first, true
+	for _, word := range strings.Fields(text) {
+		if !empty && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > w {
+			out = append(out, line)
+			line, empty = rest, true
+		}
+		if !empty {
+			line += " "
+		}
+		line += word
+		empty = false
+	}
+	return append(out, line)
+}
