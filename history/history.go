@@ -167,9 +167,11 @@ type Record struct {
 	Why string `json:"why,omitempty"`
 	// Relinked counts a binlinks run's relinks (run records).
 	Relinked int `json:"relinked,omitempty"`
-	// Reasons say why the plan removed the release (release records).
-	Reasons []retention.Reason `json:"reasons,omitempty"`
-	Error   string             `json:"error,omitempty"`
+	// Reasons say why the plan removed the release, and InstalledBy
+	// which program had installed it (release records).
+	Reasons     []retention.Reason `json:"reasons,omitempty"`
+	InstalledBy string             `json:"installed_by,omitempty"`
+	Error       string             `json:"error,omitempty"`
 	// BytesFreed is what the release, or the whole run, freed.
 	BytesFreed int64 `json:"bytes_freed"`
 	// Removed, Kept and Failed count the run's planned removals by
@@ -230,9 +232,11 @@ func records(now time.Time, run Run, plan *retention.Plan, res *retention.Result
 	base := Record{Time: now.UTC(), RunID: run.ID, Job: run.Job, JobKey: run.JobKey, Owner: run.Owner,
 		FSRoot: run.FSRoot, Policy: policyOf(run.Policy)}
 	why := map[pkgstore.Ident][]retention.Reason{}
+	by := map[pkgstore.Ident]string{}
 	if plan != nil {
 		for _, d := range plan.Removals() {
 			why[d.Release.Ident] = d.Reasons
+			by[d.Release.Ident] = plan.Inventory.InstalledBy(d.Release)
 		}
 	}
 	var out []Record
@@ -249,7 +253,7 @@ func records(now time.Time, run Run, plan *retention.Plan, res *retention.Result
 			}
 			r := base
 			r.Kind, r.Ident, r.Outcome, r.Error, r.BytesFreed = KindRelease, o.Ident.String(), string(o.Status), o.ErrorText(), o.Bytes
-			r.Reasons = why[o.Ident]
+			r.Reasons, r.InstalledBy = why[o.Ident], by[o.Ident]
 			out = append(out, r)
 		}
 		for _, l := range res.Leftovers {

@@ -2,6 +2,7 @@ package pkgstore
 
 import (
 	"fmt"
+	"github.com/hab-gc/hab-gc/internal/provenance"
 	"iter"
 	"slices"
 	"strings"
@@ -249,8 +250,9 @@ type Inventory struct {
 	// sorted by path. See Problem.Blocking.
 	Problems []Problem
 
-	byRef   []*Release // by Ref; nil when that ident is not installed
-	missing []missingDep
+	byRef       []*Release // by Ref; nil when that ident is not installed
+	installedBy map[[2]uint64]provenance.Record
+	missing     []missingDep
 	// absent are the idents of the Refs not installed, by Ref: an
 	// installed one's is its Release's (a copy for every Ref was 64
 	// bytes a release at the peak of a large plan).

@@ -68,6 +68,9 @@ const (
 	// A service's PID file that cannot be read, is not a regular file or
 	// names no live process: every release its spec allows is kept.
 	ProblemPIDFile ProblemKind = "bad-pid-file"
+	// hab-gc's record of who installed each release cannot be read:
+	// every release counts as installed by an unknown program.
+	ProblemInstalledBy ProblemKind = "installed-by-unreadable"
 )
 
 // Problem is one thing found wrong in a store. Problems are data: a scan of

@@ -47,6 +47,7 @@ func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 	s.readMounts(inv, &sc.problems)
 	s.readSpecs(inv, &sc.problems)
 	s.readBinlinks(inv, opts.BinlinkDirs, &sc.problems)
+	s.readInstalledBy(inv, &sc.problems)
 	if len(inv.Releases) == 0 && len(sc.problems.foreign) > 0 {
 		sc.problems.add(targetNotInstalled(opts.Target, sc.problems.foreign))
 	}

@@ -2,6 +2,7 @@ package retention
 
 import (
 	"fmt"
+	"github.com/hab-gc/hab-gc/internal/provenance"
 	"slices"
 	"strings"
 	"time"
@@ -255,6 +256,15 @@ func (p *Plan) rootsOf(ix *rootIndex, r *pkgstore.Release, count []Reason) []Rea
 		}
 	}
 	add(ix.mounts[r.Ref]...)
+	if p.Policy.OnlySupervisorInstalled {
+		switch by := p.Inventory.InstalledBy(r); by {
+		case provenance.Supervisor:
+		case provenance.Unknown:
+			add(Reason{CodeNotSupervisor, "who installed it is unknown (before hab-gc watch recorded installs, or where the kernel could not tell), and only what the Supervisor installed is removed"})
+		default:
+			add(Reason{CodeNotSupervisor, fmt.Sprintf("installed by %s, not by the Supervisor (%s), and only what the Supervisor installed is removed", by, provenance.Supervisor)})
+		}
+	}
 	return out
 }
 

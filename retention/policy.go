@@ -120,6 +120,11 @@ type Policy struct {
 	// other protection holds. ServicesOnly implies it (it is the
 	// Supervisor's purge); NoDeps overrides it. Default false.
 	FreeDeps bool
+	// OnlySupervisorInstalled removes only releases the Supervisor
+	// installed, as hab-gc watch recorded it (pkgstore's InstalledBy):
+	// every other release, and one whose installer is unknown, is kept
+	// (CodeNotSupervisor), with all it needs. Default false.
+	OnlySupervisorInstalled bool
 	// KeepLatestFor overrides KeepLatest for the packages it names (the
 	// Supervisor-wide count with per-service overrides): each origin/name
 	// once, not Habitat's own (SelfKeepLatest counts those). Where the

@@ -62,6 +62,9 @@ type Explanation struct {
 	Chain []pkgstore.Ident
 	// RootReasons are why the first release of Chain is kept.
 	RootReasons []Reason
+	// InstalledBy names the program that installed the release
+	// (pkgstore.Inventory.InstalledBy).
+	InstalledBy string
 }
 
 // ErrNotInstalled is returned by Why for an ident that is not installed.
@@ -85,7 +88,7 @@ func (p *Plan) Why(id pkgstore.Ident) (Explanation, error) {
 	if !ok {
 		return Explanation{}, fmt.Errorf("%s: %w", id, ErrNotInstalled)
 	}
-	ex := Explanation{Decision: d}
+	ex := Explanation{Decision: d, InstalledBy: p.Inventory.InstalledBy(d.Release)}
 	if d.Action == Keep {
 		for _, r := range p.reach.Chain(d.Release.Ref) {
 			ex.Chain = append(ex.Chain, p.Inventory.Ident(r))

@@ -185,6 +185,9 @@ type ReportRelease struct {
 	Reasons []Reason `json:"reasons"`
 	// Size is the bytes on disk, when measured (null otherwise).
 	Size *int64 `json:"size"`
+	// InstalledBy names the program that installed it
+	// (pkgstore.Inventory.InstalledBy).
+	InstalledBy string `json:"installed_by"`
 	// Outcome is set for releases a real run tried to remove.
 	Outcome *ReportOutcome `json:"outcome,omitempty"`
 }
@@ -331,7 +334,8 @@ func (rr ReportReleases) Len() int {
 // At is the report of the i-th decision, in plan order.
 func (rr ReportReleases) At(i int) ReportRelease {
 	d := rr.plan.Decisions[i]
-	out := ReportRelease{Ident: d.Release.Ident.String(), Action: d.Action, Reasons: d.Reasons}
+	out := ReportRelease{Ident: d.Release.Ident.String(), Action: d.Action, Reasons: d.Reasons,
+		InstalledBy: rr.plan.Inventory.InstalledBy(d.Release)}
 	if d.Release.Size >= 0 {
 		out.Size = &d.Release.Size // the release's own: no allocation a release
 	}

@@ -53,7 +53,9 @@ func (w *watcher) readPIDs(changes bool) {
 	now := map[string]pidStamp{}
 	entries, _ := safeio.ReadDir(w.svcRoot)
 	for _, e := range entries {
-		if !e.IsDir() {
+		if sp, ok := w.specs[e.Name()]; !e.IsDir() || !ok || sp.down {
+			// Not seen until its spec is read: a PID file read before
+			// its spec's event (watch busy) still starts a purge.
 			continue
 		}
 		fi, err := os.Lstat(filepath.Join(w.svcRoot, e.Name(), "PID"))
@@ -69,11 +71,8 @@ func (w *watcher) readPIDs(changes bool) {
 		return
 	}
 	for name, st := range now {
-		if prev, ok := old[name]; ok && prev == st {
-			continue
-		}
-		if sp, ok := w.specs[name]; ok && !sp.down {
-			w.mark(sp.id.Package(), TriggerLoad)
+		if prev, ok := old[name]; !ok || prev != st {
+			w.mark(w.specs[name].id.Package(), TriggerLoad)
 		}
 	}
 }

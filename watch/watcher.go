@@ -44,6 +44,9 @@ func Run(ctx context.Context, o Options) error {
 	}
 	w := newWatcher(o)
 	defer w.close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer recordInstalls(ctx, o)()
+	defer cancel()
 	w.o.log().Info("watching the store", "store", w.store, "specs", w.specsDir, "watches", len(w.watched),
 		"fallback", w.fallback, "all", o.All, "delay", o.delay().String(), "on_unload", o.OnUnload)
 	w.markAtStart()

@@ -143,6 +143,8 @@ func (w *watcher) handle(ev fsnotify.Event) {
 	}
 	if svc {
 		w.watchSvc() // hab/svc, one of its parents or a service's directory may have appeared
+	}
+	if specs || svc {
 		w.readPIDs(true)
 	}
 	if specs || svc {

@@ -73,6 +73,9 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 	if p.FreeDeps, err = c.boolean("free_deps"); err != nil {
 		return p, err
 	}
+	if p.OnlySupervisorInstalled, err = c.boolean("only_supervisor_installed"); err != nil {
+		return p, err
+	}
 	if p.KeepLatestFor, err = c.keepLatestFor(); err != nil {
 		return p, err
 	}

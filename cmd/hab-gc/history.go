@@ -149,6 +149,9 @@ func printRecord(a *app, r history.Record) {
 	for _, why := range r.Reasons {
 		fmt.Fprintf(a.text, "    why: %s\n", why.Text)
 	}
+	if r.InstalledBy != "" {
+		fmt.Fprintf(a.text, "    installed by: %s\n", r.InstalledBy)
+	}
 	if r.Error != "" {
 		fmt.Fprintf(a.text, "    error: %s\n", r.Error)
 	}

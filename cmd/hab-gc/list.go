@@ -87,6 +87,8 @@ type listedRelease struct {
 	Action  *retention.Action  `json:"action"`
 	Reasons []retention.Reason `json:"reasons"`
 	Size    *int64             `json:"size"`
+	// InstalledBy names the program that installed it.
+	InstalledBy string `json:"installed_by"`
 }
 
 // listJSON is list --json's shape: {"policy", "releases", "warnings"}.
@@ -98,7 +100,7 @@ func listJSON(hasPolicy bool, rep retention.Report) any {
 	}
 	out := listed{Policy: hasPolicy, Releases: make([]listedRelease, 0, len(rep.Releases)), Warnings: rep.Warnings}
 	for i, r := range rep.Releases {
-		lr := listedRelease{Ident: r.Ident, Size: r.Size}
+		lr := listedRelease{Ident: r.Ident, Size: r.Size, InstalledBy: r.InstalledBy}
 		if hasPolicy { // pointing into the report: no allocation per release
 			lr.Action, lr.Reasons = &rep.Releases[i].Action, r.Reasons
 		}

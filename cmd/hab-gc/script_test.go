@@ -249,8 +249,9 @@ func cmdRunJSON(ts *testscript.TestScript, neg bool, args []string) {
 				Code *string `json:"code"`
 				Text *string `json:"text"`
 			} `json:"reasons"`
-			Size    *int64 `json:"size"`
-			Outcome *struct {
+			Size        *int64  `json:"size"`
+			InstalledBy *string `json:"installed_by"`
+			Outcome     *struct {
 				Status     *string `json:"status"`
 				Reasons    []any   `json:"reasons"`
 				Error      string  `json:"error"`
@@ -293,7 +294,7 @@ func cmdRunJSON(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	seen := map[string]bool{}
 	for _, r := range rep.Releases {
-		if r.Ident == nil || r.Action == nil || (*r.Action != "keep" && *r.Action != "remove") || len(r.Reasons) == 0 {
+		if r.Ident == nil || r.Action == nil || (*r.Action != "keep" && *r.Action != "remove") || len(r.Reasons) == 0 || r.InstalledBy == nil || *r.InstalledBy == "" {
 			ts.Fatalf("bad release entry %+v", r)
 		}
 		if _, err := pkgstore.ParseFullIdent(*r.Ident); err != nil || seen[*r.Ident] {

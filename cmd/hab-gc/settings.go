@@ -27,6 +27,7 @@ func settings() []setting {
 		{"fs_root", "fs-root"}, {"target", "target"}, {"keep_latest", "keep-latest"},
 		{"self_keep_latest", "self-keep-latest"}, {"exclude", "exclude"}, {"only", "only"},
 		{"services_only", "services-only"}, {"no_deps", "no-deps"}, {"free_deps", "free-deps"},
+		{"only_supervisor_installed", "only-supervisor-installed"},
 		{"watch_whole_package", "whole-package"}, {"keep_latest_for", "keep-latest-for"},
 		{"watch_all", "all"}, {"watch_delay", "delay"}, {"on_unload", "on-unload"},
 		{"unload_grace", "unload-grace"}, {"min_age", "min-age"}, {"install_window", "install-window"},

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,11 +99,33 @@ func installAs(t *testing.T, b *storetest.Builder, exe, ident string, stay bool)
 		case p.Step == storetest.StepUnpacked:
 			r = renameAs(t, exe, filepath.Join(p.Path, "hab", "pkgs", filepath.FromSlash(ident)), b.PkgPath(ident))
 		case p.Step == storetest.StepInstalled && !stay:
+			// A program that has ended cannot be named: watch reads
+			// its name first, as it does that of hab pkg install,
+			// which has more to do after its rename.
+			waitInstalledBy(t, b, ident, filepath.Base(exe))
 			r.exit()
 		}
 		return nil
 	}
 	noErr(t, in.Install(ident))
+}
+
+// waitInstalledBy waits until list --json says by installed ident.
+func waitInstalledBy(t *testing.T, b *storetest.Builder, ident, by string) {
+	t.Helper()
+	waitFor(t, ident+" installed by "+by, func() bool {
+		var out bytes.Buffer
+		execute([]string{"list", "--json", "--fs-root", b.Root}, &out, io.Discard, noEnv)
+		type release struct {
+			Ident       string `json:"ident"`
+			InstalledBy string `json:"installed_by"`
+		}
+		var list struct {
+			Releases []release `json:"releases"`
+		}
+		json.Unmarshal(out.Bytes(), &list)
+		return slices.Contains(list.Releases, release{ident, by})
+	}, &testtool.SyncBuffer{})
 }
 
 // TestOnlySupervisorInstalled: while watch runs, the kernel tells which
@@ -112,7 +135,6 @@ func installAs(t *testing.T, b *storetest.Builder, exe, ident string, stay bool)
 // installed, or one installed before watch ran (unknown), stays and says
 // why; why, list --json and history show who installed each release.
 func TestOnlySupervisorInstalled(t *testing.T) {
-	testtool.KnownDefect(t, "no record of who installed a release, and no --only-supervisor-installed")
 	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("fanotify's directory events need root")

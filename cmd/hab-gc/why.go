@@ -21,6 +21,7 @@ type whyJSON struct {
 	Reasons     []retention.Reason `json:"reasons"`
 	Chain       []string           `json:"chain"`
 	RootReasons []retention.Reason `json:"root_reasons"`
+	InstalledBy string             `json:"installed_by"`
 }
 
 func whyJSONOf(ex retention.Explanation) whyJSON {
@@ -28,7 +29,7 @@ func whyJSONOf(ex retention.Explanation) whyJSON {
 	for _, c := range ex.Chain {
 		chain = append(chain, c.String())
 	}
-	return whyJSON{ex.Decision.Release.Ident.String(), ex.Decision.Action, ex.Decision.Reasons, chain, ex.RootReasons}
+	return whyJSON{ex.Decision.Release.Ident.String(), ex.Decision.Action, ex.Decision.Reasons, chain, ex.RootReasons, ex.InstalledBy}
 }
 
 // printWhy prints one explanation for people.
@@ -36,14 +37,15 @@ func printWhy(w io.Writer, ex retention.Explanation) {
 	rel := ex.Decision.Release.Ident
 	if ex.Decision.Action == retention.Remove {
 		fmt.Fprintf(w, "%s would be removed:\n", rel)
-		for _, r := range ex.Decision.Reasons {
-			fmt.Fprintf(w, "  %s\n", r.Text)
-		}
-		return
+	} else {
+		fmt.Fprintf(w, "%s is kept:\n", rel)
 	}
-	fmt.Fprintf(w, "%s is kept:\n", rel)
 	for _, r := range ex.Decision.Reasons {
 		fmt.Fprintf(w, "  %s\n", r.Text)
+	}
+	fmt.Fprintf(w, "installed by: %s\n", ex.InstalledBy)
+	if ex.Decision.Action == retention.Remove {
+		return
 	}
 	if len(ex.Chain) > 1 {
 		fmt.Fprintf(w, "chain from the root that keeps it:\n")

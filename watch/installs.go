@@ -1,0 +1,38 @@
+package watch
+
+import (
+	"context"
+	"sync"
+
+	"github.com/hab-gc/hab-gc/internal/provenance"
+)
+
+// recordInstalls records, until ctx ends, which program installs each
+// release (internal/provenance), beside the store's history. It says
+// once why it cannot; the returned function waits for it to end.
+func recordInstalls(ctx context.Context, o Options) (wait func()) {
+	log := o.log()
+	pw, err := provenance.Watch(o.Store.FSRoot())
+	if err != nil {
+		level, msg := log.Info, "who installs each release is not recorded (the kernel cannot tell this process)"
+		if o.Policy.OnlySupervisorInstalled {
+			level, msg = log.Warn, msg+": every release installed from now on counts as installed by an unknown program, and only-supervisor-installed keeps it"
+		}
+		level(msg, "error", err.Error())
+		return func() {}
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		err := pw.Run(ctx, func(r provenance.Record) {
+			if err := provenance.Append(o.Store.FSRoot(), r); err != nil {
+				log.Error("recording who installed a release", "release", r.Ident, "installed_by", r.By, "error", err.Error())
+				return
+			}
+			log.Debug("release installed", "release", r.Ident, "installed_by", r.By, "pid", r.PID)
+		})
+		if err != nil {
+			log.Error("who installs each release is no longer recorded", "error", err.Error())
+		}
+	})
+	return wg.Wait
+}
