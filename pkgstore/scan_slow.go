@@ -2,72 +2,12 @@ package pkgstore
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
-
-// scanNameSlow reads the releases of one origin/name directory through
-// os.Root alone (where safeio.DirFD is not available).
-func (sc *scanner) scanNameSlow(j nameJob) (found []*Release) {
-	origin, name, odd := j.origin, j.name, j.odd
-	nroot, err := sc.store.pkgs.OpenRoot(safeio.Dir(origin + "/" + name))
-	if err != nil {
-		sc.unreadable(err, origin, name)
-		return
-	}
-	defer nroot.Close()
-	versions, err := readDir(nroot, ".")
-	if err != nil {
-		sc.unreadable(err, origin, name)
-		return
-	}
-	for _, v := range versions {
-		ok, odd := sc.dirEntryOK(v.Type(), "version", odd, origin, name, v.Name())
-		if !ok {
-			continue
-		}
-		vroot, err := nroot.OpenRoot(safeio.Dir(v.Name()))
-		if err != nil {
-			sc.unreadable(err, origin, name, v.Name())
-			continue
-		}
-		rels, err := readDir(vroot, ".")
-		if err != nil {
-			sc.unreadable(err, origin, name, v.Name())
-			vroot.Close()
-			continue
-		}
-		for _, r := range rels {
-			if strings.HasPrefix(r.Name(), DebrisPrefix) {
-				taken := func(n string) bool {
-					return slices.ContainsFunc(rels, func(e fs.DirEntry) bool { return e.Name() == n })
-				}
-				if rel := sc.debrisEntry(vroot, origin, name, v.Name(), r.Name(), r.Type(), odd, taken); rel != nil {
-					found = append(found, rel)
-				}
-				continue
-			}
-			if strings.HasPrefix(r.Name(), InstallTempPrefix) {
-				sc.leftover(vroot, origin, name, v.Name(), r.Name())
-				continue
-			}
-			ok, odd := sc.dirEntryOK(r.Type(), "release", odd, origin, name, v.Name(), r.Name())
-			if !ok {
-				continue
-			}
-			if rel := sc.scanReleaseSlow(vroot, Ident{origin, name, v.Name(), r.Name()}, r.Name(), odd); rel != nil {
-				found = append(found, rel)
-			}
-		}
-		vroot.Close()
-	}
-	return found
-}
 
 // scanReleaseSlow reads the release id from its directory dir (its
 // release name, or the name hab-gc hid it under) through an os.Root. It returns nil when Habitat
