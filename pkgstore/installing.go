@@ -13,10 +13,10 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// DefaultInstallWindow is Options.InstallWindow's default: an install
+// defaultInstallWindow is Options.InstallWindow's default: an install
 // directory or cached archive changed within the last hour is taken for an
 // install in progress.
-const DefaultInstallWindow = time.Hour
+const defaultInstallWindow = time.Hour
 
 // tempRandomChars is how many random characters tempfile's TempDir adds
 // after Habitat's prefix (components/core/src/package/list.rs

@@ -75,7 +75,7 @@ type Service struct {
 	Ident Ident
 	// Resolved is the release the Supervisor would run: the newest
 	// installed release that satisfies Ident, picked as Habitat picks it
-	// (see SupervisorPicks). Installed is false when there is none.
+	// (see supervisorPicks). Installed is false when there is none.
 	Resolved  Ident
 	Installed bool
 	// Ambiguous lists the other installed releases the Supervisor may run

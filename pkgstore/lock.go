@@ -36,9 +36,9 @@ var ErrLocked = errors.New("store is locked by another hab-gc")
 // Nothing is written to it.
 var ErrUnsafeLockFile = errors.New("refusing to use the lock file")
 
-// ErrLockUnavailable is wrapped by ReadLock's without: the lock file does
+// errLockUnavailable is wrapped by ReadLock's without: the lock file does
 // not exist and may not be created here, or cannot be opened.
-var ErrLockUnavailable = errors.New("the store's lock cannot be taken")
+var errLockUnavailable = errors.New("the store's lock cannot be taken")
 
 // LockedError says who holds the lock.
 type LockedError struct {
@@ -181,13 +181,13 @@ func (h *heldLock) clear(f *os.File) {
 // the lock file only when the effective user owns the store, never through
 // a symlinked hab or hab/pkgs. Where the lock cannot be taken at all (a
 // read-only store, a user without access) the reader goes on unlocked:
-// without says why (wrapping ErrLockUnavailable) and unlock does nothing.
+// without says why (wrapping errLockUnavailable) and unlock does nothing.
 // Any other error (held past timeout, ctx done, an unsafe lock file) is
 // err, with nothing held.
 func (s *Store) ReadLock(ctx context.Context, timeout time.Duration) (unlock func() error, without, err error) {
 	unlock, err = s.rlock(ctx, timeout)
 	switch {
-	case errors.Is(err, ErrLockUnavailable):
+	case errors.Is(err, errLockUnavailable):
 		return func() error { return nil }, err, nil
 	case err != nil:
 		return nil, nil, err
@@ -237,11 +237,11 @@ func (s *Store) openLock(flag int, exclusive bool) (*os.File, error) {
 	var ue *safeio.UnsafeError
 	switch {
 	case below != nil && errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%w: %s does not exist and is not created: %w", ErrLockUnavailable, path, below)
+		return nil, fmt.Errorf("%w: %s does not exist and is not created: %w", errLockUnavailable, path, below)
 	case errors.As(err, &ue):
 		return nil, fmt.Errorf("%w %s: %s", ErrUnsafeLockFile, path, ue.Why)
 	case err != nil && !exclusive && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)):
-		return nil, fmt.Errorf("%w: %s: %v", ErrLockUnavailable, path, errMsg(err))
+		return nil, fmt.Errorf("%w: %s: %v", errLockUnavailable, path, errMsg(err))
 	case err != nil:
 		return nil, fmt.Errorf("opening the lock file %s: %w", path, err)
 	}

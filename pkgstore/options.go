@@ -29,7 +29,7 @@ type Options struct {
 	Workers int
 	// BinlinkDirs are the directories to read binlinks from, relative to
 	// the FS root (absolute paths are taken under the FS root too).
-	// Default (nil or empty): DefaultBinlinkDirs(); a binlink keeps the
+	// Default (nil or empty): defaultBinlinkDirs(); a binlink keeps the
 	// release it points into, so there is no "none".
 	BinlinkDirs []string
 	// Now is the time used to report the age of leftover install
@@ -41,7 +41,7 @@ type Options struct {
 	// (modified, or its inode changed) within this time before Now, and
 	// an archive that came into the artifact cache within it, count as an
 	// install in progress (Installing.Active). Default
-	// DefaultInstallWindow.
+	// defaultInstallWindow.
 	InstallWindow time.Duration
 	// OnPhase, when set, is told of the scan's progress (PhaseScan): once
 	// at the start (Total 0), once the origin/name directories are listed
@@ -83,7 +83,7 @@ func (o Options) Validate() error {
 	case o.Workers < 0:
 		return fmt.Errorf("%w: workers %d is negative (0 is defaultWorkers)", ErrInvalidOptions, o.Workers)
 	case o.InstallWindow < 0:
-		return fmt.Errorf("%w: install window %s is negative (0 is DefaultInstallWindow)", ErrInvalidOptions, o.InstallWindow)
+		return fmt.Errorf("%w: install window %s is negative (0 is defaultInstallWindow)", ErrInvalidOptions, o.InstallWindow)
 	}
 	return nil
 }
@@ -95,10 +95,10 @@ func (o Options) Validate() error {
 // busy.
 func defaultWorkers() int { return 4 * runtime.GOMAXPROCS(0) }
 
-// DefaultBinlinkDirs returns where `hab pkg binlink` puts links: bin and
+// defaultBinlinkDirs returns where `hab pkg binlink` puts links: bin and
 // usr/local/bin (Linux and macOS defaults), and hab/bin. Add
 // HAB_BINLINK_DIR when it is set.
-func DefaultBinlinkDirs() []string { return []string{"bin", "usr/local/bin", "hab/bin"} }
+func defaultBinlinkDirs() []string { return []string{"bin", "usr/local/bin", "hab/bin"} }
 
 // withDefaults checks the options (Validate) and the target, and fills in
 // the defaults of those left zero.
@@ -116,10 +116,10 @@ func (opts Options) withDefaults() (Options, error) {
 		opts.Workers = defaultWorkers()
 	}
 	if len(opts.BinlinkDirs) == 0 {
-		opts.BinlinkDirs = DefaultBinlinkDirs()
+		opts.BinlinkDirs = defaultBinlinkDirs()
 	}
 	if opts.InstallWindow == 0 {
-		opts.InstallWindow = DefaultInstallWindow
+		opts.InstallWindow = defaultInstallWindow
 	}
 	return opts, nil
 }

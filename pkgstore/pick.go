@@ -26,11 +26,11 @@ func habitatPartialCompare(a, b Ident) int {
 	return strings.Compare(a.Release, b.Release)
 }
 
-// maxExactPick bounds the exhaustive search of SupervisorPicks: 2^12
+// maxExactPick bounds the exhaustive search of supervisorPicks: 2^12
 // subsets of candidates, each with up to 12 winners.
 const maxExactPick = 12
 
-// SupervisorPicks returns the indexes (ascending) of the releases among
+// supervisorPicks returns the indexes (ascending) of the releases among
 // rels, all satisfying one spec, that the Supervisor may run for it.
 // Habitat's PackageInstall::load folds the listing, which comes in
 // directory order: the first release is the winner, and each next one
@@ -40,7 +40,7 @@ const maxExactPick = 12
 // wins for some listing order is, found exhaustively up to 12 releases.
 // Beyond that, all of rels are returned: the pick is then not worked out,
 // and protecting them all is safe.
-func SupervisorPicks(rels []Ident) []int {
+func supervisorPicks(rels []Ident) []int {
 	n := len(rels)
 	all := func() []int {
 		out := make([]int, n)

@@ -113,14 +113,14 @@ func (s *Store) readSpecs(inv *Inventory, probs *problems) {
 
 // resolveService finds the release the Supervisor would run for svc, and,
 // where Habitat's pick depends on directory order, the others it may run
-// instead (see SupervisorPicks).
+// instead (see supervisorPicks).
 func (inv *Inventory) resolveService(svc Service) Service {
 	cands := inv.Satisfying(svc.Ident)
 	ids := make([]Ident, len(cands))
 	for i, c := range cands {
 		ids[i] = c.Ident
 	}
-	picks := SupervisorPicks(ids)
+	picks := supervisorPicks(ids)
 	if n := len(picks); n > 0 {
 		svc.Resolved, svc.Installed = ids[picks[n-1]], true
 		for _, i := range picks[:n-1] {
@@ -143,7 +143,7 @@ func (inv *Inventory) MayRun(svc Service, id Ident) bool {
 			ids = append(ids, r.Ident)
 		}
 	}
-	picks := SupervisorPicks(ids)
+	picks := supervisorPicks(ids)
 	return len(picks) > 0 && picks[0] == 0
 }
 

@@ -96,7 +96,7 @@ func (inv *Inventory) startedOn(ident Ident, written time.Time) []Ident {
 		}
 	}
 	var out []Ident
-	for _, i := range SupervisorPicks(ids) {
+	for _, i := range supervisorPicks(ids) {
 		out = append(out, ids[i])
 	}
 	return out
