@@ -13,7 +13,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// defaultInstallWindow is Options.InstallWindow's default: an install
+// DefaultInstallWindow is Options.InstallWindow's default: an install
 // directory or cached archive changed within the last hour is taken for an
 // install in progress.
 const defaultInstallWindow = time.Hour

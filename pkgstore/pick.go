@@ -26,11 +26,11 @@ func habitatPartialCompare(a, b Ident) int {
 	return strings.Compare(a.Release, b.Release)
 }
 
-// maxExactPick bounds the exhaustive search of supervisorPicks: 2^12
+// maxExactPick bounds the exhaustive search of SupervisorPicks: 2^12
 // subsets of candidates, each with up to 12 winners.
 const maxExactPick = 12
 
-// supervisorPicks returns the indexes (ascending) of the releases among
+// SupervisorPicks returns the indexes (ascending) of the releases among
 // rels, all satisfying one spec, that the Supervisor may run for it.
 // Habitat's PackageInstall::load folds the listing, which comes in
 // directory order: the first release is the winner, and each next one

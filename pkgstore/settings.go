@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// ErrBadInstallWindow is wrapped by parseInstallWindow's errors.
+// ErrBadInstallWindow is wrapped by ParseInstallWindow's errors.
 var ErrBadInstallWindow = errors.New("invalid install window")
 
 // ScanSettings are a scan's options as a user sets them, as text:
@@ -18,10 +18,10 @@ type ScanSettings struct {
 	// Habitat runs as on that machine (InferTarget).
 	Target string
 	// BinlinkDir is Habitat's HAB_BINLINK_DIR: a directory `hab pkg
-	// binlink` links into, read besides defaultBinlinkDirs. "": none.
+	// binlink` links into, read besides DefaultBinlinkDirs. "": none.
 	BinlinkDir string
-	// InstallWindow is the install window as parseInstallWindow reads it;
-	// nil when it is not set (defaultInstallWindow).
+	// InstallWindow is the install window as ParseInstallWindow reads it;
+	// nil when it is not set (DefaultInstallWindow).
 	InstallWindow *string
 }
 
@@ -30,8 +30,8 @@ type ScanSettings struct {
 // knows no such target; without one, InferTarget's (its error returned as
 // it is when it wraps ErrTargetAmbiguous, while a store InferTarget cannot
 // read scans for DefaultTarget and the scan says what is wrong).
-// BinlinkDirs are defaultBinlinkDirs, and BinlinkDir after them when set.
-// InstallWindow is parseInstallWindow's (its error returned). The other
+// BinlinkDirs are DefaultBinlinkDirs, and BinlinkDir after them when set.
+// InstallWindow is ParseInstallWindow's (its error returned). The other
 // fields are left zero, for the caller.
 func (s ScanSettings) Options(fsRoot string) (Options, error) {
 	o := Options{Target: DefaultTarget(), BinlinkDirs: defaultBinlinkDirs()}
@@ -62,9 +62,9 @@ func (s ScanSettings) Options(fsRoot string) (Options, error) {
 	return o, nil
 }
 
-// parseInstallWindow reads an install window (Options.InstallWindow) as a
+// ParseInstallWindow reads an install window (Options.InstallWindow) as a
 // user writes it: a duration such as 10m or 2h, spaces around it ignored;
-// 0 is the default, defaultInstallWindow. An install in progress cannot go
+// 0 is the default, DefaultInstallWindow. An install in progress cannot go
 // unprotected, so there is no "none": it, a negative duration and anything
 // else are refused with an error wrapping ErrBadInstallWindow.
 func parseInstallWindow(s string) (time.Duration, error) {

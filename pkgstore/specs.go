@@ -113,7 +113,7 @@ func (s *Store) readSpecs(inv *Inventory, probs *problems) {
 
 // resolveService finds the release the Supervisor would run for svc, and,
 // where Habitat's pick depends on directory order, the others it may run
-// instead (see supervisorPicks).
+// instead (see SupervisorPicks).
 func (inv *Inventory) resolveService(svc Service) Service {
 	cands := inv.Satisfying(svc.Ident)
 	ids := make([]Ident, len(cands))
