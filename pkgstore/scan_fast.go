@@ -15,13 +15,13 @@ import (
 
 // worker is what one scan goroutine reuses from release to release.
 type worker struct {
-	dirents []byte            // getdents buffer
-	entries []safeio.DirEntry // a directory's entries
-	file    [2][]byte         // TARGET, IDENT and DEPS bodies; TDEPS's
-	lines   [2][][]byte       // the lines of DEPS and TDEPS
-	walk    onefs.Buffers     // for measuring sizes
-	top     safeio.Stat       // the release directory's
-	stats   [4]safeio.Stat    // of metaFiles, where read is set
+	dirents []byte
+	entries []safeio.DirEntry
+	file    [2][]byte   // TARGET, IDENT and DEPS bodies; TDEPS's
+	lines   [2][][]byte // of DEPS and TDEPS
+	walk    onefs.Buffers
+	top     safeio.Stat    // the release directory's
+	stats   [4]safeio.Stat // of metaFiles, where read is set
 	read    [4]bool
 	known   func(name string) *safeio.Stat
 }
@@ -39,7 +39,7 @@ func newWorker() *worker {
 	return w
 }
 
-// entries lists d, sorted by name as Habitat's listing and readDir sort.
+// list lists d, sorted by name.
 func (w *worker) list(d safeio.DirFD) ([]safeio.DirEntry, error) {
 	es, err := d.Entries(w.dirents, w.entries[:0])
 	w.entries = es
@@ -171,8 +171,8 @@ func (sc *scanner) scanVersion(w *worker, nd safeio.DirFD, fast bool, j nameJob,
 	return found
 }
 
-// splitLines splits a trimmed metadata body into lines without their
-// trailing \r, reusing out; an empty body has no lines (nil).
+// splitLines splits a trimmed body into lines without their \r, reusing
+// out; an empty body has none (nil).
 func splitLines(body []byte, out [][]byte) [][]byte {
 	if len(body) == 0 {
 		return nil
@@ -193,18 +193,11 @@ func splitLines(body []byte, out [][]byte) [][]byte {
 // metaFiles are the files scanReleaseFast reads, in order.
 var metaFiles = [4]string{"TARGET", "IDENT", "DEPS", "TDEPS"}
 
-// scanReleaseFast reads a release the common way: a directory holding a
-// regular TARGET for the scan's target, an IDENT that matches its path,
-// and DEPS and TDEPS (each regular or absent) of valid idents. Every
-// name is opened relative to the release's descriptor without following
-// a symlink and read through safeio.DirFD, which checks on the
-// descriptor that it is a regular file and caps the read. fast is false,
-// with nothing recorded, when anything else is met (a problem to report,
-// a symlink, an error): the caller then reads the release with
-// scanReleaseSlow, which says what is wrong.
-//
-// With measure (or Options.Sizes), the release's size is measured while
-// its directory is open, the files just read not examined again.
+// scanReleaseFast reads a common release: a regular TARGET for the scan's
+// target, an IDENT that matches its path, DEPS and TDEPS regular or absent
+// and of valid idents. On anything else it returns fast false with nothing
+// recorded, for scanReleaseSlow to say what is wrong. With measure (or
+// Options.Sizes) the release is measured while it is open.
 func (sc *scanner) scanReleaseFast(w *worker, vd safeio.DirFD, id Ident, measure bool) (rel *Release, fast bool) {
 	rd, err := vd.OpenDir(id.Release)
 	if err != nil {
