@@ -20,23 +20,16 @@ import (
 // ArtifactCacheDir is Habitat's artifact cache under the FS root.
 const ArtifactCacheDir = "hab/cache/artifacts"
 
-// openArtifacts opens FS_ROOT/hab/cache/artifacts for reading, following
-// a symlink at any of its levels as Habitat does (a cache moved to a
-// bigger disk and linked back): hab-gc only reads archives there (each
-// opened without following a symlink, never blocking on a FIFO, within
-// hart's limits), and an install reading through the link must be seen.
-// The cache clean-up (package artifactcache) still refuses such a cache.
+// openArtifacts opens the artifact cache following symlinks, as Habitat
+// does (a cache moved to a bigger disk): an install through the link must
+// be seen. Only its archives are read, each never through a symlink.
 func openArtifacts(fsRoot string) (*os.Root, error) {
 	p := filepath.Join(fsRoot, filepath.FromSlash(ArtifactCacheDir))
-	// Checked in the open itself: a FIFO there fails at once (a Stat
-	// first could see a directory swapped for a FIFO after).
 	return safeio.OpenRoot(p)
 }
 
-// readArchiveDeps reads what the archive file in the artifact cache names
-// in TDEPS and DEPS, when it is want's archive. known is true when TDEPS
-// was read, or the whole archive was and has none; from says where they
-// were read, or why they could not be.
+// readArchiveDeps reads the TDEPS and DEPS of want's cached archive; known:
+// TDEPS was read (or the whole archive has none).
 func readArchiveDeps(fsRoot, file string, want Ident) (deps []Ident, known bool, from string) {
 	from = ArtifactCacheDir + "/" + file
 	cache, err := openArtifacts(fsRoot)
@@ -64,8 +57,6 @@ func readArchiveDeps(fsRoot, file string, want Ident) (deps []Ident, known bool,
 	return deps, true, from
 }
 
-// readArchive reads a regular file of the cache (never through a
-// symlink, never blocking on a FIFO) with hart's default limits.
 func readArchive(cache *os.Root, file string) (*hart.Archive, error) {
 	if strings.ContainsAny(file, "/\x00") || file == "." || file == ".." {
 		return nil, fmt.Errorf("not a file name: %s", quoteName(file))
@@ -95,11 +86,7 @@ func parseIdents(lines []string) []Ident {
 	return ids
 }
 
-// readFetched records the archives that came into the artifact cache
-// within the install window (by their modification or inode change time:
-// Habitat renames a download into place) and whose release of the scan's
-// target is not installed (Inventory.Fetched). Without Options.Now none is
-// read.
+// readFetched records Inventory.Fetched (none without Options.Now).
 func (s *Store) readFetched(inv *Inventory, sc *scanner) {
 	if sc.opts.Now.IsZero() {
 		return
@@ -131,11 +118,9 @@ func (s *Store) readFetched(inv *Inventory, sc *scanner) {
 	}
 }
 
-// fetchedArchive judges a regular file of the artifact cache: an archive
-// (*.hart, not hidden) or, with download, Habitat's download temp file.
-// Changed within the install window, it is an install to come unless its
-// release of the scan's target is installed here or in a Studio; a
-// download always is. A time ahead of the clock is recorded as a problem.
+// fetchedArchive judges a cached archive, or with download Habitat's
+// download temp file: changed within the install window, an install to
+// come unless its release is installed here or in a Studio.
 func (sc *scanner) fetchedArchive(cache *os.Root, e fs.DirEntry, download bool, inv *Inventory, studios *studioStores) (Installing, bool) {
 	n := e.Name()
 	if !download && (strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".hart")) || !e.Type().IsRegular() {
@@ -153,9 +138,6 @@ func (sc *scanner) fetchedArchive(cache *os.Root, e fs.DirEntry, download bool, 
 		return Installing{}, false
 	}
 	if download {
-		// Habitat has not read it yet, but an install is running:
-		// what the package being installed found "Using" shows
-		// nowhere until its own install directory exists.
 		return Installing{Path: ArtifactCacheDir + "/" + n, Active: true, Changed: changed, Download: true,
 			From: ArtifactCacheDir + "/" + n + ": a download in progress"}, true
 	}
@@ -183,18 +165,10 @@ func (sc *scanner) fetchedArchive(cache *os.Root, e fs.DirEntry, download bool, 
 	return inst, true
 }
 
-// symlinkedArchive judges a symlink named *.hart in the artifact cache.
-// Habitat uses it as the archive it names (install.rs is_artifact_cached:
-// Path::is_file follows symlinks); hab-gc does not read through it, so it
-// cannot tell the release from the archive. Changed within the install
-// window (the link itself, or a regular file it leads to inside the
-// cache), it makes every removal wait, unless every ident its name is the
-// archive name of (ORIGIN-NAME-VERSION-RELEASE-TARGET.hart, origins,
-// names and versions holding hyphens) is installed here or in a Studio:
-// Habitat installing any other reading finds its archive cached through
-// this link. A link to something that is not a regular file inside the
-// cache, or to nothing, is not an archive Habitat would use; one leading
-// outside the cache is judged by the link's own times.
+// symlinkedArchive judges a *.hart symlink in the cache, which Habitat
+// uses as the archive (install.rs is_artifact_cached) and hab-gc does not
+// read through: changed within the install window, it makes every removal
+// wait unless every ident its name may read as is installed.
 func (sc *scanner) symlinkedArchive(cache *os.Root, e fs.DirEntry, inv *Inventory, studios *studioStores) (Installing, bool) {
 	n := e.Name()
 	fi, err := e.Info()
@@ -226,8 +200,6 @@ func (sc *scanner) symlinkedArchive(cache *os.Root, e fs.DirEntry, inv *Inventor
 	fetched := Installing{Path: ArtifactCacheDir + "/" + n, Active: true, Changed: changed,
 		From: ArtifactCacheDir + "/" + n + ": a symlink, which Habitat reads through and hab-gc does not"}
 	readings := 0
-	// The first reading not installed settles it (a name crafted with
-	// many hyphens costs no more than one that is Habitat's).
 	for id := range archiveNameIdents(n, sc.opts.Target) {
 		readings++
 		if inv.Installed(id) == nil && !studios.installed(id) {
@@ -237,10 +209,8 @@ func (sc *scanner) symlinkedArchive(cache *os.Root, e fs.DirEntry, inv *Inventor
 	return fetched, readings == 0
 }
 
-// archiveNameIdents yields every ident whose archive of target is named
-// name (ORIGIN-NAME-VERSION-RELEASE-TARGET.hart, Habitat's
-// PackageArchive file name): origins, names and versions may hold
-// hyphens, so a name can be read more than one way.
+// archiveNameIdents yields every ident whose archive of target is name
+// (ORIGIN-NAME-VERSION-RELEASE-TARGET.hart; parts may hold hyphens).
 func archiveNameIdents(name, target string) iter.Seq[Ident] {
 	return func(yield func(Ident) bool) {
 		rest, ok := strings.CutSuffix(name, "-"+target+".hart")
@@ -267,9 +237,8 @@ func archiveNameIdents(name, target string) iter.Seq[Ident] {
 	}
 }
 
-// isDownloadTemp reports whether name is Habitat's download temp file in
-// the artifact cache: AtomicWriter (components/core/src/fs.rs) makes a
-// tempfile::NamedTempFile there, ".tmp" and 6 random characters.
+// isDownloadTemp: AtomicWriter's temp file, ".tmp" and 6 random characters
+// (components/core/src/fs.rs).
 func isDownloadTemp(name string) bool {
 	r, ok := strings.CutPrefix(name, ".tmp")
 	return ok && len(r) == tempRandomChars && !strings.ContainsAny(r, "./")

@@ -13,9 +13,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// readBinlinks reads the symlinks in each binlink directory and ties those
-// that point into the store to their release. Links are read, never
-// followed.
+// readBinlinks ties the links of each binlink directory that point into
+// the store to their release, never following one.
 func (s *Store) readBinlinks(inv *Inventory, dirs []string, probs *problems) {
 	seen := map[string]bool{}
 	for _, d := range dirs {
@@ -46,8 +45,6 @@ func (s *Store) readBinlinks(inv *Inventory, dirs []string, probs *problems) {
 			if e.Type()&fs.ModeSymlink == 0 {
 				continue
 			}
-			// The link's own name, not its display form: binlink
-			// repairs it by this name.
 			linkPath := rel + "/" + e.Name()
 			target, err := os.Readlink(filepath.Join(full, e.Name()))
 			if err != nil {
@@ -62,10 +59,8 @@ func (s *Store) readBinlinks(inv *Inventory, dirs []string, probs *problems) {
 	}
 }
 
-// binlink interprets one link. Targets name the store either as Habitat
-// sees it inside the FS root (/hab/pkgs/...) or, when Habitat ran with an
-// FS_ROOT, with that prefix (FSROOT/hab/pkgs/...). ok is false for links
-// that do not point into the store.
+// binlink interprets a link to /hab/pkgs/... or FSROOT/hab/pkgs/...; ok is
+// false for one that does not point into the store.
 func (s *Store) binlink(inv *Inventory, dir, linkPath, target string) (Binlink, bool) {
 	t := filepath.ToSlash(target)
 	if !path.IsAbs(t) {
@@ -85,9 +80,7 @@ func (s *Store) binlink(inv *Inventory, dir, linkPath, target string) (Binlink, 
 	return s.storeLink(inv, Binlink{Path: linkPath, Target: target}, rest), true
 }
 
-// storeLink judges bl, a link or binstub whose target is rest in the
-// store (ORIGIN/NAME/VERSION/RELEASE/...): which release, and whether it
-// leads anywhere.
+// storeLink judges a link whose target is rest in the store.
 func (s *Store) storeLink(inv *Inventory, bl Binlink, rest string) Binlink {
 	bl.InStore, bl.Dangling, bl.StorePath = true, true, rest
 	parts := strings.SplitN(rest, "/", 5)
@@ -118,11 +111,8 @@ func (s *Store) storeLink(inv *Inventory, bl Binlink, rest string) Binlink {
 	case err != nil:
 		bl.Why = fmt.Sprintf("%s is installed but its %s cannot be checked: %s", id, quoteName(file), errMsg(err))
 	case fi.Mode()&fs.ModeSymlink != 0:
-		// Habitat's find_command_in_pkg (habitat-sh/habitat
-		// components/core/src/fs.rs) takes a file only when it
-		// is_file(), through symlinks: a symlink to nothing inside the
-		// release leads nowhere. Followed only inside the store (os.Root);
-		// one that leaves it is not judged.
+		// As find_command_in_pkg (core/src/fs.rs) is_file(), followed
+		// only inside the store.
 		if _, err := s.pkgs.Stat(rest); errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
 			bl.Why = fmt.Sprintf("%s is installed but its %s is a symlink to nothing", id, quoteName(file))
 		} else {
@@ -134,8 +124,6 @@ func (s *Store) storeLink(inv *Inventory, bl Binlink, rest string) Binlink {
 	return bl
 }
 
-// notInstalled says why a link into release id, which is not installed,
-// leads nowhere, and what of its package is installed.
 func notInstalled(inv *Inventory, id Ident) string {
 	if l := inv.Latest(id.Package()); l != nil {
 		return fmt.Sprintf("%s is not installed (the newest installed release of %s is %s)", id, id.Package(), l.Ident)
@@ -143,16 +131,11 @@ func notInstalled(inv *Inventory, id Ident) string {
 	return fmt.Sprintf("%s is not installed (no release of %s is installed)", id, id.Package())
 }
 
-// isNotDir reports ENOTDIR: a file where the path needs a directory.
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
 
-// partialBinlink interprets a link to a directory above the releases:
-// /hab/pkgs/ORIGIN, /hab/pkgs/ORIGIN/NAME or /hab/pkgs/ORIGIN/NAME/VERSION.
-// Habitat's own binlinks always name a file inside one release (habitat-sh/habitat
-// components/hab/src/command/pkg/binlink.rs: the target is the path
-// find_command_in_pkg finds in the release), so this one was made by hand,
-// and whoever follows it may reach any release below: when the directory
-// exists the link is not dangling and covers each installed release below.
+// partialBinlink interprets a hand-made link to a directory above the
+// releases (Habitat's name a file in one, binlink.rs): it covers every
+// release below.
 func (s *Store) partialBinlink(inv *Inventory, bl Binlink, rest string) Binlink {
 	if rest == "" {
 		return bl
@@ -176,10 +159,8 @@ func (s *Store) partialBinlink(inv *Inventory, bl Binlink, rest string) Binlink 
 	return bl
 }
 
-// dangling returns the first symlink on the way from fsRoot to rel (a
-// slash-separated path) whose target does not exist, and its target: a
-// directory that is not there because a volume is not mounted yet is
-// not the same as no directory.
+// dangling returns the first symlink from fsRoot to rel whose target does
+// not exist (a volume not mounted yet is not an absent directory).
 func dangling(fsRoot, rel string) (link, target string, ok bool) {
 	parts := strings.Split(rel, "/")
 	cur := fsRoot
@@ -200,21 +181,13 @@ func dangling(fsRoot, rel string) (link, target string, ok bool) {
 	return "", "", false
 }
 
-// hasBinstubExt reports a name ending in .bat, in any case.
 func hasBinstubExt(name string) bool {
 	return len(name) > len(binstubExt) && strings.EqualFold(name[len(name)-len(binstubExt):], binstubExt)
 }
 
-// readBinstub reads the batch file name in the binlink directory rel
-// (full on disk): on Windows `hab pkg binlink` writes binstubs, not
-// symlinks (habitat-sh/habitat components/hab/src/command/pkg/binlink.rs
-// Binlink::link and binstub_path). Each path into the store it names (its
-// target as Habitat reads it back, the program its last line runs, its
-// PATH) is a Binlink with Binstub set, so that the release behind
-// hab\bin\redis-cli.bat is kept as the one behind a symlink is. A batch
-// file naming nothing in the store is not a binlink. It is read without
-// following a symlink and never past safeio.Limit; one that cannot be
-// read is a blocking problem, since the releases it names are unknown.
+// readBinstub reads a Windows binstub (binlink.rs Binlink::link): each
+// path into the store it names is a Binlink. One that cannot be read is
+// blocking.
 func (s *Store) readBinstub(inv *Inventory, rel, full, name string, probs *problems) {
 	linkPath := rel + "/" + name
 	data, err := safeio.ReadFile(filepath.Join(full, name), safeio.Limit, safeio.NoFollow)

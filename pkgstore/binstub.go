@@ -7,8 +7,6 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
-// binstubExt is the extension of the binstubs `hab pkg binlink` writes on
-// Windows, where a binlink is a batch file, not a symlink.
 const binstubExt = ".bat"
 
 // Binstub is what a Windows binstub names, as ParseBinstub reads it.
@@ -22,25 +20,15 @@ const binstubExt = ".bat"
 //	SET PATH=C:\hab\pkgs\core\redis\7.0.0\20210101000000\bin;%PATH%
 //
 //	"C:\hab\pkgs\core\redis\7.0.0\20210101000000\bin\redis-cli.exe" %*
-//
-// one SET line (then an empty line) per variable of the release's
-// runtime environment, PATH's value followed by ";%PATH%".
 type Binstub struct {
-	// Target is the target Habitat reads back (binlink.rs
-	// Binlink::from_file): the first REM line whose rest is TOML with a
-	// string "target" (or "source", before Habitat 0.84.0). Empty when no
-	// line is.
-	Target string
-	// Command is the program the last line runs ("PROGRAM" %*), which is
-	// the target when Habitat wrote the file; empty when no such line.
-	Command string
-	// Env are the directories of each SET PATH=... line, without %PATH%,
-	// in order: where the command finds the programs it runs.
-	Env []string
+	// Target is what Habitat reads back (binlink.rs Binlink::from_file):
+	// "target" (or "source") of the first REM line's TOML.
+	Target  string
+	Command string   // what the last line runs ("PROGRAM" %*)
+	Env     []string // the SET PATH=... directories, without %PATH%
 }
 
-// Named returns every path the binstub names (Target, Command, then Env),
-// each once, in that order: what the binstub runs or needs.
+// Named returns every path the binstub names, each once.
 func (b Binstub) Named() []string {
 	var out []string
 	seen := map[string]bool{}
@@ -53,14 +41,11 @@ func (b Binstub) Named() []string {
 	return out
 }
 
-// remMarker starts the comment line Habitat writes the target on
-// (binlink.rs COMMENT_MARKER).
+// remMarker is binlink.rs COMMENT_MARKER.
 const remMarker = "REM"
 
-// ParseBinstub reads a binstub as Habitat's template writes it (see
-// Binstub). It never fails: a file that is no binstub gives the zero
-// Binstub, and lines it does not know are skipped. Lines end at "\n", a
-// "\r" before it dropped (a template checked out with CRLF endings).
+// ParseBinstub reads a binstub as Habitat's template writes it; lines it
+// does not know are skipped.
 func ParseBinstub(data []byte) Binstub {
 	var b Binstub
 	for _, raw := range bytes.Split(data, []byte("\n")) {
@@ -90,8 +75,7 @@ func ParseBinstub(data []byte) Binstub {
 	return b
 }
 
-// tomlTarget is Habitat's get_target_from_toml: the string "target", else
-// "source", of rest read as TOML; "" when it is neither.
+// tomlTarget is Habitat's get_target_from_toml.
 func tomlTarget(rest string) string {
 	var table map[string]any
 	if err := toml.Unmarshal([]byte(rest), &table); err != nil {
@@ -105,7 +89,6 @@ func tomlTarget(rest string) string {
 	return ""
 }
 
-// commandLine reads the template's last line, "PROGRAM" %*.
 func commandLine(line string) (string, bool) {
 	rest, ok := strings.CutSuffix(line, "%*")
 	if !ok {
@@ -118,12 +101,9 @@ func commandLine(line string) (string, bool) {
 	return rest[1 : len(rest)-1], true
 }
 
-// WindowsStorePath returns p, a path a binstub names (C:\hab\pkgs\..., or
-// FSROOT\hab\pkgs\... under an FS_ROOT), relative to the store with
-// slashes (ORIGIN/NAME/VERSION/RELEASE/...), and whether p is in the
-// store. fsRoot is the FS root hab-gc reads the store under; paths are
-// compared without regard to case, as NTFS names are, and with either
-// separator. The \\?\ prefix of a long path is dropped first.
+// WindowsStorePath returns p, a path a binstub names, relative to the
+// store under fsRoot with slashes, and whether it is in the store
+// (compared without regard to case or separator, any \\?\ dropped).
 func WindowsStorePath(p, fsRoot string) (string, bool) {
 	norm := func(s string) string {
 		s = strings.ReplaceAll(s, `\`, "/")
@@ -152,8 +132,6 @@ func WindowsStorePath(p, fsRoot string) (string, bool) {
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
-// cleanSlash cleans a slash-separated path, rooted at "/" when it is not
-// already (a Windows path with no drive, or one after it).
 func cleanSlash(s string) string {
 	if s == "" {
 		return "/"

@@ -11,22 +11,16 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// depsStreamLimit is how much of a DEPS or TDEPS file larger than the
-// read limit (safeio.Limit) a scan reads, line by line, to learn what it
-// names. Habitat reads such a file whole whatever its size; hab-gc keeps
-// in memory only the distinct releases it names, at most
-// depsStreamIdentBytes of them. A file beyond either cap is unknown (see
-// Release.DepsUnknown).
-const depsStreamLimit = 64 << 20
+// A DEPS or TDEPS file over the read limit is read line by line up to
+// depsStreamLimit bytes, keeping at most depsStreamIdentBytes of distinct
+// idents (Habitat reads it whole); beyond, what it names is unknown.
+const (
+	depsStreamLimit      = 64 << 20
+	depsStreamIdentBytes = 16 << 20
+)
 
-// depsStreamIdentBytes caps the bytes of distinct idents kept from one
-// streamed DEPS or TDEPS file.
-const depsStreamIdentBytes = 16 << 20
-
-// errStreamCap is wrapped by streamDeps's error for a file beyond its caps.
 var errStreamCap = errors.New("not read")
 
-// streamed is what streamDeps read of a file over the read limit.
 type streamed struct {
 	lines    [][]byte // the distinct lines that are valid idents, in file order
 	nbad     int      // how many lines are not valid idents
@@ -34,11 +28,8 @@ type streamed struct {
 	size     int64    // bytes read
 }
 
-// streamDeps reads a DEPS or TDEPS file line by line, at most limit bytes
-// (depsStreamLimit when 0), keeping the distinct lines that are valid
-// idents up to identBytes bytes of them (depsStreamIdentBytes when 0). An
-// error means that what the file names is unknown: it cannot be opened as
-// a regular file, a read failed, or it is beyond a cap (errStreamCap).
+// streamDeps reads a DEPS or TDEPS file line by line (0 limits: the
+// defaults); an error means what it names is unknown.
 func streamDeps(r *os.Root, name string, limit int64, identBytes int) (*streamed, error) {
 	if limit <= 0 {
 		limit = depsStreamLimit
@@ -106,8 +97,6 @@ func (st *streamed) badLine(n int) {
 	st.nbad++
 }
 
-// problem is the blocking problem of a streamed file: its size, what it
-// names, and how many of its lines are not valid idents.
 func (st *streamed) problem(path, fq string) Problem {
 	msg := fmt.Sprintf("%d bytes, more than the %d bytes hab-gc reads of a metadata file at once; read line by line, it names %d distinct releases, each kept", st.size, safeio.Limit, len(st.lines))
 	if st.nbad > 0 {

@@ -14,3 +14,12 @@ func WithStreamLimits(o Options, limit int64, identBytes int) Options {
 	o.streamLimit, o.streamIdentBytes = limit, identBytes
 	return o
 }
+
+var (
+	SupervisorPicks    = supervisorPicks
+	DefaultBinlinkDirs = defaultBinlinkDirs
+	ParseInstallWindow = parseInstallWindow
+	ErrLockUnavailable = errLockUnavailable
+)
+
+const DefaultInstallWindow = defaultInstallWindow

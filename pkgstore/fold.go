@@ -7,31 +7,15 @@ import (
 	"unicode/utf8"
 )
 
-// Case-insensitive names (Windows). Habitat finds a release by joining
-// its ident, as written in a DEPS or TDEPS line, a binstub or a spec, into
-// a path under the store (habitat-sh/habitat components/core/src/package/
-// list.rs package_list_for_ident; fs.rs pkg_install_path), and Windows'
-// file systems open core\redis for Core\Redis: there, a line naming
-// Core/Redis/7.0.0/20210101000000 names the release in core\redis, and
-// had hab-gc taken it for a release not installed, it would have removed
-// what the line's release needs. Where names are case-insensitive
-// (caseInsensitive: fold_windows.go), an ident that names no installed
-// release exactly names the one installed whose folded key is its own;
-// elsewhere names differ in case are different directories, and nothing
-// is folded.
-//
-// Two installed releases whose names differ only in case can only be in
-// a directory made case-sensitive (fsutil file setCaseSensitiveInfo),
-// where Windows opens the exact name alone: a third spelling then names
-// neither, so Installed finds neither. What a dependency line names is
-// kept all the same: such a line keeps both (when in doubt, keep).
+// Case-insensitive names (Windows). Habitat joins an ident as written into
+// a path (list.rs package_list_for_ident), and Windows opens core\redis
+// for Core/Redis: there an ident naming no release exactly names the one
+// whose folded key is its own. Two releases differing only in case (a
+// case-sensitive directory) are both kept by a line naming either.
 
-// foldKey is the key of an ident under which every spelling Windows may
-// take for the same path is equal: each character folded to the least
-// of its Unicode simple case folding orbit (k, K and the Kelvin sign
-// are one). Windows compares names through its upcase table, simple
-// uppercasing; this folds at least as much (a key that matches more
-// keeps more, never less).
+// foldKey folds each character to the least of its simple case folding
+// orbit: at least as much as Windows' upcase table (matching more keeps
+// more).
 func foldKey(id Ident) string {
 	var b strings.Builder
 	b.Grow(len(id.Origin) + len(id.Name) + len(id.Version) + len(id.Release) + 3)
@@ -48,9 +32,6 @@ func foldInto(b *strings.Builder, s string) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			// The least of a letter's orbit is its capital (that of k
-			// and s, which fold with the Kelvin sign and the long s,
-			// too).
 			if 'a' <= c && c <= 'z' {
 				c -= 'a' - 'A'
 			}
@@ -64,7 +45,6 @@ func foldInto(b *strings.Builder, s string) {
 	}
 }
 
-// foldRune is the least rune of r's simple case folding orbit.
 func foldRune(r rune) rune {
 	least := r
 	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
@@ -73,8 +53,6 @@ func foldRune(r rune) rune {
 	return least
 }
 
-// foldedReleases indexes the installed releases by foldKey, when names
-// are case-insensitive; nil otherwise.
 func foldedReleases(releases []*Release) map[string][]*Release {
 	if !caseInsensitive {
 		return nil
@@ -87,9 +65,7 @@ func foldedReleases(releases []*Release) map[string][]*Release {
 	return m
 }
 
-// installedFolded is Installed's answer for an ident that names no
-// installed release exactly: the one installed release it names in
-// another case, or nil (none, or two: see above).
+// installedFolded is the one release id names in another case, or nil.
 func (inv *Inventory) installedFolded(id Ident) *Release {
 	if inv.folded == nil || !id.FullyQualified() {
 		return nil
@@ -100,10 +76,7 @@ func (inv *Inventory) installedFolded(id Ident) *Release {
 	return nil
 }
 
-// satisfyingFolded is Satisfying's answer for a pattern no installed
-// release satisfies exactly: those that satisfy it without regard to
-// case, as the Supervisor lists them under the pattern's path (list.rs
-// package_list_for_ident), oldest first.
+// satisfyingFolded is what satisfies pattern without regard to case.
 func (inv *Inventory) satisfyingFolded(pattern Ident) []*Release {
 	if inv.folded == nil {
 		return nil
@@ -126,10 +99,8 @@ func foldPart(s string) string {
 	return b.String()
 }
 
-// foldDeps makes every DEPS and TDEPS Ref of inv's releases that names
-// no installed release exactly, but one or more in another case, name
-// those instead (the store's own spelling), when names are
-// case-insensitive. A release's slices are replaced, never written to.
+// foldDeps points a dependency Ref naming no release exactly at those it
+// names in another case (slices replaced, never written to).
 func foldDeps(inv *Inventory) {
 	if inv.folded == nil {
 		return
@@ -162,14 +133,9 @@ func foldDeps(inv *Inventory) {
 	}
 }
 
-// SatisfiesAnyCase is Satisfies where names differ in case are different
-// directories, and, where names are case-insensitive (Windows), Satisfies
-// without regard to case: a pin or a lease written Core/Redis names the
-// releases in core\redis, as Windows opens that path for it. It is for
-// what protects (matching more keeps more), never alone for what may be
-// removed: watch passes on the --only entries of a package it matches so,
-// and retention then names the store's one directory for each entry, or
-// nothing where two directories differ only in case (casefold.go).
+// SatisfiesAnyCase is Satisfies, without regard to case where names are
+// case-insensitive (Windows). It is for what protects, never alone for
+// what may be removed.
 func (id Ident) SatisfiesAnyCase(other Ident) bool {
 	if id.Satisfies(other) {
 		return true
@@ -182,7 +148,6 @@ func (id Ident) SatisfiesAnyCase(other Ident) bool {
 		same(id.Version, other.Version) && same(id.Release, other.Release)
 }
 
-// foldString is s with each character folded as foldKey folds it.
 func foldString(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))

@@ -8,13 +8,9 @@ import (
 	"unicode/utf8"
 )
 
-// errInvalidIdent is wrapped by every error that ParseIdent and
-// ParseFullIdent return, so callers can branch with errors.Is.
 var errInvalidIdent = errors.New("invalid package ident")
 
 // Ident identifies a Habitat package: origin/name[/version[/release]].
-// The zero value is not a valid ident. Idents are comparable with == and
-// usable as map keys.
 type Ident struct {
 	Origin  string
 	Name    string
@@ -22,17 +18,9 @@ type Ident struct {
 	Release string // empty when not given
 }
 
-// ParseIdent parses and validates a 2 to 4 part ident such as "core/redis",
-// "core/redis/6.2.6" or "core/redis/6.2.6/20210603120000".
-//
-// Each part must be non-empty, valid UTF-8, free of whitespace, control
-// characters, NUL and path separators, and must not be "." or "..": an ident
-// is later joined into a path under the store, so nothing in it may move
-// that path elsewhere. Nor may it hold an invisible format character
-// (Unicode category Cf: a byte order mark, a zero-width space, a
-// bidirectional override or isolate, a soft hyphen...): such a character
-// makes two different idents look the same on screen, and a DEPS line that
-// carries one names no release Habitat installed.
+// ParseIdent parses a 2 to 4 part ident, each part safe to join into a
+// path (no separator, whitespace, control or format character, not "."
+// or "..").
 func ParseIdent(s string) (Ident, error) {
 	parts := strings.Split(s, "/")
 	for _, p := range parts {
@@ -61,8 +49,7 @@ func ParseIdent(s string) (Ident, error) {
 	return id, nil
 }
 
-// ParseFullIdent parses an ident that must be fully qualified
-// (origin/name/version/release), as every line of DEPS and TDEPS must be.
+// ParseFullIdent parses a fully qualified ident, as DEPS lines are.
 func ParseFullIdent(s string) (Ident, error) {
 	id, err := ParseIdent(s)
 	if err != nil {
@@ -74,8 +61,7 @@ func ParseFullIdent(s string) (Ident, error) {
 	return id, nil
 }
 
-// MustParseIdent is ParseIdent for literals in tests and examples; it
-// panics on a malformed ident.
+// MustParseIdent is ParseIdent for literals; it panics.
 func MustParseIdent(s string) Ident {
 	id, err := ParseIdent(s)
 	if err != nil {
@@ -116,16 +102,12 @@ func checkPart(p string) string {
 	return ""
 }
 
-// ArchiveName is the file name of a fully qualified ident's archive for
-// target, ORIGIN-NAME-VERSION-RELEASE-TARGET.hart: the name Habitat looks
-// for in the artifact cache (components/core/src/package/ident.rs
-// archive_name_impl; install.rs cached_artifact_path).
+// ArchiveName is ORIGIN-NAME-VERSION-RELEASE-TARGET.hart (ident.rs
+// archive_name_impl).
 func (id Ident) ArchiveName(target string) string {
 	return id.Origin + "-" + id.Name + "-" + id.Version + "-" + id.Release + "-" + target + ".hart"
 }
 
-// String formats the ident as Habitat does: the parts that are set, joined
-// with "/".
 func (id Ident) String() string {
 	switch {
 	case id.Version == "":
@@ -137,16 +119,11 @@ func (id Ident) String() string {
 	}
 }
 
-// FullyQualified reports whether version and release are both set.
 func (id Ident) FullyQualified() bool { return id.Version != "" && id.Release != "" }
 
-// Package returns the origin/name part of the ident.
 func (id Ident) Package() Ident { return Ident{Origin: id.Origin, Name: id.Name} }
 
-// Satisfies reports whether id matches other by Habitat's rule: origin and
-// name are equal, and version and release are equal wherever both idents
-// give one. So every release of core/redis satisfies "core/redis", and
-// every release of 4.0.14 satisfies "core/redis/4.0.14".
+// Satisfies: each part other gives is id's.
 func (id Ident) Satisfies(other Ident) bool {
 	if id.Origin != other.Origin || id.Name != other.Name {
 		return false
@@ -160,11 +137,8 @@ func (id Ident) Satisfies(other Ident) bool {
 	return true
 }
 
-// MarshalText formats the ident with String, so idents appear as strings in
-// JSON and TOML.
 func (id Ident) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
 
-// UnmarshalText parses an ident with ParseIdent.
 func (id *Ident) UnmarshalText(b []byte) error {
 	v, err := ParseIdent(string(b))
 	if err != nil {

@@ -27,9 +27,6 @@ func (f *futureStamp) add(p string, fi fs.FileInfo) {
 	}
 }
 
-// futureProblem reports a file's times ahead of the clock (path relative
-// to the FS root; others: how many more files under the same install
-// directory have such times).
 func futureProblem(path string, mod, chg, now time.Time, others int) Problem {
 	msg := fmt.Sprintf("modified %s, ahead of the clock (%s)", mod.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 	switch {
@@ -47,10 +44,8 @@ func futureProblem(path string, mod, chg, now time.Time, others int) Problem {
 	return Problem{Path: path, Kind: ProblemFutureTime, Message: msg}
 }
 
-// latestChange returns the latest change of anything under r (without
-// following symlinks; each judged against now: fileinfo.ChangedAt), and false when
-// it gave up (too many entries, or one it could not read); future is the
-// first of those with times ahead of the clock.
+// latestChange returns the latest change under r (fileinfo.ChangedAt), false
+// when it gave up, and the first time ahead of the clock.
 func latestChange(r *os.Root, now time.Time) (time.Time, bool, futureStamp) {
 	var t time.Time
 	var future futureStamp
@@ -79,12 +74,8 @@ func latestChange(r *os.Root, now time.Time) (time.Time, bool, futureStamp) {
 	return t, complete, future
 }
 
-// installDirTimes returns the times of the install directory entry under
-// vroot (path is its own, relative to the FS root): its latest change
-// (judged against the scan's clock: fileinfo.ChangedAt), its modification
-// time, and the time check's notice of a young install directory is
-// judged by. A time ahead of the clock is recorded as a problem. All are
-// zero when the directory cannot be examined.
+// installDirTimes returns an install directory's latest change, its
+// mtime, and the time a check's notice judges (zero: not examinable).
 func (sc *scanner) installDirTimes(vroot *os.Root, entry, path string) (changed, modified, noticeAt time.Time) {
 	now := sc.opts.Now
 	fi, err := vroot.Lstat(entry)
@@ -95,8 +86,6 @@ func (sc *scanner) installDirTimes(vroot *os.Root, entry, path string) (changed,
 	changed, ahead = fileinfo.ChangedAt(fi, now)
 	modified, noticeAt = fi.ModTime(), fi.ModTime()
 	if !now.IsZero() && modified.After(now) {
-		// What check's notice (a young install directory) is judged
-		// by: not a time to come.
 		noticeAt = changed
 	}
 	if ahead {

@@ -13,24 +13,15 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// DefaultInstallWindow is Options.InstallWindow's default: an install
-// directory or cached archive changed within the last hour is taken for an
-// install in progress.
-const DefaultInstallWindow = time.Hour
+const defaultInstallWindow = time.Hour
 
-// tempRandomChars is how many random characters tempfile's TempDir adds
-// after Habitat's prefix (components/core/src/package/list.rs
-// temp_package_directory: prefix ".hab-pkg-install-RELEASE").
+// tempRandomChars: tempfile's TempDir after ".hab-pkg-install-RELEASE"
+// (core/src/package/list.rs temp_package_directory).
 const tempRandomChars = 6
 
-// leftover records an install directory ORIGIN/NAME/VERSION/entry that
-// is not hab-gc's own (debris): Habitat's install in progress, or the
-// leftover of a killed one. Habitat unpacks the archive as an FS root into it, so
-// the release being installed is at entry/hab/pkgs/ORIGIN/NAME/VERSION/RELEASE,
-// RELEASE being the temp name's middle. Its needs are read from the
-// unpacked TDEPS and DEPS there; while TDEPS is not unpacked yet (an
-// archive's metadata may come after its payload), from the release's
-// archive in the artifact cache; when neither can be read, Known is false.
+// leftover records an install directory: Habitat unpacks the archive into
+// it as an FS root. Its needs are read from the unpacked TDEPS and DEPS,
+// else from the cached archive.
 func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string) {
 	rel := origin + "/" + name + "/" + version + "/" + entry
 	inst := Installing{Path: rel}
@@ -42,8 +33,6 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 			inst.NotDir = fileKind(fi.Mode())
 		}
 	}
-	// Habitat makes it mode 0700 (tempfile's TempDir): a hab-gc that is
-	// not root may not read it, but can still read the archive.
 	iroot, err := vroot.OpenRoot(safeio.Dir(entry))
 	if err == nil {
 		c, complete, future := latestChange(iroot, now)
@@ -73,9 +62,6 @@ func (sc *scanner) leftover(vroot *os.Root, origin, name, version, entry string)
 	sc.mu.Unlock()
 }
 
-// leftoverMessage says what an install directory is: the release inst
-// installs, when the directory was modified (against now, when set), and
-// why what it needs is unknown, if it is.
 func leftoverMessage(inst *Installing, modified, now time.Time) string {
 	msg := "install directory: an install in progress, or the leftover of a killed one (Habitat never cleans these up)"
 	if inst.Release.Origin != "" {
@@ -105,11 +91,14 @@ func (sc *scanner) readInstall(iroot *os.Root, origin, name, version, entry stri
 	if mid, ok := strings.CutPrefix(entry, InstallTempPrefix+"-"); ok && len(mid) > tempRandomChars {
 		release = mid[:len(mid)-tempRandomChars]
 	}
-	// The unpacked release directory settles it when the name does not
-	// (a temp name made otherwise): the one directory there.
-	if iroot == nil {
-		// Not readable: only the name tells.
-	} else if es, err := readDir(iroot, inner); err == nil && !slices.ContainsFunc(es, func(e fs.DirEntry) bool { return e.Name() == release }) {
+	// Else the one release directory unpacked there.
+	var es []fs.DirEntry
+	if iroot != nil {
+		if l, err := readDir(iroot, inner); err == nil {
+			es = l
+		}
+	}
+	if !slices.ContainsFunc(es, func(e fs.DirEntry) bool { return e.Name() == release }) {
 		var dirs []string
 		for _, e := range es {
 			if e.IsDir() {
@@ -155,8 +144,6 @@ func (sc *scanner) readInstall(iroot *os.Root, origin, name, version, entry stri
 	inst.Deps, inst.Known, inst.From = addIdentList(nested, deps), known, from
 }
 
-// readMetaIn reads dir/file under r (dir's components are not symlinks
-// outside r: os.Root).
 func readMetaIn(r *os.Root, dir, file string) ([]byte, bool, error) {
 	sub, err := r.OpenRoot(safeio.Dir(dir))
 	if errors.Is(err, fs.ErrNotExist) {

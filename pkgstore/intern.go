@@ -5,13 +5,9 @@ import (
 	"sync"
 )
 
-// interner gives every distinct ident string one Ref. Lines of DEPS and
-// TDEPS repeat massively across a store; each distinct line is parsed once.
-//
-// idents is a list of chunks of chunk idents each, grown a chunk at a
-// time and never copied: a slice grown by append (by a quarter at a time
-// once large) made about four times its final size in garbage, 42 MB at
-// 130,000 releases, while the scan's heap is at its largest.
+// interner gives every distinct ident string one Ref, parsed once. idents
+// grows a chunk at a time, never copied (append made 42 MB of garbage at
+// 130,000 releases).
 type interner struct {
 	mu     sync.Mutex
 	index  map[string]Ref
@@ -21,20 +17,16 @@ type interner struct {
 	bad    map[string]error
 }
 
-// scanChunk is how many idents a chunk of idents holds.
 const scanChunk = 4096
 
 func newInterner() *interner {
 	return &interner{index: make(map[string]Ref, 1024), bad: map[string]error{}, chunk: scanChunk}
 }
 
-// numRefs is how many Refs there are.
 func (in *interner) numRefs() int { return in.n }
 
-// ident is the ident of r.
 func (in *interner) ident(r Ref) Ident { return in.idents[int(r)/in.chunk][int(r)%in.chunk] }
 
-// refLocked is the Ref of id, spelled key, made when it has none.
 func (in *interner) refLocked(key string, id Ident) Ref {
 	r := Ref(in.n)
 	if in.n%in.chunk == 0 {
@@ -47,8 +39,7 @@ func (in *interner) refLocked(key string, id Ident) Ref {
 	return r
 }
 
-// refsLocked interns lines; bad lines are returned with their errors.
-// badOut gets the line's number (from 1) in lines.
+// refsLocked interns lines; badOut gets each bad line's number (from 1).
 func (in *interner) refsLocked(lines [][]byte, out []Ref, badOut func(n int, line string, err error)) []Ref {
 	for i, l := range lines {
 		if r, ok := in.index[string(l)]; ok {
@@ -79,8 +70,7 @@ func (in *interner) identLocked(id Ident) Ref {
 	return in.refLocked(key, id)
 }
 
-// intern gives rel its Ref and the Refs of its DEPS and TDEPS lines;
-// lines that are not valid idents come back as blocking problems.
+// intern gives rel its Ref and those of its DEPS and TDEPS lines.
 func (sc *scanner) intern(rel *Release, lines [2][][]byte, path, fq string) (bad []Problem) {
 	sc.in.mu.Lock()
 	defer sc.in.mu.Unlock()

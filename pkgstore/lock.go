@@ -19,43 +19,34 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// LockFile is the name of hab-gc's lock file, directly in the store.
-// Habitat's listing skips files at the origin level, and so does the
-// scanner for this name.
+// LockFile is hab-gc's lock file, directly in the store (Habitat's listing
+// skips files there).
 const LockFile = ".hab-gc.lock"
 
-// ErrLocked is wrapped by the error Lock returns when another process (or
-// another Store of this one: LockedError says which)
-// holds the store's lock past the timeout.
+// ErrLocked is wrapped by Lock's error when another holds the lock past
+// the timeout.
 var ErrLocked = errors.New("store is locked by another hab-gc")
 
-// ErrUnsafeLockFile is wrapped by the error Lock returns when what sits at
-// the lock's name is not a lock file hab-gc may use: not a regular file
-// (a symlink, FIFO, device, directory...), a file with more than one link
-// (a hard link to a file elsewhere), or a file owned by another user.
-// Nothing is written to it.
+// ErrUnsafeLockFile is wrapped by Lock's error when the lock file is not a
+// regular file with one link owned by the effective user; nothing is
+// written to it.
 var ErrUnsafeLockFile = errors.New("refusing to use the lock file")
 
-// ErrLockUnavailable is wrapped by ReadLock's without: the lock file does
-// not exist and may not be created here, or cannot be opened.
-var ErrLockUnavailable = errors.New("the store's lock cannot be taken")
+// errLockUnavailable is wrapped by ReadLock's without.
+var errLockUnavailable = errors.New("the store's lock cannot be taken")
 
 // LockedError says who holds the lock.
 type LockedError struct {
 	Path string
-	// Holder is the pid of the process that holds the lock, as the kernel
-	// reports it (/proc/locks), or 0 when it cannot be identified. A pid
-	// written in the lock file is never taken on its word.
-	Holder int
-	// Unknown says why the holder cannot be identified, when Holder is 0.
+	// Holder is the pid the kernel reports (/proc/locks), never the one
+	// written in the file; 0 with Unknown saying why.
+	Holder  int
 	Unknown string
 	Waited  time.Duration
 }
 
 func (e *LockedError) Error() string {
 	if e.Holder > 0 && e.Holder == os.Getpid() {
-		// Not another hab-gc: another Store of this program, or an Apply
-		// that has not returned, holds it.
 		return fmt.Sprintf("store is locked: %s is held by this process (pid %d: another open Store or an Apply not yet returned; waited %s)", e.Path, e.Holder, e.Waited)
 	}
 	holder := "a process that cannot be identified"
@@ -69,30 +60,13 @@ func (e *LockedError) Error() string {
 
 func (e *LockedError) Unwrap() error { return ErrLocked }
 
-// Lock takes the store's exclusive lock (flock(2) on LockFile), waiting up
-// to timeout (0 or less: try once). timeout is a wait, not an option: for
-// a LockTimeout option's meaning (0: 30 s), pass
-// retention.LockWait(LockTimeout). The kernel releases the lock when the process
-// dies, so there are no stale locks. The returned function releases it.
-//
-// The lock file is opened without following a symlink and without
-// blocking, created mode 0600 when absent, and checked on the open
-// descriptor: it must be a regular file with one link, owned by the
-// effective user; anything else is refused (ErrUnsafeLockFile) and never
-// written, as is a store reached through a symlinked hab or hab/pkgs
-// below the FS root (safeio.ErrSymlink: hab-gc writes nothing through a
-// symlink below the FS root; the FS root itself may be one). A lock file left more permissive by an older hab-gc is set to
-// 0600, so no other user can open it to hold the lock. Once locked, this
-// process's pid is written through that same descriptor, for people to
-// read; a waiting hab-gc names the holder the kernel reports instead, so
-// when the pid cannot be written (a full file system: ENOSPC, EDQUOT) the
-// file is left empty and the lock is held all the same: a full disk is
-// when freeing space matters most.
-//
-// While the lock is held, HoldsLock reports it (ApplyOptions.Locked is
-// checked with it). Each Lock opens the lock file anew, so two goroutines
-// sharing a Store exclude each other as two processes do (HoldsLock then
-// reports the lock whichever of them holds it).
+// Lock takes the store's exclusive lock (flock on LockFile), waiting up to
+// timeout (0 or less: try once); the returned function releases it. The
+// lock file, created 0600, must be safe (ErrUnsafeLockFile) and is never
+// written through a symlinked hab or hab/pkgs. The pid written in it is
+// for people; on a full disk it is left out and the lock held all the
+// same. Each Lock opens the file anew, so goroutines sharing a Store
+// exclude each other as processes do.
 func (s *Store) Lock(ctx context.Context, timeout time.Duration) (unlock func() error, err error) {
 	f, err := s.openLock(os.O_RDWR|os.O_CREATE, true)
 	if err != nil {
@@ -112,8 +86,7 @@ func (s *Store) Lock(ctx context.Context, timeout time.Duration) (unlock func() 
 			f.Close()
 			return nil, fmt.Errorf("writing pid to %s: %w", path, err)
 		}
-		// No room for the pid: the kernel's lock table names the holder.
-		f.Truncate(0) // no half-written pid
+		f.Truncate(0) // no half-written pid; the kernel names the holder
 	}
 	s.lock.set(f)
 	var once sync.Once
@@ -127,15 +100,11 @@ func (s *Store) Lock(ctx context.Context, timeout time.Duration) (unlock func() 
 	}, nil
 }
 
-// ErrNotLocked is wrapped by the error of HoldsLock when this Store does
-// not hold the store's exclusive lock.
+// ErrNotLocked is wrapped by HoldsLock's error.
 var ErrNotLocked = errors.New("this Store does not hold the store's exclusive lock")
 
-// HoldsLock returns nil when this Store holds the store's exclusive lock
-// (taken with Lock and not yet released) and the lock file's name still
-// leads to the locked file. Otherwise it returns an error wrapping
-// ErrNotLocked that says why, naming the holder (as the kernel reports
-// it, see LockedError) when another process holds the lock.
+// HoldsLock returns nil when this Store holds the exclusive lock and the
+// lock file's name still leads to the locked file; else it says why.
 func (s *Store) HoldsLock() error {
 	f := s.lock.get()
 	if f != nil {
@@ -158,7 +127,6 @@ func (s *Store) HoldsLock() error {
 	return fmt.Errorf("%w: %s", ErrNotLocked, why)
 }
 
-// heldLock is the descriptor of the exclusive lock a Store holds.
 type heldLock struct {
 	mu sync.Mutex
 	f  *os.File
@@ -176,18 +144,14 @@ func (h *heldLock) clear(f *os.File) {
 	}
 }
 
-// ReadLock takes the store's lock shared, for reading: any number of
-// readers hold it at once, and none while Lock's holder does. It creates
-// the lock file only when the effective user owns the store, never through
-// a symlinked hab or hab/pkgs. Where the lock cannot be taken at all (a
-// read-only store, a user without access) the reader goes on unlocked:
-// without says why (wrapping ErrLockUnavailable) and unlock does nothing.
-// Any other error (held past timeout, ctx done, an unsafe lock file) is
-// err, with nothing held.
+// ReadLock takes the store's lock shared. Where it cannot be taken at all
+// (a read-only store, a user without access) the reader goes on unlocked:
+// without says why and unlock does nothing. It creates the lock file only
+// in a store the effective user owns.
 func (s *Store) ReadLock(ctx context.Context, timeout time.Duration) (unlock func() error, without, err error) {
 	unlock, err = s.rlock(ctx, timeout)
 	switch {
-	case errors.Is(err, ErrLockUnavailable):
+	case errors.Is(err, errLockUnavailable):
 		return func() error { return nil }, err, nil
 	case err != nil:
 		return nil, nil, err
@@ -214,19 +178,14 @@ func (s *Store) rlock(ctx context.Context, timeout time.Duration) (unlock func()
 func (s *Store) lockPath() string { return filepath.Join(s.Path(), LockFile) }
 
 // openLock opens the lock file without following a symlink or blocking,
-// and checks the descriptor. exclusive asks for the writer's rules (owned
-// by the effective user, tightened to 0600); a reader also accepts a file
-// owned by root or by the store's owner, and never changes it.
+// and checks the descriptor: a writer's must be the effective user's
+// (tightened to 0600); a reader also takes root's or the store owner's.
 func (s *Store) openLock(flag int, exclusive bool) (*os.File, error) {
 	path := s.lockPath()
 	ownerOK := func(uid int) bool {
 		return uid == os.Geteuid() || (!exclusive && (uid == 0 || s.ownedBy(uid)))
 	}
-	// The lock file is written (created, a pid) only in a store reached
-	// from the FS root without a symlink (hab, hab/pkgs): the writer is
-	// refused; a reader creates nothing and takes a lock file already
-	// there (opening it writes nothing).
-	var below error
+	var below error // a symlink on the way: the writer refused, a reader creates nothing
 	if err := safeio.CheckBeneath(s.fsRoot, StoreDir, s.pkgs); err != nil {
 		if exclusive {
 			return nil, fmt.Errorf("%w %s: %w", ErrUnsafeLockFile, path, err)
@@ -237,25 +196,24 @@ func (s *Store) openLock(flag int, exclusive bool) (*os.File, error) {
 	var ue *safeio.UnsafeError
 	switch {
 	case below != nil && errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%w: %s does not exist and is not created: %w", ErrLockUnavailable, path, below)
+		return nil, fmt.Errorf("%w: %s does not exist and is not created: %w", errLockUnavailable, path, below)
 	case errors.As(err, &ue):
 		return nil, fmt.Errorf("%w %s: %s", ErrUnsafeLockFile, path, ue.Why)
 	case err != nil && !exclusive && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)):
-		return nil, fmt.Errorf("%w: %s: %v", ErrLockUnavailable, path, errMsg(err))
+		return nil, fmt.Errorf("%w: %s: %v", errLockUnavailable, path, errMsg(err))
 	case err != nil:
 		return nil, fmt.Errorf("opening the lock file %s: %w", path, err)
 	}
 	return f, nil
 }
 
-// ownedBy reports whether uid owns the store directory.
 func (s *Store) ownedBy(uid int) bool {
 	fi, err := s.pkgs.Stat(".")
 	return err == nil && safeio.Owner(fi) == uid
 }
 
-// flock locks f's descriptor (how: LOCK_EX or LOCK_SH), retrying until
-// timeout, and checks that the name still leads to the locked file.
+// flock locks f (LOCK_EX or LOCK_SH) until timeout, and checks that the
+// name still leads to the locked file.
 func (s *Store) flock(ctx context.Context, f *os.File, how int, timeout time.Duration) error {
 	path := s.lockPath()
 	rc, err := f.SyscallConn()
@@ -289,8 +247,6 @@ func (s *Store) flock(ctx context.Context, f *os.File, how int, timeout time.Dur
 		select {
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				// Out of time while another holds it: locked, as a timeout
-				// says (an interruption stays context.Canceled).
 				return fmt.Errorf("%w (%w)", s.lockedError(f, time.Since(start)), ctx.Err())
 			}
 			return ctx.Err()
@@ -299,8 +255,6 @@ func (s *Store) flock(ctx context.Context, f *os.File, how int, timeout time.Dur
 		case <-tick.C:
 		}
 	}
-	// The lock is on the descriptor's file; it guards the store only if
-	// the name still leads there.
 	held, err1 := f.Stat()
 	now, err2 := s.pkgs.Lstat(LockFile)
 	if err1 != nil || err2 != nil || !os.SameFile(held, now) {
@@ -309,9 +263,8 @@ func (s *Store) flock(ctx context.Context, f *os.File, how int, timeout time.Dur
 	return nil
 }
 
-// lockedError names the holder of the lock on f's file as the kernel
-// reports it in /proc/locks; the pid written in the file is only compared
-// with it, never believed on its own.
+// lockedError names the holder the kernel reports; the pid written in the
+// file is only compared with it.
 func (s *Store) lockedError(f *os.File, waited time.Duration) error {
 	e := &LockedError{Path: s.lockPath(), Waited: waited.Round(time.Millisecond)}
 	written := 0
@@ -342,11 +295,10 @@ func (s *Store) lockedError(f *os.File, waited time.Duration) error {
 	return e
 }
 
-// parseLocks reads /proc/locks and returns the pids holding a flock on
-// inode ino of device major:minor (exact), and on inode ino of any device
-// (byIno). Lines look like "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0
-// EOF", device numbers in hex; waiters have "->" after the number and are
-// skipped.
+// parseLocks returns the pids /proc/locks shows holding a flock on inode
+// ino of device major:minor (exact) and of any device (byIno). Lines look
+// like "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; waiters ("->")
+// are skipped.
 func parseLocks(r io.Reader, major, minor, ino uint64) (exact, byIno []int, err error) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
@@ -373,13 +325,10 @@ func parseLocks(r io.Reader, major, minor, ino uint64) (exact, byIno []int, err 
 			exact = append(exact, pid)
 		}
 	}
-	// One process may hold several locks on the file (an open file
-	// description each): it is one holder (TestApplyLock once saw "held
-	// shared by pids [24785 24785 24785]", all its own).
 	return distinct(exact), distinct(byIno), sc.Err()
 }
 
-// distinct is pids each once, in the order they first appear.
+// distinct: one process may hold several locks on the file.
 func distinct(pids []int) []int {
 	var out []int
 	for _, p := range pids {

@@ -10,11 +10,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// depIdents returns the valid idents the lines of DEPS and TDEPS under r
-// name, each once (path is r's, relative to the FS root; a file over the
-// read limit is read line by line), and whether what they name is unknown
-// (as Release.DepsUnknown). What cannot be read is recorded as a blocking
-// problem.
+// depIdents returns the valid idents DEPS and TDEPS under r name, each
+// once, and whether what they need is unknown (as Release.DepsUnknown).
 func (sc *scanner) depIdents(r *os.Root, path string) (ids []Ident, unknown bool) {
 	var named [2]int
 	var failed [2]bool
@@ -38,16 +35,12 @@ func (sc *scanner) depIdents(r *os.Root, path string) (ids []Ident, unknown bool
 	return ids, (failed[0] && named[1] == 0) || (failed[1] && named[0] == 0)
 }
 
-// readMeta reads a metadata file as Habitat does (whole file, trimmed),
-// up to safeio.Limit bytes: a larger file is an error wrapping
-// safeio.ErrTooLarge, found without reading it. exists is false when the
-// file is absent. Only regular files are read, opened without blocking, so
-// a FIFO planted in a release cannot hang the scan.
+// readMeta reads a metadata file as Habitat does (whole, trimmed): only a
+// regular file of at most safeio.Limit bytes, opened without blocking.
 func readMeta(r *os.Root, name string) (body []byte, exists bool, err error) {
 	b, err := safeio.ReadFileAt(r, name, safeio.Limit, safeio.FollowLinks)
 	if errors.Is(err, fs.ErrNotExist) {
-		// A symlink to nothing is not an absent file: what it would
-		// say is unknown.
+		// A symlink to nothing is not an absent file.
 		if fi, lerr := r.Lstat(name); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			target, _ := r.Readlink(name)
 			return nil, true, fmt.Errorf("a symlink to %s, which does not exist", quoteName(target))
@@ -60,19 +53,16 @@ func readMeta(r *os.Root, name string) (body []byte, exists bool, err error) {
 	return bytes.TrimSpace(b), true, nil
 }
 
-// depsLines are what could be read of a DEPS or TDEPS file: its lines
-// (nil for an empty or absent file), and whether it was over the read
-// limit and read line by line (lines are then its distinct valid idents).
+// depsLines are a DEPS or TDEPS file's lines, its distinct valid idents
+// when it was streamed.
 type depsLines struct {
 	lines    [][]byte
 	streamed bool
 }
 
-// readDeps reads a DEPS or TDEPS file of a release (path is relative to
-// the FS root, fq the release's ident or "" for an Opaque): whole when
-// within the read limit, line by line (streamDeps) beyond it. ok is false,
-// with a blocking problem recorded, when what it names cannot be read at
-// all: not a regular file, unreadable, or beyond what is streamed.
+// readDeps reads a DEPS or TDEPS file, line by line (streamDeps) beyond
+// the read limit. ok is false, with a blocking problem, when what it
+// names cannot be read at all.
 func (sc *scanner) readDeps(rroot *os.Root, path, file, fq string) (l depsLines, ok bool) {
 	body, _, err := readMeta(rroot, file)
 	if tooLarge(err) != "" {
@@ -100,10 +90,8 @@ func (sc *scanner) readDeps(rroot *os.Root, path, file, fq string) (l depsLines,
 	return l, true
 }
 
-// readTarget reads TARGET as Habitat's listing does and reports whether
-// Habitat lists the release for the scan's target. Where hab-gc cannot
-// tell, unsure says why. A release Habitat does not list is recorded as a
-// non-blocking problem saying why.
+// readTarget reports whether Habitat lists the release for the scan's
+// target; unsure says why hab-gc cannot tell.
 func (sc *scanner) readTarget(rroot *os.Root, path string) (listed bool, unsure string) {
 	skip := func(kind ProblemKind, msg string) (bool, string) {
 		sc.problems.add(Problem{Path: path + "/TARGET", Kind: kind, Message: msg})
@@ -141,10 +129,7 @@ func (sc *scanner) readTarget(rroot *os.Root, path string) (listed bool, unsure 
 	return true, ""
 }
 
-// checkIdent reads IDENT as the release's (path is its directory,
-// relative to the FS root, fq its ident) and records a problem when it is
-// over the read limit (blocking), unreadable, missing or names another
-// release.
+// checkIdent records a problem when IDENT is not fq.
 func (sc *scanner) checkIdent(rroot *os.Root, path, fq string) {
 	identBody, exists, err := readMeta(rroot, "IDENT")
 	switch {

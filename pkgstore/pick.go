@@ -5,14 +5,9 @@ import (
 	"strings"
 )
 
-// habitatPartialCompare is Habitat's PackageIdent::partial_cmp for two
-// fully qualified releases of one package, the comparison the Supervisor
-// uses to pick the release a spec runs: version_sort decides; equal versions
-// (such as 1.0 and 1.0.0) are ordered by release; where version_sort fails
-// (no digit or dot, an empty or overflowing part), the raw version strings
-// are compared instead, then the releases. It returns -1, 0 or +1. It is
-// not transitive: 2.0 < master (as strings), master < v1.0 (as strings),
-// yet v1.0 < 2.0 (as versions).
+// habitatPartialCompare is PackageIdent::partial_cmp, with which the
+// Supervisor picks a release. It is not transitive: 2.0 < master < v1.0
+// as strings, yet v1.0 < 2.0 as versions.
 func habitatPartialCompare(a, b Ident) int {
 	c, err := habitatCompareVersions(a.Version, b.Version)
 	switch {
@@ -30,17 +25,11 @@ func habitatPartialCompare(a, b Ident) int {
 // subsets of candidates, each with up to 12 winners.
 const maxExactPick = 12
 
-// SupervisorPicks returns the indexes (ascending) of the releases among
-// rels, all satisfying one spec, that the Supervisor may run for it.
-// Habitat's PackageInstall::load folds the listing, which comes in
-// directory order: the first release is the winner, and each next one
-// replaces it when habitatPartialCompare(winner, next) < 0. Where that
-// comparison is a consistent order, the one newest release (or each of
-// several equal ones) is the answer; where it is not, every release that
-// wins for some listing order is, found exhaustively up to 12 releases.
-// Beyond that, all of rels are returned: the pick is then not worked out,
-// and protecting them all is safe.
-func SupervisorPicks(rels []Ident) []int {
+// supervisorPicks returns the indexes of rels the Supervisor may run:
+// PackageInstall::load folds the listing in directory order, so where the
+// comparison is not an order, every release that wins for some order
+// (all of them beyond maxExactPick).
+func supervisorPicks(rels []Ident) []int {
 	n := len(rels)
 	all := func() []int {
 		out := make([]int, n)
@@ -61,9 +50,7 @@ func SupervisorPicks(rels []Ident) []int {
 			}
 		}
 	}
-	// Fast path: a top class whose members tie with each other and beat
-	// everything else. The first of them listed wins, whatever came before,
-	// and nothing after replaces it.
+	// A top class that ties and beats all else wins whatever the order.
 	var top []int
 	for i := range n {
 		beaten := false

@@ -14,8 +14,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// Scan reads the whole store: releases (in parallel), loaded services and
-// binlinks. Damage is reported as Problems in the Inventory; the error is
+// Scan reads the whole store. Damage is reported as Problems; the error is
 // non-nil only when ctx ends or the top of the store cannot be read.
 func (s *Store) Scan(ctx context.Context, opts Options) (*Inventory, error) {
 	opts, err := opts.withDefaults()
@@ -72,17 +71,15 @@ type scanner struct {
 	problems problems
 
 	mu         sync.Mutex
-	parts      []namePart // what was read of todo[i]
-	names      int        // origin/name directories read
-	total      int        // of those found
+	parts      []namePart // what was read of each origin/name, in order
+	names      int        // read
+	total      int        // found
 	installing []Installing
 	opaques    []Opaque
 	debris     []string
 	hidden     []hiddenDir
 }
 
-// namePart is what a scan read of one ORIGIN/NAME directory: its
-// releases, and what it found there besides.
 type namePart struct {
 	releases   []*Release // sorted
 	problems   []Problem
@@ -93,15 +90,14 @@ type namePart struct {
 	hidden     []hiddenDir
 }
 
-// nameJob is a NAME directory to scan. odd, when set, says why a name on
-// its path cannot be part of an ident.
+// nameJob is a NAME directory to scan; odd says why a name on its path
+// cannot be part of an ident.
 type nameJob struct {
 	origin, name, odd string
-	i                 int // its index in the sorted list of names
+	i                 int
 }
 
-// listNames lists the top two levels of the store, origins and their
-// names, in order: the origin/name directories to read.
+// listNames lists the origin/name directories to read, in order.
 func (sc *scanner) listNames(ctx context.Context) ([]nameJob, error) {
 	origins, err := listDir(sc.store.pkgs, ".")
 	if err != nil {
@@ -133,9 +129,7 @@ func (sc *scanner) listNames(ctx context.Context) ([]nameJob, error) {
 	return todo, nil
 }
 
-// walk reads the store: the top two levels first (listNames), so that
-// the total is known while the releases are read, then each origin/name
-// directory, Options.Workers at once.
+// walk reads each origin/name directory, Options.Workers at once.
 func (sc *scanner) walk(ctx context.Context) error {
 	todo, err := sc.listNames(ctx)
 	if err != nil {
@@ -170,16 +164,14 @@ func (sc *scanner) walk(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// dirEntryOK reports whether a store entry is a directory to descend into
-// (or, at the release level, to read), and records why not. Habitat lists
-// what a directory holds whatever its name, so a name that cannot be part
-// of an ident is still descended into: odd then says why (or carries the
-// odd reason of a directory above), and every release Habitat would list
-// below it becomes blocking damage (see scanRelease). A release name that
-// is not UTF-8 is the exception: Habitat skips it.
+// dirEntryOK reports whether a store entry is a directory to enter, and
+// records why not. Habitat lists what a directory holds whatever its name,
+// so one no ident allows is entered too, odd saying why: what Habitat
+// lists below it is blocking damage. Habitat skips a release name that is
+// not UTF-8.
 func (sc *scanner) dirEntryOK(typ fs.FileMode, level, oddAbove string, parts ...string) (ok bool, odd string) {
 	name := parts[len(parts)-1]
-	path := func() string { return storePath(parts...) } // only for a problem: 30 MB of garbage at 130,000 releases if made for each
+	path := func() string { return storePath(parts...) } // made only for a problem
 	switch {
 	case typ&fs.ModeSymlink != 0:
 		sc.problems.add(Problem{Path: path(), Kind: ProblemSymlink, Blocking: true,
@@ -219,14 +211,11 @@ func readDir(r *os.Root, name string) ([]fs.DirEntry, error) {
 	return es, err
 }
 
-// scanJob reads one ORIGIN/NAME directory, recording what it finds in a
-// part of its own, and hands the part to sc.
+// scanJob reads one ORIGIN/NAME directory into a part of its own.
 func (sc *scanner) scanJob(w *worker, j nameJob) {
 	js := &scanner{store: sc.store, opts: sc.opts, in: sc.in}
 	found := js.scanName(w, j)
-	// scanName reads newest first: reversed, that is almost always
-	// sorted already.
-	slices.Reverse(found)
+	slices.Reverse(found) // newest first: reversed, almost always sorted
 	if cmp := func(a, b *Release) int { return Compare(a.Ident, b.Ident) }; !slices.IsSortedFunc(found, cmp) {
 		slices.SortFunc(found, cmp)
 	}
@@ -235,8 +224,6 @@ func (sc *scanner) scanJob(w *worker, j nameJob) {
 		installing: js.installing, opaques: js.opaques, debris: js.debris, hidden: js.hidden})
 }
 
-// found records what was read of the i-th origin/name directory and
-// reports progress.
 func (sc *scanner) found(i int, part namePart) {
 	sc.mu.Lock()
 	sc.parts[i] = part
@@ -245,14 +232,11 @@ func (sc *scanner) found(i int, part namePart) {
 	sc.mu.Unlock()
 }
 
-// phase reports the scan's progress (see Options.OnPhase).
 func (sc *scanner) phase(done, total int) {
 	ReportPhase(sc.opts.OnPhase, sc.opts.Logger, PhaseEvent{Phase: PhaseScan, Done: done, Total: total})
 }
 
 func (sc *scanner) inventory() *Inventory {
-	// Names were listed in order and each one's releases sorted, so
-	// their concatenation is sorted (finishInventory checks).
 	n := 0
 	for _, p := range sc.parts {
 		n += len(p.releases)
@@ -279,8 +263,8 @@ func (sc *scanner) inventory() *Inventory {
 	return finishInventory(sc.store.fsRoot, sc.opts.Target, sc.in, all, &sc.problems)
 }
 
-// finishInventory sorts the releases (when they are not sorted already),
-// indexes them and reports dependencies that are not installed.
+// finishInventory sorts and indexes the releases and reports dependencies
+// that are not installed.
 func finishInventory(fsRoot, target string, in *interner, releases []*Release, probs *problems) *Inventory {
 	n := in.numRefs()
 	inv := &Inventory{
@@ -303,9 +287,7 @@ func finishInventory(fsRoot, target string, in *interner, releases []*Release, p
 	}
 	inv.folded = foldedReleases(inv.Releases) // Windows: fold.go
 	foldDeps(inv)
-	// What is installed, a bit a Ref: the loop below reads it for every
-	// dependency line of the store, and it stays in the processor's
-	// cache where byRef does not.
+	// A bit a Ref stays in the processor's cache where byRef does not.
 	installed := make([]uint64, (n+63)/64)
 	for _, r := range inv.Releases {
 		installed[r.Ref/64] |= 1 << (r.Ref % 64)

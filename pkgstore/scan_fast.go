@@ -15,13 +15,13 @@ import (
 
 // worker is what one scan goroutine reuses from release to release.
 type worker struct {
-	dirents []byte            // getdents buffer
-	entries []safeio.DirEntry // a directory's entries
-	file    [2][]byte         // TARGET, IDENT and DEPS bodies; TDEPS's
-	lines   [2][][]byte       // the lines of DEPS and TDEPS
-	walk    onefs.Buffers     // for measuring sizes
-	top     safeio.Stat       // the release directory's
-	stats   [4]safeio.Stat    // of metaFiles, where read is set
+	dirents []byte
+	entries []safeio.DirEntry
+	file    [2][]byte   // TARGET, IDENT and DEPS bodies; TDEPS's
+	lines   [2][][]byte // of DEPS and TDEPS
+	walk    onefs.Buffers
+	top     safeio.Stat    // the release directory's
+	stats   [4]safeio.Stat // of metaFiles, where read is set
 	read    [4]bool
 	known   func(name string) *safeio.Stat
 }
@@ -39,7 +39,7 @@ func newWorker() *worker {
 	return w
 }
 
-// entries lists d, sorted by name as Habitat's listing and readDir sort.
+// list lists d, sorted by name.
 func (w *worker) list(d safeio.DirFD) ([]safeio.DirEntry, error) {
 	es, err := d.Entries(w.dirents, w.entries[:0])
 	w.entries = es
@@ -47,12 +47,11 @@ func (w *worker) list(d safeio.DirFD) ([]safeio.DirEntry, error) {
 	return es, err
 }
 
-// scanName reads the releases of one origin/name directory. The name
-// directory is opened through the store's os.Root; below it, every open
-// is of one component relative to an open directory, without following a
-// symlink (safeio.DirFD). A release whose reading meets anything unusual
-// is read again the slower way, through an os.Root (scanReleaseSlow),
-// which says what it found.
+// scanName reads the releases of one origin/name directory, newest first,
+// so that those beyond the newest MeasureBeyond are known as they are read.
+// On Linux every open below it is of one component relative to an open
+// directory (safeio.DirFD); elsewhere, or for a release where anything is
+// unusual, a version directory is read through an os.Root (scanReleaseSlow).
 func (sc *scanner) scanName(w *worker, j nameJob) (found []*Release) {
 	origin, name, odd := j.origin, j.name, j.odd
 	nf, err := sc.store.pkgs.OpenFile(safeio.Dir(origin+"/"+name), os.O_RDONLY|oDirectory|syscall.O_NONBLOCK, 0)
@@ -61,22 +60,22 @@ func (sc *scanner) scanName(w *worker, j nameJob) (found []*Release) {
 		return
 	}
 	defer nf.Close()
+	var versions []safeio.DirEntry
 	nd, err := safeio.DirFDOf(nf)
-	if err != nil || sc.opts.slowPath {
-		if err == nil {
-			nd.Close()
-		}
-		return sc.scanNameSlow(j)
+	fast := err == nil && !sc.opts.slowPath
+	if err == nil {
+		defer nd.Close()
 	}
-	defer nd.Close()
-	versions, err := w.list(nd)
+	if fast {
+		versions, err = w.list(nd)
+		versions = slices.Clone(versions) // w.entries is reused below
+	} else {
+		versions, err = listOpen(nf)
+	}
 	if err != nil {
 		sc.unreadable(err, origin, name)
 		return
 	}
-	versions = slices.Clone(versions) // w.entries is reused below
-	// Newest first, as Compare orders releases, so that the releases
-	// beyond the newest MeasureBeyond are known as they are read.
 	slices.SortFunc(versions, func(a, b safeio.DirEntry) int {
 		if c := compareVersions(b.Name, a.Name); c != 0 {
 			return c
@@ -84,33 +83,19 @@ func (sc *scanner) scanName(w *worker, j nameJob) (found []*Release) {
 		return strings.Compare(b.Name, a.Name)
 	})
 	for _, v := range versions {
-		ok, odd := sc.dirEntryOK(v.Type, "version", odd, origin, name, v.Name)
-		if !ok {
-			continue
+		if ok, odd := sc.dirEntryOK(v.Type, "version", odd, origin, name, v.Name); ok {
+			found = sc.scanVersion(w, nd, fast, j, v.Name, odd, found)
 		}
-		found = sc.scanVersion(w, nd, j, v.Name, odd, found)
 	}
 	return found
 }
 
 // scanVersion reads the releases of one version directory of j (odd says
 // why a name on its path cannot be part of an ident, or is ""), newest
-// first, and appends them to found. A release is read the fast way (scanReleaseFast) where it can be,
-// else through an os.Root at the version directory, opened only then.
-func (sc *scanner) scanVersion(w *worker, nd safeio.DirFD, j nameJob, version, odd string, found []*Release) []*Release {
+// first, and appends them to found. The os.Root at the version directory
+// is opened only when a release needs it.
+func (sc *scanner) scanVersion(w *worker, nd safeio.DirFD, fast bool, j nameJob, version, odd string, found []*Release) []*Release {
 	origin, name := j.origin, j.name
-	vd, err := nd.OpenDir(version)
-	if err != nil {
-		sc.unreadable(err, origin, name, version)
-		return found
-	}
-	defer vd.Close()
-	rels, err := w.list(vd)
-	if err != nil {
-		sc.unreadable(err, origin, name, version)
-		return found
-	}
-	// vroot is opened only when a release needs the slow path.
 	var vroot *os.Root
 	defer func() {
 		if vroot != nil {
@@ -126,6 +111,21 @@ func (sc *scanner) scanVersion(w *worker, nd safeio.DirFD, j nameJob, version, o
 			vroot = r
 		}
 		return vroot, nil
+	}
+	var vd safeio.DirFD
+	var rels []safeio.DirEntry
+	var err error
+	if fast {
+		if vd, err = nd.OpenDir(version); err == nil {
+			defer vd.Close()
+			rels, err = w.list(vd)
+		}
+	} else if _, err = openVroot(); err == nil {
+		rels, err = listDir(vroot, ".")
+	}
+	if err != nil {
+		sc.unreadable(err, origin, name, version)
+		return found
 	}
 	slices.Reverse(rels)
 	for _, r := range rels {
@@ -151,12 +151,12 @@ func (sc *scanner) scanVersion(w *worker, nd safeio.DirFD, j nameJob, version, o
 			continue
 		}
 		id := Ident{origin, name, version, r.Name}
-		rel, fast := (*Release)(nil), false
-		if odd == "" {
+		rel, read := (*Release)(nil), false
+		if fast && odd == "" {
 			measure := sc.opts.MeasureBeyond > 0 && len(found) >= sc.opts.MeasureBeyond
-			rel, fast = sc.scanReleaseFast(w, vd, id, measure)
+			rel, read = sc.scanReleaseFast(w, vd, id, measure)
 		}
-		if !fast {
+		if !read {
 			vr, err := openVroot()
 			if err != nil {
 				sc.unreadable(err, origin, name, version)
@@ -171,8 +171,8 @@ func (sc *scanner) scanVersion(w *worker, nd safeio.DirFD, j nameJob, version, o
 	return found
 }
 
-// splitLines splits a trimmed metadata body into lines without their
-// trailing \r, reusing out; an empty body has no lines (nil).
+// splitLines splits a trimmed body into lines without their \r, reusing
+// out; an empty body has none (nil).
 func splitLines(body []byte, out [][]byte) [][]byte {
 	if len(body) == 0 {
 		return nil
@@ -193,18 +193,11 @@ func splitLines(body []byte, out [][]byte) [][]byte {
 // metaFiles are the files scanReleaseFast reads, in order.
 var metaFiles = [4]string{"TARGET", "IDENT", "DEPS", "TDEPS"}
 
-// scanReleaseFast reads a release the common way: a directory holding a
-// regular TARGET for the scan's target, an IDENT that matches its path,
-// and DEPS and TDEPS (each regular or absent) of valid idents. Every
-// name is opened relative to the release's descriptor without following
-// a symlink and read through safeio.DirFD, which checks on the
-// descriptor that it is a regular file and caps the read. fast is false,
-// with nothing recorded, when anything else is met (a problem to report,
-// a symlink, an error): the caller then reads the release with
-// scanReleaseSlow, which says what is wrong.
-//
-// With measure (or Options.Sizes), the release's size is measured while
-// its directory is open, the files just read not examined again.
+// scanReleaseFast reads a common release: a regular TARGET for the scan's
+// target, an IDENT that matches its path, DEPS and TDEPS regular or absent
+// and of valid idents. On anything else it returns fast false with nothing
+// recorded, for scanReleaseSlow to say what is wrong. With measure (or
+// Options.Sizes) the release is measured while it is open.
 func (sc *scanner) scanReleaseFast(w *worker, vd safeio.DirFD, id Ident, measure bool) (rel *Release, fast bool) {
 	rd, err := vd.OpenDir(id.Release)
 	if err != nil {

@@ -2,80 +2,18 @@ package pkgstore
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/hab-gc/hab-gc/internal/fileinfo"
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// scanNameSlow reads the releases of one origin/name directory through
-// os.Root alone (where safeio.DirFD is not available).
-func (sc *scanner) scanNameSlow(j nameJob) (found []*Release) {
-	origin, name, odd := j.origin, j.name, j.odd
-	nroot, err := sc.store.pkgs.OpenRoot(safeio.Dir(origin + "/" + name))
-	if err != nil {
-		sc.unreadable(err, origin, name)
-		return
-	}
-	defer nroot.Close()
-	versions, err := readDir(nroot, ".")
-	if err != nil {
-		sc.unreadable(err, origin, name)
-		return
-	}
-	for _, v := range versions {
-		ok, odd := sc.dirEntryOK(v.Type(), "version", odd, origin, name, v.Name())
-		if !ok {
-			continue
-		}
-		vroot, err := nroot.OpenRoot(safeio.Dir(v.Name()))
-		if err != nil {
-			sc.unreadable(err, origin, name, v.Name())
-			continue
-		}
-		rels, err := readDir(vroot, ".")
-		if err != nil {
-			sc.unreadable(err, origin, name, v.Name())
-			vroot.Close()
-			continue
-		}
-		for _, r := range rels {
-			if strings.HasPrefix(r.Name(), DebrisPrefix) {
-				taken := func(n string) bool {
-					return slices.ContainsFunc(rels, func(e fs.DirEntry) bool { return e.Name() == n })
-				}
-				if rel := sc.debrisEntry(vroot, origin, name, v.Name(), r.Name(), r.Type(), odd, taken); rel != nil {
-					found = append(found, rel)
-				}
-				continue
-			}
-			if strings.HasPrefix(r.Name(), InstallTempPrefix) {
-				sc.leftover(vroot, origin, name, v.Name(), r.Name())
-				continue
-			}
-			ok, odd := sc.dirEntryOK(r.Type(), "release", odd, origin, name, v.Name(), r.Name())
-			if !ok {
-				continue
-			}
-			if rel := sc.scanReleaseSlow(vroot, Ident{origin, name, v.Name(), r.Name()}, r.Name(), odd); rel != nil {
-				found = append(found, rel)
-			}
-		}
-		vroot.Close()
-	}
-	return found
-}
-
-// scanReleaseSlow reads the release id from its directory dir (its
-// release name, or the name hab-gc hid it under) through an os.Root. It returns nil when Habitat
-// would not list it (recorded as a non-blocking problem that says why), or
-// when hab-gc cannot read it as a release although Habitat lists it or may
-// list it: a name that cannot be part of an ident (odd says why), or a
-// TARGET hab-gc cannot read. Such a directory is blocking damage, and what
-// its readable DEPS and TDEPS lines name is recorded in Inventory.Opaque.
+// scanReleaseSlow reads the release id from its directory dir (its name,
+// or the one hab-gc hid it under) through an os.Root and says what is
+// wrong. It returns nil when Habitat would not list it, or when hab-gc
+// cannot read what Habitat may list (odd, or an unreadable TARGET): that
+// is blocking damage, recorded as Opaque.
 func (sc *scanner) scanReleaseSlow(vroot *os.Root, id Ident, dir, odd string) *Release {
 	path := storePath(id.Origin, id.Name, id.Version, dir)
 	rroot, err := vroot.OpenRoot(safeio.Dir(dir))
@@ -118,11 +56,8 @@ func (sc *scanner) scanReleaseSlow(vroot *os.Root, id Ident, dir, odd string) *R
 	return rel
 }
 
-// readReleaseDeps reads rel's DEPS and TDEPS through rroot (path is the
-// release's, relative to the FS root, fq its ident), interns what they
-// name and records the problems met: rel is Damaged when either could not
-// be read whole or holds a line that is not a valid ident, and DepsUnknown
-// when what it needs is unknown.
+// readReleaseDeps reads and interns rel's DEPS and TDEPS, setting Damaged
+// and DepsUnknown.
 func (sc *scanner) readReleaseDeps(rel *Release, rroot *os.Root, path, fq string) {
 	var lines [2][][]byte
 	var unknown [2]bool
@@ -143,15 +78,12 @@ func (sc *scanner) readReleaseDeps(rel *Release, rroot *os.Root, path, fq string
 			sc.problems.add(p)
 		}
 	}
-	// TDEPS names all a release needs, DEPS what it needs directly (the
-	// rest through what those need): when one cannot be read and the
-	// other names nothing, what the release needs is unknown.
+	// Either file alone tells what the release needs, through what it names.
 	rel.DepsUnknown = (unknown[0] && len(rel.TDeps) == 0) || (unknown[1] && len(rel.Deps) == 0)
 }
 
-// opaque records a directory Habitat lists (or may list) as an installed
-// release that hab-gc cannot read as one, with what its readable DEPS and
-// TDEPS lines name.
+// opaque records a release hab-gc cannot read, with what its DEPS and
+// TDEPS name.
 func (sc *scanner) opaque(rroot *os.Root, path string) {
 	o := Opaque{Path: strings.TrimPrefix(path, StoreDir+"/")}
 	o.Deps, o.DepsUnknown = sc.depIdents(rroot, path)

@@ -7,34 +7,20 @@ import (
 	"time"
 )
 
-// ErrBadInstallWindow is wrapped by ParseInstallWindow's errors.
+// ErrBadInstallWindow is wrapped by an install window's error.
 var ErrBadInstallWindow = errors.New("invalid install window")
 
-// ScanSettings are a scan's options as a user sets them, as text:
-// ScanSettings.Options turns them into Options with the rules every
-// front end shares.
+// ScanSettings are a scan's options as a user writes them.
 type ScanSettings struct {
-	// Target is the package target to scan for; "" is the target
-	// Habitat runs as on that machine (InferTarget).
-	Target string
-	// BinlinkDir is Habitat's HAB_BINLINK_DIR: a directory `hab pkg
-	// binlink` links into, read besides DefaultBinlinkDirs. "": none.
-	BinlinkDir string
-	// InstallWindow is the install window as ParseInstallWindow reads it;
-	// nil when it is not set (DefaultInstallWindow).
-	InstallWindow *string
+	Target        string  // "": the one Habitat runs as (InferTarget)
+	BinlinkDir    string  // HAB_BINLINK_DIR, read besides the defaults
+	InstallWindow *string // a duration such as 10m; nil: the default
 }
 
-// Options returns the scan options the settings say for the store at
-// fsRoot: Target the one set, refused with ErrUnknownTarget when Habitat
-// knows no such target; without one, InferTarget's (its error returned as
-// it is when it wraps ErrTargetAmbiguous, while a store InferTarget cannot
-// read scans for DefaultTarget and the scan says what is wrong).
-// BinlinkDirs are DefaultBinlinkDirs, and BinlinkDir after them when set.
-// InstallWindow is ParseInstallWindow's (its error returned). The other
-// fields are left zero, for the caller.
+// Options returns the scan options for the store at fsRoot, with the rules
+// every front end shares; other fields are left zero.
 func (s ScanSettings) Options(fsRoot string) (Options, error) {
-	o := Options{Target: DefaultTarget(), BinlinkDirs: DefaultBinlinkDirs()}
+	o := Options{Target: DefaultTarget(), BinlinkDirs: defaultBinlinkDirs()}
 	if s.Target == "" {
 		t, _, err := InferTarget(fsRoot)
 		switch {
@@ -53,7 +39,7 @@ func (s ScanSettings) Options(fsRoot string) (Options, error) {
 		o.BinlinkDirs = append(o.BinlinkDirs, s.BinlinkDir)
 	}
 	if s.InstallWindow != nil {
-		w, err := ParseInstallWindow(*s.InstallWindow)
+		w, err := parseInstallWindow(*s.InstallWindow)
 		if err != nil {
 			return o, err
 		}
@@ -62,12 +48,9 @@ func (s ScanSettings) Options(fsRoot string) (Options, error) {
 	return o, nil
 }
 
-// ParseInstallWindow reads an install window (Options.InstallWindow) as a
-// user writes it: a duration such as 10m or 2h, spaces around it ignored;
-// 0 is the default, DefaultInstallWindow. An install in progress cannot go
-// unprotected, so there is no "none": it, a negative duration and anything
-// else are refused with an error wrapping ErrBadInstallWindow.
-func ParseInstallWindow(s string) (time.Duration, error) {
+// parseInstallWindow reads a duration; 0 is the default, and there is no
+// "none" (ErrBadInstallWindow).
+func parseInstallWindow(s string) (time.Duration, error) {
 	t := strings.TrimSpace(s)
 	if t == "0" {
 		return 0, nil

@@ -8,17 +8,11 @@ import (
 	"strings"
 )
 
-// The fields of a Supervisor spec as Habitat deserializes them: serde's
-// derive over ServiceSpec (habitat-sh/habitat
-// components/sup/src/manager/service/spec.rs), #[serde(default)] and
-// without deny_unknown_fields. So keys are matched exactly (`Ident` is not
-// `ident`), unknown keys are ignored, an absent key takes its default, and
-// a known key of the wrong type or value fails the whole spec, which the
-// Supervisor then skips (components/sup/src/manager/spec_dir.rs).
+// A spec's fields as serde derives ServiceSpec (sup/src/manager/service/
+// spec.rs): keys exact, unknown ones ignored, a known one of the wrong
+// type or value failing the whole spec.
 
-// specEnums are the unit enums of the spec, with the names serde accepts:
-// the prost enums of components/sup-protocol/protocols/types.proto, derived
-// with #[serde(rename_all = "kebab-case")] (components/sup-protocol/build.rs).
+// specEnums: sup-protocol/protocols/types.proto, kebab-case.
 var specEnums = map[string][]string{
 	"topology":         {"standalone", "leader"},
 	"update_strategy":  {"none", "at-once", "rolling"},
@@ -26,17 +20,14 @@ var specEnums = map[string][]string{
 	"binding_mode":     {"relaxed", "strict"},
 }
 
-// specStrings are the fields deserialized from a TOML string: String,
-// ChannelIdent (a newtype of String), PathBuf and Option<String>.
+// specStrings are the fields read from a TOML string.
 var specStrings = []string{"group", "bldr_url", "channel", "config_from", "svc_encrypted_password"}
 
 // serviceGroupRE is ServiceGroup's SG_FROM_STR_RE
 // (components/core/src/service.rs).
 var serviceGroupRE = regexp.MustCompile(`^(?:[^#@]+#)?[^#@.]+\.[^#@.]+(?:@[^#@.]+)?$`)
 
-// specFields checks doc, a spec's TOML decoded as a table, as ServiceSpec's
-// deserialization would, and returns its ident (empty when absent) and its
-// desired state ("up" when absent).
+// specFields checks a decoded spec and returns its ident and desired state.
 func specFields(doc map[string]any) (ident, state string, err error) {
 	if v, ok := doc["ident"]; ok {
 		s, ok := v.(string)
@@ -106,9 +97,7 @@ func specFields(doc map[string]any) (ident, state string, err error) {
 	return ident, state, nil
 }
 
-// specBinds checks binds, a Vec<ServiceBind>: each a string NAME:GROUP,
-// split on every ':' into exactly two parts, the second a service group
-// (ServiceBind::from_str, components/core/src/service.rs).
+// specBinds checks binds as ServiceBind::from_str (core/src/service.rs).
 func specBinds(v any) error {
 	arr, ok := v.([]any)
 	if !ok {
@@ -127,10 +116,8 @@ func specBinds(v any) error {
 	return nil
 }
 
-// specInterval checks health_check_interval, a newtype of
-// std::time::Duration, which serde reads as a table with exactly the
-// fields secs (u64) and nanos (u32), both required, or as the pair
-// [secs, nanos] (serde's impl Deserialize for Duration).
+// specInterval checks health_check_interval, a Duration: {secs, nanos} or
+// [secs, nanos].
 func specInterval(v any) error {
 	const f = "health_check_interval"
 	switch t := v.(type) {
@@ -175,7 +162,6 @@ func limitOf(field string) uint64 {
 	return math.MaxInt64 // a TOML integer is an i64: any non-negative one fits u64
 }
 
-// unsigned checks that v is a TOML integer from 0 to max.
 func unsigned(field string, v any, max uint64) error {
 	n, ok := v.(int64)
 	if !ok {
@@ -191,7 +177,6 @@ func fieldType(field string, v any, want string) error {
 	return fmt.Errorf("field %q is %s, not %s", field, tomlType(v), want)
 }
 
-// tomlType names the TOML type of a value go-toml decoded.
 func tomlType(v any) string {
 	switch v.(type) {
 	case string:

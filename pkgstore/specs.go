@@ -16,9 +16,8 @@ import (
 // SpecsDir is where the Supervisor keeps service specs, under the FS root.
 const SpecsDir = "hab/sup/default/specs"
 
-// ParseServiceSpec parses the TOML of a spec file named name (its stem must match
-// the ident's name) as the Supervisor does (see specFields). It returns the
-// spec's ident and desired state ("up" or "down").
+// ParseServiceSpec parses a spec as the Supervisor does; it returns the
+// ident and desired state ("up" or "down").
 func ParseServiceSpec(name string, data []byte) (Ident, string, error) {
 	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err != nil {
@@ -43,8 +42,8 @@ func ParseServiceSpec(name string, data []byte) (Ident, string, error) {
 	return id, ds, nil
 }
 
-// readSpecs reads every *.spec file and resolves it against inv. A spec
-// that cannot be parsed is a blocking problem: what it protects is unknown.
+// readSpecs reads and resolves every *.spec file; one that cannot be
+// parsed is blocking.
 func (s *Store) readSpecs(inv *Inventory, probs *problems) {
 	dir := filepath.Join(s.fsRoot, SpecsDir)
 	root, err := os.OpenRoot(safeio.Dir(dir))
@@ -75,17 +74,12 @@ func (s *Store) readSpecs(inv *Inventory, probs *problems) {
 		stem := strings.TrimSuffix(e.Name(), ".spec")
 		if !e.Type().IsRegular() {
 			if specNotAFile(dir, e) {
-				// The Supervisor's glob keeps only what Path::is_file
-				// says is a file (following a symlink): it loads nothing
-				// from this (spec_dir.rs, spec_files), nor does hab-gc.
-				continue
+				continue // the Supervisor loads nothing from it
 			}
 			probs.add(Problem{Path: path, Kind: ProblemSpec, Blocking: true,
 				Message: fmt.Sprintf("spec is a %s, not a regular file; not followed, so what it loads is unknown", fileKind(e.Type()))})
 			continue
 		}
-		// Without following a symlink or blocking, and capped: the spec
-		// may have been swapped since the listing.
 		data, err := safeio.ReadFileAt(root, e.Name(), safeio.Limit, safeio.NoFollow)
 		if err != nil {
 			msg := fmt.Sprintf("unreadable, so what it loads is unknown: %s", errMsg(err))
@@ -111,16 +105,13 @@ func (s *Store) readSpecs(inv *Inventory, probs *problems) {
 	}
 }
 
-// resolveService finds the release the Supervisor would run for svc, and,
-// where Habitat's pick depends on directory order, the others it may run
-// instead (see SupervisorPicks).
 func (inv *Inventory) resolveService(svc Service) Service {
 	cands := inv.Satisfying(svc.Ident)
 	ids := make([]Ident, len(cands))
 	for i, c := range cands {
 		ids[i] = c.Ident
 	}
-	picks := SupervisorPicks(ids)
+	picks := supervisorPicks(ids)
 	if n := len(picks); n > 0 {
 		svc.Resolved, svc.Installed = ids[picks[n-1]], true
 		for _, i := range picks[:n-1] {
@@ -131,8 +122,7 @@ func (inv *Inventory) resolveService(svc Service) Service {
 }
 
 // MayRun reports whether the Supervisor may run id for svc were id
-// installed alongside the releases installed now: a check, before or after
-// removing id, that no loaded service would pick it.
+// installed beside what is installed now.
 func (inv *Inventory) MayRun(svc Service, id Ident) bool {
 	if !id.Satisfies(svc.Ident) {
 		return false
@@ -143,24 +133,17 @@ func (inv *Inventory) MayRun(svc Service, id Ident) bool {
 			ids = append(ids, r.Ident)
 		}
 	}
-	picks := SupervisorPicks(ids)
+	picks := supervisorPicks(ids)
 	return len(picks) > 0 && picks[0] == 0
 }
 
-// specNotAFile reports whether e, an entry of the specs directory dir that
-// is not a regular file, is certainly not one for the Supervisor either: a
-// directory, FIFO, socket or device, or a symlink that resolves to one.
-// The Supervisor lists its specs as glob("*.spec") filtered by
-// Path::is_file (habitat-sh/habitat components/sup/src/manager/spec_dir.rs,
-// spec_files), which follows symlinks, so it skips all of these. A symlink
-// to a regular file (which the Supervisor reads, and hab-gc does not
-// follow), to nothing (a volume not mounted yet?) or that cannot be
-// resolved is not certain: the caller reports it.
+// specNotAFile reports whether a spec entry that is not a regular file is
+// certainly none for the Supervisor either, whose spec_files
+// (spec_dir.rs) keeps what Path::is_file says, through symlinks.
 func specNotAFile(dir string, e fs.DirEntry) bool {
 	if e.Type()&fs.ModeSymlink == 0 {
 		return true
 	}
-	// Only the target's type is read, never its content.
 	fi, err := os.Stat(filepath.Join(dir, e.Name()))
 	return err == nil && !fi.Mode().IsRegular()
 }

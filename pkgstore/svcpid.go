@@ -20,14 +20,9 @@ const svcDir = "hab/svc"
 // bytes (Habitat writes it with no newline).
 const maxPIDFile = 64
 
-// readPIDFile reads svc's PID file, FS_ROOT/hab/svc/NAME/PID, which the
-// Supervisor writes with an atomic rename once it has spawned the
-// service's run hook and removes when it stops (habitat-sh/habitat
-// components/sup/src/manager/service/supervisor.rs create_pidfile,
-// cleanup_pidfile; components/core/src/fs.rs svc_pid_file). Nothing on
-// the way is followed and the file is read without blocking, capped.
-// It sets PIDFile, and PIDProblem, PID and Runs (see Service), and adds a
-// problem naming a file that says nothing of which release runs.
+// readPIDFile reads hab/svc/NAME/PID, which the Supervisor writes once it
+// spawned the run hook and removes when it stops (supervisor.rs
+// create_pidfile, cleanup_pidfile), never following a symlink.
 func (inv *Inventory) readPIDFile(svc *Service, probs *problems) {
 	rel := svcDir + "/" + svc.Name
 	root, err := safeio.OpenRootBeneath(inv.FSRoot, rel, false)
@@ -66,8 +61,6 @@ func (inv *Inventory) readPIDFile(svc *Service, probs *problems) {
 	svc.Runs = inv.startedOn(svc.Ident, written)
 }
 
-// parsePID reads a PID file's decimal process id: a positive number,
-// blanks around it allowed.
 func parsePID(f io.Reader) (int, error) {
 	b, err := io.ReadAll(io.LimitReader(f, maxPIDFile+1))
 	if err != nil {
@@ -84,10 +77,8 @@ func parsePID(f io.Reader) (int, error) {
 	return pid, nil
 }
 
-// startedOn are the releases a service whose spec names ident, started
-// (its PID file written) at written, runs: the Supervisor's pick among
-// those installed by then (several where its pick depends on directory
-// order).
+// startedOn are the releases the Supervisor may have picked for ident
+// among those installed by written.
 func (inv *Inventory) startedOn(ident Ident, written time.Time) []Ident {
 	var ids []Ident
 	for _, r := range inv.Satisfying(ident) {
@@ -96,7 +87,7 @@ func (inv *Inventory) startedOn(ident Ident, written time.Time) []Ident {
 		}
 	}
 	var out []Ident
-	for _, i := range SupervisorPicks(ids) {
+	for _, i := range supervisorPicks(ids) {
 		out = append(out, ids[i])
 	}
 	return out

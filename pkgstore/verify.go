@@ -15,9 +15,6 @@ type Report struct {
 	Problems []Problem
 }
 
-// OK reports whether the store has no problem at all.
-func (r *Report) OK() bool { return len(r.Problems) == 0 }
-
 // Verify scans the store and checks it in full. It backs `hab-gc check`
 // and the scheduled check job.
 func (s *Store) Verify(ctx context.Context, opts Options) (*Report, error) {

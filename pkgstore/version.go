@@ -13,11 +13,9 @@ import (
 // comparison fails.
 var errIncomparable = errors.New("versions cannot be compared by Habitat's rules")
 
-// splitVersion splits v as Habitat does with the first match of the pattern
-// ([\d.]+)(.+)? : the numeric run (decimal digits and dots, Unicode digits
-// included, as in Rust's regex \d) and the extension (the rest; a leading
-// "-" is dropped when the extension is longer than one byte). ok is false
-// when v has no digit or dot at all.
+// splitVersion splits v as Habitat's ([\d.]+)(.+)? does (Rust's \d takes
+// Unicode digits; a leading "-" of a longer extension is dropped); ok is
+// false without a digit or dot.
 func splitVersion(v string) (num, ext string, hasExt, ok bool) {
 	start := strings.IndexFunc(v, isVersionNumRune)
 	if start < 0 {
@@ -31,8 +29,7 @@ func splitVersion(v string) (num, ext string, hasExt, ok bool) {
 		}
 	}
 	num, ext = v[start:end], v[end:]
-	// Rust's regex "." does not match "\n"; idents never hold one, but stay
-	// exact: the extension stops at the first newline.
+	// Rust's "." does not match "\n".
 	if i := strings.IndexByte(ext, '\n'); i >= 0 {
 		ext = ext[:i]
 	}
@@ -47,8 +44,7 @@ func splitVersion(v string) (num, ext string, hasExt, ok bool) {
 
 func isVersionNumRune(r rune) bool { return r == '.' || unicode.IsDigit(r) }
 
-// versionPart is one dot-separated numeric part; bad marks a part that
-// Habitat cannot parse as u64 (empty, overflow, non-ASCII digits).
+// versionPart is a numeric part; bad: Habitat cannot parse it as u64.
 type versionPart struct {
 	n   uint64
 	bad bool
@@ -70,11 +66,8 @@ func parsePart(s string) versionPart {
 	return versionPart{n: n}
 }
 
-// habitatCompareVersions is Habitat's version_sort, step for step: it
-// returns -1, 0 or +1, or errIncomparable where Habitat's comparison fails
-// (no numeric part; an empty, overflowing or non-ASCII numeric part reached
-// before the two versions differ). Habitat compares parts lazily, so
-// "1.0." < "2.0" is decided, while "1.0." against "1.0" is not.
+// habitatCompareVersions is Habitat's version_sort step for step, lazily:
+// "1.0." < "2.0" is decided, "1.0." against "1.0" is errIncomparable.
 func habitatCompareVersions(a, b string) (int, error) {
 	c, decided := compareVersionParts(a, b)
 	if !decided {
@@ -89,8 +82,7 @@ func compareVersionParts(a, b string) (int, bool) {
 	an, aext, ahas, aok := splitVersion(a)
 	bn, bext, bhas, bok := splitVersion(b)
 	if !aok || !bok {
-		// Fallback: a version without any numeric part sorts below every
-		// version that has one; two such versions compare as strings.
+		// Fallback: no numeric part sorts first; two compare as strings.
 		switch {
 		case !aok && !bok:
 			return strings.Compare(a, b), false
@@ -118,9 +110,7 @@ func compareVersionParts(a, b string) (int, bool) {
 			bp = parsePart(bs)
 		}
 		if ap.bad || bp.bad {
-			// Habitat stops here with an error. hab-gc goes on with a
-			// fallback that keeps the order total: an unparseable part sorts
-			// below any number, two of them compare as strings.
+			// Habitat fails here; an unparseable part sorts first.
 			decided = false
 			switch {
 			case ap.bad && bp.bad:
@@ -158,9 +148,8 @@ func compareVersionParts(a, b string) (int, bool) {
 	return compareExt(aext, ahas, bext, bhas), true
 }
 
-// nextPart pops the next dot-separated part of a numeric run. exhausted is
-// true when s was already empty; a run ending in "." yields a final empty
-// part, as Rust's split does.
+// nextPart pops the next part of a numeric run; a trailing "." yields a
+// final empty part, as Rust's split does.
 func nextPart(s string) (part, rest string, exhausted bool) {
 	if s == "" {
 		return "", "", true
@@ -171,15 +160,12 @@ func nextPart(s string) (part, rest string, exhausted bool) {
 	}
 	rest = s[i+1:]
 	if rest == "" {
-		// "1." splits into "1" and "": signal the empty tail with a
-		// sentinel the caller sees as one more (empty) part.
 		return s[:i], emptyTail, false
 	}
 	return s[:i], rest, false
 }
 
-// emptyTail stands for a trailing empty part: it is not a valid numeric run
-// character, so it never collides with real input.
+// emptyTail stands for a trailing empty part; no numeric run holds it.
 const emptyTail = "\x00"
 
 func compareExt(aext string, ahas bool, bext string, bhas bool) int {
@@ -194,32 +180,17 @@ func compareExt(aext string, ahas bool, bext string, bhas bool) int {
 	return strings.Compare(aext, bext)
 }
 
-// compareVersions is a total order on version strings that agrees with
-// Habitat wherever Habitat's comparison succeeds (see
-// habitatCompareVersions). Where Habitat fails, hab-gc decides
-// deterministically:
-//
-//   - a version with no digit or dot sorts below every version that has one;
-//     two such versions compare as byte strings;
-//   - an unparseable numeric part (empty as in "1..2" or "1.0.", beyond
-//     2^64-1, or made of non-ASCII digits) sorts below any number, and two
-//     unparseable parts compare as byte strings;
-//   - versions that are still equal (such as "1.0" and "1.0.0", which
-//     Habitat treats as the same version) are left equal here; Compare
-//     breaks that tie by release first, as Habitat does, then by the raw
-//     version string.
+// compareVersions is a total order that agrees with Habitat wherever its
+// comparison succeeds; elsewhere what Habitat cannot parse sorts first.
+// Versions Habitat deems equal ("1.0", "1.0.0") stay equal here.
 func compareVersions(a, b string) int {
 	c, _ := compareVersionParts(a, b)
 	return c
 }
 
-// Compare orders fully qualified idents the way Habitat decides "latest":
-// origin, then name (as byte strings), then version (compareVersions), then
-// release (as byte strings). Idents that Habitat deems equal but that
-// differ in spelling ("1.0" against "1.0.0" with the same release) are
-// ordered by the raw version string, so Compare is a total order that
-// returns 0 only for identical idents, and sort.Slice/slices.SortFunc can
-// use it.
+// Compare orders idents as Habitat decides "latest" (origin, name,
+// version, release), then by the version as spelled: a total order, 0 only
+// for identical idents.
 func Compare(a, b Ident) int {
 	if c := strings.Compare(a.Origin, b.Origin); c != 0 {
 		return c
