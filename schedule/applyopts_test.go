@@ -52,7 +52,7 @@ func TestSchedulerSettleAndPhases(t *testing.T) {
 			e.reload(s)
 			key := s.Jobs()[0].Key
 			o, err := s.Trigger(context.Background(), key)
-			if err != nil || !o.Ran || o.Result.Removed != 2 {
+			if err != nil || o.Status != schedule.Ran || o.Result.Removed != 2 {
 				t.Fatalf("trigger: %+v, %v", o, err)
 			}
 			mu.Lock()

@@ -255,9 +255,9 @@ const maxStoreBackoff = 15 * time.Minute
 // tick at which the store exists again.
 func (s *Scheduler) storeGone(j Job, out RunOutcome, log *slog.Logger, err error) RunOutcome {
 	why := err.Error()
-	out.Skipped, out.cause = why, err
+	out.Err = err
 	if s.NotRun != nil {
-		s.NotRun(j, why)
+		s.NotRun(j, err)
 	}
 	now := s.now()
 	s.umu.Lock()

@@ -56,7 +56,7 @@ func ExampleScheduler_Trigger() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("triggered: ran", out.Ran, "removed", out.Result.Removed)
+	fmt.Println("triggered: ran", out.Status == schedule.Ran, "removed", out.Result.Removed)
 	fmt.Println("then due:", len(sch.RunDue(context.Background())))
 	// Output:
 	// jobs: 1 members: [nginx redis]
@@ -102,7 +102,7 @@ func Example_triggerAndCancel() {
 	go func() { stopped <- sch.Loop(ctx, nil, time.Hour) }()
 	out, err := sch.Trigger(ctx, sch.Jobs()[0].Key) // now, and wait
 	cancel()
-	fmt.Println("ran", out.Ran, "removed", out.Result.Removed)
+	fmt.Println("ran", out.Status == schedule.Ran, "removed", out.Result.Removed)
 	fmt.Println("error", err, "loop", <-stopped)
 	// Output:
 	// ran true removed 1

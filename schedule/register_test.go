@@ -62,12 +62,12 @@ func TestRegisterAndTrigger(t *testing.T) {
 	var mu sync.Mutex
 	runs := 0
 	release := make(chan struct{})
-	s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
+	s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) (schedule.RunResult, error) {
 		mu.Lock()
 		runs++
 		mu.Unlock()
 		<-release
-		return schedule.RunResult{OK: true}
+		return schedule.RunResult{OK: true}, nil
 	}
 	var defs []schedule.Definition
 	for _, c := range []struct{ name, fsRoot string }{{"redis", root}, {"nginx", root + "/"}} {
@@ -113,7 +113,7 @@ func TestRegisterAndTrigger(t *testing.T) {
 		t.Fatalf("%d runs for three simultaneous triggers", runs)
 	}
 	for _, o := range outs {
-		if !o.Ran || !o.Triggered {
+		if o.Status != schedule.Ran {
 			t.Fatalf("outcome %+v", o)
 		}
 	}

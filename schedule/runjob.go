@@ -33,7 +33,7 @@ func DefaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, err
 }
 
 // DefaultRun is RunJob with DefaultSetup.
-func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time) RunResult {
+func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time) (RunResult, error) {
 	return RunJob(ctx, j, store, now, DefaultSetup)
 }
 
@@ -57,10 +57,10 @@ func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time
 // its own specs, binlinks and config, and the prune keeps everything any
 // of them protects. When the plan of another FS root cannot be made, the
 // prune removes nothing.
-func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup) RunResult {
+func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup) (RunResult, error) {
 	pol, opts, err := setup(store.FSRoot(), j)
 	if err != nil {
-		return failedRun(err)
+		return RunResult{}, err
 	}
 	opts.Now = now
 	switch j.Type {
@@ -69,7 +69,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 	case Prune, Pressure:
 		return runPrune(ctx, j, store, now, setup, pol, opts)
 	}
-	return failedRun(errors.New("unknown job type " + string(j.Type)))
+	return RunResult{}, errors.New("unknown job type " + string(j.Type))
 }
 
 // runCheck is a check job's run: the store's verification, judged as
@@ -78,13 +78,13 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 // it fails on errors, not on notices (an install in progress, a release of
 // another target), which a healthy, busy machine shows. Problems counts
 // both.
-func runCheck(ctx context.Context, store *pkgstore.Store, opts pkgstore.Options) RunResult {
+func runCheck(ctx context.Context, store *pkgstore.Store, opts pkgstore.Options) (RunResult, error) {
 	rep, err := store.Verify(ctx, opts)
 	if err != nil {
-		return failedRun(err)
+		return RunResult{}, err
 	}
 	v := rep.Judge(opts.Now, retention.DefaultMinAge, false)
-	return RunResult{OK: v.OK, Problems: len(rep.Problems), ProblemList: rep.Problems}
+	return RunResult{OK: v.OK, Problems: len(rep.Problems), ProblemList: rep.Problems}, nil
 }
 
 // runPrune is a prune's (or a pressure prune's) run: prune.Run under the
@@ -92,7 +92,7 @@ func runCheck(ctx context.Context, store *pkgstore.Store, opts pkgstore.Options)
 // keep pinned (keptAt), limited to what disk pressure calls for in a
 // pressure prune; then its result (resultOf). Every prune that gets past
 // its setup is recorded in the store's history, a refused one too.
-func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup, pol retention.Policy, opts pkgstore.Options) RunResult {
+func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup, pol retention.Policy, opts pkgstore.Options) (RunResult, error) {
 	self, _ := canonicalPath(store.FSRoot())
 	for _, root := range j.FSRoots {
 		if c, _ := canonicalPath(root); c == self {
@@ -101,12 +101,12 @@ func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, 
 		pins, err := keptAt(ctx, root, j, now, setup)
 		if err != nil {
 			err = fmt.Errorf("FS root %s shares the store, and its plan could not be made, so nothing is removed: %w", root, err)
-			res := failedRun(err)
+			res := RunResult{}
 			run := history.Run{ID: history.RunID(string(j.Type), now), Job: string(j.Type), JobKey: j.Key, Owner: j.Owner, FSRoot: store.FSRoot(), Policy: pol}
 			if herr := history.LogContext(ctx, now, run, nil, nil, err); herr != nil {
 				res.HistoryError = herr.Error()
 			}
-			return res
+			return res, err
 		}
 		pol.Excludes = append(pol.Excludes, pins...)
 	}
@@ -124,7 +124,7 @@ func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, 
 // resultOf is the state's record of a prune's run: its totals, its plan's
 // report (with Apply's outcomes), and its error: the run's, or the
 // failed removals'.
-func resultOf(out *prune.Outcome, err error, limits *pressure.Limits) RunResult {
+func resultOf(out *prune.Outcome, err error, limits *pressure.Limits) (RunResult, error) {
 	res := RunResult{}
 	if out.HistoryErr != nil {
 		res.HistoryError = out.HistoryErr.Error()
@@ -146,14 +146,14 @@ func resultOf(out *prune.Outcome, err error, limits *pressure.Limits) RunResult 
 	if ar := out.Result; ar != nil {
 		res.Removed, res.BytesFreed, res.PacedSeconds = ar.Removed, ar.BytesFreed, ar.Paced.Seconds()
 		res.OK = !ar.Partial()
-		if ar.Partial() {
-			res.Err = partialError(ar)
+		if ar.Partial() && err == nil {
+			err = partialError(ar)
 		}
 	}
 	if err != nil {
-		res.OK, res.Err = false, err
+		res.OK = false
 	}
-	return res.withErrText()
+	return res, err
 }
 
 // keptAt plans the job at another FS root sharing the store and returns

@@ -17,8 +17,9 @@ import (
 )
 
 // RunFunc runs one job on its store, under the store's lock (a check's
-// shared, or none where it cannot be taken: Result.Notice says so).
-type RunFunc func(ctx context.Context, job Job, store *pkgstore.Store, now time.Time) RunResult
+// shared, or none where it cannot be taken: Result.Notice says so). The
+// error is the run's failure.
+type RunFunc func(ctx context.Context, job Job, store *pkgstore.Store, now time.Time) (RunResult, error)
 
 // Scheduler runs the effective jobs of a directory of definitions and of
 // those registered in code. The zero value of each field is its default.
@@ -37,7 +38,7 @@ type Scheduler struct {
 	Run         RunFunc      // DefaultRun
 	Logger      *slog.Logger // discard
 	// NotRun is told of each due job that could not run (for metrics).
-	NotRun func(j Job, why string)
+	NotRun func(j Job, why error)
 	// Only restricts the runs to the job with this key (daemon --once --job).
 	Only string
 	// Machine replaces each FS root's identity (its etc/machine-id, else
@@ -138,14 +139,6 @@ func (s *Scheduler) Validate() error {
 func (s *Scheduler) Jobs() []Job {
 	jobs, _ := s.snapshot()
 	return jobs
-}
-
-// runFunc is Run, or DefaultRun when unset.
-func (s *Scheduler) runFunc() RunFunc {
-	if s.Run == nil {
-		return DefaultRun
-	}
-	return s.Run
 }
 
 // NewDefinition makes a definition in code, as a Supervisor makes one

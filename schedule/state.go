@@ -84,11 +84,8 @@ type RunResult struct {
 	Problems   int   `json:"problems"`
 	Removed    int   `json:"removed"`
 	BytesFreed int64 `json:"bytes_freed"`
-	// Error is the text of the run's error, as the state records it; Err
-	// the error itself, for errors.Is and errors.As, in the process that
-	// ran the job only. A RunFunc may set Err alone.
+	// Error is the text of the run's error (RunOutcome.Err).
 	Error        string `json:"error,omitempty"`
-	Err          error  `json:"-"`
 	HistoryError string `json:"history_error,omitempty"` // the history journal not written
 	// Notice says how the run differed: a check without the lock; a
 	// pressure prune's verdict.

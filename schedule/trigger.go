@@ -14,8 +14,8 @@ var ErrNoJob = errors.New("no such job")
 // when the job ran and failed.
 var ErrRunFailed = errors.New("the job's run failed")
 
-// ErrNotRun is wrapped by Trigger's error when the job could not run and
-// stays due (Outcome.Skipped says why).
+// ErrNotRun is wrapped, with the reason, by Trigger's error when the job
+// could not run and stays due.
 var ErrNotRun = errors.New("the job did not run")
 
 // flight is a triggered run, shared by every Trigger that asks before it
@@ -65,14 +65,10 @@ func (o RunOutcome) err() error {
 	switch {
 	case !o.Failed():
 		return nil
-	case o.Ran && o.Result.Err != nil:
-		return fmt.Errorf("%w: job %s: %w", ErrRunFailed, o.Job.Key, o.Result.Err)
-	case o.Ran:
-		return fmt.Errorf("%w: job %s: %s", ErrRunFailed, o.Job.Key, o.Result.Error)
-	case o.cause != nil:
-		return fmt.Errorf("%w: job %s: %w", ErrNotRun, o.Job.Key, o.cause)
+	case o.Status == Ran:
+		return fmt.Errorf("%w: job %s: %w", ErrRunFailed, o.Job.Key, o.Err)
 	default:
-		return fmt.Errorf("%w: job %s: %s", ErrNotRun, o.Job.Key, o.Skipped)
+		return fmt.Errorf("%w: job %s: %w", ErrNotRun, o.Job.Key, o.Err)
 	}
 }
 
@@ -129,7 +125,7 @@ func (s *Scheduler) trigger(ctx context.Context, key string) (RunOutcome, error)
 	s.fmu.Unlock()
 	<-f.done
 	s.fmu.Lock()
-	if f.out.Ran {
+	if f.out.Status == Ran {
 		return f.out, f.err
 	}
 	return RunOutcome{}, ctx.Err()
@@ -184,7 +180,6 @@ func (s *Scheduler) fly(ctx context.Context, j Job, f *flight) {
 		}
 	}
 	f.out = s.runOne(ctx, j, due)
-	f.out.Triggered = true
 	s.umu.Lock()
 	delete(s.catchUp, j.Key) // a missed run waiting its delay was this one
 	s.umu.Unlock()
