@@ -47,8 +47,8 @@ func TestUnwritableStateRunsOncePerDueTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(sts[0].State.LastError, "not recorded") {
-		t.Fatalf("status does not show the failure: %+v", sts[0].State)
+	if !strings.Contains(sts[0].LastError, "not recorded") {
+		t.Fatalf("status does not show the failure: %+v", sts[0])
 	}
 	// The next due time runs (once).
 	e.clock.Add(time.Hour)

@@ -141,7 +141,6 @@ func aheadScheduler(e *env, b *storetest.Builder, extra ...string) *schedule.Sch
 	e.write("p", fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@hourly-random\"\nkeep_latest = 1\n%s", b.Root, strings.Join(extra, "")))
 	s := e.scheduler()
 	s.Run = nil
-	s.Settle = time.Millisecond
 	e.reload(s)
 	return s
 }

@@ -15,13 +15,13 @@ import (
 
 // Setup returns the retention policy and scan options a job uses on one
 // FS root. The CLI builds them exactly as `hab-gc run --fs-root ROOT` with
-// the job's parameters would; DefaultSetup uses the job's parameters and
+// the job's parameters would; defaultSetup uses the job's parameters and
 // the default scan options. For a check job the policy is not used.
 type Setup func(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error)
 
-// DefaultSetup is the job's policy (Params.Policy) and default scan
+// defaultSetup is the job's policy (Params.Policy) and default scan
 // options.
-func DefaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error) {
+func defaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error) {
 	if j.Type != Prune && j.Type != Pressure {
 		return retention.Policy{}, pkgstore.Options{}, nil
 	}
@@ -32,9 +32,9 @@ func DefaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, err
 	return pol, pkgstore.Options{}, err
 }
 
-// DefaultRun is RunJob with DefaultSetup.
-func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time) (RunResult, error) {
-	return RunJob(ctx, j, store, now, DefaultSetup)
+// defaultRun is RunJob with defaultSetup.
+func defaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time) (RunResult, error) {
+	return RunJob(ctx, j, store, now, defaultSetup)
 }
 
 // RunJob runs a check (the store's verification) or a prune (plan and
@@ -48,7 +48,7 @@ func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time
 // `daemon --now`) would make a fresh install look old, where the real
 // clock sees it. Called by the
 // Scheduler, it logs through the Scheduler's Logger (Apply's events
-// included), and a prune's Apply settles for Scheduler.Settle and reports
+// included), and a prune's Apply paces by Scheduler.Pace and reports
 // its phases to Scheduler.OnPhase (a setup's scan options.OnPhase, when
 // set, sees the scan and planning instead). A failed run's Err is its
 // error (Error its text). A prune removes a
@@ -111,7 +111,7 @@ func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, 
 		pol.Excludes = append(pol.Excludes, pins...)
 	}
 	env := applyFrom(ctx)
-	po := prune.Options{Policy: pol, Scan: opts, Locked: true, Settle: env.settle, Pace: env.pace, Now: now,
+	po := prune.Options{Policy: pol, Scan: opts, Locked: true, Pace: env.pace, Now: now,
 		Job: string(j.Type), JobKey: j.Key, Owner: j.Owner,
 		Logger: loggerFrom(ctx), OnPhase: env.onPhase}
 	if j.Type == Pressure {

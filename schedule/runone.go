@@ -62,7 +62,7 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) RunOutcome
 func (s *Scheduler) run(ctx context.Context, log *slog.Logger, j Job, store *pkgstore.Store, now time.Time) (RunResult, error) {
 	run := s.Run
 	if run == nil {
-		run = DefaultRun
+		run = defaultRun
 	}
 	res, err := run(s.withApply(withLogger(ctx, log), j), j, store, now)
 	if err != nil {
@@ -176,8 +176,8 @@ func ranInHistory(j Job, due time.Time) bool {
 // run, no error, claim or catch-up left) and in what this scheduler
 // remembers of the job.
 func (s *Scheduler) recordRun(j Job, run RunRecord, log *slog.Logger) {
-	var recorded JobState
-	record := func(js *JobState) {
+	var recorded jobState
+	record := func(js *jobState) {
 		d, r := run.Due, run
 		js.LastDue = &d
 		js.LastRun = &r

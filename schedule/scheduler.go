@@ -35,7 +35,7 @@ type Scheduler struct {
 	// LockTimeout bounds the wait for a store's lock, as
 	// retention.ApplyOptions'; a job not run stays due and is retried.
 	LockTimeout time.Duration
-	Run         RunFunc      // DefaultRun
+	Run         RunFunc      // defaultRun
 	Logger      *slog.Logger // discard
 	// NotRun is told of each due job that could not run (for metrics).
 	NotRun func(j Job, why error)
@@ -54,10 +54,8 @@ type Scheduler struct {
 	ReadOnly bool
 	// Free reads a store's free space for pressure jobs (statfs).
 	Free func(store string) (pressure.Space, error)
-	// Settle, Pace and OnPhase reach every prune's Apply
-	// (retention.ApplyOptions) through the context RunJob is given;
+	// Pace and OnPhase reach every prune's Apply (retention.ApplyOptions);
 	// OnPhase with the job.
-	Settle  time.Duration
 	Pace    time.Duration
 	OnPhase func(Job, retention.PhaseEvent)
 
@@ -120,17 +118,17 @@ func (s *Scheduler) log() *slog.Logger {
 	return s.Logger
 }
 
-// ErrInvalidScheduler is wrapped by Validate's errors.
-var ErrInvalidScheduler = errors.New("invalid scheduler settings")
+// errInvalidScheduler is wrapped by Validate's errors.
+var errInvalidScheduler = errors.New("invalid scheduler settings")
 
-// Validate refuses negative durations but LockTimeout's and Settle's
-// named "none" values. Reload calls it first.
+// Validate refuses negative durations but the named "none" and "auto"
+// values of retention. Reload calls it first.
 func (s *Scheduler) Validate() error {
-	if err := (retention.ApplyOptions{LockTimeout: s.LockTimeout, Settle: s.Settle, Pace: s.Pace}).Validate(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidScheduler, err)
+	if err := (retention.ApplyOptions{LockTimeout: s.LockTimeout, Pace: s.Pace}).Validate(); err != nil {
+		return fmt.Errorf("%w: %w", errInvalidScheduler, err)
 	}
 	if s.CatchUpSpread < 0 {
-		return fmt.Errorf("%w: catch-up spread %s is negative (0 runs missed runs at once)", ErrInvalidScheduler, s.CatchUpSpread)
+		return fmt.Errorf("%w: catch-up spread %s is negative (0 runs missed runs at once)", errInvalidScheduler, s.CatchUpSpread)
 	}
 	return nil
 }
@@ -162,12 +160,12 @@ func NewDefinition(name, fsRoot string, created time.Time, jobs ...JobDef) (Defi
 	if len(jobs) == 0 {
 		return bad("no job")
 	}
-	d := Definition{Name: name, FSRoot: fsRoot, Created: created, HasCreated: !created.IsZero(), Jobs: slices.Clone(jobs)}
+	d := Definition{Name: name, FSRoot: fsRoot, Created: created, Jobs: slices.Clone(jobs)}
 	var err error
-	if d.Store, err = CanonicalStore(fsRoot); err != nil {
+	if d.Store, err = canonicalStore(fsRoot); err != nil {
 		return bad("%v", err)
 	}
-	if d.Root, err = canonicalPath(fsRoot); err != nil {
+	if d.root, err = canonicalPath(fsRoot); err != nil {
 		return bad("%v", err)
 	}
 	for i, j := range d.Jobs {
@@ -219,7 +217,7 @@ func (s *Scheduler) definitions() ([]Definition, []error) {
 	var defs []Definition
 	var errs []error
 	if s.Dir != "" {
-		defs, errs = LoadDir(s.Dir)
+		defs, errs = loadDir(s.Dir)
 	}
 	fromFiles := map[string]bool{}
 	for _, d := range defs {
@@ -244,7 +242,7 @@ func (s *Scheduler) definitions() ([]Definition, []error) {
 
 // anchor is the time after which a job's due times count: its creation or
 // its last run's due time, whichever is later.
-func anchor(js *JobState) time.Time {
+func anchor(js *jobState) time.Time {
 	a := js.Since
 	if js.LastDue != nil && js.LastDue.After(a) {
 		a = *js.LastDue
@@ -254,13 +252,13 @@ func anchor(js *JobState) time.Time {
 
 // due is the latest due time after the anchor: one, however many were
 // missed. An anchor in the future (the clock was set back) gives none.
-func due(c *cronSpec, js *JobState, now time.Time) (time.Time, bool) {
+func due(c *cronSpec, js *jobState, now time.Time) (time.Time, bool) {
 	return c.LastDue(anchor(js), now)
 }
 
-// NextWake returns when the earliest job falls due, or a missed run ends
+// nextWake returns when the earliest job falls due, or a missed run ends
 // its catch-up delay, after now (zero when there are no jobs).
-func (s *Scheduler) NextWake(now time.Time) time.Time {
+func (s *Scheduler) nextWake(now time.Time) time.Time {
 	next := s.pendingCatchUp()
 	if !next.After(now) {
 		next = time.Time{}

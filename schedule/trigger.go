@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// ErrNoJob is returned by Trigger and Next for a key no job has.
+// ErrNoJob is returned by Trigger for a key no job has.
 var ErrNoJob = errors.New("no such job")
 
 // ErrRunFailed is wrapped, with the run's own error, by Trigger's error
@@ -186,34 +186,23 @@ func (s *Scheduler) fly(ctx context.Context, j Job, f *flight) {
 }
 
 // dueAt is due for a job whose schedule may be missing.
-func dueAt(c *cronSpec, js *JobState, now time.Time) (time.Time, bool) {
+func dueAt(c *cronSpec, js *jobState, now time.Time) (time.Time, bool) {
 	if c == nil {
 		return time.Time{}, false
 	}
 	return due(c, js, now)
 }
 
-// Next returns when the job with key runs next (an overdue job: now).
-func (s *Scheduler) Next(key string) (time.Time, error) {
-	sts, err := s.Status()
-	if err != nil {
-		return time.Time{}, err
-	}
-	for _, st := range sts {
-		if st.Key == key {
-			return st.Next, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%w: %q", ErrNoJob, key)
-}
-
-// JobStatus is a job with its persisted state and next due time.
+// JobStatus is a job with its last run, run count, last error and next
+// due time.
 type JobStatus struct {
 	Job
-	State JobState
-	Next  time.Time
-	// InState is false when the state file does not hold the job: State is
-	// then what Reload made of it in memory.
+	LastRun   *RunRecord
+	Runs      int
+	LastError string // the last attempt that could not run
+	Next      time.Time
+	// InState is false when the state file does not hold the job (the rest
+	// is then what this Scheduler holds in memory).
 	InState bool
 }
 
@@ -231,7 +220,7 @@ func (s *Scheduler) Status() ([]JobStatus, error) {
 	s.mu.RUnlock()
 	var out []JobStatus
 	for _, j := range jobs {
-		js, in := JobState{}, false
+		js, in := jobState{}, false
 		if p := st.Jobs[j.Key]; p != nil {
 			js, in = *p, true
 		} else if view != nil && view.Jobs[j.Key] != nil {
@@ -249,7 +238,7 @@ func (s *Scheduler) Status() ([]JobStatus, error) {
 		if d, ok := due(c, &js, now); ok {
 			next = d // overdue: runs at the next tick
 		}
-		out = append(out, JobStatus{Job: j, State: js, Next: next, InState: in})
+		out = append(out, JobStatus{Job: j, LastRun: js.LastRun, Runs: js.Runs, LastError: js.LastError, Next: next, InState: in})
 	}
 	return out, nil
 }
