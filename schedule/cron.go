@@ -69,15 +69,10 @@ func (c *cronSpec) Next(t time.Time) time.Time {
 	return time.Time{}
 }
 
-// LastDue returns the latest due instant in (after, upTo], and whether
-// there is one. It never returns more than one: a job that missed many
-// runs catches up once.
-//
-// It searches back from upTo in windows that double from an hour (the
-// latest window with a due time is walked forward), so its cost follows
-// how often the job is due near upTo, not how long the range is: an
-// every-minute job after a five-year gap walks an hour, not 2.6 million
-// minutes (which a cap on the walk once cut short at a stale due time).
+// LastDue returns the latest due instant in (after, upTo], if any: a job
+// that missed many runs catches up once. It searches back from upTo in
+// windows that double from an hour, so an every-minute job after years
+// down walks an hour, not millions of minutes.
 func (c *cronSpec) LastDue(after, upTo time.Time) (time.Time, bool) {
 	if !upTo.After(after) {
 		return time.Time{}, false

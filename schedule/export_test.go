@@ -11,7 +11,6 @@ type (
 const UnitMarker = unitMarker
 
 var (
-	LoadState           = loadStateFile
 	NewCron             = newCron
 	PressureExportCron  = pressureExportCron
 	Resolve             = resolveSpec
@@ -32,3 +31,8 @@ var (
 func CanonicalParams(p Params) string { return p.canonical() }
 
 func (s *Scheduler) NextWake(now time.Time) time.Time { return s.nextWake(now) }
+
+func LoadState(path string) (*stateFile, error) {
+	st, _, err := readStateFile(path)
+	return st, err
+}

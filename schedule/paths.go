@@ -75,7 +75,7 @@ func stateMachineID(fsRoot, explicit, statePath string) (string, error) {
 	if err != nil || strings.TrimSpace(explicit) != "" {
 		return machine, err
 	}
-	if st, err := loadStateFile(statePath); err == nil && st.Machines[rootOf(fsRoot)] != "" {
+	if st, _, err := readStateFile(statePath); err == nil && st.Machines[rootOf(fsRoot)] != "" {
 		machine = st.Machines[rootOf(fsRoot)]
 	}
 	return machine, nil
@@ -148,12 +148,9 @@ func storeIDs(st *stateFile) map[string]string {
 }
 
 // StateWritable reports whether this process could write the state file
-// at path, as the daemon does (schedule list warns when it could not): the
-// file itself when it exists, and its directory, or the nearest parent of
-// it that exists (the daemon makes the rest), must be writable for the
-// real user (access(2) with W_OK). The error names the file or directory
-// that is not. It is only implemented on Unix: elsewhere it fails with an
-// error wrapping errors.ErrUnsupported.
+// at path, as the daemon does: the file when it exists, and its nearest
+// existing directory. The error names the one that is not writable; on
+// systems other than Unix and Windows it wraps errors.ErrUnsupported.
 func StateWritable(path string) error {
 	if _, err := os.Lstat(path); err == nil {
 		if err := writable(path); err != nil {

@@ -38,25 +38,11 @@ func defaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time
 }
 
 // RunJob runs a check (the store's verification) or a prune (plan and
-// apply) while the caller holds the store's lock. now is the scheduler's
-// clock reading: the plan judges ages and installs in progress by it, and
-// the history records it; a release young by the real clock is kept all
-// the same (retention.Plan.RealNow), and a clock far ahead is warned
-// about in the plan (retention.WarnClockAhead). Apply's last check judges installs in progress
-// by the real clock (ApplyOptions.Now's default) on purpose: installs
-// happen in real time, and a scheduler's clock set ahead (a rehearsal,
-// `daemon --now`) would make a fresh install look old, where the real
-// clock sees it. Called by the
-// Scheduler, it logs through the Scheduler's Logger (Apply's events
-// included), and a prune's Apply paces by Scheduler.Pace and reports
-// its phases to Scheduler.OnPhase (a setup's scan options.OnPhase, when
-// set, sees the scan and planning instead). A failed run's Err is its
-// error (Error its text). A prune removes a
-// release only when the plan of every FS root in j.FSRoots removes it:
-// several FS roots may share one store (a symlinked hab/pkgs), each with
-// its own specs, binlinks and config, and the prune keeps everything any
-// of them protects. When the plan of another FS root cannot be made, the
-// prune removes nothing.
+// apply) while the caller holds the store's lock. The plan judges ages by
+// now, the scheduler's clock; Apply's last check judges installs in
+// progress by the real clock, in which installs happen. A prune removes a
+// release only when the plan of every FS root in j.FSRoots removes it, and
+// nothing when one of those plans cannot be made.
 func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup) (RunResult, error) {
 	pol, opts, err := setup(store.FSRoot(), j)
 	if err != nil {

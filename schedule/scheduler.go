@@ -187,13 +187,9 @@ func NewDefinition(name, fsRoot string, created time.Time, jobs ...JobDef) (Defi
 	return d, nil
 }
 
-// Register adds definitions made in code (NewDefinition) to those Reload
-// reads from Dir (Dir may be empty: then only these). They are merged
-// with each other and with the files' exactly as files are: identical
-// randomized schedules of one store share one job. A registered name
-// replaces the definition registered under it before; a name a file in
-// Dir also uses is rejected by Reload. Register takes effect at the next
-// Reload.
+// Register adds definitions made by NewDefinition to those of Dir, merged
+// as files are, at the next Reload. A name registered again replaces the
+// earlier one; a name a file of Dir uses is rejected by Reload.
 func (s *Scheduler) Register(defs ...Definition) error {
 	for _, d := range defs {
 		if d.Name == "" || d.Store == "" {

@@ -106,6 +106,6 @@ func newState() *stateFile {
 }
 
 const (
-	maxStateSize = 64 << 20 // what loadStateFile reads
-	stateVersion = 1        // the only format loadStateFile reads
+	maxStateSize = 64 << 20 // what readStateFile reads
+	stateVersion = 1        // the only format readStateFile reads
 )

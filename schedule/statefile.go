@@ -16,13 +16,10 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// The state is one JSON file (or one per FS root: stateroots.go), each
-// replaced whole and atomically (a temporary file in its directory,
-// fsynced, renamed over it, the directory fsynced) when an update changes
-// it. A Scheduler keeps the bytes it last read or
-// wrote with the file's mark (device, inode, size, modification time) and
-// reads the file again only when the mark changes. Nothing else locks it:
-// a run holds its store's lock, and reads the file again under it.
+// The state is one JSON file (or one per FS root), replaced whole and
+// atomically, and read again only when its mark (device, inode, size,
+// modification time) changes. Nothing else locks it: a run holds its
+// store's lock, and reads the file again under it.
 
 // fileMark is what a stat of the state file shows of it: a file replaced,
 // written or deleted by another has another mark.
@@ -172,7 +169,7 @@ func (s *Scheduler) load() (*stateFile, error) {
 	s.smu.Unlock()
 	st, from := newState(), origins{}
 	for _, path := range paths {
-		part, err := loadStateFile(path)
+		part, _, err := readStateFile(path)
 		if errors.Is(err, errCorruptState) {
 			// Left as it is; the next daemon keeps it aside.
 			s.log().Error("the schedule state file is damaged; showing its jobs as new (a daemon keeps the file aside and rebuilds it)", "state", path, "error", err)
@@ -342,15 +339,6 @@ func (s *Scheduler) setAside(path string, why error) error {
 		return nil
 	}
 	return fmt.Errorf("%w (no free name to set it aside)", why)
-}
-
-// loadStateFile reads a state file; a missing one is an empty state. A state
-// file that is a symlink or not a regular file, or has a version other
-// than 1, is refused (errState); one larger than 64 MiB or that does not
-// parse is damaged (errCorruptState, with errState).
-func loadStateFile(path string) (*stateFile, error) {
-	st, _, err := readStateFile(path)
-	return st, err
 }
 
 // Beside the stores (Scheduler.StateBesideStores), the state is one file

@@ -227,15 +227,12 @@ func (s *Scheduler) ExportJobs() []Job {
 	return jobs
 }
 
-// WriteUnits writes each job's units (systemdUnits) into the directory
-// out, made when missing, each through a temporary file renamed into
-// place, so that a symlink or any other file planted at a unit's name is
-// replaced, never followed or written through. It then removes the units
-// an earlier export wrote (regular files whose names start with hab-gc-,
-// end in .timer or .service, and whose content starts with unitMarker)
-// that belong to no job now; a file without the marker is never touched.
-// It returns the files written (out joined with each unit's name), also
-// those written before an error, and the names of the units removed.
+// WriteUnits writes each job's units into the directory out (made when
+// missing), each through a temporary file renamed over its name (never
+// following what is planted there), then removes the units an earlier
+// export wrote (hab-gc-*.timer or .service starting with unitMarker) whose
+// job is gone. It returns the files written, also before an error, and the
+// names of the units removed.
 func WriteUnits(out string, jobs []Job, inv Invocation, loc *time.Location) (written, removed []string, err error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, nil, err

@@ -46,13 +46,11 @@ func (s *Scheduler) slot(key string) chan struct{} {
 }
 
 // Trigger runs the job with key now and waits for it, as containerd's GC
-// scheduler's ScheduleAndWait: a run under way is waited for, then one more
-// starts, shared by every Trigger that asks meanwhile. It counts as the
-// job's run for its latest due time, so the timed one is not repeated.
-// ctx ending stops this caller's wait; the run is cancelled when no caller
-// waits, and a context already ended never starts one. The error is nil
-// exactly when the Outcome did not fail; else it wraps ErrRunFailed and the
-// run's error, ErrNotRun and its cause, or ctx's error.
+// scheduler's ScheduleAndWait: a run under way is waited for, then one
+// more starts, shared by every Trigger that asks meanwhile and counted as
+// the job's latest due run. The run is cancelled when no caller waits any
+// more. The error is nil exactly when the outcome did not fail; else it
+// wraps ErrRunFailed or ErrNotRun with the cause, or is ctx's.
 func (s *Scheduler) Trigger(ctx context.Context, key string) (RunOutcome, error) {
 	o, err := s.trigger(ctx, key)
 	if err == nil {
@@ -171,26 +169,16 @@ func (s *Scheduler) fly(ctx context.Context, j Job, f *flight) {
 	s.fmu.Unlock()
 	now := s.now()
 	due := now
-	if st, err := s.readState(); err == nil {
-		if js := st.Jobs[j.Key]; js != nil {
-			_, crons := s.snapshot()
-			if d, ok := dueAt(crons[j.Key], js, now); ok {
-				due = d // merged with the scheduled run that is due
-			}
+	_, crons := s.snapshot()
+	if st, err := s.readState(); err == nil && st.Jobs[j.Key] != nil && crons[j.Key] != nil {
+		if d, ok := crons[j.Key].LastDue(anchor(st.Jobs[j.Key]), now); ok {
+			due = d // merged with the scheduled run that is due
 		}
 	}
 	f.out = s.runOne(ctx, j, due)
 	s.umu.Lock()
 	delete(s.catchUp, j.Key) // a missed run waiting its delay was this one
 	s.umu.Unlock()
-}
-
-// dueAt is due for a job whose schedule may be missing.
-func dueAt(c *cronSpec, js *jobState, now time.Time) (time.Time, bool) {
-	if c == nil {
-		return time.Time{}, false
-	}
-	return due(c, js, now)
 }
 
 // JobStatus is a job with its last run, run count, last error and next
