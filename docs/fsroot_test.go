@@ -25,8 +25,11 @@ func TestEmptyFSRootRefused(t *testing.T) {
 			return history.Journal{}.AppendContext(context.Background(), []history.Record{{RunID: "x"}})
 		},
 		"schedule.DefaultStatePath": func() error { _, err := schedule.DefaultStatePath(""); return err },
-		"schedule.CanonicalStore":   func() error { _, err := schedule.CanonicalStore(""); return err },
-		"pkgstore.InferTarget":      func() error { _, _, err := pkgstore.InferTarget(""); return err },
+		"schedule.Scheduler.NextRuns": func() error {
+			_, _, err := (&schedule.Scheduler{}).NextRuns(schedule.Spec{}, "", schedule.Check, schedule.Params{}, 1)
+			return err
+		},
+		"pkgstore.InferTarget": func() error { _, _, err := pkgstore.InferTarget(""); return err },
 	} {
 		if err := call(); !errors.Is(err, pkgstore.ErrNoStore) {
 			t.Errorf("%s(\"\"): %v, want an error wrapping pkgstore.ErrNoStore", name, err)

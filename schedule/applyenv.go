@@ -10,18 +10,17 @@ import (
 
 type applyKey struct{}
 
-// applyEnv is what a Scheduler tells RunJob about Apply (Settle, Pace, OnPhase),
+// applyEnv is what a Scheduler tells RunJob about Apply (Pace, OnPhase),
 // through the context, as withLogger does the logger.
 type applyEnv struct {
-	settle  time.Duration
 	pace    time.Duration
 	onPhase func(retention.PhaseEvent)
 }
 
-// withApply carries the Scheduler's Settle and OnPhase, bound to job j, to
+// withApply carries the Scheduler's Pace and OnPhase, bound to job j, to
 // RunJob.
 func (s *Scheduler) withApply(ctx context.Context, j Job) context.Context {
-	env := applyEnv{settle: s.Settle, pace: s.Pace}
+	env := applyEnv{pace: s.Pace}
 	if f := s.OnPhase; f != nil {
 		env.onPhase = func(ev retention.PhaseEvent) { f(j, ev) }
 	}

@@ -93,8 +93,8 @@ func BenchmarkTick10k(b *testing.B) {
 	dir := b.TempDir()
 	state := filepath.Join(dir, "state.json")
 	s := &schedule.Scheduler{StatePath: state, Clock: clk.Now,
-		Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
-			return schedule.RunResult{OK: true}
+		Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) (schedule.RunResult, error) {
+			return schedule.RunResult{OK: true}, nil
 		}}
 	if n := loadDefs(b, s, defs); n != 10000 {
 		b.Fatalf("%d jobs", n)
@@ -150,8 +150,8 @@ func BenchmarkReloadRSS10k(b *testing.B) {
 	for b.Loop() {
 		clk := &clock{t: time.Date(2026, 5, 31, 0, 0, 30, 0, time.UTC)}
 		s := &schedule.Scheduler{StatePath: filepath.Join(b.TempDir(), "state.json"), Clock: clk.Now,
-			Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
-				return schedule.RunResult{OK: true}
+			Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) (schedule.RunResult, error) {
+				return schedule.RunResult{OK: true}, nil
 			}}
 		loadDefs(b, s, defs)
 		s.RunDue(context.Background())

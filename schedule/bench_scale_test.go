@@ -45,8 +45,8 @@ func BenchmarkScale10k(b *testing.B) {
 		clk := &clock{t: time.Date(2026, 6, 1, 0, 0, 30, 0, time.UTC)}
 		state := filepath.Join(b.TempDir(), "state.json")
 		s := &schedule.Scheduler{StatePath: state, Clock: clk.Now,
-			Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
-				return schedule.RunResult{OK: true}
+			Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) (schedule.RunResult, error) {
+				return schedule.RunResult{OK: true}, nil
 			}}
 		if err := s.Register(defs...); err != nil {
 			b.Fatal(err)

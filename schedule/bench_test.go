@@ -46,11 +46,11 @@ func BenchmarkTick(b *testing.B) {
 	var latest time.Duration
 	var tickStart time.Time
 	s := &schedule.Scheduler{StatePath: filepath.Join(b.TempDir(), "state.json"), Clock: clk.Now,
-		Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
+		Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) (schedule.RunResult, error) {
 			mu.Lock()
 			latest = max(latest, time.Since(tickStart))
 			mu.Unlock()
-			return schedule.RunResult{OK: true}
+			return schedule.RunResult{OK: true}, nil
 		}}
 	if n := loadDefs(b, s, defs); n != 2000 {
 		b.Fatalf("%d jobs", n)
@@ -109,7 +109,7 @@ func cpuTime() time.Duration {
 func ran(outs []schedule.RunOutcome) int {
 	n := 0
 	for _, o := range outs {
-		if o.Ran {
+		if o.Status == schedule.Ran {
 			n++
 		}
 	}

@@ -3,6 +3,7 @@ package schedule_test
 import (
 	"context"
 	"fmt"
+	"github.com/hab-gc/hab-gc/schedule"
 	"testing"
 	"time"
 
@@ -57,7 +58,7 @@ func TestScheduledCheckSharedLock(t *testing.T) {
 			e.reload(s)
 			e.clock.Add(2 * time.Hour)
 			outs := s.RunDue(context.Background())
-			if len(outs) != 1 || !outs[0].Ran || !outs[0].Result.OK || outs[0].Result.Error != "" {
+			if len(outs) != 1 || outs[0].Status != schedule.Ran || !outs[0].Result.OK || outs[0].Result.Error != "" {
 				t.Fatalf("outcomes: %+v; want the check run, OK", outs)
 			}
 			if got := outs[0].Result.Notice != ""; got != c.notice {

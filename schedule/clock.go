@@ -171,8 +171,8 @@ func catchUpDelay(machine, key string, bound time.Duration) time.Duration {
 
 // holdCatchUp reports whether a run due at due waits (it was missed
 // before the Scheduler started and its delay has not passed), and
-// remembers when it runs, for NextWake.
-func (s *Scheduler) holdCatchUp(j Job, js *JobState, due, now time.Time) bool {
+// remembers when it runs, for nextWake.
+func (s *Scheduler) holdCatchUp(j Job, js *jobState, due, now time.Time) bool {
 	if j.Key == s.Only && js.LastDue == nil && js.Runs == 0 {
 		// The first firing of an exported timer (see since): the timer
 		// chose when, and a new job was not missed while hab-gc was
@@ -193,7 +193,7 @@ func (s *Scheduler) holdCatchUp(j Job, js *JobState, due, now time.Time) bool {
 	if c := js.CatchUp; c != nil && c.Due.Equal(due) && c.At.Before(at) && !c.At.Before(due) {
 		at = c.At // set by an earlier start: a restart does not put it off
 	} else if !s.ReadOnly && now.Before(at) {
-		cu := &CatchUp{Due: due, At: at}
+		cu := &catchUp{Due: due, At: at}
 		js.CatchUp = cu
 		s.remember(j.Key, *js)
 		s.umu.Unlock()
@@ -255,9 +255,9 @@ const maxStoreBackoff = 15 * time.Minute
 // tick at which the store exists again.
 func (s *Scheduler) storeGone(j Job, out RunOutcome, log *slog.Logger, err error) RunOutcome {
 	why := err.Error()
-	out.Skipped, out.cause = why, err
+	out.Err = err
 	if s.NotRun != nil {
-		s.NotRun(j, why)
+		s.NotRun(j, err)
 	}
 	now := s.now()
 	s.umu.Lock()
@@ -320,17 +320,17 @@ func (s *Scheduler) lastUnrecorded(key string) (unrecorded, bool) {
 
 // memJob returns the job's state as this scheduler last knew it (its
 // Reload, its own runs), whatever the state file holds now.
-func (s *Scheduler) memJob(key string) (JobState, bool) {
+func (s *Scheduler) memJob(key string) (jobState, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.view == nil || s.view.Jobs[key] == nil {
-		return JobState{}, false
+		return jobState{}, false
 	}
 	return *s.view.Jobs[key], true
 }
 
 // remember records a job's state as this scheduler wrote or read it.
-func (s *Scheduler) remember(key string, js JobState) {
+func (s *Scheduler) remember(key string, js jobState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.view != nil {

@@ -2,6 +2,7 @@ package schedule_test
 
 import (
 	"context"
+	"github.com/hab-gc/hab-gc/schedule"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -44,7 +45,7 @@ func TestPropertyClockFaultsRestartsDamage(t *testing.T) {
 					e.clock.Set(real.Add(-time.Duration(r.IntN(20)+1) * time.Hour))
 				}
 				for _, o := range s.RunDue(context.Background()) {
-					if !o.Ran {
+					if o.Status != schedule.Ran {
 						continue
 					}
 					if seen[o.Due] {

@@ -69,15 +69,10 @@ func (c *cronSpec) Next(t time.Time) time.Time {
 	return time.Time{}
 }
 
-// LastDue returns the latest due instant in (after, upTo], and whether
-// there is one. It never returns more than one: a job that missed many
-// runs catches up once.
-//
-// It searches back from upTo in windows that double from an hour (the
-// latest window with a due time is walked forward), so its cost follows
-// how often the job is due near upTo, not how long the range is: an
-// every-minute job after a five-year gap walks an hour, not 2.6 million
-// minutes (which a cap on the walk once cut short at a stale due time).
+// LastDue returns the latest due instant in (after, upTo], if any: a job
+// that missed many runs catches up once. It searches back from upTo in
+// windows that double from an hour, so an every-minute job after years
+// down walks an hour, not millions of minutes.
 func (c *cronSpec) LastDue(after, upTo time.Time) (time.Time, bool) {
 	if !upTo.After(after) {
 		return time.Time{}, false
@@ -109,12 +104,36 @@ func (c *cronSpec) Prev(t time.Time) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// NextRuns is what `hab-gc schedule next` shows for a spec: the cron
-// expression spec resolves to for in (Resolve; in.Zone is the zone cron
-// is read in, nil for UTC), and the next count times it fires after from
-// (fewer when it stops firing). The expression is returned also when it
-// cannot be read as cron, with the error.
-func NextRuns(spec Spec, in HashInput, from time.Time, count int) (string, []time.Time, error) {
+// NextRuns is what `hab-gc schedule next` shows: the cron expression spec
+// resolves to for a job of type typ (with params p, for a prune) on the
+// store of an FS root (or of its hab/pkgs directory), and the next count
+// times it fires. The machine identity is Machine, else the one the state
+// recorded for that FS root, else machineID's.
+func (s *Scheduler) NextRuns(spec Spec, store string, typ JobType, p Params, count int) (string, []time.Time, error) {
+	root := storeFSRoot(store)
+	canon, err := canonicalStore(root)
+	if err != nil {
+		return "", nil, err
+	}
+	state := s.StatePath
+	if state == "" {
+		state = statePathAt(root)
+	}
+	machine, err := stateMachineID(root, s.Machine, state)
+	if err != nil {
+		return "", nil, err
+	}
+	in := hashInput{Store: canon, Type: typ, Spec: spec.Canonical, Machine: machine, Zone: s.Location}
+	if typ == Prune {
+		in.Params = p.canonical()
+	}
+	return nextRuns(spec, in, s.now(), count)
+}
+
+// nextRuns is the cron expression spec resolves to for in (in.Zone is the
+// zone cron is read in, nil for UTC) and the next count times it fires
+// after from; the expression also when it cannot be read as cron.
+func nextRuns(spec Spec, in hashInput, from time.Time, count int) (string, []time.Time, error) {
 	expr := resolveSpec(spec, in)
 	cr, err := newCron(expr, spec.Zone(in.Zone))
 	if err != nil {

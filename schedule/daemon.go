@@ -184,7 +184,7 @@ func (s *Scheduler) Loop(ctx context.Context, reload <-chan struct{}, maxSleep t
 		s.runDue(ctx, false)
 		now := s.now()
 		wait := maxSleep
-		if n := s.NextWake(now); !n.IsZero() && n.Sub(now) < wait {
+		if n := s.nextWake(now); !n.IsZero() && n.Sub(now) < wait {
 			wait = max(n.Sub(now), time.Second)
 		}
 		t := time.NewTimer(wait)

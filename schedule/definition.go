@@ -27,9 +27,9 @@ const (
 // ErrDefinition is wrapped by errors about definition files.
 var ErrDefinition = errors.New("invalid schedule definition")
 
-// ErrNoDir is wrapped by the problem of a schedules directory that is
+// errNoDir is wrapped by the problem of a schedules directory that is
 // missing or unreadable (being replaced): Reload then keeps everything.
-var ErrNoDir = errors.New("schedules directory unreadable")
+var errNoDir = errors.New("schedules directory unreadable")
 
 // JobDef is one job a definition asks for.
 type JobDef struct {
@@ -44,15 +44,14 @@ type Definition struct {
 	Name string
 	// File is the definition's path.
 	File string
-	// Created orders schedules for ownership; HasCreated is false when the
-	// file does not say (the scheduler then uses when it first saw it).
-	Created    time.Time
-	HasCreated bool
-	// FSRoot is the store's FS root as written; Root the canonical FS
-	// root (absolute, symlinks resolved as far as it exists); Store the
-	// canonical store path (the same, of FSROOT/hab/pkgs).
-	FSRoot, Root, Store string
-	Jobs                []JobDef
+	// Created orders schedules for ownership; zero when the file does not
+	// say (the scheduler then uses when it first saw it).
+	Created time.Time
+	// FSRoot is the store's FS root as written; Store the canonical store
+	// path (absolute, symlinks resolved as far as it exists).
+	FSRoot, Store string
+	root          string // FSRoot, canonical
+	Jobs          []JobDef
 	// Pressure is the [pressure] table: prune when free space on the
 	// store's file system falls below MinFree (nil: none).
 	Pressure *PressureDef
@@ -111,7 +110,7 @@ func normaliseExcludes(ex []string) []string {
 // The encoding is the one job keys have always hashed (keep_latest as a
 // file writes it; has_min_age for a min age that is set), so that a
 // schedule keeps its key and its state.
-func (p Params) Canonical() string {
+func (p Params) canonical() string {
 	b, _ := json.Marshal(struct {
 		KeepLatest int           `json:"keep_latest"`
 		Exclude    []string      `json:"exclude"`

@@ -30,7 +30,7 @@ func TestCreatedAsTOMLDatetime(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || !d.HasCreated || !d.Created.Equal(want) {
+			if err != nil || !d.Created.Equal(want) {
 				t.Fatalf("got %v %v", d.Created, err)
 			}
 		})

@@ -15,7 +15,7 @@
 //
 // A schedule is cron (5 fields or @daily...; robfig/cron parses it) or a
 // randomized descriptor (@hourly-random ... @yearly-random, optionally with
-// a window). A randomized spec resolves (Resolve) to a cron expression
+// a window). A randomized spec resolves to a cron expression
 // drawn from a hash of the canonical store, the job type, its parameters,
 // the spec and the machine's identity: schedules that agree share one Job,
 // owned by the oldest, that runs once at a time that survives restarts.

@@ -2,6 +2,7 @@ package schedule_test
 
 import (
 	"context"
+	"github.com/hab-gc/hab-gc/schedule"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func TestUnwritableStateRunsOncePerDueTime(t *testing.T) {
 	var dues []time.Time
 	for i := 0; i < 5; i++ {
 		for _, o := range s.RunDue(context.Background()) {
-			if o.Ran {
+			if o.Status == schedule.Ran {
 				dues = append(dues, o.Due)
 			}
 		}
@@ -46,8 +47,8 @@ func TestUnwritableStateRunsOncePerDueTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(sts[0].State.LastError, "not recorded") {
-		t.Fatalf("status does not show the failure: %+v", sts[0].State)
+	if !strings.Contains(sts[0].LastError, "not recorded") {
+		t.Fatalf("status does not show the failure: %+v", sts[0])
 	}
 	// The next due time runs (once).
 	e.clock.Add(time.Hour)

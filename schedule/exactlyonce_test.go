@@ -194,9 +194,9 @@ func TestPropertyExactlyOnce(t *testing.T) {
 				}
 				for _, o := range s.RunDue(context.Background()) {
 					if os.Getenv(exactlyOnceLogEnv) != "" {
-						t.Logf("step %d now %v: %s due %v ran %v skipped %q", step, now, keys[o.Job.Key], o.Due, o.Ran, o.Skipped)
+						t.Logf("step %d now %v: %s due %v ran %v err %v", step, now, keys[o.Job.Key], o.Due, o.Status == schedule.Ran, o.Err)
 					}
-					if !o.Ran {
+					if o.Status != schedule.Ran {
 						continue
 					}
 					kind := keys[o.Job.Key]

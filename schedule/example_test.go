@@ -56,11 +56,11 @@ func ExampleScheduler_Trigger() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("triggered: ran", out.Ran, "removed", out.Result.Removed)
+	fmt.Println("triggered:", out.Status, "removed", out.Result.Removed)
 	fmt.Println("then due:", len(sch.RunDue(context.Background())))
 	// Output:
 	// jobs: 1 members: [nginx redis]
-	// triggered: ran true removed 2
+	// triggered: ran removed 2
 	// then due: 0
 }
 
@@ -102,9 +102,9 @@ func Example_triggerAndCancel() {
 	go func() { stopped <- sch.Loop(ctx, nil, time.Hour) }()
 	out, err := sch.Trigger(ctx, sch.Jobs()[0].Key) // now, and wait
 	cancel()
-	fmt.Println("ran", out.Ran, "removed", out.Result.Removed)
+	fmt.Println(out.Status, "removed", out.Result.Removed)
 	fmt.Println("error", err, "loop", <-stopped)
 	// Output:
-	// ran true removed 1
+	// ran removed 1
 	// error <nil> loop <nil>
 }

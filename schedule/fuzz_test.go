@@ -23,8 +23,8 @@ func FuzzParseSpec(f *testing.F) {
 		if err != nil || again.Canonical != spec.Canonical {
 			t.Fatalf("%q: canonical %q does not parse back to itself: %q %v", s, spec.Canonical, again.Canonical, err)
 		}
-		expr := resolveSpec(spec, HashInput{Store: "/hab/pkgs", Type: Prune, Spec: spec.Canonical})
-		if w := spec.Window; w.HasTime || w.HasDays {
+		expr := resolveSpec(spec, hashInput{Store: "/hab/pkgs", Type: Prune, Spec: spec.Canonical})
+		if w := spec.window; w.HasTime || w.HasDays {
 			var m, h int
 			var dow string
 			fmt.Sscanf(expr, "%d %d %s %s %s", &m, &h, new(string), new(string), &dow)

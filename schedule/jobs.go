@@ -68,7 +68,7 @@ func buildJobs(defs []Definition, machine func(root string) string, loc *time.Lo
 	defs = canonicalDefs(defs)
 	type group struct {
 		job     Job
-		in      HashInput
+		in      hashInput
 		members []member
 	}
 	groups := map[string]*group{}
@@ -77,13 +77,13 @@ func buildJobs(defs []Definition, machine func(root string) string, loc *time.Lo
 		for _, jd := range d.Jobs {
 			params := ""
 			if jd.Type == Prune {
-				params = jd.Params.Canonical()
+				params = jd.Params.canonical()
 			}
 			id := d.Store
 			if v, ok := ids[d.Store]; ok {
 				id = v
 			}
-			in := HashInput{Store: id, Type: jd.Type, Params: params, Spec: jd.Spec.Canonical, Zone: loc}
+			in := hashInput{Store: id, Type: jd.Type, Params: params, Spec: jd.Spec.Canonical, Zone: loc}
 			var key string
 			if jd.Spec.Random {
 				key = "r-" + shortHash(in.Store, string(in.Type), in.Params, in.Spec)
@@ -96,7 +96,7 @@ func buildJobs(defs []Definition, machine func(root string) string, loc *time.Lo
 				g = &group{job: Job{Key: key, Type: jd.Type, Store: d.Store, Spec: jd.Spec, Params: jd.Params}, in: in}
 				groups[key] = g
 			}
-			g.members = append(g.members, member{name: d.Name, created: c, fsRoot: d.FSRoot, root: d.Root, spec: jd.Spec})
+			g.members = append(g.members, member{name: d.Name, created: c, fsRoot: d.FSRoot, root: d.root, spec: jd.Spec})
 		}
 	}
 	// Every FS root through which some definition reaches each store.
@@ -156,8 +156,8 @@ func fsRoots(owner string, defs []Definition) []string {
 	}
 	var others []string
 	for _, d := range defs {
-		if !seen[d.Root] {
-			seen[d.Root] = true
+		if !seen[d.root] {
+			seen[d.root] = true
 			others = append(others, d.FSRoot)
 		}
 	}
@@ -189,14 +189,14 @@ func buildPressureJobs(defs []Definition, created func(Definition) time.Time) []
 		})
 		owner := ds[0]
 		limits := owner.Pressure.Limits
-		j := Job{Key: "p-" + shortHash(store, string(Pressure)), Type: Pressure, Store: store, FSRoot: owner.FSRoot, root: owner.Root,
+		j := Job{Key: "p-" + shortHash(store, string(Pressure)), Type: Pressure, Store: store, FSRoot: owner.FSRoot, root: owner.root,
 			Params: owner.Pressure.Params, Owner: owner.Name, Limits: &limits}
 		for _, d := range ds {
 			j.Members = append(j.Members, d.Name)
 		}
 		if !storeDirect(j.FSRoot) { // as for prunes (buildJobs)
 			if i := slices.IndexFunc(roots[store], func(d Definition) bool { return storeDirect(d.FSRoot) }); i >= 0 {
-				j.FSRoot, j.root = roots[store][i].FSRoot, roots[store][i].Root
+				j.FSRoot, j.root = roots[store][i].FSRoot, roots[store][i].root
 			}
 		}
 		j.FSRoots = fsRoots(j.FSRoot, roots[store])
@@ -212,10 +212,10 @@ func canonicalDefs(defs []Definition) []Definition {
 	out := make([]Definition, len(defs))
 	for i, d := range defs {
 		if d.FSRoot != "" {
-			if st, err := CanonicalStore(d.FSRoot); err == nil {
+			if st, err := canonicalStore(d.FSRoot); err == nil {
 				d.Store = st
 			}
-			d.Root = rootOf(d.FSRoot)
+			d.root = rootOf(d.FSRoot)
 		}
 		out[i] = d
 	}

@@ -13,8 +13,8 @@ import (
 // Taking a free store lock is no news: the scheduler
 // says it is waiting for it at DEBUG, not at INFO on every run.
 func TestLockWaitNotLoggedAtInfo(t *testing.T) {
-	s, key, _ := triggerEnv(t, func(ctx context.Context) schedule.RunResult {
-		return schedule.RunResult{OK: true}
+	s, key, _ := triggerEnv(t, func(ctx context.Context) (schedule.RunResult, error) {
+		return schedule.RunResult{OK: true}, nil
 	})
 	var buf bytes.Buffer
 	s.Logger = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))

@@ -66,11 +66,11 @@ func TestClockStartedFastSetRightWithMonotonicReadings(t *testing.T) {
 	var mu sync.Mutex
 	var runs []time.Time
 	s := &schedule.Scheduler{Dir: dir, StatePath: filepath.Join(testtool.TempDir(t), "state.json"), Clock: clock.Now, CatchUpSpread: 10 * time.Minute,
-		Run: func(_ context.Context, _ schedule.Job, _ *pkgstore.Store, now time.Time) schedule.RunResult {
+		Run: func(_ context.Context, _ schedule.Job, _ *pkgstore.Store, now time.Time) (schedule.RunResult, error) {
 			mu.Lock()
 			runs = append(runs, now.Round(0))
 			mu.Unlock()
-			return schedule.RunResult{OK: true}
+			return schedule.RunResult{OK: true}, nil
 		}}
 	if probs, err := s.Reload(); err != nil || len(probs) > 0 {
 		t.Fatalf("reload: %v %v", err, probs)

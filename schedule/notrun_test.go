@@ -25,7 +25,7 @@ func TestJobNotRunIsCounted(t *testing.T) {
 	logs := &bytes.Buffer{}
 	s.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	var notRun []string
-	s.NotRun = func(j schedule.Job, why string) { notRun = append(notRun, j.Key+": "+why) }
+	s.NotRun = func(j schedule.Job, why error) { notRun = append(notRun, j.Key+": "+why.Error()) }
 	e.reload(s)
 	j := onlyJob(t, s)
 	unlock := storetest.HoldLock(t, root)

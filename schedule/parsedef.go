@@ -65,7 +65,7 @@ func ParseDefinition(file string, data []byte) (Definition, error) {
 	if d.Name == "" {
 		d.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
-	if d.Created, d.HasCreated, err = parseCreated(fail, f.Created); err != nil {
+	if d.Created, err = parseCreated(fail, f.Created); err != nil {
 		return Definition{}, err
 	}
 	if err := d.setStore(fail, f.FSRoot); err != nil {
@@ -133,28 +133,28 @@ func decodeDefinition(file string, data []byte) (fileFormat, error) {
 }
 
 // parseCreated reads the created key: a TOML offset datetime or an RFC
-// 3339 string (ok false when the file has none).
-func parseCreated(fail func(field, format string, args ...any) error, created any) (t time.Time, ok bool, err error) {
+// 3339 string (zero when the file has none).
+func parseCreated(fail func(field, format string, args ...any) error, created any) (time.Time, error) {
 	switch c := created.(type) {
 	case nil:
-		return time.Time{}, false, nil
+		return time.Time{}, nil
 	case time.Time: // a TOML offset datetime
-		return c, true, nil
+		return c, nil
 	case string:
 		t, err := time.Parse(time.RFC3339, c)
 		if err != nil {
-			return time.Time{}, false, fail("created", "%q is not an RFC 3339 time", c)
+			return time.Time{}, fail("created", "%q is not an RFC 3339 time", c)
 		}
-		return t, true, nil
+		return t, nil
 	case toml.LocalDateTime, toml.LocalDate, toml.LocalTime:
-		return time.Time{}, false, fail("created", "%v has no zone offset: write one, e.g. 2026-01-02T00:00:00Z", c)
+		return time.Time{}, fail("created", "%v has no zone offset: write one, e.g. 2026-01-02T00:00:00Z", c)
 	default:
-		return time.Time{}, false, fail("created", "%v is not an RFC 3339 time", c)
+		return time.Time{}, fail("created", "%v is not an RFC 3339 time", c)
 	}
 }
 
 // setStore reads fs_root into d: it must be absolute and its store
-// exist; d.Store and d.Root are their canonical paths.
+// exist; d.Store and d.root are their canonical paths.
 func (d *Definition) setStore(fail func(field, format string, args ...any) error, fsRoot *string) error {
 	if fsRoot == nil || *fsRoot == "" {
 		return fail("fs_root", "missing: name the FS root of the store (\"/\" for /hab/pkgs)")
@@ -168,15 +168,15 @@ func (d *Definition) setStore(fail func(field, format string, args ...any) error
 	if _, err := os.Stat(filepath.Join(d.FSRoot, "hab", "pkgs")); err != nil {
 		e := fail("fs_root", "the store %s does not exist (yet?): its jobs do not run, and their state is kept until it does (%v)",
 			filepath.Join(d.FSRoot, "hab", "pkgs"), err)
-		e.(*DefinitionError).MissingStore = filepath.Join(d.FSRoot, "hab", "pkgs")
+		e.(*DefinitionError).missingStore = filepath.Join(d.FSRoot, "hab", "pkgs")
 		return e
 	}
-	store, err := CanonicalStore(d.FSRoot)
+	store, err := canonicalStore(d.FSRoot)
 	if err != nil {
 		return fail("fs_root", "%v", err)
 	}
 	d.Store = store
-	if d.Root, err = canonicalPath(d.FSRoot); err != nil {
+	if d.root, err = canonicalPath(d.FSRoot); err != nil {
 		return fail("fs_root", "%v", err)
 	}
 	return nil
@@ -211,9 +211,9 @@ func parsePressure(fail func(field, format string, args ...any) error, pf *press
 	return &PressureDef{Params: p, Limits: *l}, nil
 }
 
-// LoadDir reads every *.toml file in dir. A bad file yields an error that
+// loadDir reads every *.toml file in dir. A bad file yields an error that
 // names the file and the field; the other files still load.
-func LoadDir(dir string) ([]Definition, []error) {
+func loadDir(dir string) ([]Definition, []error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.toml"))
 	if err != nil {
 		return nil, []error{err}
@@ -222,7 +222,7 @@ func LoadDir(dir string) ([]Definition, []error) {
 		if err == nil {
 			err = fmt.Errorf("%s is not a directory", dir)
 		}
-		return nil, []error{fmt.Errorf("%w: %w: %v", ErrDefinition, ErrNoDir, err)}
+		return nil, []error{fmt.Errorf("%w: %w: %v", ErrDefinition, errNoDir, err)}
 	}
 	slices.Sort(files)
 	var defs []Definition
@@ -258,9 +258,9 @@ type DefinitionError struct {
 	Line, Column int
 	Field        string
 	Msg          string
-	// MissingStore is the store (FS_ROOT/hab/pkgs) whose absence
+	// missingStore is the store (FS_ROOT/hab/pkgs) whose absence
 	// rejected the file: it loads once the store exists (a late mount).
-	MissingStore string
+	missingStore string
 }
 
 func (e *DefinitionError) Error() string {

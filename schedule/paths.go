@@ -10,10 +10,10 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// CanonicalStore returns the canonical package store path of an FS root:
+// canonicalStore returns the canonical package store path of an FS root:
 // absolute, cleaned, symlinks resolved (as far as the path exists), so
 // that /hab/pkgs, /hab/../hab/pkgs/ and a symlink to it are one store.
-func CanonicalStore(fsRoot string) (string, error) {
+func canonicalStore(fsRoot string) (string, error) {
 	if err := pkgstore.RequireFSRoot(fsRoot); err != nil {
 		return "", err
 	}
@@ -45,12 +45,12 @@ func canonicalPath(p string) (string, error) {
 // host name and the identity a state file recorded.
 const MachineIDEnv = "HAB_GC_MACHINE_ID"
 
-// MachineID is a machine's identity for randomized times (HashInput's
+// MachineID is a machine's identity for randomized times (hashInput's
 // Machine): explicit (the value of MachineIDEnv) when it is not blank,
 // else the content of fsRoot/etc/machine-id (read without blocking, at
 // most 4 KiB), else the host name. With none of them it fails, saying to
 // set MachineIDEnv.
-func MachineID(fsRoot, explicit string) (string, error) {
+func machineID(fsRoot, explicit string) (string, error) {
 	if v := strings.TrimSpace(explicit); v != "" {
 		return v, nil
 	}
@@ -65,17 +65,17 @@ func MachineID(fsRoot, explicit string) (string, error) {
 	return h, nil
 }
 
-// StateMachineID is the identity the times of the jobs of the FS root
+// stateMachineID is the identity the times of the jobs of the FS root
 // fsRoot were drawn with by a daemon whose state file is statePath:
 // explicit when not blank (it replaces the recorded one), else the
-// identity that state recorded for fsRoot, else MachineID(fsRoot, ""). A
+// identity that state recorded for fsRoot, else machineID(fsRoot, ""). A
 // state file that cannot be read counts as none.
-func StateMachineID(fsRoot, explicit, statePath string) (string, error) {
-	machine, err := MachineID(fsRoot, explicit)
+func stateMachineID(fsRoot, explicit, statePath string) (string, error) {
+	machine, err := machineID(fsRoot, explicit)
 	if err != nil || strings.TrimSpace(explicit) != "" {
 		return machine, err
 	}
-	if st, err := loadStateFile(statePath); err == nil && st.Machines[rootOf(fsRoot)] != "" {
+	if st, _, err := readStateFile(statePath); err == nil && st.Machines[rootOf(fsRoot)] != "" {
 		machine = st.Machines[rootOf(fsRoot)]
 	}
 	return machine, nil
@@ -95,9 +95,9 @@ func statePathAt(fsRoot string) string {
 	return filepath.Join(fsRoot, "hab", "sup", "default", "hab-gc", "schedule-state.json")
 }
 
-// StoreFSRoot is the FS root of a store named by its FS root or by its
+// storeFSRoot is the FS root of a store named by its FS root or by its
 // hab/pkgs directory (as `schedule next --store` takes either).
-func StoreFSRoot(store string) string {
+func storeFSRoot(store string) string {
 	clean := filepath.Clean(store)
 	if hab := filepath.Dir(clean); filepath.Base(clean) == "pkgs" && filepath.Base(hab) == "hab" {
 		return filepath.Dir(hab)
@@ -148,12 +148,9 @@ func storeIDs(st *stateFile) map[string]string {
 }
 
 // StateWritable reports whether this process could write the state file
-// at path, as the daemon does (schedule list warns when it could not): the
-// file itself when it exists, and its directory, or the nearest parent of
-// it that exists (the daemon makes the rest), must be writable for the
-// real user (access(2) with W_OK). The error names the file or directory
-// that is not. It is only implemented on Unix: elsewhere it fails with an
-// error wrapping errors.ErrUnsupported.
+// at path, as the daemon does: the file when it exists, and its nearest
+// existing directory. The error names the one that is not writable; on
+// systems other than Unix and Windows it wraps errors.ErrUnsupported.
 func StateWritable(path string) error {
 	if _, err := os.Lstat(path); err == nil {
 		if err := writable(path); err != nil {

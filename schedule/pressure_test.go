@@ -58,12 +58,12 @@ func TestPressureJobsOnePerStore(t *testing.T) {
 	runs := 0
 	s := &schedule.Scheduler{Dir: e.dir, StatePath: e.state,
 		Free: func(string) (pressure.Space, error) { return pressure.Space{Avail: free, Total: 100 << 30}, nil },
-		Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
+		Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) (schedule.RunResult, error) {
 			runs++
 			if _, err := st.Lock(ctx, 0); err == nil {
 				t.Errorf("pressure job ran without the store's lock")
 			}
-			return schedule.RunResult{OK: true}
+			return schedule.RunResult{OK: true}, nil
 		}}
 	if _, err := s.Reload(); err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestPressureJobsOnePerStore(t *testing.T) {
 	if len(pj) != 1 || pj[0].Owner != "b" || len(pj[0].Members) != 2 || pj[0].Type != schedule.Pressure {
 		t.Fatalf("pressure jobs %+v", pj)
 	}
-	if outs := s.RunDue(context.Background()); len(outs) != 1 || !outs[0].Ran || runs != 1 {
+	if outs := s.RunDue(context.Background()); len(outs) != 1 || outs[0].Status != schedule.Ran || runs != 1 {
 		t.Fatalf("below min_free: outcomes %+v, runs %d", outs, runs)
 	}
 	free = 2 << 30

@@ -32,8 +32,8 @@ func TestPressureWaitsForTheLock(t *testing.T) {
 			e.write("a", fmt.Sprintf("fs_root = %q\n[pressure]\nmin_free = \"1GiB\"\nkeep_latest = 1\n", root))
 			s := &schedule.Scheduler{Dir: e.dir, StatePath: e.state, LockTimeout: tc.timeout,
 				Free: func(string) (pressure.Space, error) { return pressure.Space{Avail: 0, Total: 100 << 30}, nil },
-				Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
-					return schedule.RunResult{OK: true}
+				Run: func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) (schedule.RunResult, error) {
+					return schedule.RunResult{OK: true}, nil
 				}}
 			if _, err := s.Reload(); err != nil {
 				t.Fatal(err)
@@ -47,7 +47,7 @@ func TestPressureWaitsForTheLock(t *testing.T) {
 			go func() { time.Sleep(300 * time.Millisecond); unlock(); close(released) }()
 			outs := s.RunDue(context.Background())
 			<-released
-			if len(outs) != 1 || outs[0].Ran != tc.ran {
+			if len(outs) != 1 || (outs[0].Status == schedule.Ran) != tc.ran {
 				t.Fatalf("outcomes %+v, want one that ran: %v", outs, tc.ran)
 			}
 		})

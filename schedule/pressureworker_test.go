@@ -60,9 +60,9 @@ func TestPressurePruneDelaysNoOtherStore(t *testing.T) {
 	var notRun []string
 	s := e.scheduler()
 	s.LockTimeout = retention.NoLockWait // a run that meets a held lock fails at once
-	s.NotRun = func(j schedule.Job, why string) {
+	s.NotRun = func(j schedule.Job, why error) {
 		mu.Lock()
-		notRun = append(notRun, name(j)+": "+why)
+		notRun = append(notRun, name(j)+": "+why.Error())
 		mu.Unlock()
 	}
 	s.Free = func(store string) (pressure.Space, error) {
@@ -70,7 +70,7 @@ func TestPressurePruneDelaysNoOtherStore(t *testing.T) {
 		defer mu.Unlock()
 		return pressure.Space{Avail: free[rootOf(store)], Total: 100 << 30}, nil
 	}
-	s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
+	s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) (schedule.RunResult, error) {
 		n := name(j)
 		send := func(ev string) {
 			select {
@@ -89,7 +89,7 @@ func TestPressurePruneDelaysNoOtherStore(t *testing.T) {
 			setFree(j.FSRoot, 2<<30) // it freed enough
 		}
 		send(n + " end")
-		return schedule.RunResult{OK: true}
+		return schedule.RunResult{OK: true}, nil
 	}
 	e.reload(s)
 	if len(s.PressureJobs()) != 2 || len(s.Jobs()) != 2 {

@@ -80,14 +80,14 @@ func simulate(t *testing.T, seed uint64, span time.Duration, loc *time.Location)
 	newSched := func() *schedule.Scheduler {
 		s := e.scheduler()
 		s.Location = loc
-		s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
+		s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) (schedule.RunResult, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if ran[j.Key] == nil {
 				ran[j.Key] = map[time.Time]int{}
 			}
 			ran[j.Key][due]++ // due: set by the check below from the outcome
-			return schedule.RunResult{OK: true}
+			return schedule.RunResult{OK: true}, nil
 		}
 		e.reload(s)
 		return s
@@ -159,9 +159,9 @@ func simulate(t *testing.T, seed uint64, span time.Duration, loc *time.Location)
 		}
 		// Run one tick, attributing each run to its due time.
 		for _, o := range s.RunDue(context.Background()) {
-			if !o.Ran {
+			if o.Status != schedule.Ran {
 				if o.Failed() {
-					t.Fatalf("%s: %s not run: %s", now, o.Job.Key, o.Skipped)
+					t.Fatalf("%s: %s not run: %v", now, o.Job.Key, o.Err)
 				}
 				continue
 			}

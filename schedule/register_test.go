@@ -26,8 +26,8 @@ func TestBuildJobsCanonicalisesTheStore(t *testing.T) {
 	}
 	jobs := []schedule.JobDef{{Type: schedule.Prune, Spec: spec, Params: schedule.Params{KeepLatest: 2}}}
 	defs := []schedule.Definition{
-		{Name: "a", FSRoot: root, Root: root, Store: filepath.Join(root, "hab/pkgs"), Jobs: jobs},
-		{Name: "b", FSRoot: root + "/", Root: root + "/", Store: filepath.Join(root, "hab/pkgs") + "/", Jobs: jobs},
+		{Name: "a", FSRoot: root, Store: filepath.Join(root, "hab/pkgs"), Jobs: jobs},
+		{Name: "b", FSRoot: root + "/", Store: filepath.Join(root, "hab/pkgs") + "/", Jobs: jobs},
 	}
 	s := &schedule.Scheduler{StatePath: filepath.Join(testtool.TempDir(t), "state.json"), ReadOnly: true}
 	if err := s.Register(defs...); err != nil {
@@ -62,12 +62,12 @@ func TestRegisterAndTrigger(t *testing.T) {
 	var mu sync.Mutex
 	runs := 0
 	release := make(chan struct{})
-	s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
+	s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) (schedule.RunResult, error) {
 		mu.Lock()
 		runs++
 		mu.Unlock()
 		<-release
-		return schedule.RunResult{OK: true}
+		return schedule.RunResult{OK: true}, nil
 	}
 	var defs []schedule.Definition
 	for _, c := range []struct{ name, fsRoot string }{{"redis", root}, {"nginx", root + "/"}} {
@@ -86,9 +86,9 @@ func TestRegisterAndTrigger(t *testing.T) {
 		t.Fatalf("jobs: %+v", jobs)
 	}
 	key := jobs[0].Key
-	next, err := s.Next(key)
-	if err != nil || !next.After(e.clock.Now()) {
-		t.Fatalf("Next: %v %v", next, err)
+	sts, err := s.Status()
+	if err != nil || len(sts) != 1 || sts[0].Key != key || !sts[0].Next.After(e.clock.Now()) {
+		t.Fatalf("Status: %+v %v", sts, err)
 	}
 	e.clock.Add(48 * time.Hour) // due now
 
@@ -113,7 +113,7 @@ func TestRegisterAndTrigger(t *testing.T) {
 		t.Fatalf("%d runs for three simultaneous triggers", runs)
 	}
 	for _, o := range outs {
-		if !o.Ran || !o.Triggered {
+		if o.Status != schedule.Ran {
 			t.Fatalf("outcome %+v", o)
 		}
 	}

@@ -26,7 +26,7 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 	}
 	defs, errs := s.definitions()
 	for _, e := range errs {
-		if errors.Is(e, ErrNoDir) {
+		if errors.Is(e, errNoDir) {
 			// Not "no definitions": a deploy may be swapping it.
 			s.log().Error("schedules directory unreadable; every schedule and job is kept as it was", "error", e)
 			return errs, nil
@@ -79,8 +79,8 @@ func (s *Scheduler) rejectedFiles(errs []error) (rejected map[string]bool, waiti
 		var de *DefinitionError
 		if errors.As(e, &de) {
 			rejected[de.File] = true
-			if de.MissingStore != "" {
-				waiting = append(waiting, de.MissingStore)
+			if de.missingStore != "" {
+				waiting = append(waiting, de.missingStore)
 			}
 		}
 	}
@@ -110,7 +110,7 @@ func (p *reloadPass) apply(st *stateFile) bool {
 	now := s.stamp(st, p.now)
 	p.markSchedules(st, now)
 	created := func(d Definition) time.Time {
-		if d.HasCreated {
+		if !d.Created.IsZero() {
 			return d.Created
 		}
 		return st.Schedules[d.Name].FirstSeen
@@ -189,7 +189,7 @@ func (p *reloadPass) keepMachines(st *stateFile) (map[string]string, error) {
 			id = p.mem.Machines[root] // the file was lost or damaged
 		}
 		if id == "" || s.Machine != "" && id != s.Machine {
-			want, err := MachineID(root, s.Machine)
+			want, err := machineID(root, s.Machine)
 			if err != nil {
 				return nil, err
 			}
@@ -225,7 +225,7 @@ func (p *reloadPass) mergeJobs(st *stateFile, now time.Time) map[string]bool {
 			s.mu.RUnlock()
 		}
 		if js == nil {
-			js = &JobState{Since: s.since(j, now)}
+			js = &jobState{Since: s.since(j, now)}
 			if p.lost {
 				js.Since = lostSince(st, j, js.Since)
 			}
@@ -280,7 +280,7 @@ func (s *Scheduler) reloadState(update func(*stateFile) bool) error {
 		return err
 	}
 	err := s.update(update)
-	if err != nil && (!errors.Is(err, ErrState) || errors.Is(err, errCorruptState)) {
+	if err != nil && (!errors.Is(err, errState) || errors.Is(err, errCorruptState)) {
 		s.log().Error("the state file cannot be written; running with the state in memory: runs are not recorded across restarts", "state", s.statePlace(), "error", err)
 		var st *stateFile
 		if st, err = s.load(); err == nil {
@@ -388,7 +388,7 @@ func (s *Scheduler) storeAppeared() bool {
 // else its file's mtime, never after now.
 func definedAt(d Definition, now time.Time) time.Time {
 	t := now
-	if d.HasCreated {
+	if !d.Created.IsZero() {
 		t = d.Created
 	} else if fi, err := os.Stat(d.File); d.File != "" && err == nil {
 		t = fi.ModTime()

@@ -35,11 +35,11 @@ func TestDefaultRun(t *testing.T) {
 	for _, o := range outs {
 		switch o.Job.Type {
 		case schedule.Prune:
-			if !o.Ran || o.Result.Removed != 2 || !o.Result.OK {
+			if o.Status != schedule.Ran || o.Result.Removed != 2 || !o.Result.OK {
 				t.Errorf("prune: %+v", o)
 			}
 		case schedule.Check:
-			if !o.Ran || o.Result.OK || o.Result.Problems == 0 {
+			if o.Status != schedule.Ran || o.Result.OK || o.Result.Problems == 0 {
 				t.Errorf("check: %+v", o)
 			}
 		}
@@ -66,7 +66,7 @@ func TestPruneUsesTheSchedulersClock(t *testing.T) {
 	s := aheadScheduler(e, b)
 	e.clock.Add(2 * time.Hour)
 	outs := s.RunDue(context.Background())
-	if len(outs) != 1 || !outs[0].Ran || outs[0].Result.Removed != 0 || outs[0].Result.Plan == nil {
+	if len(outs) != 1 || outs[0].Status != schedule.Ran || outs[0].Result.Removed != 0 || outs[0].Result.Plan == nil {
 		t.Fatalf("a prune at the scheduler's clock (48h ahead) removed %+v, want none (young by the real clock)", outs)
 	}
 	rep := outs[0].Result.Plan
@@ -114,7 +114,7 @@ func TestPruneAheadClockSeesInstallInProgress(t *testing.T) {
 	if err := <-installed; err != nil {
 		t.Fatal(err)
 	}
-	if len(outs) != 1 || !outs[0].Ran {
+	if len(outs) != 1 || outs[0].Status != schedule.Ran {
 		t.Fatalf("outcomes %+v", outs)
 	}
 	if _, err := os.Stat(b.PkgPath("core/a/1/1")); err != nil {
@@ -141,7 +141,6 @@ func aheadScheduler(e *env, b *storetest.Builder, extra ...string) *schedule.Sch
 	e.write("p", fmt.Sprintf("fs_root = %q\n[prune]\nschedule = \"@hourly-random\"\nkeep_latest = 1\n%s", b.Root, strings.Join(extra, "")))
 	s := e.scheduler()
 	s.Run = nil
-	s.Settle = time.Millisecond
 	e.reload(s)
 	return s
 }
@@ -169,7 +168,7 @@ func TestCheckJobFailsOnErrorsNotNotices(t *testing.T) {
 			e.reload(s)
 			e.clock.Add(2 * time.Hour)
 			outs := s.RunDue(context.Background())
-			if len(outs) != 1 || !outs[0].Ran {
+			if len(outs) != 1 || outs[0].Status != schedule.Ran {
 				t.Fatalf("outcomes: %+v", outs)
 			}
 			if r := outs[0].Result; r.OK != tc.ok || r.Problems != 1 {

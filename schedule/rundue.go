@@ -8,32 +8,28 @@ import (
 	"time"
 )
 
-// RunOutcome reports one job the scheduler considered in RunDue.
-type RunOutcome struct {
-	Job     Job
-	Due     time.Time
-	Ran     bool
-	Result  RunResult
-	Skipped string // why it did not run although due
-	cause   error  // what Skipped says, for Trigger's error
-	// Triggered is set for a run Trigger made.
-	Triggered bool
-}
+// Status is what became of a job the scheduler considered.
+type Status uint8
 
-// SkippedAlreadyRan is RunOutcome.Skipped of a job whose due time another
-// run (another scheduler's) recorded meanwhile: nothing to do.
-const SkippedAlreadyRan = "already ran for this due time"
+const (
+	NotRun     Status = iota // it stays due and is retried; RunOutcome.Err says why
+	Ran                      // RunOutcome.Result says what it did; Err is its error
+	AlreadyRan               // another run recorded this due time meanwhile
+	EnoughFree               // a pressure job found enough free space under the lock
+)
+
+// RunOutcome reports one job the scheduler considered.
+type RunOutcome struct {
+	Job    Job
+	Due    time.Time
+	Status Status
+	Result RunResult
+	Err    error
+}
 
 // Failed reports whether the job did not do what it was due to do: it
-// stayed due (lock timeout, unusable store), or it ran and failed. A due
-// time another scheduler ran, and a pressure job with
-// enough free space, are not failures.
-func (o RunOutcome) Failed() bool {
-	if o.Ran {
-		return o.Result.Error != ""
-	}
-	return o.Skipped != "" && o.Skipped != SkippedAlreadyRan && o.Skipped != SkippedEnoughFree
-}
+// could not run, or it ran and failed.
+func (o RunOutcome) Failed() bool { return o.Status == NotRun || o.Err != nil }
 
 // RunDue runs every job that is due now, one at a time, each under its
 // store's lock: the state is read again under the lock, so a due time
@@ -285,4 +281,8 @@ func (s *Scheduler) kicked() chan struct{} {
 		s.kick = make(chan struct{}, 1)
 	}
 	return s.kick
+}
+
+func (s Status) String() string {
+	return [...]string{"not run", "ran", "already ran for this due time", "enough free space now"}[s]
 }

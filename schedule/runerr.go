@@ -7,7 +7,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// ErrRemovalsFailed is wrapped by the RunResult.Err of a prune that ran
+// ErrRemovalsFailed is wrapped by the error of a prune that ran
 // but could not remove some of the releases it planned to
 // (retention.Result.Partial). The error also wraps each of those releases'
 // errors (a *retention.ReleaseError each), so errors.Is(err,
@@ -34,16 +34,4 @@ func partialError(ar *retention.Result) error {
 		}
 	}
 	return e
-}
-
-// failedRun is the result of a run that failed with err.
-func failedRun(err error) RunResult { return RunResult{Err: err, Error: err.Error()} }
-
-// withErrText fills Error from Err when a RunFunc set only Err, so that
-// the run counts as failed (RunOutcome.Failed) and the state records why.
-func (r RunResult) withErrText() RunResult {
-	if r.Err != nil && r.Error == "" {
-		r.Error = r.Err.Error()
-	}
-	return r
 }

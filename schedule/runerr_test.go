@@ -58,38 +58,37 @@ func TestRunResultErr(t *testing.T) {
 			s.Run = nil // the real prune
 			e.reload(s)
 			o, err := s.Trigger(context.Background(), s.Jobs()[0].Key)
-			if !o.Ran || !errors.Is(err, schedule.ErrRunFailed) || !errors.Is(err, o.Result.Err) {
+			if o.Status != schedule.Ran || !errors.Is(err, schedule.ErrRunFailed) || !errors.Is(err, o.Err) {
 				t.Fatalf("trigger: %+v, %v; want the run's error", o, err)
 			}
 			res := o.Result
-			if res.Err == nil || res.Error != res.Err.Error() || !o.Failed() {
-				t.Fatalf("result: Err %v, Error %q, Failed %v", res.Err, res.Error, o.Failed())
+			if o.Err == nil || res.Error != o.Err.Error() || !o.Failed() {
+				t.Fatalf("result: Err %v, Error %q, Failed %v", o.Err, res.Error, o.Failed())
 			}
 			if tt.text != "" && res.Error != tt.text {
 				t.Errorf("Error %q, want %q", res.Error, tt.text)
 			}
-			tt.check(t, res.Err)
+			tt.check(t, o.Err)
 			st, err := schedule.LoadState(e.state)
 			if err != nil {
 				t.Fatal(err)
 			}
 			last := st.Jobs[o.Job.Key].LastRun
-			if last == nil || last.Result.Error != res.Error || last.Result.Err != nil {
+			if last == nil || last.Result.Error != res.Error {
 				t.Errorf("recorded %+v, want the error's text only", last)
 			}
 		})
 	}
 }
 
-// A RunFunc that returns only Err fails the run, and the state records
-// its text.
+// A RunFunc's error fails the run, and the state records its text.
 func TestRunFuncErrRecorded(t *testing.T) {
 	boom := errors.New("boom")
-	s, key, e := triggerEnv(t, func(ctx context.Context) schedule.RunResult {
-		return schedule.RunResult{Err: fmt.Errorf("pruning: %w", boom)}
+	s, key, e := triggerEnv(t, func(ctx context.Context) (schedule.RunResult, error) {
+		return schedule.RunResult{}, fmt.Errorf("pruning: %w", boom)
 	})
 	o, err := s.Trigger(context.Background(), key)
-	if !errors.Is(err, boom) || !o.Ran || !o.Failed() || !errors.Is(o.Result.Err, boom) || o.Result.Error != "pruning: boom" {
+	if !errors.Is(err, boom) || o.Status != schedule.Ran || !o.Failed() || !errors.Is(o.Err, boom) || o.Result.Error != "pruning: boom" {
 		t.Fatalf("outcome %+v, %v", o, err)
 	}
 	st, err := schedule.LoadState(e.state)

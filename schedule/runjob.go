@@ -15,13 +15,13 @@ import (
 
 // Setup returns the retention policy and scan options a job uses on one
 // FS root. The CLI builds them exactly as `hab-gc run --fs-root ROOT` with
-// the job's parameters would; DefaultSetup uses the job's parameters and
+// the job's parameters would; defaultSetup uses the job's parameters and
 // the default scan options. For a check job the policy is not used.
 type Setup func(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error)
 
-// DefaultSetup is the job's policy (Params.Policy) and default scan
+// defaultSetup is the job's policy (Params.Policy) and default scan
 // options.
-func DefaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error) {
+func defaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error) {
 	if j.Type != Prune && j.Type != Pressure {
 		return retention.Policy{}, pkgstore.Options{}, nil
 	}
@@ -32,35 +32,21 @@ func DefaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, err
 	return pol, pkgstore.Options{}, err
 }
 
-// DefaultRun is RunJob with DefaultSetup.
-func DefaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time) RunResult {
-	return RunJob(ctx, j, store, now, DefaultSetup)
+// defaultRun is RunJob with defaultSetup.
+func defaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time) (RunResult, error) {
+	return RunJob(ctx, j, store, now, defaultSetup)
 }
 
 // RunJob runs a check (the store's verification) or a prune (plan and
-// apply) while the caller holds the store's lock. now is the scheduler's
-// clock reading: the plan judges ages and installs in progress by it, and
-// the history records it; a release young by the real clock is kept all
-// the same (retention.Plan.RealNow), and a clock far ahead is warned
-// about in the plan (retention.WarnClockAhead). Apply's last check judges installs in progress
-// by the real clock (ApplyOptions.Now's default) on purpose: installs
-// happen in real time, and a scheduler's clock set ahead (a rehearsal,
-// `daemon --now`) would make a fresh install look old, where the real
-// clock sees it. Called by the
-// Scheduler, it logs through the Scheduler's Logger (Apply's events
-// included), and a prune's Apply settles for Scheduler.Settle and reports
-// its phases to Scheduler.OnPhase (a setup's scan options.OnPhase, when
-// set, sees the scan and planning instead). A failed run's Err is its
-// error (Error its text). A prune removes a
-// release only when the plan of every FS root in j.FSRoots removes it:
-// several FS roots may share one store (a symlinked hab/pkgs), each with
-// its own specs, binlinks and config, and the prune keeps everything any
-// of them protects. When the plan of another FS root cannot be made, the
-// prune removes nothing.
-func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup) RunResult {
+// apply) while the caller holds the store's lock. The plan judges ages by
+// now, the scheduler's clock; Apply's last check judges installs in
+// progress by the real clock, in which installs happen. A prune removes a
+// release only when the plan of every FS root in j.FSRoots removes it, and
+// nothing when one of those plans cannot be made.
+func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup) (RunResult, error) {
 	pol, opts, err := setup(store.FSRoot(), j)
 	if err != nil {
-		return failedRun(err)
+		return RunResult{}, err
 	}
 	opts.Now = now
 	switch j.Type {
@@ -69,7 +55,7 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 	case Prune, Pressure:
 		return runPrune(ctx, j, store, now, setup, pol, opts)
 	}
-	return failedRun(errors.New("unknown job type " + string(j.Type)))
+	return RunResult{}, errors.New("unknown job type " + string(j.Type))
 }
 
 // runCheck is a check job's run: the store's verification, judged as
@@ -78,13 +64,13 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 // it fails on errors, not on notices (an install in progress, a release of
 // another target), which a healthy, busy machine shows. Problems counts
 // both.
-func runCheck(ctx context.Context, store *pkgstore.Store, opts pkgstore.Options) RunResult {
+func runCheck(ctx context.Context, store *pkgstore.Store, opts pkgstore.Options) (RunResult, error) {
 	rep, err := store.Verify(ctx, opts)
 	if err != nil {
-		return failedRun(err)
+		return RunResult{}, err
 	}
 	v := rep.Judge(opts.Now, retention.DefaultMinAge, false)
-	return RunResult{OK: v.OK, Problems: len(rep.Problems), ProblemList: rep.Problems}
+	return RunResult{OK: v.OK, Problems: len(rep.Problems), ProblemList: rep.Problems}, nil
 }
 
 // runPrune is a prune's (or a pressure prune's) run: prune.Run under the
@@ -92,7 +78,7 @@ func runCheck(ctx context.Context, store *pkgstore.Store, opts pkgstore.Options)
 // keep pinned (keptAt), limited to what disk pressure calls for in a
 // pressure prune; then its result (resultOf). Every prune that gets past
 // its setup is recorded in the store's history, a refused one too.
-func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup, pol retention.Policy, opts pkgstore.Options) RunResult {
+func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup, pol retention.Policy, opts pkgstore.Options) (RunResult, error) {
 	self, _ := canonicalPath(store.FSRoot())
 	for _, root := range j.FSRoots {
 		if c, _ := canonicalPath(root); c == self {
@@ -101,17 +87,17 @@ func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, 
 		pins, err := keptAt(ctx, root, j, now, setup)
 		if err != nil {
 			err = fmt.Errorf("FS root %s shares the store, and its plan could not be made, so nothing is removed: %w", root, err)
-			res := failedRun(err)
+			res := RunResult{}
 			run := history.Run{ID: history.RunID(string(j.Type), now), Job: string(j.Type), JobKey: j.Key, Owner: j.Owner, FSRoot: store.FSRoot(), Policy: pol}
 			if herr := history.LogContext(ctx, now, run, nil, nil, err); herr != nil {
 				res.HistoryError = herr.Error()
 			}
-			return res
+			return res, err
 		}
 		pol.Excludes = append(pol.Excludes, pins...)
 	}
 	env := applyFrom(ctx)
-	po := prune.Options{Policy: pol, Scan: opts, Locked: true, Settle: env.settle, Pace: env.pace, Now: now,
+	po := prune.Options{Policy: pol, Scan: opts, Locked: true, Pace: env.pace, Now: now,
 		Job: string(j.Type), JobKey: j.Key, Owner: j.Owner,
 		Logger: loggerFrom(ctx), OnPhase: env.onPhase}
 	if j.Type == Pressure {
@@ -124,7 +110,7 @@ func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, 
 // resultOf is the state's record of a prune's run: its totals, its plan's
 // report (with Apply's outcomes), and its error: the run's, or the
 // failed removals'.
-func resultOf(out *prune.Outcome, err error, limits *pressure.Limits) RunResult {
+func resultOf(out *prune.Outcome, err error, limits *pressure.Limits) (RunResult, error) {
 	res := RunResult{}
 	if out.HistoryErr != nil {
 		res.HistoryError = out.HistoryErr.Error()
@@ -146,14 +132,14 @@ func resultOf(out *prune.Outcome, err error, limits *pressure.Limits) RunResult 
 	if ar := out.Result; ar != nil {
 		res.Removed, res.BytesFreed, res.PacedSeconds = ar.Removed, ar.BytesFreed, ar.Paced.Seconds()
 		res.OK = !ar.Partial()
-		if ar.Partial() {
-			res.Err = partialError(ar)
+		if ar.Partial() && err == nil {
+			err = partialError(ar)
 		}
 	}
 	if err != nil {
-		res.OK, res.Err = false, err
+		res.OK = false
 	}
-	return res.withErrText()
+	return res, err
 }
 
 // keptAt plans the job at another FS root sharing the store and returns

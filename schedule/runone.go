@@ -38,17 +38,17 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) RunOutcome
 		return s.notRun(j, out, log, err)
 	}
 	if ran {
-		out.Skipped = SkippedAlreadyRan
-		log.Info("job skipped", "reason", out.Skipped)
+		out.Status = AlreadyRan
+		log.Info("job skipped", "reason", "already ran for this due time")
 		return out
 	}
 	start := s.now()
-	res := s.runFunc()(s.withApply(withLogger(ctx, log), j), j, store, start).withErrText()
+	res, err := s.run(ctx, log, j, store, start)
 	if notice != "" {
 		res.Notice = notice
 	}
 	end := s.now()
-	out.Ran, out.Result = true, res
+	out.Status, out.Result, out.Err = Ran, res, err
 	s.recordRun(j, RunRecord{Due: due, Start: start, End: end, Result: res}, log)
 	attrs := []any{"ok", res.OK, "problems", res.Problems, "removed", res.Removed, "bytes_freed", res.BytesFreed, "paced_seconds", res.PacedSeconds, "seconds", end.Sub(start).Seconds()}
 	if res.HistoryError != "" {
@@ -56,6 +56,19 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) RunOutcome
 	}
 	logRun(log, res, "job failed", "job ran", attrs)
 	return out
+}
+
+// run runs the job by Run, its error text recorded in the result.
+func (s *Scheduler) run(ctx context.Context, log *slog.Logger, j Job, store *pkgstore.Store, now time.Time) (RunResult, error) {
+	run := s.Run
+	if run == nil {
+		run = defaultRun
+	}
+	res, err := run(s.withApply(withLogger(ctx, log), j), j, store, now)
+	if err != nil {
+		res.OK, res.Error = false, err.Error()
+	}
+	return res, err
 }
 
 // logRun logs a run's outcome with attrs: at ERROR (failed, with its
@@ -73,10 +86,10 @@ func logRun(log *slog.Logger, res RunResult, failed, ran string, attrs []any) {
 // retried.
 func (s *Scheduler) notRun(j Job, out RunOutcome, log *slog.Logger, err error) RunOutcome {
 	why := err.Error()
-	out.Skipped, out.cause = why, err
+	out.Err = err
 	log.Error("job not run; it stays due and is retried", "error", why)
 	if s.NotRun != nil {
-		s.NotRun(j, why)
+		s.NotRun(j, err)
 	}
 	s.update(func(st *stateFile) bool {
 		if js := st.Jobs[j.Key]; js != nil {
@@ -163,8 +176,8 @@ func ranInHistory(j Job, due time.Time) bool {
 // run, no error, claim or catch-up left) and in what this scheduler
 // remembers of the job.
 func (s *Scheduler) recordRun(j Job, run RunRecord, log *slog.Logger) {
-	var recorded JobState
-	record := func(js *JobState) {
+	var recorded jobState
+	record := func(js *jobState) {
 		d, r := run.Due, run
 		js.LastDue = &d
 		js.LastRun = &r
@@ -173,7 +186,7 @@ func (s *Scheduler) recordRun(j Job, run RunRecord, log *slog.Logger) {
 		js.CatchUp = nil
 		recorded = *js
 		kept := *recorded.LastRun
-		kept.Result.Plan, kept.Result.ProblemList, kept.Result.Err = nil, nil, nil
+		kept.Result.Plan, kept.Result.ProblemList = nil, nil
 		recorded.LastRun = &kept
 	}
 	err := s.update(func(st *stateFile) bool {
@@ -215,11 +228,6 @@ func (s *Scheduler) recordRun(j Job, run RunRecord, log *slog.Logger) {
 	delete(s.unrecorded, j.Key)
 	s.umu.Unlock()
 }
-
-// SkippedEnoughFree is RunOutcome.Skipped of a pressure job that found, under
-// the store's lock, that free space is no longer below min_free (a prune
-// that ran meanwhile freed it): nothing to do, not a failure.
-const SkippedEnoughFree = "enough free space now"
 
 // PressureJobs returns the pressure jobs of the last Reload, one per
 // store.
@@ -291,13 +299,13 @@ func (s *Scheduler) runPressure(ctx context.Context, j Job) RunOutcome {
 	}
 	defer unlock()
 	if under, err := s.underPressure(j); err != nil || !under {
-		out.Skipped = SkippedEnoughFree
-		log.Info("pressure prune skipped", "reason", out.Skipped)
+		out.Status = EnoughFree
+		log.Info("pressure prune skipped", "reason", "enough free space now")
 		return out
 	}
 	start := s.now()
-	res := s.runFunc()(s.withApply(ctx, j), j, store, start).withErrText()
-	out.Ran, out.Result = true, res
+	res, err := s.run(ctx, log, j, store, start)
+	out.Status, out.Result, out.Err = Ran, res, err
 	attrs := []any{"ok", res.OK, "removed", res.Removed, "bytes_freed", res.BytesFreed, "free_before", res.FreeBefore, "free_after", res.FreeAfter, "seconds", s.now().Sub(start).Seconds()}
 	logRun(log, res, "pressure prune failed", "pressure prune ran", attrs)
 	return out
@@ -307,10 +315,10 @@ func (s *Scheduler) runPressure(ctx context.Context, j Job) RunOutcome {
 // could not be opened or locked): logged at ERROR, told to NotRun; the
 // next check tries again.
 func (s *Scheduler) pressureNotRun(j Job, out RunOutcome, log *slog.Logger, err error) RunOutcome {
-	out.Skipped, out.cause = err.Error(), err
+	out.Err = err
 	log.Error("pressure prune not run; retried at the next check", "error", err)
 	if s.NotRun != nil {
-		s.NotRun(j, out.Skipped)
+		s.NotRun(j, err)
 	}
 	return out
 }

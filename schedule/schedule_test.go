@@ -66,11 +66,11 @@ func (e *env) remove(name string) { os.Remove(filepath.Join(e.dir, name+".toml")
 
 func (e *env) scheduler() *schedule.Scheduler {
 	return &schedule.Scheduler{Dir: e.dir, StatePath: e.state, Clock: e.clock.Now,
-		Run: func(ctx context.Context, j schedule.Job, s *pkgstore.Store, now time.Time) schedule.RunResult {
+		Run: func(ctx context.Context, j schedule.Job, s *pkgstore.Store, now time.Time) (schedule.RunResult, error) {
 			e.mu.Lock()
 			e.runs[j.Key] = append(e.runs[j.Key], now)
 			e.mu.Unlock()
-			return schedule.RunResult{OK: true}
+			return schedule.RunResult{OK: true}, nil
 		}}
 }
 
@@ -328,7 +328,7 @@ func TestLockContentionWaitsAndRetries(t *testing.T) {
 	e.clock.Add(61 * time.Minute)
 	start := time.Now()
 	outs := s.RunDue(context.Background())
-	if len(outs) != 1 || outs[0].Ran || !strings.Contains(outs[0].Skipped, "locked") || time.Since(start) < 200*time.Millisecond {
+	if len(outs) != 1 || outs[0].Status == schedule.Ran || !errors.Is(outs[0].Err, pkgstore.ErrLocked) || time.Since(start) < 200*time.Millisecond {
 		t.Fatalf("while locked: %+v", outs)
 	}
 	state, _ := schedule.LoadState(e.state)

@@ -17,8 +17,9 @@ import (
 )
 
 // RunFunc runs one job on its store, under the store's lock (a check's
-// shared, or none where it cannot be taken: Result.Notice says so).
-type RunFunc func(ctx context.Context, job Job, store *pkgstore.Store, now time.Time) RunResult
+// shared, or none where it cannot be taken: Result.Notice says so). The
+// error is the run's failure.
+type RunFunc func(ctx context.Context, job Job, store *pkgstore.Store, now time.Time) (RunResult, error)
 
 // Scheduler runs the effective jobs of a directory of definitions and of
 // those registered in code. The zero value of each field is its default.
@@ -34,10 +35,10 @@ type Scheduler struct {
 	// LockTimeout bounds the wait for a store's lock, as
 	// retention.ApplyOptions'; a job not run stays due and is retried.
 	LockTimeout time.Duration
-	Run         RunFunc      // DefaultRun
+	Run         RunFunc      // defaultRun
 	Logger      *slog.Logger // discard
 	// NotRun is told of each due job that could not run (for metrics).
-	NotRun func(j Job, why string)
+	NotRun func(j Job, why error)
 	// Only restricts the runs to the job with this key (daemon --once --job).
 	Only string
 	// Machine replaces each FS root's identity (its etc/machine-id, else
@@ -53,10 +54,8 @@ type Scheduler struct {
 	ReadOnly bool
 	// Free reads a store's free space for pressure jobs (statfs).
 	Free func(store string) (pressure.Space, error)
-	// Settle, Pace and OnPhase reach every prune's Apply
-	// (retention.ApplyOptions) through the context RunJob is given;
+	// Pace and OnPhase reach every prune's Apply (retention.ApplyOptions);
 	// OnPhase with the job.
-	Settle  time.Duration
 	Pace    time.Duration
 	OnPhase func(Job, retention.PhaseEvent)
 
@@ -119,17 +118,17 @@ func (s *Scheduler) log() *slog.Logger {
 	return s.Logger
 }
 
-// ErrInvalidScheduler is wrapped by Validate's errors.
-var ErrInvalidScheduler = errors.New("invalid scheduler settings")
+// errInvalidScheduler is wrapped by Validate's errors.
+var errInvalidScheduler = errors.New("invalid scheduler settings")
 
-// Validate refuses negative durations but LockTimeout's and Settle's
-// named "none" values. Reload calls it first.
+// Validate refuses negative durations but the named "none" and "auto"
+// values of retention. Reload calls it first.
 func (s *Scheduler) Validate() error {
-	if err := (retention.ApplyOptions{LockTimeout: s.LockTimeout, Settle: s.Settle, Pace: s.Pace}).Validate(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidScheduler, err)
+	if err := (retention.ApplyOptions{LockTimeout: s.LockTimeout, Pace: s.Pace}).Validate(); err != nil {
+		return fmt.Errorf("%w: %w", errInvalidScheduler, err)
 	}
 	if s.CatchUpSpread < 0 {
-		return fmt.Errorf("%w: catch-up spread %s is negative (0 runs missed runs at once)", ErrInvalidScheduler, s.CatchUpSpread)
+		return fmt.Errorf("%w: catch-up spread %s is negative (0 runs missed runs at once)", errInvalidScheduler, s.CatchUpSpread)
 	}
 	return nil
 }
@@ -138,14 +137,6 @@ func (s *Scheduler) Validate() error {
 func (s *Scheduler) Jobs() []Job {
 	jobs, _ := s.snapshot()
 	return jobs
-}
-
-// runFunc is Run, or DefaultRun when unset.
-func (s *Scheduler) runFunc() RunFunc {
-	if s.Run == nil {
-		return DefaultRun
-	}
-	return s.Run
 }
 
 // NewDefinition makes a definition in code, as a Supervisor makes one
@@ -169,12 +160,12 @@ func NewDefinition(name, fsRoot string, created time.Time, jobs ...JobDef) (Defi
 	if len(jobs) == 0 {
 		return bad("no job")
 	}
-	d := Definition{Name: name, FSRoot: fsRoot, Created: created, HasCreated: !created.IsZero(), Jobs: slices.Clone(jobs)}
+	d := Definition{Name: name, FSRoot: fsRoot, Created: created, Jobs: slices.Clone(jobs)}
 	var err error
-	if d.Store, err = CanonicalStore(fsRoot); err != nil {
+	if d.Store, err = canonicalStore(fsRoot); err != nil {
 		return bad("%v", err)
 	}
-	if d.Root, err = canonicalPath(fsRoot); err != nil {
+	if d.root, err = canonicalPath(fsRoot); err != nil {
 		return bad("%v", err)
 	}
 	for i, j := range d.Jobs {
@@ -196,13 +187,9 @@ func NewDefinition(name, fsRoot string, created time.Time, jobs ...JobDef) (Defi
 	return d, nil
 }
 
-// Register adds definitions made in code (NewDefinition) to those Reload
-// reads from Dir (Dir may be empty: then only these). They are merged
-// with each other and with the files' exactly as files are: identical
-// randomized schedules of one store share one job. A registered name
-// replaces the definition registered under it before; a name a file in
-// Dir also uses is rejected by Reload. Register takes effect at the next
-// Reload.
+// Register adds definitions made by NewDefinition to those of Dir, merged
+// as files are, at the next Reload. A name registered again replaces the
+// earlier one; a name a file of Dir uses is rejected by Reload.
 func (s *Scheduler) Register(defs ...Definition) error {
 	for _, d := range defs {
 		if d.Name == "" || d.Store == "" {
@@ -226,7 +213,7 @@ func (s *Scheduler) definitions() ([]Definition, []error) {
 	var defs []Definition
 	var errs []error
 	if s.Dir != "" {
-		defs, errs = LoadDir(s.Dir)
+		defs, errs = loadDir(s.Dir)
 	}
 	fromFiles := map[string]bool{}
 	for _, d := range defs {
@@ -251,7 +238,7 @@ func (s *Scheduler) definitions() ([]Definition, []error) {
 
 // anchor is the time after which a job's due times count: its creation or
 // its last run's due time, whichever is later.
-func anchor(js *JobState) time.Time {
+func anchor(js *jobState) time.Time {
 	a := js.Since
 	if js.LastDue != nil && js.LastDue.After(a) {
 		a = *js.LastDue
@@ -261,13 +248,13 @@ func anchor(js *JobState) time.Time {
 
 // due is the latest due time after the anchor: one, however many were
 // missed. An anchor in the future (the clock was set back) gives none.
-func due(c *cronSpec, js *JobState, now time.Time) (time.Time, bool) {
+func due(c *cronSpec, js *jobState, now time.Time) (time.Time, bool) {
 	return c.LastDue(anchor(js), now)
 }
 
-// NextWake returns when the earliest job falls due, or a missed run ends
+// nextWake returns when the earliest job falls due, or a missed run ends
 // its catch-up delay, after now (zero when there are no jobs).
-func (s *Scheduler) NextWake(now time.Time) time.Time {
+func (s *Scheduler) nextWake(now time.Time) time.Time {
 	next := s.pendingCatchUp()
 	if !next.After(now) {
 		next = time.Time{}

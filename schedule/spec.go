@@ -44,8 +44,7 @@ type Spec struct {
 	// Random is set for randomized specs, whose cron expression is derived
 	// from a hash of the job (see Resolve).
 	Random bool
-	// Window limits a randomized spec's time (and weekday).
-	Window Window
+	window timeWindow // limits a randomized spec's time (and weekday)
 }
 
 // Zone is the time zone the spec's cron expression is read in, given the
@@ -92,7 +91,7 @@ func ParseSpec(s string) (Spec, error) {
 			// with the spec written without it.
 			return Spec{Raw: s, Canonical: base, Random: true}, nil
 		}
-		return Spec{Raw: s, Canonical: base + "(" + w.String() + ")", Random: true, Window: w}, nil
+		return Spec{Raw: s, Canonical: base + "(" + w.String() + ")", Random: true, window: w}, nil
 	}
 	if _, ok := randomFields(c); ok {
 		return Spec{Raw: s, Canonical: c, Random: true}, nil
@@ -137,9 +136,9 @@ func expandDescriptor(c string) string {
 	return c
 }
 
-// Window limits a randomized time: @daily-random(01:00-05:00),
+// timeWindow limits a randomized time: @daily-random(01:00-05:00),
 // @weekly-random(mon-fri), @weekly-random(fri-mon 22:00-02:00).
-type Window struct {
+type timeWindow struct {
 	// HasTime: the time of day is in [From, To), minutes of the day; To
 	// at or before From wraps past midnight.
 	HasTime  bool
@@ -151,12 +150,12 @@ type Window struct {
 }
 
 // minutes is the time window's length in minutes.
-func (w Window) minutes() int { return (w.To-w.From+1439)%1440 + 1 }
+func (w timeWindow) minutes() int { return (w.To-w.From+1439)%1440 + 1 }
 
 // days is the weekday range's length.
-func (w Window) days() int { return (w.LastDay-w.FirstDay+7)%7 + 1 }
+func (w timeWindow) days() int { return (w.LastDay-w.FirstDay+7)%7 + 1 }
 
-func (w Window) String() string {
+func (w timeWindow) String() string {
 	var parts []string
 	if w.HasDays {
 		parts = append(parts, dayNames[w.FirstDay]+"-"+dayNames[w.LastDay])
@@ -172,8 +171,8 @@ var dayNames = [7]string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
 // parseWindow parses the inside of @X-random(...): an optional weekday
 // range (names or 0-7) and an optional HH:MM-HH:MM, separated by blanks
 // or a comma.
-func parseWindow(s string, weekly bool) (Window, error) {
-	var w Window
+func parseWindow(s string, weekly bool) (timeWindow, error) {
+	var w timeWindow
 	items := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
 	// Allow blanks around the dash: "01:00 - 05:00".
 	joined := strings.Join(items, " ")
@@ -259,10 +258,10 @@ func weekday(s string) (int, error) {
 	return 0, fmt.Errorf("%q is not a weekday (sun..sat or 0-7)", s)
 }
 
-// HashInput is what a randomized spec's time is derived from. The
+// hashInput is what a randomized spec's time is derived from. The
 // schedule's name and owner are not part of it: every schedule asking for
 // the same job on the same store gets the same time.
-type HashInput struct {
+type hashInput struct {
 	Store  string // canonical store path
 	Type   JobType
 	Params string // canonical job parameters (Params.Canonical)
@@ -278,7 +277,7 @@ type HashInput struct {
 	Zone *time.Location
 }
 
-func (h HashInput) digest() [32]byte {
+func (h hashInput) digest() [32]byte {
 	in := "hab-gc schedule v1\x00" + h.Store + "\x00" + string(h.Type) + "\x00" + h.Params + "\x00" + h.Spec
 	if h.Machine != "" {
 		in += "\x00machine\x00" + h.Machine
@@ -292,7 +291,7 @@ func (h HashInput) digest() [32]byte {
 // SHA-256 hash of in, each field from its own 16 bits: minute 0-59, hour
 // 0-23, weekday 0-6, day of month 1-28, month 1-12. The same inputs give
 // the same expression on every machine and Go version.
-func resolveSpec(spec Spec, in HashInput) string {
+func resolveSpec(spec Spec, in hashInput) string {
 	if !spec.Random {
 		return expandDescriptor(spec.Canonical)
 	}
@@ -300,7 +299,7 @@ func resolveSpec(spec Spec, in HashInput) string {
 	base, _, _ := strings.Cut(spec.Canonical, "(")
 	fields, _ := randomFields(base)
 	min, hour, dom, mon, dow := drawFields(d, fields)
-	w := spec.Window
+	w := spec.window
 	if w.HasTime {
 		// 32 bits of their own, so that a window is evenly covered.
 		t := (w.From + int(binary.BigEndian.Uint32(d[16:])%uint32(w.minutes()))) % 1440
@@ -344,7 +343,7 @@ func drawFields(d [32]byte, fields string) (min, hour, dom, mon, dow string) {
 // (02:00-03:00 in Europe and the US in spring), which would lose a run once
 // a year: it is drawn again among the window's other minutes, from bits of
 // its own (every other time stays where it was).
-func avoidSkipped(d [32]byte, in HashInput, w Window, min, hour string) (string, string) {
+func avoidSkipped(d [32]byte, in hashInput, w timeWindow, min, hour string) (string, string) {
 	ch := changingMinutes(in.Zone)
 	var h, m int
 	fmt.Sscan(hour, &h)

@@ -22,7 +22,7 @@ func resolve(t *testing.T, spec, store string, typ schedule.JobType, params stri
 // TestResolveGolden pins the resolved time of fixed inputs: any change to
 // the hashing moves every fleet's jobs, and must be deliberate.
 func TestResolveGolden(t *testing.T) {
-	prune := schedule.Params{KeepLatest: 3}.Canonical()
+	prune := schedule.CanonicalParams(schedule.Params{KeepLatest: 3})
 	tests := []struct {
 		spec, store string
 		typ         schedule.JobType
@@ -64,7 +64,7 @@ func TestParseSpec(t *testing.T) {
 func field(expr string, i int) string { return strings.Fields(expr)[i] }
 
 func TestRandomSpread(t *testing.T) {
-	params := schedule.Params{KeepLatest: 2}.Canonical()
+	params := schedule.CanonicalParams(schedule.Params{KeepLatest: 2})
 	minutes := map[string]bool{}
 	for i := 0; i < 1000; i++ {
 		c := resolve(t, "@daily-random", fmt.Sprintf("/srv/store%d/hab/pkgs", i), schedule.Prune, params)

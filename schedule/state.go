@@ -8,11 +8,11 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// ErrState is wrapped by errors about a state file that is refused: a
+// errState is wrapped by errors about a state file that is refused: a
 // symlink, not a regular file, or of another version.
-var ErrState = errors.New("unusable schedule state")
+var errState = errors.New("unusable schedule state")
 
-// errCorruptState (with ErrState) is a state file that does not parse or
+// errCorruptState (with errState) is a state file that does not parse or
 // is larger than 64 MiB. A Scheduler sets it aside and rebuilds the state.
 var errCorruptState = errors.New("damaged schedule state")
 
@@ -30,7 +30,7 @@ type stateFile struct {
 	// StoreIDs maps a store moved behind a symlink to the path its jobs'
 	// keys and times were drawn with.
 	StoreIDs map[string]string    `json:"store_ids,omitempty"`
-	Jobs     map[string]*JobState `json:"jobs"`
+	Jobs     map[string]*jobState `json:"jobs"`
 }
 
 // scheduleRecord is one schedule's persisted state.
@@ -45,8 +45,8 @@ type scheduleRecord struct {
 	Gone *time.Time `json:"gone,omitempty"`
 }
 
-// JobState is one effective job's persisted state.
-type JobState struct {
+// jobState is one effective job's persisted state.
+type jobState struct {
 	Type    JobType  `json:"type"`
 	Store   string   `json:"store"`
 	FSRoot  string   `json:"fs_root,omitempty"` // canonical
@@ -61,11 +61,11 @@ type JobState struct {
 	Runs      int        `json:"runs"`
 	LastError string     `json:"last_error,omitempty"` // the last attempt that could not run
 	// CatchUp is when a missed run runs, so that restarts do not put it off.
-	CatchUp *CatchUp `json:"catch_up,omitempty"`
+	CatchUp *catchUp `json:"catch_up,omitempty"`
 }
 
 // CatchUp is a missed due time and when its run is to start.
-type CatchUp struct {
+type catchUp struct {
 	Due time.Time `json:"due"`
 	At  time.Time `json:"at"`
 }
@@ -84,11 +84,8 @@ type RunResult struct {
 	Problems   int   `json:"problems"`
 	Removed    int   `json:"removed"`
 	BytesFreed int64 `json:"bytes_freed"`
-	// Error is the text of the run's error, as the state records it; Err
-	// the error itself, for errors.Is and errors.As, in the process that
-	// ran the job only. A RunFunc may set Err alone.
+	// Error is the text of the run's error (RunOutcome.Err).
 	Error        string `json:"error,omitempty"`
-	Err          error  `json:"-"`
 	HistoryError string `json:"history_error,omitempty"` // the history journal not written
 	// Notice says how the run differed: a check without the lock; a
 	// pressure prune's verdict.
@@ -105,10 +102,10 @@ type RunResult struct {
 }
 
 func newState() *stateFile {
-	return &stateFile{Version: stateVersion, Schedules: map[string]scheduleRecord{}, Jobs: map[string]*JobState{}}
+	return &stateFile{Version: stateVersion, Schedules: map[string]scheduleRecord{}, Jobs: map[string]*jobState{}}
 }
 
 const (
-	maxStateSize = 64 << 20 // what loadStateFile reads
-	stateVersion = 1        // the only format loadStateFile reads
+	maxStateSize = 64 << 20 // what readStateFile reads
+	stateVersion = 1        // the only format readStateFile reads
 )

@@ -16,13 +16,10 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// The state is one JSON file (or one per FS root: stateroots.go), each
-// replaced whole and atomically (a temporary file in its directory,
-// fsynced, renamed over it, the directory fsynced) when an update changes
-// it. A Scheduler keeps the bytes it last read or
-// wrote with the file's mark (device, inode, size, modification time) and
-// reads the file again only when the mark changes. Nothing else locks it:
-// a run holds its store's lock, and reads the file again under it.
+// The state is one JSON file (or one per FS root), replaced whole and
+// atomically, and read again only when its mark (device, inode, size,
+// modification time) changes. Nothing else locks it: a run holds its
+// store's lock, and reads the file again under it.
 
 // fileMark is what a stat of the state file shows of it: a file replaced,
 // written or deleted by another has another mark.
@@ -51,7 +48,7 @@ type stateCache struct {
 
 // readStateFile reads and decodes the state file (a missing one is an empty
 // state). A symlink, anything but a regular file, and a version other than
-// stateVersion are refused (ErrState); a file that does not parse or is
+// stateVersion are refused (errState); a file that does not parse or is
 // larger than maxStateSize is damaged (errCorruptState).
 func readStateFile(path string) (*stateFile, []byte, error) {
 	if path == "" {
@@ -62,17 +59,17 @@ func readStateFile(path string) (*stateFile, []byte, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return newState(), nil, nil
 	case errors.Is(err, syscall.ELOOP):
-		return nil, nil, fmt.Errorf("%w: state file %s is a symlink; hab-gc neither follows nor replaces it: remove it or name the real file with --state", ErrState, path)
+		return nil, nil, fmt.Errorf("%w: state file %s is a symlink; hab-gc neither follows nor replaces it: remove it or name the real file with --state", errState, path)
 	case errors.Is(err, safeio.ErrTooLarge):
-		return nil, nil, fmt.Errorf("%w: %w: state file %s: %v", ErrState, errCorruptState, path, errors.Unwrap(err))
+		return nil, nil, fmt.Errorf("%w: %w: state file %s: %v", errState, errCorruptState, path, errors.Unwrap(err))
 	case errors.Is(err, safeio.ErrNotRegular):
-		return nil, nil, fmt.Errorf("%w: state file %s: %v", ErrState, path, errors.Unwrap(err))
+		return nil, nil, fmt.Errorf("%w: state file %s: %v", errState, path, errors.Unwrap(err))
 	case err != nil:
 		return nil, nil, err
 	}
 	st, err := decodeState(b)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: state file %s: %w", ErrState, path, err)
+		return nil, nil, fmt.Errorf("%w: state file %s: %w", errState, path, err)
 	}
 	return st, b, nil
 }
@@ -90,7 +87,7 @@ func decodeState(b []byte) (*stateFile, error) {
 		st.Schedules = map[string]scheduleRecord{}
 	}
 	if st.Jobs == nil {
-		st.Jobs = map[string]*JobState{}
+		st.Jobs = map[string]*jobState{}
 	}
 	return st, nil
 }
@@ -172,7 +169,7 @@ func (s *Scheduler) load() (*stateFile, error) {
 	s.smu.Unlock()
 	st, from := newState(), origins{}
 	for _, path := range paths {
-		part, err := loadStateFile(path)
+		part, _, err := readStateFile(path)
 		if errors.Is(err, errCorruptState) {
 			// Left as it is; the next daemon keeps it aside.
 			s.log().Error("the schedule state file is damaged; showing its jobs as new (a daemon keeps the file aside and rebuilds it)", "state", path, "error", err)
@@ -250,7 +247,7 @@ func (s *Scheduler) update(f func(*stateFile) bool) error {
 
 // writeStateFile replaces the state file path with b atomically: a
 // temporary file, fsynced, renamed over it, and the directory fsynced. A
-// path that is not a regular file is refused (ErrState), never replaced.
+// path that is not a regular file is refused (errState), never replaced.
 func writeStateFile(fsRoot, path string, b []byte) error {
 	root, err := stateDir(fsRoot, path)
 	if err != nil {
@@ -259,7 +256,7 @@ func writeStateFile(fsRoot, path string, b []byte) error {
 	defer root.Close()
 	base := filepath.Base(path)
 	if fi, err := root.Lstat(base); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w: state file %s is not a regular file; not replacing it", ErrState, path)
+		return fmt.Errorf("%w: state file %s is not a regular file; not replacing it", errState, path)
 	}
 	var f *os.File
 	var tmp string
@@ -305,11 +302,11 @@ func stateDir(fsRoot, path string) (*os.Root, error) {
 	}
 	rel, err := filepath.Rel(fsRoot, dir)
 	if err != nil || !filepath.IsLocal(rel) {
-		return nil, fmt.Errorf("%w: state file %s is not below its FS root %s", ErrState, path, fsRoot)
+		return nil, fmt.Errorf("%w: state file %s is not below its FS root %s", errState, path, fsRoot)
 	}
 	r, err := safeio.OpenRootBeneath(fsRoot, filepath.ToSlash(rel), true)
 	if err != nil {
-		return nil, fmt.Errorf("%w: state file %s: %w", ErrState, path, err)
+		return nil, fmt.Errorf("%w: state file %s: %w", errState, path, err)
 	}
 	return r, nil
 }
@@ -342,15 +339,6 @@ func (s *Scheduler) setAside(path string, why error) error {
 		return nil
 	}
 	return fmt.Errorf("%w (no free name to set it aside)", why)
-}
-
-// loadStateFile reads a state file; a missing one is an empty state. A state
-// file that is a symlink or not a regular file, or has a version other
-// than 1, is refused (ErrState); one larger than 64 MiB or that does not
-// parse is damaged (errCorruptState, with ErrState).
-func loadStateFile(path string) (*stateFile, error) {
-	st, _, err := readStateFile(path)
-	return st, err
 }
 
 // Beside the stores (Scheduler.StateBesideStores), the state is one file

@@ -116,7 +116,7 @@ func TestUnwritableStateHistoryWitness(t *testing.T) {
 		t.Helper()
 		e.clock.Set(at)
 		s := e.scheduler()
-		s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
+		s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) (schedule.RunResult, error) {
 			ran++
 			return schedule.DefaultRun(ctx, j, st, now)
 		}
@@ -126,12 +126,12 @@ func TestUnwritableStateHistoryWitness(t *testing.T) {
 		return s.RunOnce(context.Background())
 	}
 	at := time.Date(2026, 6, 1, 0, 20, 0, 0, time.UTC)
-	if outs := once(at); ran != 1 || len(outs) != 1 || !outs[0].Ran || outs[0].Result.HistoryError != "" {
+	if outs := once(at); ran != 1 || len(outs) != 1 || outs[0].Status != schedule.Ran || outs[0].Result.HistoryError != "" {
 		t.Fatalf("the first --once: %d runs, %+v", ran, outs)
 	}
 	for i := 1; i <= 3; i++ {
 		outs := once(at.Add(time.Duration(i) * time.Minute))
-		if ran != 1 || len(outs) != 1 || outs[0].Skipped != schedule.SkippedAlreadyRan {
+		if ran != 1 || len(outs) != 1 || outs[0].Status != schedule.AlreadyRan {
 			t.Fatalf("--once #%d: %d runs in all, %+v; want the due time skipped as already run", i+1, ran, outs)
 		}
 	}

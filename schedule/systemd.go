@@ -19,10 +19,10 @@ type unitFile struct {
 	Name, Content string
 }
 
-// UnitMarker starts every unit file systemdUnits writes: a re-export
+// unitMarker starts every unit file systemdUnits writes: a re-export
 // removes the files that carry it and belong to no job any more, and
 // never touches a file without it.
-const UnitMarker = "# Written by hab-gc schedule export: removed by a later export when its job is gone."
+const unitMarker = "# Written by hab-gc schedule export: removed by a later export when its job is gone."
 
 // Invocation is how an exported service runs the daemon: the executable,
 // its arguments before --job (daemon --once, the schedules directory, the
@@ -43,7 +43,7 @@ func unitBase(j Job) string { return fmt.Sprintf("hab-gc-%s-%s", j.Type, j.Key) 
 // Values are quoted and escaped as systemd reads them (%% for %, $$ for $,
 // double quotes around blanks).
 func systemdUnits(j Job, inv Invocation, loc *time.Location) ([]unitFile, error) {
-	cal, err := OnCalendar(j.Cron, j.Spec.Zone(loc))
+	cal, err := onCalendar(j.Cron, j.Spec.Zone(loc))
 	if err != nil {
 		return nil, fmt.Errorf("job %s (%s): %w", j.Key, j.Spec.Raw, err)
 	}
@@ -66,7 +66,7 @@ Unit=%s.service
 
 [Install]
 WantedBy=timers.target
-`, UnitMarker, desc, cal, base)
+`, unitMarker, desc, cal, base)
 	// systemd expands variables in the arguments, not in the executable.
 	words := []string{quoteWord(escapeSpecifiers(inv.Exe))}
 	for _, a := range append(slices.Clone(inv.Args), "--job", j.Key) {
@@ -87,7 +87,7 @@ Type=oneshot
 # non-zero and stays due: try again in a few minutes, not at the next firing.
 Restart=on-failure
 RestartSec=5min
-`, UnitMarker, desc, env.String(), strings.Join(words, " "))
+`, unitMarker, desc, env.String(), strings.Join(words, " "))
 	return []unitFile{{base + ".timer", timer}, {base + ".service", service}}, nil
 }
 
@@ -137,7 +137,7 @@ func cQuote(s string) string {
 // syntax, in loc. It supports *, numbers, lists, ranges and */N steps;
 // a day of month together with a weekday (which cron ORs and systemd ANDs)
 // is refused.
-func OnCalendar(expr string, loc *time.Location) (string, error) {
+func onCalendar(expr string, loc *time.Location) (string, error) {
 	f := strings.Fields(expandDescriptor(expr))
 	if len(f) != 5 {
 		return "", fmt.Errorf("cannot express %q for systemd: not 5 fields", expr)
@@ -227,15 +227,12 @@ func (s *Scheduler) ExportJobs() []Job {
 	return jobs
 }
 
-// WriteUnits writes each job's units (systemdUnits) into the directory
-// out, made when missing, each through a temporary file renamed into
-// place, so that a symlink or any other file planted at a unit's name is
-// replaced, never followed or written through. It then removes the units
-// an earlier export wrote (regular files whose names start with hab-gc-,
-// end in .timer or .service, and whose content starts with UnitMarker)
-// that belong to no job now; a file without the marker is never touched.
-// It returns the files written (out joined with each unit's name), also
-// those written before an error, and the names of the units removed.
+// WriteUnits writes each job's units into the directory out (made when
+// missing), each through a temporary file renamed over its name (never
+// following what is planted there), then removes the units an earlier
+// export wrote (hab-gc-*.timer or .service starting with unitMarker) whose
+// job is gone. It returns the files written, also before an error, and the
+// names of the units removed.
 func WriteUnits(out string, jobs []Job, inv Invocation, loc *time.Location) (written, removed []string, err error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, nil, err
@@ -269,7 +266,7 @@ func WriteUnits(out string, jobs []Job, inv Invocation, loc *time.Location) (wri
 			!(strings.HasSuffix(n, ".timer") || strings.HasSuffix(n, ".service")) {
 			continue
 		}
-		if IsExportedUnit(root, n) {
+		if isExportedUnit(root, n) {
 			if err := safeio.RemoveAt(root, n); err != nil {
 				return written, removed, err
 			}
@@ -305,10 +302,10 @@ func writeUnit(root *os.Root, u unitFile) error {
 	return err
 }
 
-// IsExportedUnit reports whether the file name in the directory root is a
+// isExportedUnit reports whether the file name in the directory root is a
 // unit an export wrote: a regular file (never a symlink's target, nor a
-// FIFO waited on) whose content starts with UnitMarker.
-func IsExportedUnit(root *os.Root, name string) bool {
+// FIFO waited on) whose content starts with unitMarker.
+func isExportedUnit(root *os.Root, name string) bool {
 	f, err := safeio.OpenAt(root, name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false
@@ -317,7 +314,7 @@ func IsExportedUnit(root *os.Root, name string) bool {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	buf := make([]byte, len(UnitMarker))
+	buf := make([]byte, len(unitMarker))
 	_, err = io.ReadFull(f, buf)
-	return err == nil && string(buf) == UnitMarker
+	return err == nil && string(buf) == unitMarker
 }

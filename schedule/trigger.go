@@ -7,15 +7,15 @@ import (
 	"time"
 )
 
-// ErrNoJob is returned by Trigger and Next for a key no job has.
+// ErrNoJob is returned by Trigger for a key no job has.
 var ErrNoJob = errors.New("no such job")
 
 // ErrRunFailed is wrapped, with the run's own error, by Trigger's error
 // when the job ran and failed.
 var ErrRunFailed = errors.New("the job's run failed")
 
-// ErrNotRun is wrapped by Trigger's error when the job could not run and
-// stays due (Outcome.Skipped says why).
+// ErrNotRun is wrapped, with the reason, by Trigger's error when the job
+// could not run and stays due.
 var ErrNotRun = errors.New("the job did not run")
 
 // flight is a triggered run, shared by every Trigger that asks before it
@@ -46,13 +46,11 @@ func (s *Scheduler) slot(key string) chan struct{} {
 }
 
 // Trigger runs the job with key now and waits for it, as containerd's GC
-// scheduler's ScheduleAndWait: a run under way is waited for, then one more
-// starts, shared by every Trigger that asks meanwhile. It counts as the
-// job's run for its latest due time, so the timed one is not repeated.
-// ctx ending stops this caller's wait; the run is cancelled when no caller
-// waits, and a context already ended never starts one. The error is nil
-// exactly when the Outcome did not fail; else it wraps ErrRunFailed and the
-// run's error, ErrNotRun and its cause, or ctx's error.
+// scheduler's ScheduleAndWait: a run under way is waited for, then one
+// more starts, shared by every Trigger that asks meanwhile and counted as
+// the job's latest due run. The run is cancelled when no caller waits any
+// more. The error is nil exactly when the outcome did not fail; else it
+// wraps ErrRunFailed or ErrNotRun with the cause, or is ctx's.
 func (s *Scheduler) Trigger(ctx context.Context, key string) (RunOutcome, error) {
 	o, err := s.trigger(ctx, key)
 	if err == nil {
@@ -65,14 +63,10 @@ func (o RunOutcome) err() error {
 	switch {
 	case !o.Failed():
 		return nil
-	case o.Ran && o.Result.Err != nil:
-		return fmt.Errorf("%w: job %s: %w", ErrRunFailed, o.Job.Key, o.Result.Err)
-	case o.Ran:
-		return fmt.Errorf("%w: job %s: %s", ErrRunFailed, o.Job.Key, o.Result.Error)
-	case o.cause != nil:
-		return fmt.Errorf("%w: job %s: %w", ErrNotRun, o.Job.Key, o.cause)
+	case o.Status == Ran:
+		return fmt.Errorf("%w: job %s: %w", ErrRunFailed, o.Job.Key, o.Err)
 	default:
-		return fmt.Errorf("%w: job %s: %s", ErrNotRun, o.Job.Key, o.Skipped)
+		return fmt.Errorf("%w: job %s: %w", ErrNotRun, o.Job.Key, o.Err)
 	}
 }
 
@@ -129,7 +123,7 @@ func (s *Scheduler) trigger(ctx context.Context, key string) (RunOutcome, error)
 	s.fmu.Unlock()
 	<-f.done
 	s.fmu.Lock()
-	if f.out.Ran {
+	if f.out.Status == Ran {
 		return f.out, f.err
 	}
 	return RunOutcome{}, ctx.Err()
@@ -175,50 +169,28 @@ func (s *Scheduler) fly(ctx context.Context, j Job, f *flight) {
 	s.fmu.Unlock()
 	now := s.now()
 	due := now
-	if st, err := s.readState(); err == nil {
-		if js := st.Jobs[j.Key]; js != nil {
-			_, crons := s.snapshot()
-			if d, ok := dueAt(crons[j.Key], js, now); ok {
-				due = d // merged with the scheduled run that is due
-			}
+	_, crons := s.snapshot()
+	if st, err := s.readState(); err == nil && st.Jobs[j.Key] != nil && crons[j.Key] != nil {
+		if d, ok := crons[j.Key].LastDue(anchor(st.Jobs[j.Key]), now); ok {
+			due = d // merged with the scheduled run that is due
 		}
 	}
 	f.out = s.runOne(ctx, j, due)
-	f.out.Triggered = true
 	s.umu.Lock()
 	delete(s.catchUp, j.Key) // a missed run waiting its delay was this one
 	s.umu.Unlock()
 }
 
-// dueAt is due for a job whose schedule may be missing.
-func dueAt(c *cronSpec, js *JobState, now time.Time) (time.Time, bool) {
-	if c == nil {
-		return time.Time{}, false
-	}
-	return due(c, js, now)
-}
-
-// Next returns when the job with key runs next (an overdue job: now).
-func (s *Scheduler) Next(key string) (time.Time, error) {
-	sts, err := s.Status()
-	if err != nil {
-		return time.Time{}, err
-	}
-	for _, st := range sts {
-		if st.Key == key {
-			return st.Next, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%w: %q", ErrNoJob, key)
-}
-
-// JobStatus is a job with its persisted state and next due time.
+// JobStatus is a job with its last run, run count, last error and next
+// due time.
 type JobStatus struct {
 	Job
-	State JobState
-	Next  time.Time
-	// InState is false when the state file does not hold the job: State is
-	// then what Reload made of it in memory.
+	LastRun   *RunRecord
+	Runs      int
+	LastError string // the last attempt that could not run
+	Next      time.Time
+	// InState is false when the state file does not hold the job (the rest
+	// is then what this Scheduler holds in memory).
 	InState bool
 }
 
@@ -236,7 +208,7 @@ func (s *Scheduler) Status() ([]JobStatus, error) {
 	s.mu.RUnlock()
 	var out []JobStatus
 	for _, j := range jobs {
-		js, in := JobState{}, false
+		js, in := jobState{}, false
 		if p := st.Jobs[j.Key]; p != nil {
 			js, in = *p, true
 		} else if view != nil && view.Jobs[j.Key] != nil {
@@ -254,7 +226,7 @@ func (s *Scheduler) Status() ([]JobStatus, error) {
 		if d, ok := due(c, &js, now); ok {
 			next = d // overdue: runs at the next tick
 		}
-		out = append(out, JobStatus{Job: j, State: js, Next: next, InState: in})
+		out = append(out, JobStatus{Job: j, LastRun: js.LastRun, Runs: js.Runs, LastError: js.LastError, Next: next, InState: in})
 	}
 	return out, nil
 }

@@ -18,17 +18,17 @@ import (
 // goroutine raced the caller's select on ctx.Done()).
 func TestTriggerCancelledNeverRuns(t *testing.T) {
 	var runs atomic.Int32
-	s, key, e := triggerEnv(t, func(ctx context.Context) schedule.RunResult {
+	s, key, e := triggerEnv(t, func(ctx context.Context) (schedule.RunResult, error) {
 		runs.Add(1)
-		return schedule.RunResult{OK: true, Removed: 1}
+		return schedule.RunResult{OK: true, Removed: 1}, nil
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for i := range 20 {
 		e.clock.Add(time.Minute)
 		o, err := s.Trigger(ctx, key)
-		if !errors.Is(err, context.Canceled) || o.Ran {
-			t.Fatalf("trigger %d: Ran=%v err=%v, want context.Canceled and no run", i, o.Ran, err)
+		if !errors.Is(err, context.Canceled) || o.Status == schedule.Ran {
+			t.Fatalf("trigger %d: Ran=%v err=%v, want context.Canceled and no run", i, o.Status == schedule.Ran, err)
 		}
 	}
 	if n := runs.Load(); n != 0 {
@@ -51,17 +51,17 @@ func TestTriggerErrorIsTheRunsError(t *testing.T) {
 	tests := []struct {
 		name    string
 		res     schedule.RunResult
+		err     error
 		wantErr []error
 	}{
-		{"ok", schedule.RunResult{OK: true, Removed: 1}, nil},
-		{"Err", schedule.RunResult{Err: fmt.Errorf("pruning: %w", boom)}, []error{schedule.ErrRunFailed, boom}},
-		{"Error text only", schedule.RunResult{Error: "it broke"}, []error{schedule.ErrRunFailed}},
+		{"ok", schedule.RunResult{OK: true, Removed: 1}, nil, nil},
+		{"error", schedule.RunResult{}, fmt.Errorf("pruning: %w", boom), []error{schedule.ErrRunFailed, boom}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, key, _ := triggerEnv(t, func(ctx context.Context) schedule.RunResult { return tt.res })
+			s, key, _ := triggerEnv(t, func(ctx context.Context) (schedule.RunResult, error) { return tt.res, tt.err })
 			o, err := s.Trigger(context.Background(), key)
-			if !o.Ran {
+			if o.Status != schedule.Ran {
 				t.Fatalf("not run: %+v, %v", o, err)
 			}
 			if (err != nil) != o.Failed() {
@@ -85,14 +85,14 @@ func TestTriggerErrorIsTheRunsError(t *testing.T) {
 // A job that cannot run (its store is gone) stays due, and Trigger's
 // error says so (ErrNotRun).
 func TestTriggerErrorNotRun(t *testing.T) {
-	s, key, _ := triggerEnv(t, func(ctx context.Context) schedule.RunResult {
-		return schedule.RunResult{OK: true}
+	s, key, _ := triggerEnv(t, func(ctx context.Context) (schedule.RunResult, error) {
+		return schedule.RunResult{OK: true}, nil
 	})
 	if err := testtool.RemoveAll(s.Jobs()[0].FSRoot); err != nil {
 		t.Fatal(err)
 	}
 	o, err := s.Trigger(context.Background(), key)
-	if o.Ran || !o.Failed() || !errors.Is(err, schedule.ErrNotRun) || errors.Is(err, schedule.ErrRunFailed) {
+	if o.Status == schedule.Ran || !o.Failed() || !errors.Is(err, schedule.ErrNotRun) || errors.Is(err, schedule.ErrRunFailed) {
 		t.Fatalf("outcome %+v, err %v; want ErrNotRun", o, err)
 	}
 }

@@ -12,13 +12,13 @@ import (
 
 // triggerEnv is a scheduler with one registered prune job whose runs call
 // run.
-func triggerEnv(t *testing.T, run func(ctx context.Context) schedule.RunResult) (*schedule.Scheduler, string, *env) {
+func triggerEnv(t *testing.T, run func(ctx context.Context) (schedule.RunResult, error)) (*schedule.Scheduler, string, *env) {
 	t.Helper()
 	e := newEnv(t)
 	root := hostStore(t).Root
 	s := e.scheduler()
 	s.Dir = ""
-	s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) schedule.RunResult {
+	s.Run = func(ctx context.Context, j schedule.Job, st *pkgstore.Store, now time.Time) (schedule.RunResult, error) {
 		return run(ctx)
 	}
 	d, err := schedule.NewDefinition("redis", root, time.Time{}, pruneJob(t, "@daily-random", 2))
@@ -37,9 +37,9 @@ func triggerEnv(t *testing.T, run func(ctx context.Context) schedule.RunResult) 
 // time to a select picking ctx.Done()).
 func TestTriggerKeepsFinishedOutcome(t *testing.T) {
 	var cancel context.CancelFunc
-	s, key, e := triggerEnv(t, func(ctx context.Context) schedule.RunResult {
+	s, key, e := triggerEnv(t, func(ctx context.Context) (schedule.RunResult, error) {
 		cancel() // the caller gives up while releases are being removed
-		return schedule.RunResult{OK: true, Removed: 2}
+		return schedule.RunResult{OK: true, Removed: 2}, nil
 	})
 	for i := range 40 {
 		var ctx context.Context
@@ -47,8 +47,8 @@ func TestTriggerKeepsFinishedOutcome(t *testing.T) {
 		ctx, cancel = context.WithCancel(context.Background())
 		o, err := s.Trigger(ctx, key)
 		cancel()
-		if err != nil || !o.Ran || o.Result.Removed != 2 {
-			t.Fatalf("trigger %d: Ran=%v Removed=%d err=%v, want the run's outcome", i, o.Ran, o.Result.Removed, err)
+		if err != nil || o.Status != schedule.Ran || o.Result.Removed != 2 {
+			t.Fatalf("trigger %d: Ran=%v Removed=%d err=%v, want the run's outcome", i, o.Status == schedule.Ran, o.Result.Removed, err)
 		}
 	}
 }
@@ -59,10 +59,10 @@ func TestTriggerKeepsFinishedOutcome(t *testing.T) {
 func TestTriggerJoinerOwnContext(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{}, 3)
-	s, key, e := triggerEnv(t, func(ctx context.Context) schedule.RunResult {
+	s, key, e := triggerEnv(t, func(ctx context.Context) (schedule.RunResult, error) {
 		started <- struct{}{}
 		<-release
-		return schedule.RunResult{OK: true, Removed: 1}
+		return schedule.RunResult{OK: true, Removed: 1}, nil
 	})
 	first := make(chan error, 1)
 	go func() { _, err := s.Trigger(context.Background(), key); first <- err }()
@@ -88,7 +88,7 @@ func TestTriggerJoinerOwnContext(t *testing.T) {
 		t.Errorf("first: %v", err)
 	}
 	r := <-c
-	if r.err != nil || !r.o.Ran || r.o.Result.Removed != 1 {
-		t.Fatalf("C: Ran=%v Removed=%d err=%v, want its run despite B's cancel", r.o.Ran, r.o.Result.Removed, r.err)
+	if r.err != nil || r.o.Status != schedule.Ran || r.o.Result.Removed != 1 {
+		t.Fatalf("C: Ran=%v Removed=%d err=%v, want its run despite B's cancel", r.o.Status == schedule.Ran, r.o.Result.Removed, r.err)
 	}
 }

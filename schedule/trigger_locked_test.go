@@ -14,8 +14,8 @@ import (
 // holds the store's lock returns an error wrapping ErrNotRun and the
 // cause, pkgstore.ErrLocked.
 func TestTriggerWrapsWhyNotRun(t *testing.T) {
-	s, key, _ := triggerEnv(t, func(ctx context.Context) schedule.RunResult {
-		return schedule.RunResult{OK: true}
+	s, key, _ := triggerEnv(t, func(ctx context.Context) (schedule.RunResult, error) {
+		return schedule.RunResult{OK: true}, nil
 	})
 	s.LockTimeout = retention.NoLockWait
 	store, err := pkgstore.Open(s.Jobs()[0].FSRoot)
@@ -29,7 +29,7 @@ func TestTriggerWrapsWhyNotRun(t *testing.T) {
 	}
 	defer unlock()
 	o, err := s.Trigger(context.Background(), key)
-	if o.Ran || !errors.Is(err, schedule.ErrNotRun) || !errors.Is(err, pkgstore.ErrLocked) {
-		t.Fatalf("Trigger on a locked store: ran %v, %v; want ErrNotRun wrapping pkgstore.ErrLocked", o.Ran, err)
+	if o.Status == schedule.Ran || !errors.Is(err, schedule.ErrNotRun) || !errors.Is(err, pkgstore.ErrLocked) {
+		t.Fatalf("Trigger on a locked store: ran %v, %v; want ErrNotRun wrapping pkgstore.ErrLocked", o.Status == schedule.Ran, err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // TestSchedulerValidate: a negative duration is "none"
-// only as a named constant (retention.NoLockWait, retention.NoSettle);
+// only as a named constant (retention.NoLockWait, retention.PaceAuto);
 // StateLockTimeout and CatchUpSpread have none, so a negative one is
 // refused, by Validate and by Reload, which then reads nothing.
 func TestSchedulerValidate(t *testing.T) {
@@ -21,10 +21,9 @@ func TestSchedulerValidate(t *testing.T) {
 	}{
 		{"zero", func() *schedule.Scheduler { return &schedule.Scheduler{} }, true},
 		{"named nones", func() *schedule.Scheduler {
-			return &schedule.Scheduler{LockTimeout: retention.NoLockWait, Settle: retention.NoSettle}
+			return &schedule.Scheduler{LockTimeout: retention.NoLockWait, Pace: retention.PaceAuto}
 		}, true},
 		{"lock timeout -5s", func() *schedule.Scheduler { return &schedule.Scheduler{LockTimeout: -5 * time.Second} }, false},
-		{"settle -5s", func() *schedule.Scheduler { return &schedule.Scheduler{Settle: -5 * time.Second} }, false},
 		{"catch-up spread -1m", func() *schedule.Scheduler { return &schedule.Scheduler{CatchUpSpread: -time.Minute} }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -154,7 +154,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 func ran(outs []schedule.RunOutcome) int {
 	n := 0
 	for _, o := range outs {
-		if o.Ran {
+		if o.Status == schedule.Ran {
 			n++
 		}
 	}

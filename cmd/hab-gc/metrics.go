@@ -77,7 +77,7 @@ func (mf *metricsFile) writeErr() error {
 }
 
 // observeJob records a scheduled job's run.
-func observeJob(m *metrics.Metrics, j schedule.Job, fsRoot string, start, end time.Time, res schedule.RunResult) {
+func observeJob(m *metrics.Metrics, j schedule.Job, fsRoot string, start, end time.Time, res schedule.RunResult, ok bool) {
 	m.Watch(j.Store, fsRoot)
 	switch j.Type {
 	case schedule.Prune, schedule.Pressure:
@@ -89,13 +89,13 @@ func observeJob(m *metrics.Metrics, j schedule.Job, fsRoot string, start, end ti
 		if res.Plan != nil {
 			m.ObserveApply(j.Store, res.Plan.Summary)
 		}
-		m.ObserveRun(j.Store, metrics.TypePrune, start, end, res.Error == "")
+		m.ObserveRun(j.Store, metrics.TypePrune, start, end, ok)
 		if res.HistoryError != "" {
 			m.ObserveHistoryFailure(j.Store)
 		}
 	case schedule.Check:
 		m.ObserveProblems(j.Store, res.ProblemList)
-		m.ObserveRun(j.Store, metrics.TypeCheck, start, end, res.Error == "" && res.OK)
+		m.ObserveRun(j.Store, metrics.TypeCheck, start, end, ok && res.OK)
 	}
 }
 

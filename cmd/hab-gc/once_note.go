@@ -27,7 +27,7 @@ func logNothingDue(s *schedule.Scheduler, outs []schedule.RunOutcome) {
 		s.Logger.Info("nothing was due", "jobs", len(sts))
 	}
 	for _, o := range outs {
-		s.Logger.Info("due but not run", "job", o.Job.Key, "why", o.Skipped)
+		s.Logger.Info("due but not run", "job", o.Job.Key, "why", o.Status.String())
 	}
 	for _, st := range sts {
 		if s.Only != "" && st.Key != s.Only {

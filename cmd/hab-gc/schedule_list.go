@@ -62,11 +62,11 @@ func (a *app) scheduleListCmd() *cobra.Command {
 			}
 			for _, st := range sts {
 				j := jobJSON{Key: st.Key, Type: st.Type, Store: st.Store, Spec: st.Spec.Raw, Cron: st.Cron, Owner: st.Owner,
-					Members: st.Members, Next: st.Next.Format(time.RFC3339), Runs: st.State.Runs, LastErr: st.State.LastError,
+					Members: st.Members, Next: st.Next.Format(time.RFC3339), Runs: st.Runs, LastErr: st.LastError,
 					Timezone: st.Spec.Zone(s.Location).String(), InState: &st.InState}
-				if st.State.LastRun != nil {
-					lr := st.State.LastRun.Start.Format(time.RFC3339)
-					j.LastRun, j.Result = &lr, &st.State.LastRun.Result
+				if st.LastRun != nil {
+					lr := st.LastRun.Start.Format(time.RFC3339)
+					j.LastRun, j.Result = &lr, &st.LastRun.Result
 				}
 				out.Jobs = append(out.Jobs, j)
 			}
@@ -86,7 +86,7 @@ func (a *app) scheduleListCmd() *cobra.Command {
 		}
 		for _, st := range sts {
 			last := "never"
-			if lr := st.State.LastRun; lr != nil {
+			if lr := st.LastRun; lr != nil {
 				last = lr.Start.Format(time.RFC3339)
 				if lr.Result.Error != "" {
 					last += " (failed)"
@@ -94,8 +94,8 @@ func (a *app) scheduleListCmd() *cobra.Command {
 					last += " (problems)"
 				}
 			}
-			if st.State.LastError != "" {
-				last += " (error: " + st.State.LastError + ")"
+			if st.LastError != "" {
+				last += " (error: " + st.LastError + ")"
 			}
 			next := st.Next.Format(time.RFC3339)
 			if !st.InState {
@@ -103,7 +103,7 @@ func (a *app) scheduleListCmd() *cobra.Command {
 				absent = true
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", st.Key, st.Type, st.Store, st.Spec.Raw, st.Cron, st.Owner,
-				strings.Join(st.Members, ","), next, last, st.State.Runs)
+				strings.Join(st.Members, ","), next, last, st.Runs)
 		}
 		for _, p := range s.PressureJobs() {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Key, p.Type, p.Store, pressureSpec(p), "-", p.Owner,

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hab-gc/hab-gc/pkgstore"
 	"github.com/hab-gc/hab-gc/retention"
 	"github.com/hab-gc/hab-gc/schedule"
 )
@@ -45,30 +47,12 @@ FS_ROOT/etc/machine-id, else the host name).`,
 			return usageError{err}
 		}
 		storeFlag, _ := cmd.Flags().GetString("store")
-		root := schedule.StoreFSRoot(storeFlag)
-		store, err := schedule.CanonicalStore(root)
-		if err != nil {
-			return usageError{err}
-		}
-		// The identity a daemon's state recorded for the store's FS root
-		// is the one its times were drawn with (unless
-		// HAB_GC_MACHINE_ID says otherwise).
 		state, _ := cmd.Flags().GetString("state")
-		if state == "" {
-			if state, err = schedule.DefaultStatePath(root); err != nil {
-				return usageError{err}
-			}
-		}
-		machine, err := schedule.StateMachineID(root, a.explicitMachineID(), state)
-		if err != nil {
-			return err
-		}
 		typ, _ := cmd.Flags().GetString("job")
-		params := ""
+		var p schedule.Params
 		switch schedule.JobType(typ) {
 		case schedule.Check:
 		case schedule.Prune:
-			var p schedule.Params
 			n, _ := cmd.Flags().GetInt("keep-latest")
 			p.KeepLatest = retention.KeepCount(n)
 			p.Exclude, _ = cmd.Flags().GetStringArray("exclude")
@@ -79,12 +63,17 @@ FS_ROOT/etc/machine-id, else the host name).`,
 				}
 				p.MinAge = d
 			}
-			params = p.Canonical()
 		default:
 			return usageError{fmt.Errorf("invalid --job %q: must be prune or check", typ)}
 		}
-		in := schedule.HashInput{Store: store, Type: schedule.JobType(typ), Params: params, Spec: spec.Canonical, Machine: machine, Zone: loc}
-		expr, times, err := schedule.NextRuns(spec, in, clock(), count)
+		s := &schedule.Scheduler{StatePath: state, Location: loc, Clock: clock, Machine: a.explicitMachineID()}
+		expr, times, err := s.NextRuns(spec, storeFlag, schedule.JobType(typ), p, count)
+		if errors.Is(err, pkgstore.ErrNoStore) {
+			return usageError{err}
+		}
+		if expr == "" {
+			return err
+		}
 		fmt.Fprintln(a.text, expr)
 		if err != nil {
 			return err

@@ -91,9 +91,9 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 		return nil, usageError{fmt.Errorf("invalid --catch-up-spread %v: must be 0 or more", spread)}
 	}
 	setup := a.jobSetup(cmd)
-	var notRun func(schedule.Job, string)
+	var notRun func(schedule.Job, error)
 	if m != nil {
-		notRun = func(j schedule.Job, _ string) {
+		notRun = func(j schedule.Job, _ error) {
 			m.m.ObserveNotRun(j.Store, string(j.Type))
 			if m.path != "" {
 				m.write(a)
@@ -106,16 +106,16 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 	}
 	return &schedule.Scheduler{NotRun: notRun, Dir: dir, StatePath: state, StateBesideStores: state == "", Location: loc, Clock: clock, LockTimeout: timeout, ReadOnly: readOnly, Machine: a.explicitMachineID(), CatchUpSpread: spread, NotBefore: notBefore, Pace: pace,
 		Logger: slog.New(uniqueKeys(slog.NewTextHandler(a.stderr, nil))),
-		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) schedule.RunResult {
+		Run: func(ctx context.Context, j schedule.Job, store *pkgstore.Store, now time.Time) (schedule.RunResult, error) {
 			start := time.Now()
-			res := schedule.RunJob(ctx, j, store, now, setup)
+			res, err := schedule.RunJob(ctx, j, store, now, setup)
 			if m != nil {
-				observeJob(m.m, j, store.FSRoot(), start, time.Now(), res)
+				observeJob(m.m, j, store.FSRoot(), start, time.Now(), res, err == nil)
 				if m.path != "" {
 					m.write(a)
 				}
 			}
-			return res
+			return res, err
 		}}, nil
 }
 
