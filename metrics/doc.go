@@ -17,8 +17,9 @@
 //	hab_gc_last_run_timestamp_seconds{store,type} when the last run of each type ended
 //	hab_gc_last_run_success{store,type}           1 when that run succeeded, else 0
 //	hab_gc_last_run_duration_seconds{store,type}  how long it took
-//	hab_gc_store_free_bytes{store}                bytes available on the store's file system (statfs)
-//	hab_gc_store_size_bytes{store}                that file system's size
+//	hab_gc_store_bytes{store}                     bytes of the store's releases, when a plan measured them all
+//	hab_gc_filesystem_free_bytes{store}           bytes available on the store's file system (statfs)
+//	hab_gc_filesystem_size_bytes{store}           that file system's size
 //	hab_gc_cache_files{store}                     *.hart files in FS_ROOT/hab/cache/artifacts
 //	hab_gc_cache_bytes{store}                     their bytes
 //

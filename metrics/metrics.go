@@ -44,6 +44,7 @@ type Metrics struct {
 	reg         *prometheus.Registry
 	releases    *prometheus.GaugeVec
 	reclaimable *prometheus.GaugeVec
+	storeBytes  *prometheus.GaugeVec
 	problems    *prometheus.GaugeVec
 	freed       *prometheus.CounterVec
 	removed     *prometheus.CounterVec
@@ -73,6 +74,8 @@ func New() *Metrics {
 			Help: "Installed releases by the action of the last plan (keep, remove)."}, []string{"store", "action"}),
 		reclaimable: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hab_gc_reclaimable_bytes",
 			Help: "Bytes the last plan's removals would free (its releases to remove, measured)."}, []string{"store"}),
+		storeBytes: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hab_gc_store_bytes",
+			Help: "Bytes on disk of the store's releases, set by a plan that measured every release (run --verbose, run --max-free), less what its run removed; other runs, which measure only what they remove, leave it."}, []string{"store"}),
 		problems: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hab_gc_problems",
 			Help: "Problems the last scan of the store found, by kind (see hab-gc check)."}, []string{"store", "kind"}),
 		freed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hab_gc_freed_bytes_total",
@@ -95,11 +98,12 @@ func New() *Metrics {
 			Help: "Runs whose records could not be appended to the store's history (a journal locked by another process, a full disk); the run's work stands."}, []string{"store"}),
 		stores: newStoreCollector(),
 	}
-	m.reg.MustRegister(m.releases, m.reclaimable, m.problems, m.freed, m.removed, m.failed, m.runs,
+	m.reg.MustRegister(m.releases, m.reclaimable, m.storeBytes, m.problems, m.freed, m.removed, m.failed, m.runs,
 		m.lastRun, m.lastOK, m.duration, m.history, m.notRun, m.stores)
 	m.restorable = map[string]restorable{
 		"hab_gc_releases":                     {gauge: m.releases},
 		"hab_gc_reclaimable_bytes":            {gauge: m.reclaimable},
+		"hab_gc_store_bytes":                  {gauge: m.storeBytes},
 		"hab_gc_problems":                     {gauge: m.problems},
 		"hab_gc_freed_bytes_total":            {counter: m.freed},
 		"hab_gc_removed_releases_total":       {counter: m.removed},
@@ -152,11 +156,12 @@ func (m *Metrics) Watch(store, fsRoot string) {
 	m.stores.roots[store] = fsRoot
 }
 
-// ObservePlan records a plan: releases by action, reclaimable bytes and
-// the scan's problems. After a real run (rep.DryRun false), the gauges say
-// what is left: the releases removed are gone, those kept at revalidation
-// count as keep, those whose removal failed as remove, and the bytes freed
-// are no longer reclaimable.
+// ObservePlan records a plan: releases by action, reclaimable bytes, the
+// store's bytes when the plan measured every release, and the scan's
+// problems. After a real
+// run (rep.DryRun false), the gauges say what is left: the releases
+// removed are gone, those kept at revalidation count as keep, those whose
+// removal failed as remove, and the bytes freed are no longer reclaimable.
 func (m *Metrics) ObservePlan(store string, rep retention.Report) {
 	if m == nil {
 		return
@@ -174,7 +179,24 @@ func (m *Metrics) ObservePlan(store string, rep retention.Report) {
 	if reclaimable >= 0 {
 		m.reclaimable.WithLabelValues(store).Set(float64(reclaimable))
 	}
+	if size, ok := storeBytes(rep.Releases); ok {
+		m.storeBytes.WithLabelValues(store).Set(float64(size))
+	}
 	m.ObserveProblems(store, rep.Problems)
+}
+
+// storeBytes is the bytes of the releases left after rels' run (all of
+// them for a dry run); ok is false unless every release was measured.
+func storeBytes(rels []retention.ReportRelease) (size int64, ok bool) {
+	for _, r := range rels {
+		if r.Size == nil {
+			return 0, false
+		}
+		if o := r.Outcome; o == nil || o.Status != retention.StatusRemoved && o.Status != retention.StatusGone {
+			size += *r.Size
+		}
+	}
+	return size, true
 }
 
 // ObserveProblems replaces the store's problems by kind.
@@ -298,10 +320,10 @@ type storeCollector struct {
 
 func newStoreCollector() *storeCollector {
 	return &storeCollector{roots: map[string]string{},
-		free: prometheus.NewDesc("hab_gc_store_free_bytes",
-			"Bytes available to unprivileged users on the file system of the store (statfs).", []string{"store"}, nil),
-		size: prometheus.NewDesc("hab_gc_store_size_bytes",
-			"Size of the file system of the store (statfs).", []string{"store"}, nil),
+		free: prometheus.NewDesc("hab_gc_filesystem_free_bytes",
+			"Bytes available to unprivileged users on the file system the store is on (statfs).", []string{"store"}, nil),
+		size: prometheus.NewDesc("hab_gc_filesystem_size_bytes",
+			"Size of the file system the store is on (statfs); the store's own is hab_gc_store_bytes.", []string{"store"}, nil),
 		cacheFiles: prometheus.NewDesc("hab_gc_cache_files",
 			"Package archives (*.hart) in FS_ROOT/hab/cache/artifacts (hab-gc removes them only with run --cache).", []string{"store"}, nil),
 		cacheBytes: prometheus.NewDesc("hab_gc_cache_bytes",

@@ -118,7 +118,7 @@ func TestWriteRestore(t *testing.T) {
 			t.Errorf("%s has no help text", name)
 		}
 	}
-	if v := value(t, fams, "hab_gc_store_free_bytes", s); v <= 0 {
+	if v := value(t, fams, "hab_gc_filesystem_free_bytes", s); v <= 0 {
 		t.Errorf("free bytes %v", v)
 	}
 

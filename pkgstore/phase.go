@@ -1,9 +1,6 @@
 package pkgstore
 
-import (
-	"context"
-	"log/slog"
-)
+import "log/slog"
 
 // Phase names a step of hab-gc's work on a store, as a progress display
 // shows it: the scan here; planning and Apply's phases in package
@@ -23,9 +20,9 @@ type PhaseEvent struct {
 }
 
 // ReportPhase tells onPhase (when set) and log (when set) of e: log gets
-// an Info record when a phase starts or learns its total (Done 0) and a
-// Debug record for each further step. Used by Scan and by package
-// retention, so that every phase reaches the caller one way.
+// a Debug record (a run's outcome is its caller's record). Used by Scan
+// and by package retention, so that every phase reaches the caller one
+// way.
 func ReportPhase(onPhase func(PhaseEvent), log *slog.Logger, e PhaseEvent) {
 	if onPhase != nil {
 		onPhase(e)
@@ -33,9 +30,5 @@ func ReportPhase(onPhase func(PhaseEvent), log *slog.Logger, e PhaseEvent) {
 	if log == nil {
 		return
 	}
-	level := slog.LevelDebug
-	if e.Done == 0 {
-		level = slog.LevelInfo
-	}
-	log.Log(context.Background(), level, "phase", "phase", string(e.Phase), "done", e.Done, "total", e.Total)
+	log.Debug("phase", "phase", string(e.Phase), "done", e.Done, "total", e.Total)
 }

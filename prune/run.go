@@ -64,7 +64,8 @@ type Options struct {
 	NoHistory bool
 	// Metrics, when set, counts the run under the store's label.
 	Metrics *metrics.Metrics
-	// Logger receives the phases and Apply's events (optional).
+	// Logger receives the phases and Apply's events (optional): at
+	// DEBUG, failures at WARN; the run's outcome is the caller's to log.
 	Logger *slog.Logger
 	// OnPhase is told when each phase starts (Done 0) and of its
 	// progress: the lock, the scan, the plan, then Apply's phases.

@@ -469,10 +469,10 @@ func (a *applier) done(o RemovalOutcome) {
 			why = append(why, r.Text)
 		}
 		attrs = append(attrs, "reasons", strings.Join(why, "; "))
-		a.log.Info("release not removed", attrs...)
+		a.log.Debug("release not removed", attrs...)
 	default:
 		attrs = append(attrs, "bytes", o.Bytes)
-		a.log.Info("release removed", attrs...)
+		a.log.Debug("release removed", attrs...)
 	}
 	if a.opts.Progress != nil {
 		a.opts.Progress(Event{RemovalOutcome: o, Done: a.n, Total: a.total})

@@ -41,8 +41,8 @@ type ApplyOptions struct {
 	// OnPhase, when set, is told when each phase of Apply starts (Done 0)
 	// and, while hiding and deleting, after each release (see Phase).
 	OnPhase func(PhaseEvent)
-	// Logger receives the same events (phases as pkgstore.ReportPhase
-	// logs them). Default: discard.
+	// Logger receives the same events at DEBUG (phases as
+	// pkgstore.ReportPhase logs them), failures at WARN. Default: discard.
 	Logger *slog.Logger
 	// Now is the clock its scans tell installs in progress by
 	// (pkgstore.Options.Now). Default: time.Now.

@@ -119,6 +119,6 @@ func (a *applier) leftover(l Leftover) {
 	case StatusNotAttempted:
 		a.log.Warn("leftover of an interrupted run", "path", l.Path, "status", string(l.Status), "reason", l.Text)
 	default:
-		a.log.Info("leftover of an interrupted run", "path", l.Path, "status", string(l.Status), "reason", l.Text)
+		a.log.Debug("leftover of an interrupted run", "path", l.Path, "status", string(l.Status), "reason", l.Text)
 	}
 }

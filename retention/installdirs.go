@@ -175,7 +175,7 @@ func (a *applier) removeInstallDirs(dirs []InstallDir) {
 			a.res.Failed++
 			a.log.Warn("install directory", "path", l.Path, "status", string(l.Status), "error", l.Text)
 		} else {
-			a.log.Info("install directory", "path", l.Path, "status", string(l.Status), "reason", l.Text)
+			a.log.Debug("install directory", "path", l.Path, "status", string(l.Status), "reason", l.Text)
 		}
 	}
 }

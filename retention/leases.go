@@ -73,7 +73,7 @@ func (a *applier) sweepLeases() {
 	if n, err := lease.Sweep(fsRoot); err != nil {
 		a.log.Warn("dead leases not removed", "dir", lease.Dir(fsRoot), "err", err)
 	} else if n > 0 {
-		a.log.Info("dead leases removed", "dir", lease.Dir(fsRoot), "count", n)
+		a.log.Debug("dead leases removed", "dir", lease.Dir(fsRoot), "count", n)
 	}
 }
 

@@ -55,7 +55,7 @@ func TestPlanStoreAndApplyPhases(t *testing.T) {
 		}
 	}
 	var logs bytes.Buffer
-	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	p, err := retention.PlanStore(context.Background(), s, retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge}, now,
 		pkgstore.Options{Target: "x86_64-linux", OnPhase: record, Logger: log})
 	if err != nil {

@@ -128,7 +128,7 @@ func TestRegisterAndTrigger(t *testing.T) {
 }
 
 // The scheduler's logger reaches Apply: each removal is
-// logged through it.
+// logged through it (at DEBUG).
 func TestSchedulerLogsApply(t *testing.T) {
 	e := newEnv(t)
 	b := hostStore(t)
@@ -138,7 +138,7 @@ func TestSchedulerLogsApply(t *testing.T) {
 	var mu sync.Mutex
 	s := e.scheduler()
 	s.Run = nil
-	s.Logger = slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, nil))
+	s.Logger = slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	e.reload(s)
 	e.clock.Add(2 * time.Hour)
 	if outs := s.RunDue(context.Background()); len(outs) != 1 || outs[0].Result.Removed != 1 {

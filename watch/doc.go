@@ -38,9 +38,10 @@
 // releases needed, whatever their own package's count
 // (retention.Policy.FreeDeps; Policy.NoDeps keeps them); Apply re-checks
 // it under the store's exclusive lock, so purges of one store, and the
-// daemon's scheduled jobs, run one at a time. Each purge is logged
-// (slog), written to the store's history (package history, job "watch")
-// and counted in the metrics (type "watch"), like any run.
+// daemon's scheduled jobs, run one at a time. Each purge is one INFO
+// record (slog; its phases and releases at DEBUG; a purge stopped by
+// ctx is no ERROR), written to the store's history (package history, job
+// "watch") and counted in the metrics (type "watch"), like any run.
 //
 // # What a purge reads
 //

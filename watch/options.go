@@ -107,8 +107,9 @@ type Options struct {
 	// Now is the clock (default time.Now). It must advance with real
 	// time (an offset clock is fine): delays are measured with it.
 	Now func() time.Time
-	// Logger receives one record per purge, and the watcher's notices
-	// (default: discarded).
+	// Logger receives one INFO record per purge (ERROR when it failed,
+	// not when ctx was cancelled), its details at DEBUG, and the
+	// watcher's notices (default: discarded).
 	Logger *slog.Logger
 	// Metrics, when set, counts every purge as a run of type Job (and
 	// its plan and removals) under the store's label.

@@ -148,7 +148,7 @@ func (w *watcher) runPurges(ctx context.Context, due []pkgstore.Ident) {
 			return
 		}
 		if dir, busy := w.installing(pkg); busy {
-			w.o.log().Info("an install is in progress; the purge waits", "package", pkg.String(), "install", dir)
+			w.o.log().Debug("an install is in progress; the purge waits", "package", pkg.String(), "install", dir)
 			w.pending[pkg].due = w.o.now().Add(w.o.delay())
 			continue
 		}

@@ -83,8 +83,9 @@ func (w *watcher) scopeFor(pkg pkgstore.Ident) []pkgstore.Ident {
 
 // purge runs the store's prune for pkg (prune.Run, which takes the
 // store's lock and reads the store under it: one purge at a time per
-// store), with the policy limited to pkg (policyFor), then logs it. It
-// waits, without a record, while an install runs elsewhere, and for the
+// store), with the policy limited to pkg (policyFor), then logs it in one
+// record (its phases and each release at DEBUG, by prune.Run). It waits,
+// without an INFO record, while an install runs elsewhere, and for the
 // Supervisor's own package while it does not run the newest release.
 func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purge {
 	p := Purge{Package: pkg, Trigger: t, Outcome: &prune.Outcome{Start: w.o.now()}}
@@ -106,7 +107,7 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 			// download, a fetched archive not installed yet): the plan
 			// keeps everything until it ends (retention's install
 			// roots), so wait.
-			log.Info("an install is in progress; the purge waits", "why", plan.InstallWait)
+			log.Debug("an install is in progress; the purge waits", "why", plan.InstallWait)
 			return fmt.Errorf("%w: %w", prune.ErrSkip, errInstalling)
 		}
 		if isSelf(pkg) {
@@ -129,14 +130,25 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 	if p.HistoryErr != nil {
 		log = log.With("history_error", p.HistoryErr.Error())
 	}
+	var r retention.Result
+	if p.Result != nil {
+		r = *p.Result
+	}
+	var attrs []any
+	if p.Plan != nil {
+		removed, kept := removedAndKept(p)
+		attrs = []any{"removed", r.Removed, "kept", kept, "failed", r.Failed, "bytes_freed", r.BytesFreed, "releases", strings.Join(removed, " ")}
+	}
+	attrs = append(attrs, "run_id", p.ID, "policy", pol.String(), "duration", p.End.Sub(p.Start).String(), "paced", r.Paced.String())
 	switch {
+	case p.Err != nil && ctx.Err() != nil:
+		// A requested stop: what was hidden is put back (retention's
+		// Apply), nothing failed.
+		log.Info("purge stopped", append(attrs, "why", context.Cause(ctx).Error())...)
 	case p.Err != nil:
-		log.Error("purge failed", "error", p.Err, "policy", pol.String())
+		log.Error("purge failed", append(attrs, "error", p.Err)...)
 	default:
-		r := p.Result
-		log.Info("purged", "removed", r.Removed, "kept_at_revalidation", r.Kept, "already_gone", r.Gone, "failed", r.Failed,
-			"bytes_freed", r.BytesFreed, "planned", len(p.Plan.Removals()), "policy", pol.String(),
-			"duration", p.End.Sub(p.Start).String(), "paced", r.Paced.String())
+		log.Info("purged", attrs...)
 	}
 	if w.o.OnPurge != nil {
 		w.o.OnPurge(p)
@@ -155,4 +167,29 @@ func (w *watcher) nothingWhy(pkg pkgstore.Ident) string {
 		}
 	}
 	return "the service's spec names one release"
+}
+
+// removedAndKept are the releases p removed, and how many of its
+// package's releases it left installed.
+func removedAndKept(p Purge) (removed []string, kept int) {
+	gone := map[pkgstore.Ident]bool{}
+	if p.Result != nil {
+		for _, o := range p.Result.Outcomes {
+			switch o.Status {
+			case retention.StatusRemoved:
+				removed = append(removed, o.Ident.String())
+				fallthrough
+			case retention.StatusGone:
+				gone[o.Ident] = true
+			}
+		}
+	}
+	if p.Plan != nil {
+		for _, d := range p.Plan.Decisions {
+			if d.Release.Ident.Package() == p.Package && !gone[d.Release.Ident] {
+				kept++
+			}
+		}
+	}
+	return removed, kept
 }

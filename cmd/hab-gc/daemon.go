@@ -31,6 +31,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 	cmd.Flags().Bool("once", false, "run what is due now and exit")
 	cmd.Flags().String("job", "", "with --once: only this job (its key, see schedule list)")
 	cmd.Flags().String("log-format", "text", "log format: text or json")
+	addVerboseLogFlag(cmd)
 	addMetricsFileFlag(cmd)
 	cmd.Flags().String("metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. :9725, 127.0.0.1:9725)")
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
@@ -59,9 +60,10 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		s.OnPhase = func(schedule.Job, retention.PhaseEvent) { a.stop.progress() } // a stopped prune's put-back
 		switch f, _ := cmd.Flags().GetString("log-format"); f {
 		case "json":
-			s.Logger = slog.New(uniqueKeys(slog.NewJSONHandler(a.stderr, nil)))
+			s.Logger = slog.New(uniqueKeys(slog.NewJSONHandler(a.stderr, logOptions(cmd))))
 			a.stop.logTo(s.Logger) // the stop notices too
 		case "text":
+			s.Logger = slog.New(uniqueKeys(slog.NewTextHandler(a.stderr, logOptions(cmd))))
 		default:
 			return usageError{fmt.Errorf("invalid --log-format %q: must be text or json", f)}
 		}

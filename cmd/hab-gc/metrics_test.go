@@ -115,7 +115,7 @@ func TestDaemonServesMetrics(t *testing.T) {
 	if v := get("hab_gc_releases", "action", "keep"); v != 1 {
 		t.Errorf("kept %v", v)
 	}
-	if v := get("hab_gc_store_free_bytes"); v <= 0 {
+	if v := get("hab_gc_filesystem_free_bytes"); v <= 0 {
 		t.Errorf("free bytes %v", v)
 	}
 	if _, err := os.Stat(textfile); err != nil {

@@ -52,11 +52,12 @@ holds). Runs until SIGINT or SIGTERM.`,
 	cmd.Flags().String("delay", "", "quiet time after a change before the purge (default 30s); also the rescan period when inotify's limits are reached")
 	cmd.Flags().Bool("on-unload", false, "remove an unloaded service's releases once its spec has been gone for --unload-grace")
 	cmd.Flags().String("unload-grace", "", "how long an unloaded service's spec must stay gone (default 10m)")
+	addVerboseLogFlag(cmd)
 	addMetricsFileFlag(cmd)
 	addPaceFlag(cmd, "auto")
 	cmd.RunE = a.withConfig(func(cmd *cobra.Command, c *config, _ []string) error {
 		defer a.stop.hold(applyStopGrace, func() {})() // a purge may be removing when stopped
-		o := watch.Options{Logger: slog.New(slog.NewTextHandler(a.stderr, nil))}
+		o := watch.Options{Logger: slog.New(slog.NewTextHandler(a.stderr, logOptions(cmd)))}
 		err := c.supervisorCount()
 		if err != nil {
 			return err
