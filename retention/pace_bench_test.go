@@ -125,7 +125,9 @@ func BenchmarkPace(b *testing.B) {
 		for _, mode := range []struct {
 			name string
 			pace time.Duration
-		}{{"off", 0}, {"auto", retention.PaceAuto}} {
+		}{{"off", 0}, {"auto", retention.PaceAuto}, {"priority", retention.MaxPace}} {
+			// "priority": the lowest I/O priority and the directory
+			// syncs of pacing, without its pauses (no sync takes 10 s).
 			for _, beside := range []bool{false, true} {
 				root := filepath.Join(dir, "store-"+mode.name+strconv.FormatBool(beside))
 				if _, err := storetest.Generate(root, storetest.GenConfig{Packages: packages, ReleasesPerPackage: 10,
