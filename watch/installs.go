@@ -14,7 +14,8 @@ func recordInstalls(ctx context.Context, o Options) (wait func()) {
 	log := o.log()
 	pw, err := provenance.Watch(o.Store.FSRoot())
 	if err != nil {
-		level, msg := log.Info, "who installs each release is not recorded (the kernel cannot tell this process)"
+		// It matters to the operator only when the policy asks for it.
+		level, msg := log.Debug, "who installs each release is not recorded"
 		if o.Policy.OnlySupervisorInstalled {
 			level, msg = log.Warn, msg+": every release installed from now on counts as installed by an unknown program, and only-supervisor-installed keeps it"
 		}
