@@ -23,7 +23,6 @@ import (
 	"github.com/hab-gc/hab-gc/pressure"
 	"github.com/hab-gc/hab-gc/prune"
 	"github.com/hab-gc/hab-gc/retention"
-	"github.com/hab-gc/hab-gc/runroots"
 	"github.com/hab-gc/hab-gc/schedule"
 	"github.com/hab-gc/hab-gc/supervisor"
 	"github.com/hab-gc/hab-gc/watch"
@@ -45,7 +44,6 @@ var optionStructs = map[string]any{
 	"schedule.Scheduler":     &schedule.Scheduler{},
 	"schedule.Params":        &schedule.Params{KeepLatest: 1},
 	"supervisor.Client":      &supervisor.Client{},
-	"runroots.Finder":        &runroots.Finder{},
 	"binlink.RepairOptions":  &binlink.RepairOptions{},
 	"binlink.Options":        &binlink.Options{},
 	"hart.Limits":            &hart.Limits{},
@@ -57,7 +55,7 @@ var optionStructs = map[string]any{
 var records = map[string]bool{"history.Policy": true}
 
 // extraOptionStructs are structs of options not named so.
-var extraOptionStructs = map[string]bool{"schedule.Scheduler": true, "schedule.Params": true, "supervisor.Client": true, "runroots.Finder": true}
+var extraOptionStructs = map[string]bool{"schedule.Scheduler": true, "schedule.Params": true, "supervisor.Client": true}
 
 // sentinels are the named "none" values a row may give, by name.
 var sentinels = map[string]int64{

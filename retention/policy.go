@@ -163,7 +163,7 @@ func (p Policy) finders() []RootFinder {
 	if p.RuntimeRoots == runroots.ModeOff {
 		return p.RootFinders
 	}
-	return append([]RootFinder{runroots.Finder{BestEffort: p.RuntimeRoots == runroots.ModeBestEffort}}, p.RootFinders...)
+	return append([]RootFinder{p.RuntimeRoots}, p.RootFinders...)
 }
 
 // Validate checks the policy's values. A policy without KeepLatest fails

@@ -26,7 +26,7 @@ import (
 
 // blindEnv switches a re-executed test binary into blindPlan: it plans
 // keep-latest=1 with runtime roots for the FS root the variable names
-// (";best-effort" appended: Finder.BestEffort) and prints a blindOutcome
+// (";best-effort" appended: ModeBestEffort) and prints a blindOutcome
 // as JSON.
 const blindEnv = "HAB_GC_RUNROOTS_BLIND_PLAN"
 
@@ -60,8 +60,12 @@ func runBlindHelper() {
 	s, err := pkgstore.Open(root)
 	if err == nil {
 		defer s.Close()
+		m := runroots.ModeOn
+		if mode == "best-effort" {
+			m = runroots.ModeBestEffort
+		}
 		pol := retention.Policy{KeepLatest: 1, MinAge: retention.NoMinAge, RuntimeRoots: runroots.ModeOff,
-			RootFinders: []retention.RootFinder{runroots.Finder{ProcRoot: procRoot, BestEffort: mode == "best-effort"}}}
+			RootFinders: []retention.RootFinder{runroots.FinderAt(procRoot, m)}}
 		var plan *retention.Plan
 		plan, err = retention.PlanStore(context.Background(), s, pol, time.Now(), pkgstore.Options{Target: storetest.DefaultTarget})
 		if err == nil {

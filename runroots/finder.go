@@ -9,32 +9,25 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// Finder is a retention.RootFinder: every release a process uses is a
-// root with code in-use.
-type Finder struct {
-	// ProcRoot is the proc file system to read (DefaultProcRoot when
-	// empty).
-	ProcRoot string
-	// BestEffort: when some process cannot be inspected fully and a write
-	// lease cannot check a release to remove instead (see Found.Probe and
-	// the package doc), go on with what could be seen instead of failing
-	// with ErrBlind.
-	BestEffort bool
+// finder is a Mode reading the processes under procRoot
+// (DefaultProcRoot when empty).
+type finder struct {
+	procRoot string
+	mode     Mode
 }
 
-// FindRoots scans the processes for the inventory's store (its FSRoot).
-// Each release in use is one root, named after the first process that
-// uses it (and how many others do). Found.Counts holds "processes",
-// "inspected", "denied", "vanished", "failed", "releases_in_use" and
-// "blind" (1 when some process could not be seen whole: Result.Blind,
-// then also "maps_denied" and, for the causes, "not_root", "no_ptrace" or
-// "hidepid" or "child_pid_namespace" set to 1) and "installs_held_open"
-// (the installs in progress processes hold files of open: Found.Installs,
-// see Held);
-// when blind, the write-lease probe adds "lease_probed_files",
-// "lease_busy_releases" and "lease_unprobed_files".
-func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (inuse.Found, error) {
-	res, err := Scan(ctx, f.ProcRoot, inv)
+// FindRoots makes each release in use a root. Found.Counts holds the
+// scan's counts (Result.Found), "installs_held_open" and, when blind,
+// the write-lease probe's.
+func (f finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (inuse.Found, error) {
+	switch f.mode {
+	case ModeOff:
+		return inuse.Found{}, nil
+	case ModeOn, ModeBestEffort:
+	default:
+		return inuse.Found{}, fmt.Errorf("runtime roots: %w: %s", ErrBadMode, f.mode)
+	}
+	res, err := Scan(ctx, f.procRoot, inv)
 	if err != nil {
 		return inuse.Found{}, fmt.Errorf("runtime roots: %w", err)
 	}
@@ -42,9 +35,7 @@ func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (inuse.F
 	found.Installs = res.installs(inv)
 	found.Counts["installs_held_open"] = len(found.Installs)
 	if res.Blind() {
-		// Processes /proc does not show fully: the releases about to be
-		// removed are checked with write leases.
-		found.Probe = leaseProbe{fsRoot: inv.FSRoot, store: storeDir(inv.FSRoot), scan: res, bestEffort: f.BestEffort}.probe
+		found.Probe = leaseProbe{fsRoot: inv.FSRoot, store: storeDir(inv.FSRoot), scan: res, bestEffort: f.mode == ModeBestEffort}.probe
 	}
 	return found, nil
 }

@@ -64,7 +64,7 @@ func TestHeldInstalls(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			found, err := runroots.Finder{}.FindRoots(context.Background(), inv)
+			found, err := runroots.ModeOn.FindRoots(context.Background(), inv)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +179,7 @@ func TestHeldInstallsAdversarial(t *testing.T) {
 			t.Error(err)
 			return
 		}
-		found, err := runroots.Finder{}.FindRoots(context.Background(), inv)
+		found, err := runroots.ModeOn.FindRoots(context.Background(), inv)
 		if err != nil {
 			t.Error(err)
 			return

@@ -1,35 +1,35 @@
 package runroots
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/hab-gc/hab-gc/internal/inuse"
+	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// Mode is whether and how a run looks for the releases processes use,
-// as a user says it (ParseMode; the CLI's runtime_roots).
+// Mode is whether and how a run looks for the releases processes use
+// (the CLI's runtime_roots). It is the processes' retention.RootFinder.
 type Mode int
 
 const (
-	// ModeOn reads the processes (the zero Mode): when some cannot be
-	// seen whole and a write lease cannot check a release to remove
-	// instead, Finder fails with ErrBlind.
+	// ModeOn (the zero Mode) refuses a blind scan that write leases
+	// cannot make up for (ErrBlind).
 	ModeOn Mode = iota
-	// ModeOff reads no process: what processes use is not a root.
+	// ModeOff reads no process.
 	ModeOff
-	// ModeBestEffort reads the processes and goes on with what could be
-	// seen and checked (Finder.BestEffort).
+	// ModeBestEffort goes on with what could be seen and checked.
 	ModeBestEffort
 )
 
 // ErrBadMode is wrapped by ParseMode's errors.
 var ErrBadMode = errors.New("invalid runtime-roots mode")
 
-// ParseMode reads a mode: "best-effort", or true or false as
-// strconv.ParseBool reads them (1, t, TRUE, 0, f, False...); spaces
-// around it are ignored. Anything else, "" included, is refused with an
-// error wrapping ErrBadMode.
+// ParseMode reads "best-effort", or true or false as strconv.ParseBool
+// does, spaces around it ignored.
 func ParseMode(s string) (Mode, error) {
 	t := strings.TrimSpace(s)
 	if t == "best-effort" {
@@ -56,4 +56,9 @@ func (m Mode) String() string {
 		return "best-effort"
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// FindRoots scans DefaultProcRoot (ModeOff finds nothing).
+func (m Mode) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (inuse.Found, error) {
+	return finder{mode: m}.FindRoots(ctx, inv)
 }
