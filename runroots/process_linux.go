@@ -182,7 +182,7 @@ func (pr *procRead) readMaps(dfd int) {
 		// shows under any path.
 		var prev []byte
 		for line := range bytes.Lines(b) {
-			if p, ok := mapsPathBytes(line); ok {
+			if p, ino, ok := mapsPath(line); ok {
 				if bytes.Equal(p, prev) {
 					continue // the next segment of the same file
 				}
@@ -191,7 +191,7 @@ func (pr *procRead) readMaps(dfd int) {
 					// By the inode column when by the file: the device
 					// column is the superblock's, which is not stat's on
 					// every file system (btrfs subvolumes, overlayfs).
-					pr.try(KindMap, string(p), m, "", mapsInode(line))
+					pr.try(KindMap, string(p), m, "", ino)
 				}
 			}
 		}

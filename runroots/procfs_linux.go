@@ -1,12 +1,10 @@
 package runroots
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -103,18 +101,4 @@ func (r *reader) readAt(dfd int, name string) ([]byte, error) {
 	}
 	r.buf = b
 	return b, nil
-}
-
-// mapsInode returns the inode column of a line of /proc/PID/maps (0 when
-// it cannot be read).
-func mapsInode(line []byte) uint64 {
-	f := bytes.Fields(line)
-	if len(f) < 5 {
-		return 0
-	}
-	n, err := strconv.ParseUint(string(f[4]), 10, 64)
-	if err != nil {
-		return 0
-	}
-	return n
 }

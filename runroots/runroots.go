@@ -27,32 +27,29 @@ type Kind string
 
 // Kinds, in the order a reason prefers them.
 const (
-	KindExe     Kind = "exe"     // it executes a file of the release
-	KindMap     Kind = "map"     // it has a file of the release mapped
-	KindFD      Kind = "fd"      // it has a file of the release open
-	KindCwd     Kind = "cwd"     // its working directory is in the release
-	KindRoot    Kind = "root"    // its root directory is in the release
-	KindEnv     Kind = "environ" // its environment names the release
-	KindCmdline Kind = "cmdline" // its command line names the release
+	KindExe     Kind = "exe"
+	KindMap     Kind = "map"
+	KindFD      Kind = "fd"
+	KindCwd     Kind = "cwd"
+	KindRoot    Kind = "root"
+	KindEnv     Kind = "environ"
+	KindCmdline Kind = "cmdline"
 )
 
 // Use is one process using one release.
 type Use struct {
-	PID  int
-	Comm string // the process's command name (/proc/PID/comm)
-	// Ident is the release (fully qualified).
+	PID   int
+	Comm  string
 	Ident pkgstore.Ident
 	Kind  Kind
-	// File is the path inside the release ("" for the release directory
-	// itself); for KindEnv, the variable's name instead.
+	// File is the path inside the release; for KindEnv, the variable.
 	File string
-	// Hidden is set when the path lies in a directory hab-gc hid the
-	// release under.
+	// Hidden: the path is in the directory hab-gc hid the release under.
 	Hidden bool
 }
 
-// String says what the process does with the release, e.g. "process 4121
-// (redis-server) executes bin/redis-server of it".
+// String is the reason's text, e.g. "process 4121 (redis-server)
+// executes bin/redis-server of it".
 func (u Use) String() string {
 	u.Comm, u.File = printable(u.Comm), printable(u.File)
 	who := fmt.Sprintf("process %d (%s)", u.PID, u.Comm)
@@ -91,9 +88,7 @@ func (u Use) String() string {
 	return s
 }
 
-// printable escapes, Go-style, a name that holds an invalid or
-// unprintable character: a process chooses its own command name and file
-// names, and reasons are printed on terminals.
+// printable escapes a name a process chose, for terminals.
 func printable(s string) string {
 	for _, r := range s {
 		if r == utf8.RuneError || !strconv.IsPrint(r) {
@@ -108,58 +103,34 @@ func printable(s string) string {
 type Result struct {
 	// Uses are sorted by PID, then kind; one per process, release and kind.
 	Uses []Use
-	// Held are the files of installs in progress processes hold open
-	// (see Held), sorted by PID; one per process and path.
+	// Held are sorted by PID; one per process and path.
 	Held []Held
-	// Processes is how many processes the proc root listed; Inspected how
-	// many of them were read whole.
-	Processes, Inspected int
-	// Denied counts processes of which something could not be read for
-	// lack of permission; Vanished those that exited while being read;
-	// Failed those that could not be read for another reason (the reason
-	// of the first such is in FailedExample).
+	// Inspected processes were read whole. Denied ones lacked permission,
+	// Vanished ones exited meanwhile, Failed ones failed otherwise (the
+	// first as FailedExample).
+	Processes, Inspected     int
 	Denied, Vanished, Failed int
 	FailedExample            string
-	// deniedExample names the Denied process of the lowest PID,
-	// deniedPID, e.g. "process 1 (systemd)".
-	deniedExample string
-	deniedPID     int
-	// NotRoot is set when the scan did not run as root: processes of other
-	// users may then be missing altogether (a proc root mounted with
-	// hidepid), not merely counted in Denied.
+	deniedExample            string // the lowest Denied PID, e.g. "process 1 (systemd)"
+	deniedPID                int
+	// NotRoot: other users' processes may be missing altogether (hidepid).
 	NotRoot bool
-	// NoPtrace is set when the scan ran as root without CAP_SYS_PTRACE
-	// (a hardened unit, a container): the fd, exe, cwd and root links
-	// (and without CAP_SYS_ADMIN or CAP_PERFMON also maps and environ) of
-	// processes holding capabilities it lacks are unreadable.
+	// NoPtrace: root without CAP_SYS_PTRACE cannot read the links of
+	// processes holding capabilities it lacks.
 	NoPtrace bool
-	// Partial, when set, says what this platform's scan never reads (on
-	// Windows: open files, working directories, environments, command
-	// lines); such a scan is Blind, and the releases to remove are
-	// checked another way (Found.Probe).
+	// Partial says what this platform never reads (Windows).
 	Partial string
-	// HidePID is the proc root's hidepid mount option ("" when it hides
-	// nothing).
+	// HidePID is the proc root's hidepid option ("" when it hides nothing).
 	HidePID string
-	// MapsDenied counts the Denied processes whose maps could not be read
-	// either (their mappings are then unknown).
-	MapsDenied int
-	// ChildPIDNamespace is set when the scan ran in a PID namespace other
-	// than the initial one (a container): processes outside it are not
-	// listed.
+	// MapsDenied counts Denied processes whose maps were unreadable too.
+	MapsDenied        int
 	ChildPIDNamespace bool
 }
 
-// Scan reads every process under procRoot (DefaultProcRoot when empty) and
-// returns the uses of the releases of the store inv was read from. It
-// fails only when the proc root cannot be listed, or when ctx ends; off
-// Linux and Windows it always fails with an error wrapping ErrNoProc and
-// errors.ErrUnsupported.
-//
-// A path that does not name the store as given (or resolved) is matched by
-// identity: a bind mount of the store, a chroot or another mount namespace
-// shows its releases under other paths, but the release directory they lie
-// in has the device and inode the inventory holds (see identity).
+// Scan reads every process under procRoot (DefaultProcRoot when empty)
+// for the releases of inv's store they use. It fails only when the proc
+// root cannot be listed or ctx ends; off Linux and Windows always
+// (ErrNoProc, errors.ErrUnsupported).
 func Scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
 	if inv == nil {
 		return nil, fmt.Errorf("runroots: %w: no inventory given", pkgstore.ErrNoStore)
@@ -172,10 +143,10 @@ func Scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Resul
 
 // matcher maps absolute paths to releases of one store.
 type matcher struct {
-	stores   []string // absolute store paths, each ending in "/"
-	caches   []string // absolute artifact cache paths, each ending in "/"
+	stores   []string // as given and resolved, each ending in "/"
+	caches   []string // the artifact cache likewise
 	storeDir string   // the store as given
-	needles  [][]byte // a cheap test: a store path contains one of these
+	needles  [][]byte // a store path contains one of these
 }
 
 func newMatcher(fsRoot string) (*matcher, error) {
@@ -238,16 +209,9 @@ func (m *matcher) match(p string) (id pkgstore.Ident, file string, hidden, ok bo
 	return id, "", false, false
 }
 
-// mapsPath returns the path of a file-backed line of /proc/PID/maps:
-// "address perms offset dev inode   path". Anonymous mappings (inode 0,
-// [heap], [stack]...) have none.
-func mapsPath(line []byte) (string, bool) {
-	p, ok := mapsPathBytes(line)
-	return string(p), ok
-}
-
-// mapsPathBytes is mapsPath, in line.
-func mapsPathBytes(line []byte) ([]byte, bool) {
+// mapsPath returns the path and inode of a file-backed line of
+// /proc/PID/maps ("address perms offset dev inode   path"), in line.
+func mapsPath(line []byte) ([]byte, uint64, bool) {
 	line = bytes.TrimRight(line, "\n")
 	rest := line
 	var inode []byte
@@ -255,7 +219,7 @@ func mapsPathBytes(line []byte) ([]byte, bool) {
 		rest = bytes.TrimLeft(rest, " ")
 		end := bytes.IndexByte(rest, ' ')
 		if end < 0 {
-			return nil, false
+			return nil, 0, false
 		}
 		if i == 4 {
 			inode = rest[:end]
@@ -263,15 +227,15 @@ func mapsPathBytes(line []byte) ([]byte, bool) {
 		rest = rest[end:]
 	}
 	rest = bytes.TrimLeft(rest, " ")
+	ino, _ := strconv.ParseUint(string(inode), 10, 64)
 	if len(rest) == 0 || rest[0] != '/' || bytes.Equal(inode, []byte("0")) {
-		return nil, false
+		return nil, 0, false
 	}
-	return rest, true
+	return rest, ino, true
 }
 
 // storePaths returns every path in s that starts with one of the
-// prefixes (each ending in "/") at a word boundary, up to the next
-// separator (":", ";", ",", whitespace, quotes, "=").
+// prefixes at a word boundary, up to the next separator.
 func storePaths(s string, prefixes []string) []string {
 	var out []string
 	for _, pre := range prefixes {
