@@ -1,24 +1,21 @@
 package runroots
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
+
+	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// Blind reports whether the scan may have missed a use: some process could
-// not be read whole (Denied, Failed), or the proc root hides processes
-// from this caller (HidePID, when not root or without CAP_SYS_PTRACE). A
-// process that exited while being read (Vanished) does not count: it uses
-// nothing any more.
-//
-// A scan in a child PID namespace (a container) is blind too: processes
-// outside it, which may share the store, are not listed at all.
+// Blind reports whether the scan may have missed a use. A Vanished
+// process uses nothing any more.
 func (r *Result) Blind() bool {
 	return r.Denied > 0 || r.Failed > 0 || r.hiding() || r.ChildPIDNamespace || r.Partial != ""
 }
 
-// deniedOne notes a Denied process, named in deniedExample when its PID
-// is the lowest so far.
+// deniedOne notes a Denied process.
 func (r *Result) deniedOne(pid int, comm string) {
 	if r.deniedExample != "" && pid > r.deniedPID {
 		return
@@ -29,9 +26,8 @@ func (r *Result) deniedOne(pid int, comm string) {
 	}
 }
 
-// notice is the one sentence an operator needs from a blind scan: which
-// processes could not be inspected, why, and then done, what hab-gc did
-// about it ("" when the scan saw everything).
+// notice says which processes could not be inspected, why, and done,
+// what was done about it ("" when the scan saw everything).
 func (r *Result) notice(done string) string {
 	if !r.Blind() {
 		return ""
@@ -51,7 +47,7 @@ func (r *Result) notice(done string) string {
 	case r.Failed > 0:
 		s = fmt.Sprintf("%d process(es) could not be read (%s)", r.Failed, r.FailedExample)
 	default:
-		s = "processes may be missing from the " + fmt.Sprint(r.Processes) + " listed (" + r.whyBlind() + ")"
+		s = r.blindText()
 	}
 	return s + ": " + done
 }
@@ -61,7 +57,6 @@ func (r *Result) hiding() bool {
 	return r.HidePID != "" && (r.NotRoot || r.NoPtrace)
 }
 
-// whyBlind names the causes of Blind, e.g. "no CAP_SYS_PTRACE".
 func (r *Result) whyBlind() string {
 	var why []string
 	switch {
@@ -86,4 +81,33 @@ func (r *Result) whyBlind() string {
 		why = append(why, "permission denied")
 	}
 	return strings.Join(why, "; ")
+}
+
+// ErrBlind is wrapped by a ModeOn finder's error when it could not see
+// every process and cannot check the releases to remove another way.
+var ErrBlind = errors.New("refusing to prune blind")
+
+// leaseProbe checks the releases to remove, and the artifact cache's
+// archives (an install /proc does not show holds one open), for files
+// another process has open (see the package doc).
+type leaseProbe struct {
+	fsRoot, store string
+	scan          *Result
+	bestEffort    bool
+}
+
+// blindText is e.g. "118 of 119 processes could not be inspected fully
+// (no CAP_SYS_PTRACE)".
+func (r *Result) blindText() string {
+	if n := r.Denied + r.Failed; n > 0 {
+		return fmt.Sprintf("%d of %d processes could not be inspected fully (%s)", n, r.Processes, r.whyBlind())
+	}
+	return fmt.Sprintf("processes may be missing from the %d listed (%s)", r.Processes, r.whyBlind())
+}
+
+func storeDir(fsRoot string) string {
+	if fsRoot == "" {
+		fsRoot = "/"
+	}
+	return filepath.Join(fsRoot, pkgstore.StoreDir)
 }

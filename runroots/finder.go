@@ -40,7 +40,7 @@ func (f finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (inuse.F
 	return found, nil
 }
 
-// Found turns a scan's result into roots for retention.
+// Found makes each release in use a root, named after its first user.
 func (r *Result) Found() inuse.Found {
 	type agg struct {
 		first Use
@@ -62,7 +62,6 @@ func (r *Result) Found() inuse.Found {
 		"vanished": r.Vanished, "failed": r.Failed, "releases_in_use": len(order),
 	}}
 	if r.Blind() {
-		// What was blind, and why.
 		out.Counts["blind"] = 1
 		out.Counts["maps_denied"] = r.MapsDenied
 		for k, v := range map[string]bool{"not_root": r.NotRoot, "no_ptrace": r.NoPtrace, "hidepid": r.hiding(), "child_pid_namespace": r.ChildPIDNamespace} {

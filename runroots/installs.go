@@ -9,36 +9,25 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// Held is a process holding open a file of an install in progress: an
-// archive (or a download) in the artifact cache, or a file or its working
-// directory in an install directory. Habitat's install opens a cached
-// archive to read its metadata, to verify it and to unpack it
-// (components/common/src/command/package/install.rs get_cached_artifact,
-// unpack_artifact; components/core/src/package/archive.rs
-// PackageArchive::new, unpack), for the package being installed before
-// it says "Using" for the dependencies it finds installed: until its
-// install directory exists, that open archive is all that shows the
-// install. `hab pkg install`, and the Supervisor installing what `hab svc
-// load` or an update asks for, run the same code.
+// Held is a process showing an install in progress. Until its install
+// directory exists, the cached archive Habitat holds open to read, verify
+// and unpack it is all that shows it (common/src/command/package/install.rs
+// get_cached_artifact, unpack_artifact).
 type Held struct {
 	PID  int
 	Comm string
-	Kind Kind // KindFD, KindCwd, or KindCmdline (Command)
-	// Path is relative to the FS root: hab/cache/artifacts/FILE, or
-	// hab/pkgs/ORIGIN/NAME/VERSION/.hab-pkg-install-... (the install
-	// directory, whatever file in it is open); empty for KindCmdline.
+	Kind Kind // KindFD, KindCwd, or KindCmdline
+	// Path, relative to the FS root, is hab/cache/artifacts/FILE or the
+	// install directory hab/pkgs/ORIGIN/NAME/VERSION/.hab-pkg-install-...
 	Path string
-	// Command, for KindCmdline, is the process's command line: a `hab pkg
-	// install` or `hab svc load` running (habInstallCommand), which may be
-	// between the opens of its archives, where no file shows it.
+	// Command is a running `hab pkg install` or `hab svc load`, which may
+	// be between the opens of its archives.
 	Command string
 }
 
-// habInstallCommand reports whether a process's command line (NUL
-// separated, /proc/PID/cmdline) is Habitat's CLI installing: `hab pkg
-// install ...` or `hab svc load ...` (which installs what it loads when
-// it is not installed: components/hab/src/cli_v4/svc/load.rs), flags
-// anywhere; it returns the command line, printable and capped.
+// habInstallCommand reports whether a cmdline is `hab pkg install` or
+// `hab svc load` (which installs: hab/src/cli_v4/svc/load.rs), flags
+// anywhere, and returns it printable and capped.
 func habInstallCommand(cmdline []byte) (string, bool) {
 	args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
 	if len(args) < 3 || path.Base(args[0]) != "hab" {
@@ -63,8 +52,7 @@ func habInstallCommand(cmdline []byte) (string, bool) {
 	return s, true
 }
 
-// String says what the process holds, e.g. "process 4121 (hab) has
-// hab/cache/artifacts/core-app-...hart open".
+// String is e.g. "process 4121 (hab) has hab/cache/artifacts/x.hart open".
 func (h Held) String() string {
 	who := fmt.Sprintf("process %d (%s)", h.PID, printable(h.Comm))
 	if h.Kind == KindCmdline {
@@ -79,30 +67,26 @@ func (h Held) String() string {
 	return who + " has " + printable(h.Path) + " open"
 }
 
-// cachePrefixes are the artifact cache under fsRoot (absolute), as given
-// and with symlinks resolved, each ending in "/".
-func cachePrefixes(abs string) []string {
-	c := filepath.ToSlash(filepath.Join(abs, pkgstore.ArtifactCacheDir))
-	out := []string{c + "/"}
-	if real, err := filepath.EvalSymlinks(c); err == nil && filepath.ToSlash(real) != c {
+// slashDirs are dir as given and with symlinks resolved, each ending in
+// "/".
+func slashDirs(dir string) []string {
+	d := filepath.ToSlash(dir)
+	out := []string{d + "/"}
+	if real, err := filepath.EvalSymlinks(dir); err == nil && filepath.ToSlash(real) != d {
 		out = append(out, filepath.ToSlash(real)+"/")
 	}
 	return out
 }
 
-// installs are the installs in progress the processes hold open, one per
-// file or install directory (named after its first holder), as
-// retention.Found.Installs: an archive's release and what it needs read
-// from it (pkgstore.HeldArchive), an install directory's from the
-// inventory, each Active.
+// installs are the installs in progress processes show, one per file or
+// install directory, named after its first holder.
 func (r *Result) installs(inv *pkgstore.Inventory) []pkgstore.Installing {
 	var out []pkgstore.Installing
 	first := map[string]int{}         // path -> index in out
 	pids := map[string]map[int]bool{} // path -> its holders
 	for _, h := range r.Held {
 		if h.Kind == KindCmdline {
-			// Its needs are unknown until its archives open or its install
-			// directory appears: every removal waits.
+			// Its needs are unknown: every removal waits.
 			out = append(out, pkgstore.Installing{Active: true, By: h.String(),
 				From: "the command line of a Habitat install running"})
 			continue

@@ -157,14 +157,9 @@ func newMatcher(fsRoot string) (*matcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	store := filepath.ToSlash(filepath.Join(abs, pkgstore.StoreDir))
-	m := &matcher{storeDir: store, caches: cachePrefixes(abs)}
-	cands := []string{store}
-	if real, err := filepath.EvalSymlinks(store); err == nil && filepath.ToSlash(real) != store {
-		cands = append(cands, filepath.ToSlash(real))
-	}
-	for _, s := range cands {
-		m.stores = append(m.stores, strings.TrimSuffix(s, "/")+"/")
+	store := filepath.Join(abs, pkgstore.StoreDir)
+	m := &matcher{storeDir: filepath.ToSlash(store), stores: slashDirs(store), caches: slashDirs(filepath.Join(abs, pkgstore.ArtifactCacheDir))}
+	for _, s := range m.stores {
 		needle := []byte("/" + path.Base(s) + "/")
 		if !slices.ContainsFunc(m.needles, func(n []byte) bool { return bytes.Equal(n, needle) }) {
 			m.needles = append(m.needles, needle)
