@@ -10,8 +10,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// hasCap reports whether the calling thread has capability c in its
-// effective set.
 func hasCap(c uint) bool {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
@@ -21,9 +19,7 @@ func hasCap(c uint) bool {
 	return data[c/32].Effective&(1<<(c%32)) != 0
 }
 
-// hidePID returns the hidepid option of the proc file system mounted at
-// procRoot ("" when it is not one, or hides nothing), from this process's
-// mountinfo.
+// hidePID returns the hidepid option of the proc mounted at procRoot.
 func hidePID(procRoot string) string {
 	abs, err := filepath.Abs(procRoot)
 	if err != nil {
@@ -61,7 +57,7 @@ func hidePID(procRoot string) string {
 	return found
 }
 
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space...).
+// unescapeMount undoes mountinfo's octal escapes (\040).
 func unescapeMount(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
@@ -94,12 +90,9 @@ func octal(s string) (byte, bool) {
 	return byte(v), v < 256
 }
 
-// initPIDNamespace is the inode of the initial PID namespace
-// (PROC_PID_INIT_INO): every other one has another.
+// initPIDNamespace is PROC_PID_INIT_INO.
 const initPIDNamespace = 0xEFFFFFFC
 
-// inChildPIDNamespace reports whether this process is in a PID namespace
-// other than the initial one.
 func inChildPIDNamespace() bool {
 	var st unix.Stat_t
 	if err := unix.Stat(DefaultProcRoot+"/self/ns/pid", &st); err != nil {

@@ -11,39 +11,29 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// habFSRoot is a process's Habitat FS root as its environment gives it.
+// habFSRoot is a process's FS_ROOT ("/" when unset).
 type habFSRoot struct {
-	path  string // FS_ROOT's value, else "/"
-	set   bool   // FS_ROOT is set (an empty one too)
-	known bool   // environ could be read
+	path  string
+	known bool // environ could be read
 }
 
-// envFSRoot reads FS_ROOT from a process's environ (NUL separated): the
-// first FS_ROOT=, as getenv (Rust's env::var) finds it.
+// envFSRoot reads the first FS_ROOT=, as Rust's env::var does.
 func envFSRoot(environ []byte, err error) habFSRoot {
 	if err != nil {
 		return habFSRoot{}
 	}
 	for kv := range bytes.SplitSeq(environ, []byte{0}) {
 		if v, ok := bytes.CutPrefix(kv, []byte("FS_ROOT=")); ok {
-			return habFSRoot{path: string(v), set: true, known: true}
+			return habFSRoot{path: string(v), known: true}
 		}
 	}
 	return habFSRoot{path: "/", known: true}
 }
 
-// installsHere reports whether a Habitat install running as the process
-// whose /proc directory is dir, with FS root fs, installs into this store.
-// Habitat's store is FS_ROOT_PATH/hab/pkgs, FS_ROOT_PATH the FS_ROOT
-// variable of its environment, else "/" (components/core/src/fs.rs
-// FS_ROOT_PATH); an empty or relative FS_ROOT is a path from its working
-// directory. That path is resolved as the process resolves it (under
-// /proc/PID/root or /proc/PID/cwd, another mount namespace's too) and is
-// this store when it is the same directory (device and inode), whatever
-// the path to it. Only a store that is certainly another holds nothing
-// here: no directory at that path (ENOENT, ENOTDIR), or another directory.
-// An unreadable environment, or a stat that fails otherwise, counts as
-// this store: the install holds removals.
+// installsHere reports whether the install the process at dir runs, with
+// FS root fs (core/src/fs.rs FS_ROOT_PATH; relative from its working
+// directory), may install into this store: only a store that is
+// certainly another, resolved as the process does, is not.
 func (r *reader) installsHere(dir string, fs habFSRoot) bool {
 	if !fs.known {
 		return true
@@ -63,7 +53,6 @@ func (r *reader) installsHere(dir string, fs habFSRoot) bool {
 	return st.Dev == ours.Dev && st.Ino == ours.Ino
 }
 
-// storeStat is the store directory's stat, taken once a reader.
 func (r *reader) storeStat() (*unix.Stat_t, error) {
 	if r.store == nil && r.storeErr == nil {
 		var st unix.Stat_t

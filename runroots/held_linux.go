@@ -8,12 +8,9 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// held maps an absolute path to the install in progress it is a file of
-// (Held.Path). A path through a Studio's bind mount of the cache
-// (hab/studios/NAME/hab/cache/artifacts) is not the host's: that install
-// goes to the Studio's store.
+// held maps a path to the install in progress it is a file of
+// (Held.Path); a Studio's bind mount of the cache is not the host's.
 func (m *matcher) held(p string) (string, bool) {
-	// The kernel's paths are clean: most of them lie under neither.
 	if !slices.ContainsFunc(m.caches, func(c string) bool { return strings.HasPrefix(p, c) }) &&
 		!slices.ContainsFunc(m.stores, func(s string) bool { return strings.HasPrefix(p, s) }) {
 		return "", false

@@ -1,6 +1,7 @@
 package runroots
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -56,10 +57,8 @@ func (lp leaseProbe) probe(ctx context.Context, dirs []inuse.ProbeDir) (inuse.Pr
 	return out, nil
 }
 
-// archives probes every regular file of the artifact cache (following a
-// symlinked cache, as Habitat and pkgstore's reading do; never a
-// symlinked file): one some process has open is an install in progress
-// (see Held) that the scan may not have seen, and is added to out.Installs.
+// archives adds to out.Installs each regular file of the artifact cache
+// some process has open (a symlinked cache is followed, as Habitat does).
 func (lp leaseProbe) archives(ctx context.Context, st *probeStats, out *inuse.Probed) error {
 	cdir := filepath.Join(lp.fsRoot, filepath.FromSlash(pkgstore.ArtifactCacheDir))
 	cfd, err := unix.Open(cdir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
@@ -76,7 +75,7 @@ func (lp leaseProbe) archives(ctx context.Context, st *probeStats, out *inuse.Pr
 	defer unix.Close(cfd)
 	held := map[string]bool{}
 	for _, h := range lp.scan.Held {
-		held[h.Path] = true // seen already, with the process named
+		held[h.Path] = true // named already, with its process
 	}
 	w := walker{st: &probeStats{}, base: pkgstore.ArtifactCacheDir}
 	names, err := readNames(cfd)
@@ -93,7 +92,7 @@ func (lp leaseProbe) archives(ctx context.Context, st *probeStats, out *inuse.Pr
 		}
 		var fs unix.Stat_t
 		if unix.Fstatat(cfd, nm, &fs, unix.AT_SYMLINK_NOFOLLOW) != nil || fs.Mode&unix.S_IFMT != unix.S_IFREG {
-			continue // only a regular file is opened (never a FIFO or a device)
+			continue // never a FIFO or a device
 		}
 		rel := pkgstore.ArtifactCacheDir + "/" + nm
 		before := w.st.unprobed
@@ -114,7 +113,6 @@ func (lp leaseProbe) archives(ctx context.Context, st *probeStats, out *inuse.Pr
 	return nil
 }
 
-// readNames lists a directory's entries (but "." and "..").
 func readNames(dfd int) ([]string, error) {
 	buf := make([]byte, 8<<10)
 	var names []string
@@ -130,13 +128,9 @@ func readNames(dfd int) ([]string, error) {
 	}
 }
 
-// releases probes the release directories dirs on several goroutines
-// (the probe is one open, fstat and two fcntl calls a file: system calls
-// that wait on nothing but the kernel, as the scan's reads). busy[i] is
-// the first file of dirs[i] found in use, nil when none is. The counts
-// are summed into st; its example is the one of the first directory, in
-// the order given, that had one, so that the summary does not depend on
-// the goroutines' timing.
+// releases probes dirs on several goroutines; busy[i] is the first file
+// of dirs[i] found in use. st's example is the first directory's that
+// has one, whatever the goroutines' timing.
 func (lp leaseProbe) releases(ctx context.Context, sfd int, dirs []inuse.ProbeDir, st *probeStats) ([]*string, error) {
 	busy := make([]*string, len(dirs))
 	workers := min(4*runtime.GOMAXPROCS(0), len(dirs))
@@ -147,7 +141,7 @@ func (lp leaseProbe) releases(ctx context.Context, sfd int, dirs []inuse.ProbeDi
 		wg.Go(func() {
 			ws := &stats[w]
 			ws.exampleAt = -1
-			dents := make([]byte, 8<<10) // one buffer a goroutine, not one a release
+			dents := make([]byte, 8<<10)
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(dirs) || ctx.Err() != nil {
@@ -176,9 +170,8 @@ func (lp leaseProbe) releases(ctx context.Context, sfd int, dirs []inuse.ProbeDi
 	return busy, nil
 }
 
-// release probes one release directory (rel, relative to the store),
-// reading directories with the buffer dents. It returns the first file
-// found in use.
+// release returns the first file of the release directory rel found in
+// use.
 func (lp leaseProbe) release(sfd int, rel string, st *probeStats, dents []byte) (string, bool) {
 	dfd, err := openBeneath(sfd, rel)
 	switch {
@@ -191,8 +184,7 @@ func (lp leaseProbe) release(sfd int, rel string, st *probeStats, dents []byte) 
 		st.cannot(rel, err)
 		return "", false
 	}
-	// No openat2 (before Linux 5.6, or a seccomp filter that refuses it):
-	// one component at a time.
+	// No openat2 (before Linux 5.6, or seccomp): a component at a time.
 	dfd = sfd
 	for rest := rel; rest != ""; {
 		var c string
@@ -214,11 +206,7 @@ func (lp leaseProbe) release(sfd int, rel string, st *probeStats, dents []byte) 
 	return lp.probeOpen(dfd, rel, st, dents)
 }
 
-// openBeneath opens the directory rel (a path relative to dirfd) in one
-// openat2 call that follows no symlink on the way (RESOLVE_NO_SYMLINKS:
-// ELOOP at any component that is one, as O_NOFOLLOW at each step gives)
-// and never leaves dirfd (RESOLVE_BENEATH): one call instead of one open
-// and one close per component.
+// openBeneath opens the directory rel under dirfd following no symlink.
 func openBeneath(dirfd int, rel string) (int, error) {
 	return unix.Openat2(dirfd, rel, &unix.OpenHow{
 		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
@@ -226,8 +214,6 @@ func openBeneath(dirfd int, rel string) (int, error) {
 	})
 }
 
-// probeOpen probes the release directory open as dfd (rel, relative to
-// the store).
 func (lp leaseProbe) probeOpen(dfd int, rel string, st *probeStats, dents []byte) (string, bool) {
 	var root unix.Stat_t
 	var sfs unix.Statfs_t
@@ -239,9 +225,8 @@ func (lp leaseProbe) probeOpen(dfd int, rel string, st *probeStats, dents []byte
 	w := walker{st: st, dev: root.Dev, base: rel, dents: dents}
 	file, busy := w.dir(dfd, "")
 	if !busy && lp.mapsUnseen() && unix.Fstatfs(dfd, &sfs) == nil && sfs.Type == overlayMagic {
-		// On overlayfs a mapping holds the lower file, not the overlay's:
-		// a file mapped and then closed is not seen (where the scan could
-		// not read some process's maps itself).
+		// On overlayfs a mapping holds the lower file: a file mapped and
+		// closed is not seen.
 		st.unprobed += w.files
 		if st.example == "" {
 			st.example = "the store is on overlayfs, where a lease does not see a file mapped without an open descriptor"
@@ -257,13 +242,12 @@ type walker struct {
 	st    *probeStats
 	base  string // the release, relative to the store
 	dev   uint64
-	files int // files of this release checked
+	files int
 	dents []byte
 }
 
-// dir probes the regular files under the directory dfd (at rel inside the
-// release), not following symlinks, not crossing mounts (Apply keeps a
-// release with a mount point inside whole anyway).
+// dir probes the regular files under dfd (rel in the release), following
+// no symlink and crossing no mount.
 func (w *walker) dir(dfd int, rel string) (string, bool) {
 	if w.dents == nil {
 		w.dents = make([]byte, 8<<10)
@@ -283,7 +267,7 @@ func (w *walker) dir(dfd int, rel string) (string, bool) {
 			reclen := int(buf[16]) | int(buf[17])<<8
 			typ := buf[18]
 			name := buf[19:reclen]
-			if i := indexNUL(name); i >= 0 {
+			if i := bytes.IndexByte(name, 0); i >= 0 {
 				name = name[:i]
 			}
 			buf = buf[reclen:]
@@ -335,9 +319,7 @@ func (w *walker) dir(dfd int, rel string) (string, bool) {
 	return "", false
 }
 
-// file probes one regular file, name in the directory dfd at dir inside
-// the release; it reports whether something else has it open (or mapped,
-// or executing).
+// file reports whether another open file description of name exists.
 func (w *walker) file(dfd int, name, dir string) bool {
 	flags := unix.O_RDONLY | unix.O_NONBLOCK | unix.O_NOFOLLOW | unix.O_NOCTTY | unix.O_CLOEXEC
 	fd, err := unix.Openat(dfd, name, flags|unix.O_NOATIME, 0)
@@ -346,7 +328,7 @@ func (w *walker) file(dfd int, name, dir string) bool {
 	}
 	switch {
 	case errors.Is(err, unix.EWOULDBLOCK):
-		return true // someone holds a lease on it (O_NONBLOCK: not waited for)
+		return true // someone holds a lease on it
 	case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ELOOP):
 		return false // gone, or now a symlink
 	case err != nil:
@@ -377,25 +359,19 @@ func (w *walker) file(dfd int, name, dir string) bool {
 	return false
 }
 
-// probeStats is what one probe did.
 type probeStats struct {
 	files, busy, unprobed, releasesUnprobed int
-	// archives of the artifact cache checked, and not checkable
-	archives, archivesUnprobed int
-	example                    string // why a file could not be checked
-	// at is the index of the release being probed, exampleAt the one
-	// example came from (releases probes on several goroutines).
-	at, exampleAt int
+	archives, archivesUnprobed              int
+	example                                 string // why a file could not be checked
+	at, exampleAt                           int    // the release probed, the one example is of
 }
 
-// mapsUnseen reports whether the scan may have missed a mapping: a
-// process whose maps it could not read, or one it could not see at all.
+// mapsUnseen reports whether the scan may have missed a mapping.
 func (lp leaseProbe) mapsUnseen() bool {
 	r := lp.scan
 	return r.MapsDenied > 0 || r.Failed > 0 || r.hiding()
 }
 
-// remedy says how to see what the scan could not.
 func (r *Result) remedy() string {
 	var how []string
 	switch {
@@ -428,7 +404,6 @@ func (st probeStats) summary(releases int) string {
 	return s
 }
 
-// done says what the probe did about what the scan could not see.
 func (st probeStats) done(releases int, bestEffort bool) string {
 	s := fmt.Sprintf("the %d release(s) to remove were checked with write leases instead", releases)
 	if st.busy > 0 {
@@ -440,7 +415,6 @@ func (st probeStats) done(releases int, bestEffort bool) string {
 	return s
 }
 
-// cannot records a directory that could not be examined at all.
 func (st *probeStats) cannot(rel string, err error) {
 	st.unprobed++
 	if st.example == "" {
@@ -453,13 +427,4 @@ func join(dir, name string) string {
 		return name
 	}
 	return dir + "/" + name
-}
-
-func indexNUL(b []byte) int {
-	for i, c := range b {
-		if c == 0 {
-			return i
-		}
-	}
-	return -1
 }

@@ -12,12 +12,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/onefs"
 )
 
-// probe checks each release about to be removed for a file a process
-// holds open so that Windows would not let it be deleted (a running
-// program, a loaded DLL, a file opened without FILE_SHARE_DELETE:
-// onefs.HeldOpen), which the process list cannot show. A release so held
-// is a root. A release that cannot be checked fails the probe, naming
-// it, unless best-effort.
+// probe keeps each release to remove that holds a file Windows would not
+// let be deleted (onefs.HeldOpen: a running program, a loaded DLL).
 func (lp leaseProbe) probe(ctx context.Context, dirs []inuse.ProbeDir) (inuse.Probed, error) {
 	var out inuse.Probed
 	busy, unprobed, example := 0, 0, ""

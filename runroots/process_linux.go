@@ -14,19 +14,17 @@ import (
 )
 
 type procState struct {
-	uses   []Use
-	held   []Held // files of installs in progress it holds open
-	denied bool
-	// mapsDenied: maps itself could not be read (permission)
+	uses       []Use
+	held       []Held
+	denied     bool
 	mapsDenied bool
 	vanished   bool
 	failed     string
-	gone       bool // an ENOENT/ESRCH was met: check whether the process exited
+	gone       bool // an ENOENT/ESRCH was met: check whether it exited
 	pid        int
-	comm       string // its command name, read for one denied
+	comm       string // read for one denied
 }
 
-// note records a read error: permission, a raced exit, or another failure.
 func (st *procState) note(what string, err error) {
 	switch {
 	case err == nil:
@@ -41,21 +39,18 @@ func (st *procState) note(what string, err error) {
 	}
 }
 
-// procRead is one process being read: what it has been found to use and
-// hold (st), and what the steps of reading it share.
+// procRead is one process being read.
 type procRead struct {
 	r    *reader
 	pid  int
-	dir  string // its directory under the proc root
-	root string // its root directory ("" when that cannot be read)
+	dir  string // under the proc root
+	root string // its root directory ("" when unreadable)
 	st   procState
-	seen map[[2]string]bool // the uses recorded, by ident and kind
-	held map[string]bool    // the files of installs recorded as held
+	seen map[[2]string]bool // by ident and kind
+	held map[string]bool
 }
 
-// process reads what one process uses of the store, and holds of
-// installs in progress: its root, executable, working directory and open
-// files, its mappings, its environment and command line.
+// process reads one process.
 func (r *reader) process(pid int) procState {
 	pr := procRead{r: r, pid: pid, dir: r.proc + "/" + strconv.Itoa(pid), seen: map[[2]string]bool{}, held: map[string]bool{}}
 	pr.st.pid = pid
@@ -92,7 +87,6 @@ func (r *reader) process(pid int) procState {
 	return pr.st
 }
 
-// record notes that the process uses release id (once by kind).
 func (pr *procRead) record(kind Kind, id pkgstore.Ident, file string, hidden bool) {
 	key := [2]string{id.String(), string(kind)}
 	if !pr.seen[key] {
@@ -101,11 +95,10 @@ func (pr *procRead) record(kind Kind, id pkgstore.Ident, file string, hidden boo
 	}
 }
 
-// try records the use a path (p, matched as the reader sees it: m)
-// stands for, else the one it stands for joined under the process's
-// root directory, as the process resolves it (another mount
-// namespace), or by the identity of the file itself: the one the proc
-// link named link (exe, cwd, fd/N) leads to, or with inode ino (maps).
+// try records the release p lies in: as the reader sees it (m), under
+// the process's root (another mount namespace), by its release
+// directory's identity, or by the file's own (the proc link named link
+// leads to, or inode ino).
 func (pr *procRead) try(kind Kind, p string, m matched, link string, ino uint64) {
 	r, root, dir := pr.r, pr.root, pr.dir
 	if m.ok {
@@ -138,9 +131,7 @@ func (pr *procRead) try(kind Kind, p string, m matched, link string, ino uint64)
 	}
 }
 
-// add takes the target p of the proc link named link: a file of an
-// install in progress held (by a descriptor or as working directory),
-// and the use it stands for (try).
+// add takes the target p of the proc link named link.
 func (pr *procRead) add(kind Kind, p, link string) {
 	if !strings.HasPrefix(p, "/") {
 		return
@@ -154,7 +145,6 @@ func (pr *procRead) add(kind Kind, p, link string) {
 	pr.try(kind, p, pr.r.match(p), link, 0)
 }
 
-// readLinks reads the links exe, cwd and fd/N.
 func (pr *procRead) readLinks(dfd int) {
 	for _, l := range [...]struct {
 		name string
@@ -171,15 +161,13 @@ func (pr *procRead) readLinks(dfd int) {
 	}
 }
 
-// readMaps reads the files the process has mapped.
 func (pr *procRead) readMaps(dfd int) {
 	r, root := pr.r, pr.root
 	if b, err := r.readAt(dfd, "maps"); err != nil {
 		pr.st.note("maps", err)
 		pr.st.mapsDenied = errors.Is(err, os.ErrPermission)
 	} else if r.m.mayHold(b) || r.ix != nil && len(r.ix.names) > 0 {
-		// Every line: a file mapped through a bind mount of the store
-		// shows under any path.
+		// Every line: a bind mount of the store shows under any path.
 		var prev []byte
 		for line := range bytes.Lines(b) {
 			if p, ino, ok := mapsPath(line); ok {
@@ -188,9 +176,8 @@ func (pr *procRead) readMaps(dfd int) {
 				}
 				prev = p
 				if m := r.matchBytes(p); m.ok || m.cand || root != "" && root != "/" {
-					// By the inode column when by the file: the device
-					// column is the superblock's, which is not stat's on
-					// every file system (btrfs subvolumes, overlayfs).
+					// The device column is the superblock's, not stat's
+					// on btrfs subvolumes and overlayfs: the inode only.
 					pr.try(KindMap, string(p), m, "", ino)
 				}
 			}
@@ -198,11 +185,9 @@ func (pr *procRead) readMaps(dfd int) {
 	}
 }
 
-// readStrings reads the store paths named in the environment and on the
-// command line, and whether the command line is an install's.
 func (pr *procRead) readStrings(dfd int) {
 	r, root, dir := pr.r, pr.root, pr.dir
-	var fsRoot habFSRoot // from environ, for installsHere
+	var fsRoot habFSRoot
 	for _, f := range [...]struct {
 		name string
 		kind Kind
@@ -247,7 +232,6 @@ func (pr *procRead) readStrings(dfd int) {
 	}
 }
 
-// nameUses gives what was found the process's command name (comm).
 func (pr *procRead) nameUses(dfd int) {
 	st := &pr.st
 	if len(st.uses) > 0 || len(st.held) > 0 {

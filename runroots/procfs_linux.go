@@ -9,12 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// maxRead caps one read of maps, environ or cmdline. A larger one leaves
-// the process counted as Failed.
+// maxRead caps one read of maps, environ or cmdline (more: Failed).
 const maxRead = 64 << 20
 
-// fds calls f with the target of every link in the fd directory of a
-// process. A descriptor closed since the listing is skipped.
+// fds calls f with the target of every fd link.
 func (r *reader) fds(dfd int, f func(name, target string)) error {
 	fd, err := unix.Openat(dfd, "fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -48,7 +46,6 @@ func (r *reader) fds(dfd int, f func(name, target string)) error {
 	return nil
 }
 
-// readlinkat reads a link relative to a directory descriptor.
 func (r *reader) readlinkat(dfd int, name string) (string, error) {
 	if r.link == nil {
 		r.link = make([]byte, 4096)
@@ -68,8 +65,8 @@ func (r *reader) readlinkat(dfd int, name string) (string, error) {
 	}
 }
 
-// readAt reads a whole proc file, relative to a process's directory, into
-// the reader's buffer (valid until the next read).
+// readAt reads a whole proc file into the reader's buffer (valid until
+// the next read).
 func (r *reader) readAt(dfd int, name string) ([]byte, error) {
 	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {

@@ -11,17 +11,16 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// reader reads processes; each worker has its own buffer.
+// reader is one worker's buffers and memory of matches.
 type reader struct {
-	m     *matcher
-	ix    *identity // the store's release directories (nil: match by path only)
-	proc  string
-	buf   []byte // file contents
-	link  []byte // link targets
-	dents []byte // directory entries
-	cache map[string]matched
-	// store, storeErr: the store directory's stat (storeStat)
-	store    *unix.Stat_t
+	m        *matcher
+	ix       *identity // nil: match by path only
+	proc     string
+	buf      []byte
+	link     []byte
+	dents    []byte
+	cache    map[string]matched
+	store    *unix.Stat_t // storeStat
 	storeErr error
 }
 
@@ -30,14 +29,11 @@ type matched struct {
 	file   string
 	hidden bool
 	ok     bool
-	// cand: not matched, but a component of the path names a release
-	// directory, so that another view of it may still be one (see
-	// identity).
-	cand bool
+	cand   bool // not matched, but another view of it may be (identity)
 }
 
-// match is matcher.match, then identity.lookup in the reader's own view,
-// remembered: processes share most paths.
+// match is matcher.match, then identity.lookup, remembered: processes
+// share most paths.
 func (r *reader) match(p string) matched {
 	if m, ok := r.cache[p]; ok {
 		return m
@@ -45,7 +41,6 @@ func (r *reader) match(p string) matched {
 	return r.matchMiss(p)
 }
 
-// matchBytes is match for a path in a buffer (no copy when remembered).
 func (r *reader) matchBytes(p []byte) matched {
 	if m, ok := r.cache[string(p)]; ok {
 		return m
@@ -71,13 +66,9 @@ func (r *reader) matchMiss(p string) matched {
 	return m
 }
 
-// viewPrefixes are the store paths as a process with root directory root
-// names them: the store itself when its root is "/", the part below root
-// when the store lies under it, none otherwise.
-//
-// Habitat's own place for the store, /hab/pkgs/, is always one of them:
-// a chroot or container may have the store bind-mounted there (matched
-// by identity).
+// viewPrefixes are the store paths as a process with root directory
+// root names them, and always /hab/pkgs/ (a bind mount, matched by
+// identity).
 func (r *reader) viewPrefixes(root string) []string {
 	if root == "" || root == "/" {
 		if slices.Contains(r.m.stores, habStore) {
@@ -97,7 +88,6 @@ func (r *reader) viewPrefixes(root string) []string {
 	return out
 }
 
-// mayHold reports whether b could contain a store path at all.
 func (m *matcher) mayHold(b []byte) bool {
 	for _, n := range m.needles {
 		if bytes.Contains(b, n) {
@@ -107,5 +97,4 @@ func (m *matcher) mayHold(b []byte) bool {
 	return false
 }
 
-// habStore is where Habitat keeps the store under its FS root.
 const habStore = "/" + pkgstore.StoreDir + "/"

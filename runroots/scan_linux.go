@@ -14,8 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// scan reads every process under procRoot (DefaultProcRoot when empty),
-// GOMAXPROCS at once, for what it uses of inv's store.
+// scan reads GOMAXPROCS processes at once.
 func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
 	ix := identityOf(inv)
 	if procRoot == "" {
@@ -64,7 +63,6 @@ func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Resul
 	return res, nil
 }
 
-// listPIDs lists the processes under procRoot.
 func listPIDs(procRoot string) ([]int, error) {
 	d, err := os.Open(procRoot)
 	if err != nil {
@@ -82,14 +80,12 @@ func listPIDs(procRoot string) ([]int, error) {
 		}
 	}
 	if len(pids) == 0 {
-		// A mounted proc lists at least the reader: an empty one is a
-		// directory where proc is not mounted (a chroot), not proof.
+		// A mounted proc lists at least the reader: this is not proof.
 		return nil, fmt.Errorf("%w: %s lists no process: proc is not mounted there", ErrNoProc, procRoot)
 	}
 	return pids, nil
 }
 
-// count adds what was read of one process to r.
 func (r *Result) count(st *procState) {
 	r.Uses = append(r.Uses, st.uses...)
 	r.Held = append(r.Held, st.held...)
@@ -112,8 +108,6 @@ func (r *Result) count(st *procState) {
 	}
 }
 
-// sort orders the uses by process, kind (kindOrder) and release, the held
-// files by process and path.
 func (r *Result) sort() {
 	slices.SortFunc(r.Uses, func(a, b Use) int {
 		if a.PID != b.PID {

@@ -10,17 +10,10 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// errNoScan is Scan's error off Linux: the processes' files, mappings and
-// environments are read from Linux's /proc. A Finder then fails, so that
-// retention removes nothing a process might use rather than taking "no
-// process seen" for "nothing in use".
-func errNoScan(procRoot string) error {
+// scan fails: "no process seen" is not "nothing in use".
+func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
 	if procRoot == "" {
 		procRoot = DefaultProcRoot
 	}
-	return fmt.Errorf("%w: reading processes from %s is only implemented on Linux: %w", ErrNoProc, procRoot, errors.ErrUnsupported)
-}
-
-func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
-	return nil, errNoScan(procRoot)
+	return nil, fmt.Errorf("%w: reading processes from %s is only implemented on Linux and Windows: %w", ErrNoProc, procRoot, errors.ErrUnsupported)
 }

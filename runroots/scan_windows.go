@@ -15,18 +15,10 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// windowsPartial is what a Windows scan never reads: there is no /proc,
-// and the process list (CreateToolhelp32Snapshot) gives each process's
-// image (QueryFullProcessImageName) and loaded modules (Module32First),
-// not its open files, working directory, environment or command line.
-// The releases about to be removed are then checked for files held open
-// (the Probe, onefs.HeldOpen), as Linux's are checked with write leases.
 const windowsPartial = "on Windows only each process's image and loaded modules are read, not its open files, working directory, environment or command line"
 
-// scan lists the processes and matches each one's image and
-// modules against the store under fsRoot (as Habitat writes Windows
-// paths: pkgstore.WindowsStorePath). A process that cannot be opened
-// (another user's without the rights, a protected one) counts in Denied.
+// scan matches each process's image and modules against the store
+// (pkgstore.WindowsStorePath).
 func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
 	fsRoot := inv.FSRoot
 	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPPROCESS, 0)
@@ -96,7 +88,6 @@ func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Resul
 	return res, nil
 }
 
-// processImage is the full path of pid's executable.
 func processImage(pid uint32) (string, error) {
 	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
 	if err != nil {
@@ -111,8 +102,6 @@ func processImage(pid uint32) (string, error) {
 	return windows.UTF16ToString(buf[:n]), nil
 }
 
-// processModules are the paths of the modules (DLLs, the image) pid has
-// loaded.
 func processModules(pid uint32) ([]string, error) {
 	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPMODULE|windows.TH32CS_SNAPMODULE32, pid)
 	if err != nil {
