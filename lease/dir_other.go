@@ -12,18 +12,14 @@ const oNonBlock = 0
 
 var errWouldBlock = errors.New("lock held")
 
-// Leases are only implemented on Unix (directory descriptors, openat with
-// O_NOFOLLOW, flock): elsewhere every call fails with an error wrapping
-// errors.ErrUnsupported.
+// Leases need Unix's or Windows' locks and directory handles.
 var errPlatform = fmt.Errorf("leases on this platform: %w", errors.ErrUnsupported)
 
 func flockNB(f *os.File, exclusive bool) error { return errPlatform }
 
 type leaseDir struct{ path string }
 
-func openLeaseDir(fsRoot string, create bool) (*leaseDir, error) { return nil, errPlatform }
-
-func openLeaseDirBeneath(fsRoot string, create bool) (*leaseDir, error) { return nil, errPlatform }
+func openLeaseDir(fsRoot string, write, create bool) (*leaseDir, error) { return nil, errPlatform }
 
 func (d *leaseDir) Close() error { return errPlatform }
 func (d *leaseDir) open(name string, flag int, perm os.FileMode) (*os.File, error) {

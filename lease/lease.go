@@ -74,7 +74,7 @@ func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
 		}
 		return nil, fmt.Errorf("lease: %w: %s", pkgstore.ErrNoStore, why)
 	}
-	dir, err := openLeaseDirBeneath(fsRoot, true)
+	dir, err := openLeaseDir(fsRoot, true, true)
 	if err != nil {
 		return nil, fmt.Errorf("lease: %w", err)
 	}
@@ -162,12 +162,7 @@ func scan(fsRoot string, sweep bool) (live []Held, dead int, err error) {
 	if err := pkgstore.RequireFSRoot(fsRoot); err != nil {
 		return nil, 0, fmt.Errorf("lease: %w", err)
 	}
-	open := openLeaseDir
-	if sweep {
-		// A sweep removes files: never below a symlink.
-		open = openLeaseDirBeneath
-	}
-	dir, err := open(fsRoot, false)
+	dir, err := openLeaseDir(fsRoot, sweep, false)
 	if isNotExist(err) {
 		return nil, 0, nil
 	}
