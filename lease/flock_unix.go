@@ -10,10 +10,8 @@ import (
 
 const oNonBlock = unix.O_NONBLOCK
 
-// errWouldBlock is flockNB's error when another process holds the lock.
 var errWouldBlock error = unix.EWOULDBLOCK
 
-// flockNB takes f's flock, exclusive or shared, without waiting.
 func flockNB(f *os.File, exclusive bool) error {
 	how := unix.LOCK_SH
 	if exclusive {

@@ -10,16 +10,13 @@ import (
 
 const oNonBlock = 0
 
-// errWouldBlock is flockNB's error when another handle holds the lock.
 var errWouldBlock error = windows.ERROR_LOCK_VIOLATION
 
-// lockOffset is the byte LockFileEx locks: far past a lease's contents,
-// since Windows' locks are mandatory and a reader must still read the
-// idents of a lease its holder has locked.
+// lockOffset is far past a lease's contents: Windows' locks are
+// mandatory, and a reader must still read a locked lease.
 const lockOffset = 1 << 62
 
-// flockNB takes a LockFileEx lock on f, exclusive or shared, without
-// waiting (Windows' flock: per handle, released when the handle closes).
+// flockNB is flock with LockFileEx (per handle, released on close).
 func flockNB(f *os.File, exclusive bool) error {
 	how := uint32(windows.LOCKFILE_FAIL_IMMEDIATELY)
 	if exclusive {

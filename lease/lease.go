@@ -24,11 +24,10 @@ const RelDir = "hab/sup/default/hab-gc/leases"
 // Suffix ends every lease file's name.
 const Suffix = ".lease"
 
-// maxSize caps a lease file's size.
 const maxSize = 1 << 20
 
 // ErrBadLease is wrapped by Read's error for a live lease that cannot be
-// read or parsed: what it protects is then unknown.
+// read: what it protects is unknown.
 var ErrBadLease = errors.New("unreadable lease")
 
 // Dir returns the lease directory of an FS root.
@@ -36,20 +35,16 @@ func Dir(fsRoot string) string { return filepath.Join(fsRoot, RelDir) }
 
 // Lease is a lease this process holds.
 type Lease struct {
-	f    *os.File
-	dir  *leaseDir
-	name string
-	path string
-	// Idents are what the lease protects.
-	Idents []pkgstore.Ident
+	f          *os.File
+	dir        *leaseDir
+	name, path string
+	Idents     []pkgstore.Ident
 }
 
-// Acquire takes a lease on idents under fsRoot (Habitat's FS_ROOT), for
-// holder (a short description shown in hab-gc's reasons, such as "hab pkg
-// install core/redis"). The lease lives until Release, or until this
-// process ends. An FS root without a store (hab/pkgs) is refused
-// (pkgstore.ErrNoStore). Partial idents (origin/name, origin/name/version) protect
-// every installed release that satisfies them.
+// Acquire takes a lease on idents under fsRoot for holder (shown in
+// hab-gc's reasons, e.g. "hab pkg install core/redis"), until Release or
+// this process ends. An FS root without a store is refused
+// (pkgstore.ErrNoStore).
 func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
 	if err := pkgstore.RequireFSRoot(fsRoot); err != nil {
 		return nil, fmt.Errorf("lease: %w", err)
@@ -65,8 +60,7 @@ func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
 	if strings.ContainsAny(holder, "\n\r") {
 		return nil, errors.New("lease: holder must be one line")
 	}
-	// No store, no lease: an FS root without hab/pkgs is a typo, and
-	// nothing is created under it.
+	// An FS root without hab/pkgs is a typo: nothing is created there.
 	if fi, err := os.Stat(filepath.Join(fsRoot, pkgstore.StoreDir)); err != nil || !fi.IsDir() {
 		why := "not a directory"
 		if err != nil {
@@ -107,11 +101,10 @@ func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
 	return &Lease{f: f, dir: dir, name: name, path: filepath.Join(Dir(fsRoot), name), Idents: slices.Clone(idents)}, nil
 }
 
-// Path is the lease file's path, in Dir(fsRoot).
 func (l *Lease) Path() string { return l.path }
 
-// Release ends the lease: its file is removed, then its lock dropped.
-// Releasing twice, or a nil lease, does nothing.
+// Release removes the lease's file, then drops its lock. Releasing twice,
+// or a nil lease, does nothing.
 func (l *Lease) Release() error {
 	if l == nil || l.f == nil {
 		return nil
@@ -129,30 +122,21 @@ func (l *Lease) Release() error {
 
 // Held is a live lease someone holds.
 type Held struct {
-	// File is the lease file's name in the lease directory.
-	File string
-	// Holder is what its holder said it is ("pid 123: hab pkg install
-	// core/redis"), from its first comment line.
-	Holder string
+	File   string // the name in the lease directory
+	Holder string // its first comment line, e.g. "pid 123: hab pkg install core/redis"
 	Idents []pkgstore.Ident
 }
 
-// Read returns the live leases under fsRoot, by file name, and counts
-// dead ones (a lease file nobody holds locked), which it leaves in place:
-// reading changes nothing (Sweep removes them). No lease directory means
-// no lease. A live lease that cannot be read or parsed, an entry that is
-// not a regular file, and a lease directory reached through a symlink
-// (ErrSymlink: it is not followed) are errors wrapping ErrBadLease: the
-// caller must then assume anything may be leased.
+// Read returns the live leases under fsRoot, by file name, and counts the
+// dead ones, changing nothing. A lease that cannot be read, an entry that
+// is not a regular file, or a symlinked lease directory is an error
+// wrapping ErrBadLease: anything may be leased.
 func Read(fsRoot string) (live []Held, dead int, err error) {
-	live, dead, err = scan(fsRoot, false)
-	return live, dead, err
+	return scan(fsRoot, false)
 }
 
-// Sweep removes the dead leases under fsRoot, returning how many it found, for a
-// program about to change the store (a real run, a new lease); its errors
-// are Read's. A lease directory reached through a symlink (at any level
-// below fsRoot: hab, hab/sup...) is never swept (ErrSymlink).
+// Sweep removes the dead leases under fsRoot, for a program about to
+// change the store; its errors are Read's.
 func Sweep(fsRoot string) (removed int, err error) {
 	_, removed, err = scan(fsRoot, true)
 	return removed, err
@@ -163,7 +147,7 @@ func scan(fsRoot string, sweep bool) (live []Held, dead int, err error) {
 		return nil, 0, fmt.Errorf("lease: %w", err)
 	}
 	dir, err := openLeaseDir(fsRoot, sweep, false)
-	if isNotExist(err) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
 	}
 	if err != nil {
@@ -192,9 +176,9 @@ func scan(fsRoot string, sweep bool) (live []Held, dead int, err error) {
 	return live, dead, nil
 }
 
-// readOne reads one lease file: live when another process holds its lock.
-// With sweep, a dead one is removed while this process holds a shared
-// lock on it (a dead lease never comes back to life).
+// readOne reads one lease file: live when another process holds its
+// lock. With sweep, a dead one is removed under this process's shared
+// lock.
 func readOne(dir *leaseDir, name string, sweep bool) (Held, bool, error) {
 	f, err := dir.open(name, os.O_RDONLY|oNonBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -213,8 +197,6 @@ func readOne(dir *leaseDir, name string, sweep bool) (Held, bool, error) {
 	}
 	err = flockNB(f, false)
 	if err == nil {
-		// Nobody holds it: its holder is gone. Remove it if it is still
-		// this file.
 		if sweep && dir.same(name, f) {
 			dir.remove(name) // a failure leaves a dead lease: harmless
 		}
@@ -235,9 +217,7 @@ func readOne(dir *leaseDir, name string, sweep bool) (Held, bool, error) {
 	return h, true, err
 }
 
-// Parse reads a lease file's content: idents one per line, blank lines
-// and lines starting with # ignored (the first such line names the
-// holder).
+// Parse reads a lease file; its first comment names the holder.
 func Parse(body []byte) (Held, error) {
 	var h Held
 	sc := bufio.NewScanner(bytes.NewReader(body))
@@ -264,22 +244,16 @@ func Parse(body []byte) (Held, error) {
 	return h, nil
 }
 
-// ErrSymlink is wrapped by the error of Read and Acquire when the lease
-// directory, or a directory above it under the FS root, is a symlink.
+// ErrSymlink is wrapped by the error of a lease directory reached
+// through a symlink.
 var ErrSymlink = errors.New("lease directory is reached through a symlink, which hab-gc does not follow")
 
-// isNotExist reports a missing directory.
-func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
-
 // ErrBadIdent is wrapped by Acquire's error for an ident that names no
-// package, or a release without its version: a lease on it would protect
-// nothing it meant, or a whole package.
+// package, or a release without its version.
 var ErrBadIdent = errors.New("not an ident a lease can hold")
 
-// validIdent accepts origin/name, origin/name/version and
-// origin/name/version/release, each part as Habitat writes idents, and
-// nothing else: Ident{} would be written as "/", Ident{core, redis, "", R}
-// as core/redis.
+// validIdent refuses what would be written as another ident (Ident{} as
+// "/", a release without its version as origin/name).
 func validIdent(id pkgstore.Ident) error {
 	parsed, err := pkgstore.ParseIdent(id.String())
 	if err != nil || parsed != id || id.Origin == "" || id.Name == "" {
