@@ -16,7 +16,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		svcs, err := Parse(body)
+		svcs, err := parse(body)
 		if err != nil {
 			if !errors.Is(err, ErrGateway) {
 				t.Fatalf("error not wrapping ErrGateway: %v", err)

@@ -19,32 +19,25 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// ErrGateway is wrapped by every error about the gateway: unreachable,
-// refusing, too slow, or answering something that is not a list of
-// services.
+// ErrGateway is wrapped by every error about the gateway.
 var ErrGateway = errors.New("the Supervisor's HTTP gateway did not say what its services run")
 
 const (
-	// DefaultURL is the Supervisor's services endpoint on this machine.
 	DefaultURL = "http://127.0.0.1:9631/services"
 	// TokenEnv holds the gateway's bearer token, as for Habitat itself.
-	TokenEnv = "HAB_SUP_GATEWAY_AUTH_TOKEN"
-	// DefaultTimeout bounds one request, answer included.
-	DefaultTimeout = 10 * time.Second
-	// DefaultMaxBytes bounds the answer.
+	TokenEnv        = "HAB_SUP_GATEWAY_AUTH_TOKEN"
+	DefaultTimeout  = 10 * time.Second
 	DefaultMaxBytes = 32 << 20
 )
 
 // Service is one loaded service and the release it runs.
 type Service struct {
-	// Group is the service group ("redis.default"); may be empty.
-	Group string
-	// Ident is the release the service runs, fully qualified.
+	Group string // "redis.default"; may be empty
 	Ident pkgstore.Ident
 }
 
-// ParseURL checks a gateway address: http or https with a host. A bare
-// address (no path) means its /services endpoint.
+// ParseURL checks a gateway address: http or https with a host; no path
+// means /services.
 func ParseURL(s string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil {
@@ -59,11 +52,9 @@ func ParseURL(s string) (string, error) {
 	return u.String(), nil
 }
 
-// Parse reads the body of GET /services: a JSON array of services, each
-// with a "pkg" object whose "ident" (or "origin", "name", "version" and
-// "release") names a fully qualified release. Anything else is an error
-// wrapping ErrGateway: a list that cannot be read says nothing safe.
-func Parse(body []byte) ([]Service, error) {
+// parse reads the body of GET /services: each service's "pkg" names a
+// release by "ident" or by its four parts.
+func parse(body []byte) ([]Service, error) {
 	var raw []struct {
 		Group *string `json:"service_group"`
 		Pkg   *struct {
@@ -109,28 +100,19 @@ func Parse(body []byte) ([]Service, error) {
 
 // Client reads the gateway.
 type Client struct {
-	// URL is the services endpoint (see ParseURL); default DefaultURL.
-	URL string
-	// Token, when set, is sent as a bearer token.
-	Token string
-	// Timeout bounds the request (0: DefaultTimeout); MaxBytes the
-	// answer (0: DefaultMaxBytes). Negative: refused (Validate).
+	URL      string // the services endpoint (ParseURL)
+	Token    string // sent as a bearer token
 	Timeout  time.Duration
 	MaxBytes int64
-	// TLS, when set, is the TLS configuration for an https gateway (see
-	// LoadTLS); ignored when HTTP is set.
+	// TLS is ignored when HTTP is set (TLSFiles.Config).
 	TLS *tls.Config
-	// HTTP is the client to use (default: one with TLS, and no proxy:
-	// the token goes to the gateway only). Its redirects are never
-	// followed, whatever its CheckRedirect.
-	HTTP *http.Client
-	// connectTimeout, when set, bounds the connection (ignored with HTTP).
-	connectTimeout time.Duration
+	// HTTP's redirects are never followed, whatever its CheckRedirect.
+	HTTP           *http.Client
+	connectTimeout time.Duration // ignored with HTTP
 }
 
-// httpClient is c.HTTP, or one of its own, that never follows a redirect:
-// the bearer token is for the gateway configured, and a Supervisor's
-// gateway never redirects.
+// httpClient never follows a redirect: the token is for the gateway
+// configured.
 func (c Client) httpClient() *http.Client {
 	var hc http.Client
 	if c.HTTP != nil {
@@ -158,8 +140,7 @@ func (c Client) url() string {
 // ErrInvalidClient is wrapped by Client.Validate's errors.
 var ErrInvalidClient = errors.New("invalid gateway client settings")
 
-// Validate refuses a negative Timeout or MaxBytes: neither has a "none"
-// (docs/library.md, "Zero and negative values"). Services calls it.
+// Validate refuses a negative Timeout or MaxBytes.
 func (c Client) Validate() error {
 	if c.Timeout < 0 {
 		return fmt.Errorf("%w: timeout %s is negative (0 is DefaultTimeout)", ErrInvalidClient, c.Timeout)
@@ -219,28 +200,24 @@ func (c Client) Services(ctx context.Context) ([]Service, error) {
 	if int64(len(body)) > limit {
 		return nil, fmt.Errorf("%w: %s: answer larger than %d bytes", ErrGateway, c.url(), limit)
 	}
-	svcs, err := Parse(body)
+	svcs, err := parse(body)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.url(), err)
 	}
 	return svcs, nil
 }
 
-// Finder is a retention.RootFinder: each release a loaded service runs,
-// per the Supervisor, is a root with code loaded-service.
+// Finder is a retention.RootFinder: each release a loaded service runs
+// is a root with code loaded-service.
 type Finder struct {
 	Client
-	// Default makes it the gateway asked when none is configured, briefly
-	// (a connection within a second, the answer within three unless
-	// Timeout says otherwise): where nothing answers, it finds nothing and
-	// says so; where the gateway
-	// answers but does not say what its services run (it hangs, refuses,
-	// or answers something else), every release each loaded service's
-	// spec allows is kept. Without it, any failure is an error.
+	// Default: no gateway was configured, so it is asked briefly; where
+	// nothing answers it finds nothing, and where it answers but does not
+	// say what its services run every release each service's spec allows
+	// is kept. Otherwise any failure is an error.
 	Default bool
 }
 
-// FindRoots asks the gateway.
 func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (retention.Found, error) {
 	if f.Default {
 		f.connectTimeout = time.Second
@@ -273,9 +250,7 @@ func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (retenti
 }
 
 // unanswered is what the default gateway found when it did not say what
-// its services run: nothing where nothing answers (no Supervisor, or one
-// without its gateway: the Supervisor's files tell), else every release
-// each loaded service's spec allows.
+// its services run (with nothing answering, the PID files tell).
 func (f Finder) unanswered(inv *pkgstore.Inventory, err error) retention.Found {
 	found := retention.Found{Source: "supervisor"}
 	var op *net.OpError

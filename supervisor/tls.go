@@ -10,26 +10,17 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// ErrTLS is wrapped by every error LoadTLS returns: a file that cannot be
-// read or holds no usable certificate or key.
-var ErrTLS = errors.New("gateway TLS settings")
+// Errors TLSFiles.Config's *TLSFileError wraps.
+var (
+	// ErrTLS: a file cannot be read or holds no usable certificate or key.
+	ErrTLS       = errors.New("gateway TLS settings")
+	ErrHalfPair  = errors.New("a client certificate needs both the certificate and its key")
+	ErrNoGateway = errors.New("TLS files are for a Supervisor's gateway served over TLS, and no gateway is set")
+	ErrNotHTTPS  = errors.New("TLS files need an https:// gateway")
+)
 
-// ErrHalfPair is wrapped by the error of a client certificate without its
-// key, or a key without its certificate (LoadTLS, TLSFiles.Config).
-var ErrHalfPair = errors.New("a client certificate needs both the certificate and its key")
-
-// ErrNoGateway is wrapped by TLSFiles.Config's error when files are set
-// but no gateway is: they are for a gateway served over TLS.
-var ErrNoGateway = errors.New("TLS files are for a Supervisor's gateway served over TLS, and no gateway is set")
-
-// ErrNotHTTPS is wrapped by TLSFiles.Config's error when files are set
-// for a gateway whose URL is not https://.
-var ErrNotHTTPS = errors.New("TLS files need an https:// gateway")
-
-// TLSFileError is TLSFiles.Config's error: which file is to blame (Field,
-// the name of TLSFiles' field: "CACerts", "Cert" or "Key") and why (Err:
-// ErrNoGateway, ErrNotHTTPS, ErrHalfPair, or LoadTLS's error wrapping
-// ErrTLS).
+// TLSFileError names the file to blame by its TLSFiles field ("CACerts",
+// "Cert" or "Key").
 type TLSFileError struct {
 	Field string
 	Err   error
@@ -38,27 +29,19 @@ type TLSFileError struct {
 func (e *TLSFileError) Error() string { return e.Field + ": " + e.Err.Error() }
 func (e *TLSFileError) Unwrap() error { return e.Err }
 
-// TLSFiles names the PEM files for a gateway served over TLS. A Supervisor
-// started with `hab sup run --key KEY --certs CERTS` serves its HTTP
-// gateway over TLS; with `--ca-certs CA` too, it requires a client
-// certificate that CA signed (rustls WebPkiClientVerifier: habitat-sh/habitat
-// components/sup/src/manager.rs; the flags: components/hab/src/cli_v4/sup/sup_run.rs).
+// TLSFiles names the PEM files for a gateway served over TLS (`hab sup
+// run --key --certs`; with --ca-certs it requires a client certificate
+// that CA signed: sup/src/manager.rs).
 type TLSFiles struct {
-	// CACerts verifies the gateway's certificate: the CA at the end of the
-	// Supervisor's --certs chain. Empty: the system's roots.
+	// CACerts verifies the gateway (empty: the system's roots).
 	CACerts string
-	// Cert and Key are the client certificate (chain) and its private key,
-	// for a Supervisor started with --ca-certs. Both or neither.
+	// Cert and Key are the client certificate chain and its key.
 	Cert, Key string
 }
 
-// IsZero reports whether no file is set.
-func (f TLSFiles) IsZero() bool { return f == TLSFiles{} }
-
-// LoadTLS reads the files into a client TLS configuration. Each is read
-// without blocking on a FIFO or a device (a regular file only, following a
-// symlink, at most safeio.Limit bytes).
-func LoadTLS(f TLSFiles) (*tls.Config, error) {
+// loadTLS reads regular files only (never blocking on a FIFO), at most
+// safeio.Limit bytes each.
+func loadTLS(f TLSFiles) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if f.CACerts != "" {
 		pem, err := safeio.ReadFile(f.CACerts, safeio.Limit, safeio.FollowLinks)
@@ -92,18 +75,13 @@ func LoadTLS(f TLSFiles) (*tls.Config, error) {
 	return cfg, nil
 }
 
-// Config checks the files against the gateway they are for, url as
-// ParseURL returns it ("" for no gateway), then reads them (LoadTLS): nil
-// and no error when no file is set (a gateway over https is then verified
-// with the system's roots). Each refusal is a *TLSFileError naming the
-// file to blame, checked in this order: files without a gateway
-// (ErrNoGateway) or for one that is not https:// (ErrNotHTTPS), both
-// blaming the first file set (CACerts, Cert, Key); a certificate without
-// its key (ErrHalfPair, Cert) or a key without its certificate
-// (ErrHalfPair, Key); the CA file, read on its own (CACerts); then the
-// client certificate with its key (Cert).
+// Config checks the files against the gateway url ("" for none) and
+// reads them: nil when no file is set. Each refusal is a *TLSFileError:
+// files without a gateway (ErrNoGateway) or for one not https://
+// (ErrNotHTTPS) blame the first file set; a half pair (ErrHalfPair) the
+// half given; a bad CA file CACerts; a bad pair Cert.
 func (f TLSFiles) Config(url string) (*tls.Config, error) {
-	if f.IsZero() {
+	if f == (TLSFiles{}) {
 		return nil, nil
 	}
 	first := "CACerts"
@@ -124,10 +102,10 @@ func (f TLSFiles) Config(url string) (*tls.Config, error) {
 	case f.Key != "" && f.Cert == "":
 		return nil, &TLSFileError{Field: "Key", Err: ErrHalfPair}
 	}
-	if _, err := LoadTLS(TLSFiles{CACerts: f.CACerts}); err != nil {
+	if _, err := loadTLS(TLSFiles{CACerts: f.CACerts}); err != nil {
 		return nil, &TLSFileError{Field: "CACerts", Err: err}
 	}
-	cfg, err := LoadTLS(f)
+	cfg, err := loadTLS(f)
 	if err != nil {
 		return nil, &TLSFileError{Field: "Cert", Err: err}
 	}

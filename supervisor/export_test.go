@@ -1,0 +1,3 @@
+package supervisor
+
+var LoadTLS = loadTLS
