@@ -72,12 +72,7 @@ func (r *Result) Found() inuse.Found {
 	}
 	for _, id := range order {
 		a := byIdent[id]
-		text := a.first.String()
-		if n := len(a.pids) - 1; n == 1 {
-			text += " (and 1 other process uses it)"
-		} else if n > 1 {
-			text += fmt.Sprintf(" (and %d other processes use it)", n)
-		}
+		text := a.first.String() + andOthers(len(a.pids)-1, " uses it", " use it")
 		out.Roots = append(out.Roots, inuse.Root{Ident: id, Code: inuse.CodeInUse, Text: text})
 	}
 	return out

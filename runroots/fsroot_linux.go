@@ -3,7 +3,6 @@ package runroots
 import (
 	"bytes"
 	"errors"
-	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -35,32 +34,16 @@ func envFSRoot(environ []byte, err error) habFSRoot {
 // directory), may install into this store: only a store that is
 // certainly another, resolved as the process does, is not.
 func (r *reader) installsHere(dir string, fs habFSRoot) bool {
-	if !fs.known {
+	if !fs.known || r.store == nil {
 		return true
 	}
 	p := dir + "/root" + fs.path + "/" + pkgstore.StoreDir
 	if !strings.HasPrefix(fs.path, "/") {
 		p = dir + "/cwd/" + fs.path + "/" + pkgstore.StoreDir
 	}
-	ours, err := r.storeStat()
-	if err != nil {
-		return true
-	}
 	var st unix.Stat_t
 	if err := unix.Stat(p, &st); err != nil {
 		return !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR)
 	}
-	return st.Dev == ours.Dev && st.Ino == ours.Ino
-}
-
-func (r *reader) storeStat() (*unix.Stat_t, error) {
-	if r.store == nil && r.storeErr == nil {
-		var st unix.Stat_t
-		if err := unix.Stat(r.m.storeDir, &st); err != nil {
-			r.storeErr = &os.PathError{Op: "stat", Path: r.m.storeDir, Err: err}
-		} else {
-			r.store = &st
-		}
-	}
-	return r.store, r.storeErr
+	return st.Dev == r.store.Dev && st.Ino == r.store.Ino
 }

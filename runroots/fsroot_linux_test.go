@@ -45,7 +45,7 @@ func TestInstallsHereWhenUnsure(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &reader{m: m}
+			r := &reader{m: m, store: statStore(m.storeDir)}
 			if got := r.installsHere(self, tc.fs); got != tc.want {
 				t.Fatalf("installsHere = %v, want %v", got, tc.want)
 			}

@@ -117,12 +117,18 @@ func (r *Result) installs(inv *pkgstore.Inventory) []pkgstore.Installing {
 		out = append(out, in)
 	}
 	for p, i := range first {
-		switch n := len(pids[p]) - 1; {
-		case n == 1:
-			out[i].By += " (and 1 other process)"
-		case n > 1:
-			out[i].By += fmt.Sprintf(" (and %d other processes)", n)
-		}
+		out[i].By += andOthers(len(pids[p])-1, "", "")
 	}
 	return out
+}
+
+// andOthers is " (and 1 other process"+one+")", or n's plural.
+func andOthers(n int, one, many string) string {
+	switch {
+	case n == 1:
+		return " (and 1 other process" + one + ")"
+	case n > 1:
+		return fmt.Sprintf(" (and %d other processes%s)", n, many)
+	}
+	return ""
 }

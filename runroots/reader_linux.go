@@ -13,15 +13,14 @@ import (
 
 // reader is one worker's buffers and memory of matches.
 type reader struct {
-	m        *matcher
-	ix       *identity // nil: match by path only
-	proc     string
-	buf      []byte
-	link     []byte
-	dents    []byte
-	cache    map[string]matched
-	store    *unix.Stat_t // storeStat
-	storeErr error
+	m     *matcher
+	ix    *identity // nil: match by path only
+	proc  string
+	buf   []byte
+	link  []byte
+	dents []byte
+	cache map[string]matched
+	store *unix.Stat_t // nil when it could not be read
 }
 
 type matched struct {

@@ -39,7 +39,7 @@ func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Resul
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := reader{m: m, ix: ix, proc: procRoot}
+			r := reader{m: m, ix: ix, proc: procRoot, store: statStore(m.storeDir)}
 			for pid := range next {
 				st := r.process(pid)
 				mu.Lock()
@@ -124,6 +124,16 @@ func (r *Result) sort() {
 		}
 		return strings.Compare(a.Path, b.Path)
 	})
+}
+
+// statStore is nil when the store cannot be compared: every install may
+// be into it.
+func statStore(dir string) *unix.Stat_t {
+	var st unix.Stat_t
+	if unix.Stat(dir, &st) != nil {
+		return nil
+	}
+	return &st
 }
 
 var kindOrder = []Kind{KindExe, KindMap, KindFD, KindCwd, KindRoot, KindEnv, KindCmdline}
