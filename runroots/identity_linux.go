@@ -9,7 +9,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/hab-gc/hab-gc/internal/inuse"
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
@@ -96,12 +95,8 @@ func identityOf(inv *pkgstore.Inventory) *identity {
 
 func (ix *identity) addHidden(store, rel string) {
 	name := path.Base(rel)
-	release, ok := inuse.HiddenRelease(name)
-	if !ok {
-		return
-	}
-	id, err := pkgstore.ParseFullIdent(path.Dir(rel) + "/" + release)
-	if err != nil {
+	id, hidden, ok := releaseOf(path.Dir(rel), name)
+	if !ok || !hidden {
 		return
 	}
 	var st unix.Stat_t
@@ -174,15 +169,8 @@ func (ix *identity) sameFile(store, p string, same func(*unix.Stat_t) bool) (id 
 	ix.dirs(p, func(dir, rest string) bool {
 		parts := strings.Split(strings.TrimPrefix(dir, "/"), "/")
 		rel := strings.Join(parts[len(parts)-4:], "/")
-		name := parts[len(parts)-1]
-		release, h := name, false
-		if strings.HasPrefix(name, pkgstore.DebrisPrefix) {
-			if release, h = inuse.HiddenRelease(name); !h {
-				return false
-			}
-		}
-		i, err := pkgstore.ParseFullIdent(path.Dir(rel) + "/" + release)
-		if err != nil {
+		i, h, isRelease := releaseOf(path.Dir(rel), parts[len(parts)-1])
+		if !isRelease {
 			return false
 		}
 		target := store + "/" + rel

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -65,6 +66,12 @@ func (lp leaseProbe) archives(ctx context.Context, st *probeStats, out *inuse.Pr
 	if errors.Is(err, unix.ENOENT) {
 		return nil // no cache: no install from it
 	}
+	var names []string
+	if err == nil {
+		d := os.NewFile(uintptr(cfd), cdir)
+		defer d.Close()
+		names, err = d.Readdirnames(-1)
+	}
 	if err != nil {
 		st.archivesUnprobed++
 		if st.example == "" {
@@ -72,20 +79,11 @@ func (lp leaseProbe) archives(ctx context.Context, st *probeStats, out *inuse.Pr
 		}
 		return nil
 	}
-	defer unix.Close(cfd)
 	held := map[string]bool{}
 	for _, h := range lp.scan.Held {
 		held[h.Path] = true // named already, with its process
 	}
 	w := walker{st: &probeStats{}, base: pkgstore.ArtifactCacheDir}
-	names, err := readNames(cfd)
-	if err != nil {
-		st.archivesUnprobed++
-		if st.example == "" {
-			st.example = pkgstore.ArtifactCacheDir + ": " + err.Error()
-		}
-		return nil
-	}
 	for _, nm := range names {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -111,21 +109,6 @@ func (lp leaseProbe) archives(ctx context.Context, st *probeStats, out *inuse.Pr
 	}
 	st.archives += w.st.files
 	return nil
-}
-
-func readNames(dfd int) ([]string, error) {
-	buf := make([]byte, 8<<10)
-	var names []string
-	for {
-		n, err := unix.Getdents(dfd, buf)
-		if err != nil {
-			return nil, err
-		}
-		if n <= 0 {
-			return names, nil
-		}
-		_, _, names = unix.ParseDirent(buf[:n], -1, names)
-	}
 }
 
 // releases probes dirs on several goroutines; busy[i] is the first file

@@ -184,16 +184,8 @@ func (m *matcher) match(p string) (id pkgstore.Ident, file string, hidden, ok bo
 		if len(parts) < 4 {
 			return id, "", false, false
 		}
-		release := parts[3]
-		if strings.HasPrefix(release, pkgstore.DebrisPrefix) {
-			if release, hidden = inuse.HiddenRelease(release); !hidden {
-				return id, "", false, false // not a name hab-gc makes
-			}
-		} else if strings.HasPrefix(release, pkgstore.InstallTempPrefix) {
-			return id, "", false, false // an install in progress, not a release yet
-		}
-		id, err := pkgstore.ParseFullIdent(parts[0] + "/" + parts[1] + "/" + parts[2] + "/" + release)
-		if err != nil {
+		id, hidden, ok = releaseOf(strings.Join(parts[:3], "/"), parts[3])
+		if !ok {
 			return id, "", false, false
 		}
 		if len(parts) == 5 {
@@ -202,6 +194,21 @@ func (m *matcher) match(p string) (id pkgstore.Ident, file string, hidden, ok bo
 		return id, file, hidden, true
 	}
 	return id, "", false, false
+}
+
+// releaseOf is the release the directory name (RELEASE, or a name hab-gc
+// hid it under) in onv (ORIGIN/NAME/VERSION) holds.
+func releaseOf(onv, name string) (id pkgstore.Ident, hidden, ok bool) {
+	release := name
+	if strings.HasPrefix(name, pkgstore.DebrisPrefix) {
+		if release, hidden = inuse.HiddenRelease(name); !hidden {
+			return id, false, false
+		}
+	} else if strings.HasPrefix(name, pkgstore.InstallTempPrefix) {
+		return id, false, false // not a release yet
+	}
+	id, err := pkgstore.ParseFullIdent(onv + "/" + release)
+	return id, hidden, err == nil
 }
 
 // mapsPath returns the path and inode of a file-backed line of
