@@ -30,6 +30,9 @@ func openLeaseDir(fsRoot string, write, create bool) (*leaseDir, error) {
 		base, rel = filepath.Join(fsRoot, habitatDir), ownDir
 	}
 	f, err := safeio.OpenDirBeneath(base, rel, create)
+	if se := (*safeio.SymlinkError)(nil); !write && errors.As(err, &se) {
+		return nil, fmt.Errorf("%w: %s -> %s", ErrSymlink, se.Path, se.Target)
+	}
 	if errors.Is(err, safeio.ErrSymlink) {
 		return nil, fmt.Errorf("%w: %w", ErrSymlink, err)
 	}
