@@ -73,7 +73,7 @@ func (a *app) invocation(cmd *cobra.Command, s *schedule.Scheduler, exe string) 
 		}
 		inv.Args = append(inv.Args, "--state", state)
 	}
-	for _, name := range append([]string{"fs-root", "catch-up-spread"}, storeFlags()...) {
+	for _, name := range []string{"fs-root", "catch-up-spread", "config", "target", "lock-timeout"} {
 		f := cmd.Flags().Lookup(name)
 		if f == nil || !f.Changed {
 			continue

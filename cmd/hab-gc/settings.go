@@ -7,16 +7,15 @@ import (
 	"strings"
 )
 
-// setting is one configurable value: its config key, flag and
-// environment variables (the first one set wins).
+// setting is one configurable value; the first variable set wins.
 type setting struct {
 	key  string
 	flag string
 	env  []string
 }
 
-// settings lists every configurable value. A setting's variable is
-// HAB_GC_ and its key in capitals, unless listed here.
+// settings lists every configurable value; its variable is HAB_GC_KEY
+// unless listed in vars.
 func settings() []setting {
 	vars := map[string][]string{
 		"fs_root":     {"FS_ROOT"},
@@ -48,16 +47,12 @@ func settings() []setting {
 	return out
 }
 
-// supKeepLatestEnv is the Supervisor's HAB_KEEP_LATEST_PACKAGES (hab sup
-// run --keep-latest-packages): after a service starts, the Supervisor
-// keeps that many releases of that service's package only
-// (components/sup/src/manager.rs, maybe_uninstall_old_packages). Its
-// services inherit it, so its 0 is read only by watch (see vars).
+// supKeepLatestEnv is the Supervisor's per-service count
+// (components/sup/src/manager.rs, maybe_uninstall_old_packages); its
+// services inherit it, so its 0 is read only by watch.
 const supKeepLatestEnv = "HAB_KEEP_LATEST_PACKAGES"
 
-// vars are the variables viper reads s from: HAB_KEEP_LATEST_PACKAGES=0
-// is left out but for watch, so that a store-wide keep of none is never
-// inherited from the Supervisor's per-service variable.
+// vars are the variables viper reads s from.
 func (c *config) vars(s setting) []string {
 	if s.key == "keep_latest" && supKeepNone() && !c.supervisor {
 		return s.env[:len(s.env)-1]
@@ -65,7 +60,6 @@ func (c *config) vars(s setting) []string {
 	return s.env
 }
 
-// supKeepNone reports whether HAB_KEEP_LATEST_PACKAGES is set to 0.
 func supKeepNone() bool {
 	n, err := strconv.Atoi(strings.TrimSpace(os.Getenv(supKeepLatestEnv)))
 	return err == nil && n == 0
@@ -94,7 +88,6 @@ func (c *config) flagChanged(s setting) bool {
 	return f != nil && f.Changed
 }
 
-// envSource is the variable viper took s from, when it took it from one.
 func (c *config) envSource(s setting) (string, bool) {
 	for _, e := range c.vars(s) {
 		if os.Getenv(e) != "" {
@@ -104,7 +97,7 @@ func (c *config) envSource(s setting) (string, bool) {
 	return "", false
 }
 
-// source names where viper took a setting's value from, for messages.
+// source names where a setting's value came from, for messages.
 func (c *config) source(key string) string {
 	s := c.setting(key)
 	if src, ok := c.given[key]; ok {
@@ -125,5 +118,4 @@ func (c *config) source(key string) string {
 	return "default"
 }
 
-// isSet reports whether a setting was given anywhere.
 func (c *config) isSet(key string) bool { return c.source(key) != "default" }
