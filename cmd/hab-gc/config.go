@@ -22,10 +22,10 @@ import (
 // config holds a command's settings: viper resolves each from the flag,
 // else its variable, else the config file; source says which.
 type config struct {
-	v      *viper.Viper
-	cmd    *cobra.Command
-	lookup func(string) (string, bool)
-	file   string
+	v        *viper.Viper
+	cmd      *cobra.Command
+	lookup   func(string) (string, bool)
+	file     string
 	fromFile map[string]any    // the file's TOML as written: its exclude adds up (pins)
 	given    map[string]string // settings a job's definition fixes, by key: their source
 	warnings []string
