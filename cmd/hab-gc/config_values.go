@@ -1,6 +1,8 @@
 package main
 
 import (
+	"maps"
+	"slices"
 	"fmt"
 	"strconv"
 	"strings"
@@ -52,6 +54,17 @@ func (c *config) boolean(key string) (bool, error) {
 		return false, c.bad(key, "must be true or false")
 	}
 	return b, nil
+}
+
+// booleans reads each key into its bool, in key order.
+func (c *config) booleans(to map[string]*bool) error {
+	for _, key := range slices.Sorted(maps.Keys(to)) {
+		var err error
+		if *to[key], err = c.boolean(key); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c *config) list(key string) []string { return items(c.v.Get(key)) }

@@ -118,11 +118,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 	cmd.RunE = asOnly(a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
 		dry, _ := cmd.Flags().GetBool("dry-run")
 		allowKeepNone, _ := cmd.Flags().GetBool("allow-keep-none")
-		if dry {
-			if note := noteKeepNone(c, allowKeepNone); note != "" {
-				fmt.Fprintf(a.textErr, "hab-gc: note: %s\n", note)
-			}
-		} else if err := refuseKeepNone(c, allowKeepNone); err != nil {
+		if err := a.keepNone(c, dry, allowKeepNone); err != nil {
 			return err // before anything is written: no history, no metrics
 		}
 		mf, err := a.openMetricsFile(c, c.fsRoot(), false)
