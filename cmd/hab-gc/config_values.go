@@ -1,9 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"maps"
 	"slices"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
