@@ -80,7 +80,6 @@ skipped with a notice on stderr.`,
 	return cmd
 }
 
-// parseSince reads a duration, with d for days.
 func parseSince(s string) (time.Duration, error) {
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		if n, err := strconv.Atoi(days); err == nil && n >= 0 {
@@ -94,8 +93,7 @@ func parseSince(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// jobText names what made a record: hab-gc run, hab-gc watch, or a
-// scheduled job (a watch of a schedule names its schedule).
+// jobText names what made a record.
 func jobText(r history.Record) string {
 	by := "hab-gc run"
 	switch {

@@ -80,18 +80,16 @@ that satisfy one of them are listed; the plan is still the whole store's.`,
 	return cmd
 }
 
-// listedRelease is a release in list --json: without a policy there is
-// no action and no reason (both null).
+// listedRelease is list --json's release: without a policy, no action
+// and no reasons (null).
 type listedRelease struct {
-	Ident   string             `json:"ident"`
-	Action  *retention.Action  `json:"action"`
-	Reasons []retention.Reason `json:"reasons"`
-	Size    *int64             `json:"size"`
-	// InstalledBy names the program that installed it.
-	InstalledBy string `json:"installed_by"`
+	Ident       string             `json:"ident"`
+	Action      *retention.Action  `json:"action"`
+	Reasons     []retention.Reason `json:"reasons"`
+	Size        *int64             `json:"size"`
+	InstalledBy string             `json:"installed_by"`
 }
 
-// listJSON is list --json's shape: {"policy", "releases", "warnings"}.
 func listJSON(hasPolicy bool, rep retention.Report) any {
 	type listed struct {
 		Policy   bool                `json:"policy"`

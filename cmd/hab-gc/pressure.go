@@ -17,9 +17,7 @@ func addPressureFlags(cmd *cobra.Command) {
 	cmd.Flags().String("max-free", "", "disk pressure: the free space to reach, `SIZE` (default: --min-free)")
 }
 
-// pressureRun is a run under disk pressure, as shown: the limits, what
-// pressure decided (prune.Outcome.Verdict), the free space read after a real
-// run, and what is still missing then.
+// pressureRun is a run under disk pressure, as shown.
 type pressureRun struct {
 	limits  pressure.Limits
 	verdict pressure.Verdict
@@ -28,9 +26,6 @@ type pressureRun struct {
 	largest []retention.Decision
 }
 
-// newPressureRun is the pressure part of run under l: after a run that
-// went ahead, the free space read then and what is missing from it, else
-// what the plan leaves missing.
 func newPressureRun(l pressure.Limits, out *prune.Outcome) *pressureRun {
 	p := &pressureRun{limits: l, verdict: *out.Verdict, missing: out.Missing, largest: out.LargestKept}
 	if out.Result != nil && p.verdict.Under && out.FreeAfter >= 0 {
@@ -40,29 +35,21 @@ func newPressureRun(l pressure.Limits, out *prune.Outcome) *pressureRun {
 	return p
 }
 
-// pressureReport is what run --json adds under disk pressure.
 type pressureReport struct {
-	FreeBefore *int64 `json:"free_before,omitempty"`
-	FreeAfter  *int64 `json:"free_after,omitempty"`
-	MinFree    *int64 `json:"min_free,omitempty"`
-	MaxFree    *int64 `json:"max_free,omitempty"`
-	// FreeMissing is what is still missing to reach max_free (0: none).
-	FreeMissing *int64 `json:"free_missing,omitempty"`
-	// LargestKept are the largest releases the policy keeps, when not
-	// enough could be freed.
+	FreeBefore  *int64                    `json:"free_before,omitempty"`
+	FreeAfter   *int64                    `json:"free_after,omitempty"`
+	MinFree     *int64                    `json:"min_free,omitempty"`
+	MaxFree     *int64                    `json:"max_free,omitempty"`
+	FreeMissing *int64                    `json:"free_missing,omitempty"`
 	LargestKept []retention.ReportRelease `json:"largest_kept,omitempty"`
 }
 
-// runReport is run --json: the plan's report, plus the disk pressure
-// fields when --min-free is set and the artifact cache's decisions with
-// --cache.
+// runReport is run --json.
 type runReport struct {
 	retention.Report
 	pressureReport
-	// Cache is present (possibly empty) whenever --cache is set.
-	Cache []cacheReport `json:"cache,omitzero"`
-	// CacheError says why the cache could not be read (exit 4).
-	CacheError string `json:"cache_error,omitempty"`
+	Cache      []cacheReport `json:"cache,omitzero"` // with --cache, possibly empty
+	CacheError string        `json:"cache_error,omitempty"`
 }
 
 func (p *pressureRun) report() pressureReport {
@@ -75,8 +62,6 @@ func (p *pressureRun) report() pressureReport {
 	return r
 }
 
-// print says, for people, what pressure did and, when not enough could
-// be freed, what is missing and what keeps the most space.
 func (p *pressureRun) print(w io.Writer) {
 	fmt.Fprintf(w, "\nDisk pressure: %s.\n", p.verdict.Text(p.limits))
 	if p.after != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// scheduleNextCmd is schedule next: the cron expression a spec resolves to, and its next times.
 func (a *app) scheduleNextCmd() *cobra.Command {
 	next := &cobra.Command{
 		Use:   "next SPEC --store PATH --job prune|check",
