@@ -59,13 +59,7 @@ skipped with a notice on stderr.`,
 			out := struct {
 				Records []history.Record `json:"records"`
 				Notices []history.Notice `json:"notices"`
-			}{Records: recs, Notices: notices}
-			if out.Records == nil {
-				out.Records = []history.Record{}
-			}
-			if out.Notices == nil {
-				out.Notices = []history.Notice{}
-			}
+			}{append([]history.Record{}, recs...), append([]history.Notice{}, notices...)}
 			return writeJSON(a.stdout, out)
 		}
 		if len(recs) == 0 {

@@ -237,10 +237,8 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			rep = plan.Report(res)
 		}
 		report := runReport{Report: rep}
-		var press *pressureRun
 		if out.Verdict != nil {
-			press = newPressureRun(*limits, out)
-			report.pressureReport = press.report()
+			report.pressureReport = pressureReportOf(out)
 		}
 		var cr *cacheRun
 		if cacheOpts != nil {
@@ -255,8 +253,8 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		} else {
 			printPlan(a.text, rep, verbose)
 			cr.print(a.text, verbose)
-			if press != nil {
-				press.print(a.text)
+			if out.Verdict != nil {
+				printPressure(a.text, *limits, out)
 			}
 		}
 		if res != nil && errors.Is(err, context.Canceled) {
@@ -279,8 +277,8 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			fmt.Fprintf(a.textErr, "hab-gc: %d artifact cache removal(s) failed; the others were done\n", n)
 			return exitCodeError{exitPartial}
 		}
-		if press != nil && press.missing > 0 {
-			fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s still missing to reach max-free %s\n", humanize.Bytes(press.missing), humanize.Bytes(press.verdict.MaxFree))
+		if out.Verdict != nil && out.Missing > 0 {
+			fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s still missing to reach max-free %s\n", humanize.Bytes(out.Missing), humanize.Bytes(out.Verdict.MaxFree))
 			return exitCodeError{exitNotEnough}
 		}
 		return nil

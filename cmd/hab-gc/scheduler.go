@@ -20,9 +20,13 @@ import (
 func schedFlags(cmd *cobra.Command) {
 	cmd.Flags().String("schedules", "", "directory of schedule definitions (*.toml)")
 	cmd.Flags().String("state", "", "state file of every job (default: beside each store, FS_ROOT/hab/sup/default/hab-gc/schedule-state.json of each job's FS root)")
+	clockFlags(cmd)
+	cmd.Flags().Duration("catch-up-spread", 10*time.Minute, "a run missed while hab-gc was not running waits a stable per-machine delay up to this long (0: at once)")
+}
+
+func clockFlags(cmd *cobra.Command) {
 	cmd.Flags().String("timezone", "UTC", "time zone cron expressions are read in (e.g. Europe/Berlin, Local)")
 	cmd.Flags().String("now", "", "set the clock to this RFC 3339 time (tests and rehearsals)")
-	cmd.Flags().Duration("catch-up-spread", 10*time.Minute, "a run missed while hab-gc was not running waits a stable per-machine delay up to this long (0: at once)")
 }
 
 // zoneAndClock reads --timezone and --now.

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -22,27 +23,17 @@ func settings() []setting {
 		"keep_latest": {"HAB_GC_KEEP_LATEST", "HAB_KEEP_LATEST", supKeepLatestEnv},
 	}
 	var out []setting
-	for _, kf := range [][2]string{
-		{"fs_root", "fs-root"}, {"target", "target"}, {"keep_latest", "keep-latest"},
-		{"self_keep_latest", "self-keep-latest"}, {"exclude", "exclude"}, {"only", "only"},
-		{"services_only", "services-only"}, {"no_deps", "no-deps"}, {"free_deps", "free-deps"},
-		{"only_supervisor_installed", "only-supervisor-installed"},
-		{"watch_whole_package", "whole-package"}, {"keep_latest_for", "keep-latest-for"},
-		{"watch_all", "all"}, {"watch_delay", "delay"}, {"on_unload", "on-unload"},
-		{"unload_grace", "unload-grace"}, {"min_age", "min-age"}, {"install_window", "install-window"},
-		{"ignore_uninstall_hooks", "ignore-uninstall-hooks"}, {"allow_damaged", "allow-damaged"},
-		{"allow_unmatched", "allow-unmatched"}, {"strict", "strict"}, {"lock_timeout", "lock-timeout"},
-		{"runtime_roots", "runtime-roots"}, {"sup_gateway", "sup-gateway"},
-		{"sup_gateway_ca_certs", "sup-gateway-ca-certs"}, {"sup_gateway_certs", "sup-gateway-certs"},
-		{"sup_gateway_key", "sup-gateway-key"}, {"min_free", "min-free"}, {"max_free", "max-free"},
-		{"cache", "cache"}, {"cache_keep_latest", "cache-keep-latest"}, {"metrics_file", "metrics-file"},
-		{"pace", "pace"},
-	} {
-		env, ok := vars[kf[0]]
+	for _, key := range strings.Fields(`fs_root target keep_latest self_keep_latest exclude only services_only no_deps
+		free_deps only_supervisor_installed watch_whole_package keep_latest_for watch_all watch_delay on_unload
+		unload_grace min_age install_window ignore_uninstall_hooks allow_damaged allow_unmatched strict lock_timeout
+		runtime_roots sup_gateway sup_gateway_ca_certs sup_gateway_certs sup_gateway_key min_free max_free cache
+		cache_keep_latest metrics_file pace`) {
+		env, ok := vars[key]
 		if !ok {
-			env = []string{"HAB_GC_" + strings.ToUpper(kf[0])}
+			env = []string{"HAB_GC_" + strings.ToUpper(key)}
 		}
-		out = append(out, setting{kf[0], kf[1], env})
+		flag := strings.ReplaceAll(strings.TrimPrefix(key, "watch_"), "_", "-") // watch's flags: --all, --delay
+		out = append(out, setting{key, flag, env})
 	}
 	return out
 }
@@ -66,12 +57,7 @@ func supKeepNone() bool {
 }
 
 func (c *config) known(key string) bool {
-	for _, s := range settings() {
-		if s.key == key {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(settings(), func(s setting) bool { return s.key == key })
 }
 
 func (c *config) setting(key string) setting {
