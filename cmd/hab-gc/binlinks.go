@@ -15,8 +15,6 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// binlinksCmd is `hab-gc binlinks`: the repair of dangling binlinks
-// (package binlink), which `check` reports.
 func (a *app) binlinksCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "binlinks",
@@ -96,8 +94,7 @@ installed is unknown.
 	return cmd
 }
 
-// logBinlinks journals a binlinks run (history.LogBinlinks); a failure to
-// is a warning, as for run.
+// logBinlinks journals a binlinks run; a failure is a warning.
 func (a *app) logBinlinks(ctx context.Context, c *config, res *binlink.Result, err error) {
 	fsRoot, aerr := filepath.Abs(c.fsRoot())
 	if aerr != nil {
@@ -110,8 +107,6 @@ func (a *app) logBinlinks(ctx context.Context, c *config, res *binlink.Result, e
 	}
 }
 
-// binlinkJSON is one binlink in binlinks --json: its step, and with a
-// real run what became of it.
 type binlinkJSON struct {
 	binlink.Step
 	Status binlink.StepStatus `json:"status,omitempty"`
@@ -119,7 +114,7 @@ type binlinkJSON struct {
 	Error  string             `json:"error,omitempty"`
 }
 
-// binlinksReport prints the plan (res nil: a dry run) or what Apply did.
+// binlinksReport prints the plan (res nil) or what Apply did.
 func (a *app) binlinksReport(cmd *cobra.Command, plan *binlink.Plan, res *binlink.Result) error {
 	rows := make([]binlinkJSON, 0, len(plan.Steps))
 	if res == nil {
@@ -184,8 +179,7 @@ func (a *app) binlinksReport(cmd *cobra.Command, plan *binlink.Plan, res *binlin
 	return err
 }
 
-// printBinlinkRecord prints a binlinks run's history records (hab-gc
-// history): each link it relinked, removed or failed to, and the run.
+// printBinlinkRecord prints a binlinks run's history record.
 func printBinlinkRecord(a *app, r history.Record) {
 	t := r.Time.UTC().Format(time.RFC3339)
 	if r.Kind == history.KindRun {

@@ -18,8 +18,7 @@ func addCacheFlags(cmd *cobra.Command) {
 	cmd.Flags().String("cache-keep-latest", "", "with --cache: archives of removed or uninstalled releases kept per origin/name, `N` (default 1)")
 }
 
-// cacheOptions are --cache's options (cache_keep_latest), nil without
-// --cache.
+// cacheOptions are nil without --cache.
 func (c *config) cacheOptions() (*artifactcache.Options, error) {
 	on, err := c.boolean("cache")
 	if err != nil || !on {
@@ -34,18 +33,14 @@ func (c *config) cacheOptions() (*artifactcache.Options, error) {
 	return &artifactcache.Options{KeepLatest: retention.KeepCount(keep)}, nil
 }
 
-// cacheRun is the artifact cache's part of a run, as shown: what the plan
-// decided for each archive (prune.Outcome.Cache) and what Apply did.
+// cacheRun is the artifact cache's part of a run, as shown.
 type cacheRun struct {
-	files []artifactcache.File
-	outs  map[string]artifactcache.FileOutcome
-	note  string // why the cache was not cleaned
-	// readErr says why the cache could not be read (a refused or
-	// unreadable directory, a failed listing): the run then exits 4.
-	readErr string
+	files   []artifactcache.File
+	outs    map[string]artifactcache.FileOutcome
+	note    string // why the cache was not cleaned
+	readErr string // why it could not be read: exit 4
 }
 
-// newCacheRun is the cache's part of run.
 func newCacheRun(out *prune.Outcome) *cacheRun {
 	cr := &cacheRun{files: out.Cache}
 	if out.CacheErr != nil {
@@ -63,7 +58,6 @@ func newCacheRun(out *prune.Outcome) *cacheRun {
 	return cr
 }
 
-// readError is why the cache could not be read, or "".
 func (cr *cacheRun) readError() string {
 	if cr == nil {
 		return ""
@@ -71,7 +65,6 @@ func (cr *cacheRun) readError() string {
 	return cr.readErr
 }
 
-// failed counts archives that could not be removed.
 func (cr *cacheRun) failed() int {
 	n := 0
 	if cr != nil {
@@ -84,7 +77,6 @@ func (cr *cacheRun) failed() int {
 	return n
 }
 
-// cacheReport is one archive in run --json's "cache" list.
 type cacheReport struct {
 	File    string                     `json:"file"`
 	Ident   *string                    `json:"ident"`
@@ -113,8 +105,7 @@ func (cr *cacheRun) report() []cacheReport {
 	return out
 }
 
-// print shows the cache's decisions: removals and what is left alone
-// always, kept archives when verbose.
+// print shows the cache's decisions; kept archives only when verbose.
 func (cr *cacheRun) print(w io.Writer, verbose bool) {
 	if cr == nil {
 		return

@@ -72,9 +72,7 @@ another package target. Everything else is an error. check exits 6 when it finds
 			return err
 		}
 		defer store.Close()
-		// A shared lock: checks do not exclude each other, a run excludes
-		// them. On a read-only store, or for a user who may not create or
-		// open the lock file, check reads without it and says so.
+		// Shared: a run excludes checks, checks do not exclude each other.
 		unlock, without, err := store.ReadLock(cmd.Context(), retention.LockWait(timeout))
 		if err != nil {
 			return err
@@ -92,8 +90,6 @@ another package target. Everything else is an error. check exits 6 when it finds
 			return err
 		}
 		problems = append([]pkgstore.Problem{}, rep.Problems...)
-		// What a run would do with the install directories: which
-		// processes hold them is read as a run reads it.
 		var pol retention.Policy
 		if err := c.roots(&pol); err != nil {
 			return err
@@ -104,13 +100,11 @@ another package target. Everything else is an error. check exits 6 when it finds
 		releases := len(rep.Inventory.Releases)
 		if a.wantJSON(cmd) {
 			type checkJSON struct {
-				OK       bool               `json:"ok"`
-				Releases int                `json:"releases"`
-				Errors   int                `json:"errors"`
-				Notices  int                `json:"notices"`
-				Problems []pkgstore.Checked `json:"problems"`
-				// InstallDirs: what a run would do with each install
-				// directory.
+				OK          bool                   `json:"ok"`
+				Releases    int                    `json:"releases"`
+				Errors      int                    `json:"errors"`
+				Notices     int                    `json:"notices"`
+				Problems    []pkgstore.Checked     `json:"problems"`
 				InstallDirs []retention.InstallDir `json:"install_dirs,omitempty"`
 			}
 			if err := writeJSON(a.stdout, checkJSON{ok, releases, errs, notices, ps, dirs}); err != nil {

@@ -9,15 +9,9 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// identCompletion completes the IDENT arguments of why, list, run and
-// history (at most max of them; 0: any number) with the installed
-// releases under the store of --fs-root (or FS_ROOT; default /), one
-// level at a time: origin/, then origin/name, version, release. It only
-// lists directories (safeio.ReadDir: never blocks on a FIFO or device
-// where a directory was expected); it never scans, locks or reads
-// metadata, so a completion on a big store is as quick as ls. Hidden
-// names (install directories, hidden releases) and anything but a
-// directory are left out; a part typed as "." or ".." is never listed.
+// identCompletion completes up to max IDENT arguments (0: any) one level
+// at a time from directory listings alone (safeio.ReadDir), as quick as
+// ls; hidden names, non-directories, "." and ".." are left out.
 func (a *app) identCompletion(max int) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, argv []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		none := cobra.ShellCompDirectiveNoFileComp
@@ -61,9 +55,8 @@ func (a *app) identCompletion(max int) cobra.CompletionFunc {
 	}
 }
 
-// completionFSRoot is the FS root a completion lists: --fs-root, else
-// FS_ROOT, else this machine's root (/; SYSTEMDRIVE\ on Windows) (the configuration file is not read: a completion
-// reads nothing but directory listings).
+// completionFSRoot is --fs-root, FS_ROOT or this machine's; the config
+// file is not read.
 func (a *app) completionFSRoot(cmd *cobra.Command) string {
 	if f := cmd.Flags().Lookup("fs-root"); f != nil && f.Changed && f.Value.String() != "" {
 		return f.Value.String()

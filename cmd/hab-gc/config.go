@@ -20,39 +20,28 @@ import (
 )
 
 // config holds a command's settings: viper resolves each from the flag,
-// else its environment variable, else the config file, and source says
-// which one it was.
+// else its variable, else the config file; source says which.
 type config struct {
-	v      *viper.Viper
-	cmd    *cobra.Command
-	lookup func(string) (string, bool)
-	file   string
-	// fromFile is the config file's TOML as written: its exclude adds up
-	// with the other sources' (see pins).
-	fromFile map[string]any
-	// given are settings a scheduled job's definition fixes over every
-	// source (see jobSettings), by key, with where they come from.
-	given map[string]string
-	// warnings are about the settings themselves (a variable ignored),
-	// for the command to print on stderr.
+	v        *viper.Viper
+	cmd      *cobra.Command
+	lookup   func(string) (string, bool)
+	file     string
+	fromFile map[string]any    // the file's TOML as written: its exclude adds up (pins)
+	given    map[string]string // settings a job's definition fixes, by key: their source
 	warnings []string
-	// jobPins are a scheduled job's excludes (its definition's), and
-	// jobPinSource where they come from; they add up with the others.
+	// a job definition's excludes and their source
 	jobPins      []string
 	jobPinSource string
-	// supervisor is set for watch, where HAB_KEEP_LATEST_PACKAGES and the
-	// Supervisor's sup.toml mean what they mean to the Supervisor (see
-	// supcount.go); supCount says where keep_latest came from when it
-	// came from sup.toml.
+	// supervisor is set for watch, which reads keep_latest as the
+	// Supervisor does; supCount is where, when from sup.toml.
 	supervisor bool
 	supCount   string
 }
 
-// given is a setting fixed over every source (a job's parameter).
 type given struct{ key, value, source string }
 
 // loadConfig binds the command's flags and the environment, then reads the
-// config file: --config, else FS_ROOT/hab/etc/hab-gc.toml when present.
+// config file.
 func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool), fixed ...given) (*config, error) {
 	dec := &tomlFile{}
 	c := &config{v: viper.NewWithOptions(viper.WithDecoderRegistry(dec)), cmd: cmd, lookup: lookup, supervisor: cmd.Name() == "watch", given: map[string]string{}}
@@ -70,7 +59,6 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool), fixed ..
 		c.v.Set(g.key, g.value)
 		c.given[g.key] = g.source
 	}
-	// Warned when it would have been read (no flag, no HAB_KEEP_LATEST).
 	if !c.supervisor && supKeepNone() && !c.isSet("keep_latest") {
 		c.warnings = append(c.warnings, supKeepLatestEnv+"=0 is ignored: it is the Supervisor's per-service setting (after a service starts, the Supervisor keeps that many releases of that service's package, the one it runs among them; 0: only the one it runs), which hab-gc watch follows, not a store-wide keep of none; to keep none by count say --keep-latest=0, HAB_GC_KEEP_LATEST=0 or keep_latest = 0")
 	}
@@ -90,7 +78,6 @@ func loadConfig(cmd *cobra.Command, lookup func(string) (string, bool), fixed ..
 	return c, nil
 }
 
-// readFile reads the config file into viper (see readConfigFile).
 func (c *config) readFile(dec *tomlFile) error {
 	if err := c.checkFSRoot(); err != nil {
 		return err
@@ -112,10 +99,8 @@ func (c *config) readFile(dec *tomlFile) error {
 	return c.checkFSRoot()
 }
 
-// readConfigFile reads the config file: file when named (--config,
-// HAB_GC_CONFIG), else FS_ROOT/hab/etc/hab-gc.toml when present (file
-// ""). It is read without blocking (a FIFO is refused, not waited on),
-// regular files only, capped at safeio.Limit.
+// readConfigFile reads file, else FS_ROOT/hab/etc/hab-gc.toml when
+// present: a regular file only, never waiting on a FIFO.
 func readConfigFile(file, fsRoot string) (string, []byte, error) {
 	named := file != ""
 	if !named {
@@ -127,9 +112,7 @@ func readConfigFile(file, fsRoot string) (string, []byte, error) {
 		return file, b, nil
 	case named:
 	case errors.Is(err, fs.ErrNotExist) && isSymlink(file):
-		// Something is there, a symlink to what is not (yet): a volume
-		// not mounted, a config not deployed. Its settings (pins)
-		// would be silently dropped.
+		// A volume not mounted: its pins would be silently dropped.
 		target, _ := os.Readlink(file)
 		return "", nil, usageError{fmt.Errorf("config file %s is a symlink to %s, which does not exist; refusing to run without it", file, target)}
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
@@ -138,9 +121,8 @@ func readConfigFile(file, fsRoot string) (string, []byte, error) {
 	return "", nil, usageError{fmt.Errorf("config file %s: %v", file, pathless(err))}
 }
 
-// tomlFile decodes the config file for viper. keep_latest_for's table
-// becomes the list ORIGIN/NAME=N of its flag, its package names as
-// written: viper lowers the case of keys.
+// tomlFile decodes the config file for viper: keep_latest_for's table
+// becomes its flag's list, package names as written (viper lowers keys).
 type tomlFile struct{ read map[string]any }
 
 func (d *tomlFile) Decoder(string) (viper.Decoder, error) { return d, nil }
@@ -172,8 +154,7 @@ func pathless(err error) error {
 	return err
 }
 
-// bareWord recognises a line KEY = WORD, WORD unquoted letters, in the
-// line a decode error points at.
+// bareWord recognises KEY = WORD, WORD unquoted, where a decode error is.
 func bareWord(de *toml.DecodeError) (key, word string, ok bool) {
 	_, ctx, _ := strings.Cut(de.String(), "|")
 	line, _, _ := strings.Cut(strings.TrimSpace(ctx), "\n")
@@ -189,7 +170,6 @@ func bareWord(de *toml.DecodeError) (key, word string, ok bool) {
 	return k, v, true
 }
 
-// didYouMean suggests the known key nearest to a misspelt one.
 func didYouMean(key string) string {
 	var keys []string
 	for _, s := range settings() {
@@ -198,10 +178,8 @@ func didYouMean(key string) string {
 	return suggest.Hint(key, keys, 2)
 }
 
-// configFileError names the config file and, for bad TOML, the line and
-// column (FILE:LINE:COLUMN: message, as compilers do). A bare word where
-// a value belongs (min_age = none) says how to quote it, instead of
-// go-toml's guess at a keyword ("nan").
+// configFileError is FILE:LINE:COLUMN: message for bad TOML; a bare word
+// (min_age = none) says how to quote it rather than go-toml's "nan".
 func configFileError(file string, err error) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
@@ -215,7 +193,6 @@ func configFileError(file string, err error) error {
 	return fmt.Errorf("config file %s: %w", file, err)
 }
 
-// isSymlink reports whether name is a symlink (not followed).
 func isSymlink(name string) bool {
 	fi, err := os.Lstat(name)
 	return err == nil && fi.Mode()&fs.ModeSymlink != 0

@@ -9,9 +9,8 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// pruneSetup is the policy and scan options of a prune: what `run` plans
-// with, and what a scheduled prune plans with (see jobSetup), so that
-// both make the same plan from the same settings.
+// pruneSetup is the policy and scan options of run and of a scheduled
+// prune alike.
 func (c *config) pruneSetup(requireKeep bool) (retention.Policy, pkgstore.Options, error) {
 	pol, err := c.policy(requireKeep)
 	if err != nil {
@@ -29,8 +28,8 @@ Set how many releases of each package to keep, in one of these ways:
   keep_latest = 3      (in FS_ROOT/hab/etc/hab-gc.toml, or the file given by --config)`)}
 }
 
-// policy builds the retention policy. requireKeep refuses when keep_latest
-// is set nowhere.
+// policy builds the retention policy; requireKeep refuses one without
+// keep_latest.
 func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 	var p retention.Policy
 	var err error
@@ -39,8 +38,7 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 			return p, err
 		}
 	}
-	// The library's spelling: 0 kept by count is KeepNone; unset (list,
-	// why without a policy) plans as KeepNone, its actions not shown.
+	// Unset (list without a policy) plans as KeepNone, its actions unshown.
 	p.KeepLatest = retention.KeepCount(p.KeepLatest)
 	if c.isSet("self_keep_latest") {
 		n, err := c.count("self_keep_latest")
@@ -64,16 +62,8 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 		}
 		p.Only = append(p.Only, id)
 	}
-	if p.ServicesOnly, err = c.boolean("services_only"); err != nil {
-		return p, err
-	}
-	if p.NoDeps, err = c.boolean("no_deps"); err != nil {
-		return p, err
-	}
-	if p.FreeDeps, err = c.boolean("free_deps"); err != nil {
-		return p, err
-	}
-	if p.OnlySupervisorInstalled, err = c.boolean("only_supervisor_installed"); err != nil {
+	if err := c.booleans(map[string]*bool{"services_only": &p.ServicesOnly, "no_deps": &p.NoDeps, "free_deps": &p.FreeDeps,
+		"only_supervisor_installed": &p.OnlySupervisorInstalled, "ignore_uninstall_hooks": &p.IgnoreUninstallHooks, "allow_damaged": &p.AllowDamaged}); err != nil {
 		return p, err
 	}
 	if p.KeepLatestFor, err = c.keepLatestFor(); err != nil {
@@ -87,12 +77,6 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 			return p, err
 		}
 	}
-	if p.IgnoreUninstallHooks, err = c.boolean("ignore_uninstall_hooks"); err != nil {
-		return p, err
-	}
-	if p.AllowDamaged, err = c.boolean("allow_damaged"); err != nil {
-		return p, err
-	}
 	if err := c.roots(&p); err != nil {
 		return p, err
 	}
@@ -102,10 +86,6 @@ func (c *config) policy(requireKeep bool) (retention.Policy, error) {
 	return p, nil
 }
 
-// keepLatestFor reads the per-package counts: repeated
-// --keep-latest-for ORIGIN/NAME=N, HAB_GC_KEEP_LATEST_FOR
-// ("core/postgresql=5;core/redis=2") or the config file's table
-// keep_latest_for = { "core/postgresql" = 5 } (see tomlFile).
 func (c *config) keepLatestFor() ([]retention.PackageCount, error) {
 	var out []retention.PackageCount
 	for _, it := range c.list("keep_latest_for") {
@@ -118,11 +98,7 @@ func (c *config) keepLatestFor() ([]retention.PackageCount, error) {
 	return out, nil
 }
 
-// pressureLimits returns the free-space limits of a run (min_free,
-// max_free), or nil when neither is set: then the plan runs whole
-// (pressure.ParseLimits decides; here only the messages). Max-free below
-// min-free is refused when the run reads the file system's size
-// (pressure.Limits.Resolve).
+// pressureLimits are min_free and max_free, nil when neither is set.
 func (c *config) pressureLimits() (*pressure.Limits, error) {
 	setting := func(key string) *string {
 		if !c.isSet(key) {

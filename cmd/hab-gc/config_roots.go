@@ -9,11 +9,8 @@ import (
 	"github.com/hab-gc/hab-gc/supervisor"
 )
 
-// roots sets where the policy looks for releases in use beyond the
-// library's defaults: how the processes are read (runtime_roots; a dry
-// run, which removes nothing, reads them best effort) and, when
-// the Supervisor's HTTP gateway, at sup_gateway or its default address
-// (token from HAB_SUP_GATEWAY_AUTH_TOKEN).
+// roots sets how processes are read (a dry run: best effort) and the
+// Supervisor's gateway to ask.
 func (c *config) roots(p *retention.Policy) error {
 	if c.isSet("runtime_roots") {
 		var err error
@@ -37,36 +34,23 @@ func (c *config) roots(p *retention.Policy) error {
 	if err != nil {
 		return c.gatewayTLSError(u, err)
 	}
-	// Without sup_gateway, the Supervisor's default address is asked,
-	// briefly: where nothing answers, its files tell.
 	f := supervisor.Finder{Client: supervisor.Client{URL: u, TLS: cfg}, Default: u == ""}
 	f.Token, _ = c.lookup(supervisor.TokenEnv)
 	p.RootFinders = append(p.RootFinders, f)
 	return nil
 }
 
-// gatewayTLSSetting is the setting of a supervisor.TLSFiles field: the CA
-// that verifies the gateway (the root of the Supervisor's --certs), the
-// client certificate and its key (for a Supervisor started with
-// --ca-certs).
-func gatewayTLSSetting(field string) string {
-	switch field {
-	case "CACerts":
-		return "sup_gateway_ca_certs"
-	case "Key":
-		return "sup_gateway_key"
-	}
-	return "sup_gateway_certs"
-}
-
-// gatewayTLSError says which TLS file setting supervisor.TLSFiles.Config
-// refused, and why (u: the gateway's URL).
+// gatewayTLSError names the TLS file setting supervisor.TLSFiles.Config
+// refused (u: the gateway's URL).
 func (c *config) gatewayTLSError(u string, err error) error {
 	var fe *supervisor.TLSFileError
 	if !errors.As(err, &fe) {
 		return err
 	}
-	key := gatewayTLSSetting(fe.Field)
+	key := map[string]string{"CACerts": "sup_gateway_ca_certs", "Key": "sup_gateway_key"}[fe.Field]
+	if key == "" {
+		key = "sup_gateway_certs"
+	}
 	switch {
 	case errors.Is(err, supervisor.ErrNoGateway):
 		return c.bad(key, "needs sup-gateway: it is for the Supervisor's gateway served over TLS")

@@ -11,9 +11,8 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// checkFSRoot refuses an FS root given as the empty string, which would
-// otherwise silently mean / (and a flag would override FS_ROOT with it).
-// An empty FS_ROOT variable counts as unset, as for every variable.
+// checkFSRoot refuses an FS root given as "", which would mean /; an
+// empty FS_ROOT is unset, as every variable.
 func (c *config) checkFSRoot() error {
 	if c.isSet("fs_root") && c.raw("fs_root") == "" {
 		return c.bad("fs_root", "must not be empty (use / for this machine's root)")
@@ -21,10 +20,7 @@ func (c *config) checkFSRoot() error {
 	return nil
 }
 
-// fsRoot is fs_root (the flag, FS_ROOT or the file), else this machine's
-// default: "/", or on Windows SYSTEMDRIVE\ (pkgstore.DefaultFSRoot, as
-// Habitat's FS_ROOT_PATH). Without SYSTEMDRIVE there it is "", which every
-// library refuses (pkgstore.RequireFSRoot) rather than guess.
+// fsRoot is fs_root, else this machine's (pkgstore.DefaultFSRoot).
 func (c *config) fsRoot() string {
 	if r := c.raw("fs_root"); r != "" {
 		return r
@@ -32,7 +28,6 @@ func (c *config) fsRoot() string {
 	return hostFSRoot(c.lookup)
 }
 
-// hostFSRoot is this machine's FS root when none is named (see fsRoot).
 func hostFSRoot(lookup func(string) (string, bool)) string {
 	r, _ := pkgstore.DefaultFSRoot(runtime.GOOS, func(k string) string {
 		if k == "FS_ROOT" {
@@ -44,9 +39,7 @@ func hostFSRoot(lookup func(string) (string, bool)) string {
 	return r
 }
 
-// openStore validates the scan options, then opens the store at the
-// configured FS root; a missing or unusable root is a usage error naming
-// where the root came from.
+// openStore validates the scan options, then opens the store.
 func (c *config) openStore() (*pkgstore.Store, pkgstore.Options, error) {
 	opts, err := c.scanOptions()
 	if err != nil {
@@ -56,7 +49,8 @@ func (c *config) openStore() (*pkgstore.Store, pkgstore.Options, error) {
 	return st, opts, err
 }
 
-// open opens the store at the configured FS root.
+// open opens the store; a missing one is a usage error naming where its
+// FS root came from.
 func (c *config) open() (*pkgstore.Store, error) {
 	root := c.fsRoot()
 	st, err := pkgstore.Open(root)
@@ -69,9 +63,7 @@ func (c *config) open() (*pkgstore.Store, error) {
 	return st, nil
 }
 
-// fsRootHint suggests the FS root when root names the store itself
-// (.../hab/pkgs) or its hab directory, a common slip: the store is
-// FS_ROOT/hab/pkgs.
+// fsRootHint suggests the FS root when root names the store or its hab.
 func fsRootHint(root string) string {
 	clean := filepath.Clean(root)
 	for _, tail := range []string{filepath.Join("hab", "pkgs"), "hab"} {
@@ -86,9 +78,7 @@ func fsRootHint(root string) string {
 	return ""
 }
 
-// scanOptions returns the scan options of the target, HAB_BINLINK_DIR
-// and install_window settings (pkgstore.ScanSettings decides; here only
-// the messages).
+// scanOptions are target, HAB_BINLINK_DIR and install_window's options.
 func (c *config) scanOptions() (pkgstore.Options, error) {
 	set := pkgstore.ScanSettings{Target: c.raw("target")}
 	set.BinlinkDir, _ = c.lookup("HAB_BINLINK_DIR")

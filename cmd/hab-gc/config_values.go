@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,11 +56,21 @@ func (c *config) boolean(key string) (bool, error) {
 	return b, nil
 }
 
-// list returns a list setting (see items).
+// booleans reads each key into its bool, in key order.
+func (c *config) booleans(to map[string]*bool) error {
+	for _, key := range slices.Sorted(maps.Keys(to)) {
+		var err error
+		if *to[key], err = c.boolean(key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (c *config) list(key string) []string { return items(c.v.Get(key)) }
 
-// items are the items of a list: repeated flags, a TOML array, or a
-// variable's separated by ";" (constraints may hold spaces and commas).
+// items are a list's items: repeated flags, a TOML array, or a variable's
+// separated by ";" (constraints hold spaces and commas).
 func items(v any) []string {
 	var parts, out []string
 	switch v := v.(type) {
@@ -80,10 +92,7 @@ func items(v any) []string {
 	return out
 }
 
-// lockTimeout returns the lock_timeout setting with the library's meaning
-// (ApplyOptions.LockTimeout): 0 (also when unset) is
-// retention.DefaultLockTimeout, "none" retention.NoLockWait. Store.Lock
-// takes retention.LockWait of it.
+// lockTimeout is lock_timeout as ApplyOptions.LockTimeout means it.
 func (c *config) lockTimeout() (time.Duration, error) {
 	if !c.isSet("lock_timeout") {
 		return 0, nil
@@ -91,8 +100,6 @@ func (c *config) lockTimeout() (time.Duration, error) {
 	return c.durationSetting("lock_timeout", retention.NoLockWait)
 }
 
-// durationSetting reads a duration setting as retention.ParseDuration
-// does: "none" is none, 0 the default.
 func (c *config) durationSetting(key string, none time.Duration) (time.Duration, error) {
 	d, err := retention.ParseDuration(c.raw(key), none)
 	if err != nil {
@@ -101,8 +108,7 @@ func (c *config) durationSetting(key string, none time.Duration) (time.Duration,
 	return d, nil
 }
 
-// minAge reads min_age. A bare 0, which would mean the default, is
-// refused: 0 means none elsewhere.
+// minAge refuses a bare 0: it means none elsewhere.
 func (c *config) minAge() (time.Duration, error) {
 	d, err := c.durationSetting("min_age", retention.NoMinAge)
 	if err == nil && d == 0 {
@@ -111,14 +117,11 @@ func (c *config) minAge() (time.Duration, error) {
 	return d, err
 }
 
-// addPaceFlag adds --pace, whose default (def: auto or off) is the
-// command's.
 func addPaceFlag(cmd *cobra.Command, def string) {
 	cmd.Flags().String("pace", "", "how deleting yields to the disk's other users: auto (slow down while the disk is slow, at a low I/O priority), off (full speed), or the `LATENCY` above which to slow down, such as 5ms (default "+def+")")
 }
 
-// pace reads the pace setting with the library's meaning
-// (ApplyOptions.Pace); unset, it is def (a command's default).
+// pace is the pace setting as ApplyOptions.Pace means it, def unset.
 func (c *config) pace(def time.Duration) (time.Duration, error) {
 	if !c.isSet("pace") {
 		return def, nil

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"slices"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -41,8 +42,6 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 		if listen != "" && once {
 			return usageError{fmt.Errorf("--metrics-listen serves the daemon's metrics while it runs: not with --once (use --metrics-file)")}
 		}
-		// Metrics: one set for the process, read back from --metrics-file
-		// when there is one; each job's run updates it (and the file).
 		var mf *metricsFile
 		if path := c.raw("metrics_file"); path != "" || listen != "" {
 			var err error
@@ -72,8 +71,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 			return usageError{fmt.Errorf("--job needs --once")}
 		}
 		if once {
-			// With no definition accepted there is nothing to run:
-			// say so without creating the state file or its lock.
+			// Nothing to run: no state file, no lock.
 			if rejected := a.allRejected(cmd, c); rejected != nil {
 				return rejected
 			}
@@ -95,8 +93,7 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 				logNothingDue(s, outs)
 			}
 			if ctx := cmd.Context(); ctx.Err() != nil {
-				// A job stopped by the signal stays due (a prune put back
-				// what it had hidden; see retention.Apply): not a failure.
+				// A job stopped by the signal stays due: not a failure.
 				fmt.Fprintf(a.textErr, "hab-gc: interrupted (%v): %d job(s) ran; what did not run stays due\n", context.Cause(ctx), ran(outs))
 				return exitCodeError{exitInterrupted}
 			}
@@ -152,7 +149,6 @@ due now (a missed run included, once) and exits: for systemd timers or cron.`,
 	return cmd
 }
 
-// ran counts the outcomes of jobs that ran.
 func ran(outs []schedule.RunOutcome) int {
 	n := 0
 	for _, o := range outs {
@@ -161,4 +157,38 @@ func ran(outs []schedule.RunOutcome) int {
 		}
 	}
 	return n
+}
+
+// logNothingDue says, when daemon --once ran no job, when each is next
+// due: a timer that fired early is not silent.
+func logNothingDue(s *schedule.Scheduler, outs []schedule.RunOutcome) {
+	if ran(outs) > 0 {
+		return
+	}
+	for _, o := range outs {
+		if o.Failed() {
+			return // said by the failure
+		}
+	}
+	sts, err := s.Status()
+	if err != nil {
+		s.Logger.Warn("nothing was due; when the jobs are next due could not be read", "error", err)
+		return
+	}
+	if len(outs) == 0 {
+		s.Logger.Info("nothing was due", "jobs", len(sts))
+	}
+	for _, o := range outs {
+		s.Logger.Info("due but not run", "job", o.Job.Key, "why", o.Status.String())
+	}
+	for _, st := range sts {
+		if s.Only != "" && st.Key != s.Only {
+			continue
+		}
+		next := "unknown"
+		if !st.Next.IsZero() {
+			next = st.Next.UTC().Format(time.RFC3339)
+		}
+		s.Logger.Info("next due", "job", st.Key, "type", string(st.Type), "next", next)
+	}
 }

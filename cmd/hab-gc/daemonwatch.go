@@ -12,9 +12,7 @@ import (
 	"github.com/hab-gc/hab-gc/watch"
 )
 
-// watchConfig is the configuration a definition's [watch] runs with: the
-// settings of its prune (jobSettings) and its keep_latest_for, as `hab-gc
-// watch` reads them.
+// watchConfig is the configuration of a definition's [watch].
 func (a *app) watchConfig(daemon *cobra.Command, d schedule.Definition) (*config, error) {
 	fixed := jobSettings(d.FSRoot, d.Name, "watch", d.Watch.Params)
 	if len(d.Watch.KeepLatestFor) > 0 {
@@ -27,11 +25,8 @@ func (a *app) watchConfig(daemon *cobra.Command, d schedule.Definition) (*config
 	return c, err
 }
 
-// startWatches starts, beside the scheduler's jobs, a watch (package
-// watch) of each store whose definition has a [watch] table; its purges
-// take the store's lock as the jobs do. The returned function waits for
-// them to stop once ctx is done. A definition's watch that cannot start
-// is logged and left out; the jobs run regardless.
+// startWatches starts each definition's [watch]; one that cannot start is
+// logged, the jobs run regardless. wait returns once they have stopped.
 func (a *app) startWatches(ctx context.Context, daemon *cobra.Command, s *schedule.Scheduler, mf *metricsFile) func() {
 	defs, _ := s.Watches()
 	var wg sync.WaitGroup
@@ -51,7 +46,7 @@ func (a *app) startWatches(ctx context.Context, daemon *cobra.Command, s *schedu
 			continue
 		}
 		o.All, o.Delay, o.OnUnload, o.UnloadGrace = d.Watch.All, d.Watch.Delay, d.Watch.OnUnload, d.Watch.UnloadGrace
-		o.InstallWindow = o.Scan.InstallWindow // install_window, as `hab-gc watch` (0: the default)
+		o.InstallWindow = o.Scan.InstallWindow
 		o.LockTimeout, o.Logger, o.Schedule = s.LockTimeout, log, d.Name
 		if mf != nil {
 			o.Metrics = mf.m

@@ -13,10 +13,9 @@ import (
 
 func (a *app) docsCmd(root *cobra.Command) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:    "docs DIR",
-		Short:  "Write man pages (--format man) or markdown (--format markdown) for every command into DIR",
-		Args:   args(cobra.ExactArgs(1)),
-		Hidden: false,
+		Use:   "docs DIR",
+		Short: "Write man pages (--format man) or markdown (--format markdown) for every command into DIR",
+		Args:  args(cobra.ExactArgs(1)),
 	}
 	cmd.Flags().String("format", "man", "man or markdown")
 	cmd.RunE = func(cmd *cobra.Command, argv []string) error {
@@ -53,9 +52,7 @@ func (a *app) docsCmd(root *cobra.Command) *cobra.Command {
 	return cmd
 }
 
-// escapeFlagHelp makes each flag's help reach the man page as written:
-// go-md2man reads it as markdown, where "<12' ..." opens a tag and was
-// dropped from the --exclude example.
+// escapeFlagHelp keeps go-md2man from reading "<12'" as a tag.
 func escapeFlagHelp(c *cobra.Command) {
 	c.Flags().VisitAll(func(f *pflag.Flag) {
 		f.Usage = strings.NewReplacer("<", `\<`, ">", `\>`).Replace(f.Usage)

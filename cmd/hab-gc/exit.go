@@ -12,21 +12,17 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// Exit codes, documented in --help and the README.
+// Exit codes: exitCodesHelp says what each means.
 const (
-	exitOK       = 0 // success (check: no problem found)
-	exitError    = 1 // an unexpected error (I/O)
-	exitUsage    = 2 // bad command line, environment or config value; unusable store
-	exitRefused  = 3 // refused: no policy set, a damaged store, an unmatched pin, what is in use unknown
-	exitPartial  = 4 // some removals failed; the others were done
-	exitLocked   = 5 // another hab-gc holds the store's lock
-	exitProblems = 6 // check found errors (--strict: notices too)
-	// interrupted (SIGINT, SIGTERM): a run put back what it had hidden and
-	// deleted nothing more; what it did is reported
-	exitInterrupted = 7
-	// under disk pressure, the run removed all the policy allows and free
-	// space is still below max-free
-	exitNotEnough = 8
+	exitOK = iota
+	exitError
+	exitUsage
+	exitRefused
+	exitPartial
+	exitLocked
+	exitProblems
+	exitInterrupted
+	exitNotEnough
 )
 
 const exitCodesHelp = `Exit codes:
@@ -51,18 +47,15 @@ const exitCodesHelp = `Exit codes:
   8  not enough space (run --min-free): below min-free, everything the policy allows was removed and free
      space is still below max-free; the report says how much is missing and what keeps the most space`
 
-// usageError marks errors in what the user wrote.
 type usageError struct{ error }
 
 func (e usageError) Unwrap() error { return e.error }
 
-// refusedError marks a refusal.
 type refusedError struct{ error }
 
 func (e refusedError) Unwrap() error { return e.error }
 
-// exitCodeError carries an exit code for an outcome that is not an error
-// message of its own (check's problems, a partial run).
+// exitCodeError is an exit code whose message has been printed.
 type exitCodeError struct{ code int }
 
 func (e exitCodeError) Error() string { return "" }
@@ -88,17 +81,11 @@ func exitCode(err error) int {
 	return exitError
 }
 
-// refusedUnwritten reports whether a command refused with err leaves
-// no trace: a usage error (a bad flag, environment variable, config value
-// or definition; an FS root or hab/pkgs that does not exist) writes no
-// history record, no metrics, no state: a typo in --fs-root leaves the
-// file system as it was. A refusal on a real store
-// (damaged, an unmatched pin, in-use unknown) is still journalled.
+// refusedUnwritten reports whether err leaves no trace (no history, no
+// metrics): a usage error, such as a typo in --fs-root.
 func refusedUnwritten(err error) bool { return exitCode(err) == exitUsage }
 
-// exitCodesMarkdown is exitCodesHelp as a markdown list, one item per
-// code with its continuation lines joined, for the man pages: man fills
-// each item's text within the item instead of re-wrapping help lines.
+// exitCodesMarkdown is exitCodesHelp as a markdown list, for man to fill.
 func exitCodesMarkdown() string {
 	lines := strings.Split(exitCodesHelp, "\n")
 	var b strings.Builder
@@ -114,9 +101,6 @@ func exitCodesMarkdown() string {
 	return b.String() + "\n"
 }
 
-// manExitCodes rewrites the exit-code list of every command's long help
-// as exitCodesMarkdown, for man pages only (--help keeps the aligned
-// list).
 func manExitCodes(c *cobra.Command) {
 	c.Long = strings.ReplaceAll(c.Long, exitCodesHelp, exitCodesMarkdown())
 	for _, sub := range c.Commands() {

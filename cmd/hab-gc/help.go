@@ -9,10 +9,8 @@ import (
 	"github.com/hab-gc/hab-gc/docs"
 )
 
-// helpCmd is `hab-gc help [COMMAND | TOPIC]`: a documentation page
-// (docs/TOPIC.md) as text when TOPIC names one, also a page named as a
-// command (`hab-gc help history` is docs/history.md; the command's own
-// help is `hab-gc history --help`); else cobra's help of the command.
+// helpCmd prints docs/TOPIC.md when there is one, even named as a command
+// (help history), else cobra's help.
 func helpCmd(root *cobra.Command) *cobra.Command {
 	return &cobra.Command{
 		Use:   "help [COMMAND | TOPIC]",
@@ -40,8 +38,6 @@ command's own help is hab-gc history --help.`,
 	}
 }
 
-// helpCompletions are the names `hab-gc help` completes: the commands
-// (their subcommands after them) and the docs pages.
 func helpCompletions(root *cobra.Command, argv []string, prefix string) []cobra.Completion {
 	parent := root
 	if len(argv) > 0 {

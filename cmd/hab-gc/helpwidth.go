@@ -12,8 +12,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/display"
 )
 
-// helpWidth is the width help is laid out in: COLUMNS when it is set
-// (as man and less read it), else the terminal's when w is one, else 80.
+// helpWidth is COLUMNS, else the terminal's width, else 80.
 func helpWidth(w io.Writer, lookup func(string) (string, bool)) int {
 	if v, ok := lookup("COLUMNS"); ok {
 		if cols, err := strconv.Atoi(v); err == nil && cols > 0 {
@@ -28,11 +27,8 @@ func helpWidth(w io.Writer, lookup func(string) (string, bool)) int {
 	return 80
 }
 
-// reflow fills a command's long help to w columns: the lines of a
-// paragraph (unindented, up to a blank or indented line) are joined and
-// filled; an indented item (a line and the more indented lines that
-// continue it, as the exit codes' list) is left as written when it fits,
-// else joined and filled under its own text.
+// reflow fills a long help's paragraphs to w columns; an indented item
+// (with its more indented continuation) is refilled only when too wide.
 func reflow(text string, w int) string {
 	lines := strings.Split(text, "\n")
 	var out []string
@@ -69,8 +65,7 @@ func reflow(text string, w int) string {
 	return strings.Join(out, "\n")
 }
 
-// fitLines fills each line of rendered help wider than w under its own
-// text: a flag's or command's description under the column it starts in.
+// fitLines fills each line wider than w under its own description.
 func fitLines(text string, w int) string {
 	lines := strings.Split(text, "\n")
 	var out []string
@@ -84,9 +79,8 @@ func fitLines(text string, w int) string {
 	return strings.Join(out, "\n")
 }
 
-// fillHanging fills line to w columns, its first hang columns (indent and
-// a flag's or a list item's name) kept and the rest filled under them, or
-// less deep where a word (a path) would not fit there.
+// fillHanging fills line under its first hang columns, less deep where a
+// word would not fit.
 func fillHanging(line string, w, hang int) []string {
 	deep := hang
 	if hang == indentOf(line) {
@@ -98,10 +92,8 @@ func fillHanging(line string, w, hang int) []string {
 	return display.Fill(line[hang:], w, line[:hang], strings.Repeat(" ", deep))
 }
 
-// hangOf is the column a line's description starts in: after the first
-// run of two or more blanks past its indent (a flag's or a command's
-// name, "3  " of an exit code), when that leaves room for some 30
-// columns of text; else its indent.
+// hangOf is the column after a line's name and two blanks, when that
+// leaves some 30 columns; else its indent.
 func hangOf(line string, w int) int {
 	ind := indentOf(line)
 	if gap := strings.Index(line[ind:], "  "); gap > 0 {

@@ -59,13 +59,7 @@ skipped with a notice on stderr.`,
 			out := struct {
 				Records []history.Record `json:"records"`
 				Notices []history.Notice `json:"notices"`
-			}{Records: recs, Notices: notices}
-			if out.Records == nil {
-				out.Records = []history.Record{}
-			}
-			if out.Notices == nil {
-				out.Notices = []history.Notice{}
-			}
+			}{append([]history.Record{}, recs...), append([]history.Notice{}, notices...)}
 			return writeJSON(a.stdout, out)
 		}
 		if len(recs) == 0 {
@@ -80,7 +74,6 @@ skipped with a notice on stderr.`,
 	return cmd
 }
 
-// parseSince reads a duration, with d for days.
 func parseSince(s string) (time.Duration, error) {
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		if n, err := strconv.Atoi(days); err == nil && n >= 0 {
@@ -94,8 +87,7 @@ func parseSince(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// jobText names what made a record: hab-gc run, hab-gc watch, or a
-// scheduled job (a watch of a schedule names its schedule).
+// jobText names what made a record.
 func jobText(r history.Record) string {
 	by := "hab-gc run"
 	switch {

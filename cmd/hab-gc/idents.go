@@ -9,10 +9,8 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// identArgs accepts package idents as arguments, as a Habitat user types
-// them (hab pkg uninstall core/redis): origin/name[/version[/release]].
-// what says what the command does with them, for the message that
-// answers a number typed where --keep-latest's value was meant.
+// identArgs accepts package idents; what says what the command does with
+// them, for a count typed where --keep-latest's was meant.
 func identArgs(command, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, argv []string) error {
 		for _, s := range argv {
@@ -27,7 +25,6 @@ func identArgs(command, what string) cobra.PositionalArgs {
 	}
 }
 
-// parseIdents parses arguments identArgs accepted.
 func parseIdents(argv []string) []pkgstore.Ident {
 	ids := make([]pkgstore.Ident, 0, len(argv))
 	for _, s := range argv {
@@ -38,9 +35,7 @@ func parseIdents(argv []string) []pkgstore.Ident {
 	return ids
 }
 
-// asOnly makes run's arguments --only entries before the configuration
-// is read: run core/redis is run --only core/redis (a typo refuses a real
-// run in the same way).
+// asOnly makes run's arguments --only entries.
 func asOnly(next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, argv []string) error {
 		for _, s := range argv {
@@ -52,8 +47,7 @@ func asOnly(next func(*cobra.Command, []string) error) func(*cobra.Command, []st
 	}
 }
 
-// filterReport keeps the releases that satisfy one of ids, counting the
-// summary again over them; unmatched are the ids that match none.
+// filterReport keeps the releases that satisfy one of ids, recounted.
 func filterReport(rep retention.Report, ids []pkgstore.Ident) (out retention.Report, unmatched []pkgstore.Ident) {
 	out = rep
 	out.Releases = nil

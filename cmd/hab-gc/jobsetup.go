@@ -12,10 +12,8 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// jobSettings are the settings a definition fixes for its job on one FS
-// root: the FS root, and for a prune its count and minimum age. The rest
-// (the daemon's flags, environment and the FS root's config file) are
-// read as `run` reads them; the job's excludes add up with the others'.
+// jobSettings are what a definition fixes for its job: the FS root, and a
+// prune's count and minimum age; the rest are read as run reads them.
 func jobSettings(fsRoot, owner, table string, p schedule.Params) []given {
 	src := func(key string) string { return fmt.Sprintf("schedule %q [%s] %s", owner, table, key) }
 	out := []given{{"fs_root", fsRoot, fmt.Sprintf("schedule %q fs_root", owner)}}
@@ -29,8 +27,7 @@ func jobSettings(fsRoot, owner, table string, p schedule.Params) []given {
 	return out
 }
 
-// jobSetup is the schedule.Setup of the daemon: each job's policy and
-// scan options as `run` builds them from the same settings (pruneSetup).
+// jobSetup is the daemon's schedule.Setup: pruneSetup of each job.
 func (a *app) jobSetup(daemon *cobra.Command) schedule.Setup {
 	return func(fsRoot string, j schedule.Job) (retention.Policy, pkgstore.Options, error) {
 		c, err := loadConfig(daemon, a.lookup, jobSettings(fsRoot, j.Owner, string(j.Type), j.Params)...)

@@ -52,14 +52,11 @@ hab-gc's directory above it) that is a symlink is never followed: every command 
 			ids = append(ids, id)
 		}
 		command := argv[dash:]
-		// No store, no lease: a typo in --fs-root must not create a
-		// leases directory.
+		// A typo in --fs-root must not create a leases directory.
 		store, err := c.open()
 		if err != nil {
 			return err
 		}
-		// A lease on what nothing installed satisfies is often a typo,
-		// which would protect nothing: warn, as --exclude does.
 		for _, id := range ids {
 			if fi, err := store.Root().Lstat(id.String()); err != nil || !fi.IsDir() {
 				fmt.Fprintf(a.textErr, "hab-gc: warning: lease %s matches no installed release (a typo would protect nothing)\n", id)
@@ -71,21 +68,15 @@ hab-gc's directory above it) that is a symlink is never followed: every command 
 			return err
 		}
 		defer l.Release()
-		// A new lease changes what runs may remove: dead ones go now (list,
-		// why and dry runs leave them).
 		if _, err := lease.Sweep(c.fsRoot()); err != nil {
 			fmt.Fprintf(a.textErr, "hab-gc: warning: dead leases not removed: %v\n", err)
 		}
 		child := exec.CommandContext(cmd.Context(), command[0], command[1:]...)
 		child.Stdin, child.Stdout, child.Stderr = os.Stdin, a.stdout, a.stderr
-		// hab-gc's SIGINT or SIGTERM is passed on; COMMAND decides.
 		child.Cancel = func() error { return child.Process.Signal(syscall.SIGTERM) }
 		child.WaitDelay = time.Minute
 		if err = child.Start(); err == nil {
-			// Stopped by a signal, hab-gc waits for COMMAND as long as
-			// WaitDelay lets it run (then it is killed), and should the
-			// process end earlier (a second signal), COMMAND is killed
-			// first: it must not run on without its lease.
+			// COMMAND must not run on without its lease.
 			release := a.stop.hold(child.WaitDelay, func() { child.Process.Kill() })
 			err = child.Wait()
 			release()

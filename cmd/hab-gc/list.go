@@ -43,7 +43,7 @@ that satisfy one of them are listed; the plan is still the whole store's.`,
 			return writeJSON(a.stdout, listJSON(hasPolicy, rep))
 		}
 		tw := tabwriter.NewWriter(a.text, 0, 4, 2, ' ', 0)
-		pkg := ""
+		pkg, pkgs := "", 0
 		rels := slices.Clone(rep.Releases)
 		slices.Reverse(rels)                                                 // newest first within each package...
 		slices.SortStableFunc(rels, func(x, y retention.ReportRelease) int { // ...packages in order
@@ -51,7 +51,7 @@ that satisfy one of them are listed; the plan is still the whole store's.`,
 		})
 		for _, r := range rels {
 			if p := pkgOf(r.Ident); p != pkg {
-				pkg = p
+				pkg, pkgs = p, pkgs+1
 				fmt.Fprintf(tw, "%s\n", p)
 			}
 			size := "-"
@@ -69,7 +69,7 @@ that satisfy one of them are listed; the plan is still the whole store's.`,
 			}
 		}
 		tw.Flush()
-		fmt.Fprintf(a.text, "\n%s in %s.", plural(rep.Summary.Releases, "release"), plural(countPkgs(rels), "package"))
+		fmt.Fprintf(a.text, "\n%s in %s.", plural(rep.Summary.Releases, "release"), plural(pkgs, "package"))
 		if hasPolicy {
 			fmt.Fprintf(a.text, " The policy would keep %d and remove %d (%s).\n", rep.Summary.Keep, rep.Summary.Remove, humanBytes(rep.Summary.BytesReclaimable))
 		} else {
@@ -80,18 +80,16 @@ that satisfy one of them are listed; the plan is still the whole store's.`,
 	return cmd
 }
 
-// listedRelease is a release in list --json: without a policy there is
-// no action and no reason (both null).
+// listedRelease is list --json's release: without a policy, no action
+// and no reasons (null).
 type listedRelease struct {
-	Ident   string             `json:"ident"`
-	Action  *retention.Action  `json:"action"`
-	Reasons []retention.Reason `json:"reasons"`
-	Size    *int64             `json:"size"`
-	// InstalledBy names the program that installed it.
-	InstalledBy string `json:"installed_by"`
+	Ident       string             `json:"ident"`
+	Action      *retention.Action  `json:"action"`
+	Reasons     []retention.Reason `json:"reasons"`
+	Size        *int64             `json:"size"`
+	InstalledBy string             `json:"installed_by"`
 }
 
-// listJSON is list --json's shape: {"policy", "releases", "warnings"}.
 func listJSON(hasPolicy bool, rep retention.Report) any {
 	type listed struct {
 		Policy   bool                `json:"policy"`
@@ -112,12 +110,4 @@ func listJSON(hasPolicy bool, rep retention.Report) any {
 func pkgOf(ident string) string {
 	parts := strings.SplitN(ident, "/", 3)
 	return parts[0] + "/" + parts[1]
-}
-
-func countPkgs(rs []retention.ReportRelease) int {
-	seen := map[string]bool{}
-	for _, r := range rs {
-		seen[pkgOf(r.Ident)] = true
-	}
-	return len(seen)
 }

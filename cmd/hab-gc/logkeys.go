@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 	"log/slog"
+
+	"github.com/spf13/cobra"
 )
 
-// uniqueKeys wraps a log handler so that a record never repeats a key:
-// an attribute whose key the logger already carries (With) or the record
-// already has is dropped (the first stays). The daemon's logger for a
-// store's watch carries "store", and the watch logs "store" again; JSON
-// with a key twice is read differently by different parsers.
+// uniqueKeys drops an attribute whose key the logger or the record has
+// already: parsers read JSON with a key twice differently.
 func uniqueKeys(h slog.Handler) slog.Handler { return &uniqueHandler{h: h, keys: map[string]bool{}} }
 
 type uniqueHandler struct {
@@ -47,7 +46,18 @@ func (u *uniqueHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	return &uniqueHandler{h: u.h.WithAttrs(keep), keys: keys}
 }
 
-// WithGroup starts a group: keys inside it are new.
 func (u *uniqueHandler) WithGroup(name string) slog.Handler {
 	return &uniqueHandler{h: u.h.WithGroup(name), keys: map[string]bool{}}
+}
+
+// addVerboseLogFlag adds --verbose (DEBUG records) to watch and daemon.
+func addVerboseLogFlag(cmd *cobra.Command) {
+	cmd.Flags().BoolP("verbose", "v", false, "log each purge's or job's details too (DEBUG records: its phases, each release removed or kept), not only its one INFO record")
+}
+
+func logOptions(cmd *cobra.Command) *slog.HandlerOptions {
+	if verbose, _ := cmd.Flags().GetBool("verbose"); verbose {
+		return &slog.HandlerOptions{Level: slog.LevelDebug}
+	}
+	return nil
 }

@@ -17,24 +17,20 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// addMetricsFileFlag adds --metrics-file to run, check and daemon.
 func addMetricsFileFlag(cmd *cobra.Command) {
 	cmd.Flags().String("metrics-file", "", "write Prometheus metrics to this file for node_exporter's textfile collector (atomically; counters continue from the file's values)")
 }
 
-// metricsFile is the --metrics-file of one invocation: its metrics, read
-// back from the previous file first so that counters continue.
+// metricsFile is --metrics-file: counters continue from the file's.
 type metricsFile struct {
 	path  string
 	m     *metrics.Metrics
 	store string
 }
 
-// openMetricsFile returns nil without --metrics-file (or its env var,
-// config key). A file that cannot be written there (its directory
-// missing, not a directory, not writable) is a usage error naming it,
-// before any work is done; for the daemon (optional) it is a warning:
-// its jobs run, and each write is tried again.
+// openMetricsFile is nil without --metrics-file. A file that cannot be
+// written is refused before any work, or when optional (the daemon, watch)
+// a warning: each write tries again.
 func (a *app) openMetricsFile(c *config, fsRoot string, optional bool) (*metricsFile, error) {
 	path := c.raw("metrics_file")
 	if path == "" {
@@ -59,16 +55,13 @@ func (a *app) openMetricsFile(c *config, fsRoot string, optional bool) (*metrics
 	return mf, nil
 }
 
-// write writes the file; a failure is a warning (the daemon, watch: the
-// work stands and the next write tries again).
+// write writes the file; a failure is a warning.
 func (mf *metricsFile) write(a *app) {
 	if err := mf.writeErr(); err != nil {
 		fmt.Fprintf(a.stderr, "hab-gc: warning: %v\n", err)
 	}
 }
 
-// writeErr writes the file and returns the failure (run, check: an
-// error naming the file).
 func (mf *metricsFile) writeErr() error {
 	if mf == nil {
 		return nil
@@ -76,7 +69,6 @@ func (mf *metricsFile) writeErr() error {
 	return mf.m.WriteFile(mf.path)
 }
 
-// observeJob records a scheduled job's run.
 func observeJob(m *metrics.Metrics, j schedule.Job, fsRoot string, start, end time.Time, res schedule.RunResult, ok bool) {
 	m.Watch(j.Store, fsRoot)
 	switch j.Type {
@@ -99,7 +91,6 @@ func observeJob(m *metrics.Metrics, j schedule.Job, fsRoot string, start, end ti
 	}
 }
 
-// serveMetrics serves /metrics on addr until ctx ends.
 func serveMetrics(ctx context.Context, addr string, m *metrics.Metrics, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/hab-gc/hab-gc/internal/humanize"
@@ -16,12 +17,8 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// writeJSON writes v as every --json output is written: indented by two
-// spaces, without HTML escaping (constraints such as <1.1 stay readable),
-// and a newline. The per-release arrays of a report are streamed element by
-// element, so a report of 100,000 releases is never held in memory as
-// JSON; the bytes are those a json.Encoder writes (see jsonstream). opts
-// write a field from elements made as they are written (jsonstream.Elements).
+// writeJSON writes every --json output: indented, without HTML escaping,
+// its large arrays streamed (jsonstream).
 func writeJSON(w io.Writer, v any, opts ...jsonstream.Option) error {
 	return jsonstream.Encode(w, v, opts...)
 }
@@ -45,11 +42,8 @@ func reasonLines(rs []retention.Reason) []string {
 	return out
 }
 
-// printPlan prints a plan, and what a run did, for people: the releases to
-// remove (a dry run, with why) or what happened to each (a run: removed,
-// kept at revalidation, failed...), then a per-package summary, the
-// problems the scan found and the totals. Kept releases are listed, with
-// their reasons, only when verbose: on a real store they are most of it.
+// printPlan prints a plan, or what a run did, for people; kept releases
+// only when verbose (on a real store they are most of it).
 func printPlan(w io.Writer, rep retention.Report, verbose bool) {
 	run := !rep.DryRun
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -122,9 +116,8 @@ func printPlan(w io.Writer, rep retention.Report, verbose bool) {
 	}
 }
 
-// printRelease prints one release's row (and continuation lines). In a
-// real run's short form a removal shows only its result: its reason is
-// the plan's, and the run-time reason or error is what matters.
+// printRelease prints one release's row and continuation lines; a real
+// run's short form shows a removal's result, not the plan's reason.
 func printRelease(tw io.Writer, r retention.ReportRelease, run, verbose bool) {
 	size := "-"
 	if r.Size != nil {
@@ -167,17 +160,14 @@ func printRelease(tw io.Writer, r retention.ReportRelease, run, verbose bool) {
 	}
 }
 
-// pkgCount is one package's line in the per-package summary.
 type pkgCount struct {
 	name                                    string
 	releases, planned, keep, remove, failed int
 	bytes                                   int64
 }
 
-// printPackages prints the per-package summary: for a dry run what each
-// package keeps and loses, for a run what it kept, lost and failed to
-// lose. Packages with nothing to remove are counted, and listed when
-// verbose.
+// printPackages prints the per-package summary; packages with nothing
+// to remove are listed only when verbose.
 func printPackages(w io.Writer, rep retention.Report, verbose bool) {
 	run := !rep.DryRun
 	var pkgs []*pkgCount
@@ -241,8 +231,6 @@ func printPackages(w io.Writer, rep retention.Report, verbose bool) {
 	}
 }
 
-// printProblem prints one problem found by a scan, its first line
-// prefixed with label (such as "error: ").
 func printProblem(w io.Writer, p pkgstore.Problem, indent, label string) {
 	mark := ""
 	if p.Blocking {
@@ -251,10 +239,8 @@ func printProblem(w io.Writer, p pkgstore.Problem, indent, label string) {
 	fmt.Fprintf(w, "%s%s%s: %s%s\n%s  %s\n", indent, label, p.Kind, p.Path, mark, indent, p.Message)
 }
 
-// progress shows, on stderr when it is a terminal, which phase a command
-// is in and its count: "scanning 12/340" (package directories), "hiding 12/40",
-// "settling"... one line, redrawn in place at most every 100ms (and at
-// each change of phase), cleared when done. Elsewhere it writes nothing.
+// progress is one line on a terminal's stderr ("scanning 12/340"),
+// redrawn at most every 100ms and at each new phase.
 type progress struct {
 	w     io.Writer
 	on    bool
@@ -268,8 +254,15 @@ func newProgress(stderr io.Writer) *progress {
 	return &progress{w: stderr, on: ok && term.IsTerminal(int(f.Fd()))}
 }
 
-// show draws text for phase; a new phase is drawn at once, the same
-// phase at most every 100ms unless final.
+// progressFor is a long command's progress; never with --json, whose
+// readers want stderr's lines alone.
+func (a *app) progressFor(cmd *cobra.Command) *progress {
+	if a.wantJSON(cmd) {
+		return &progress{w: a.stderr}
+	}
+	return newProgress(a.stderr)
+}
+
 func (p *progress) show(phase, text string, final bool) {
 	if !p.on {
 		return
@@ -282,9 +275,6 @@ func (p *progress) show(phase, text string, final bool) {
 	fmt.Fprintf(p.w, "\r%s\x1b[K", text)
 }
 
-// onPhase reports a phase of the scan (pkgstore.PhaseScan: Total, the
-// origin/name directories, once they are listed), the planning or
-// retention.Apply.
 func (p *progress) onPhase(e retention.PhaseEvent) {
 	text := string(e.Phase) + "..."
 	if e.Total > 0 {
@@ -293,10 +283,17 @@ func (p *progress) onPhase(e retention.PhaseEvent) {
 	p.show(string(e.Phase), text, e.Done == 0 || e.Done == e.Total) // a start, a total learnt, an end: at once
 }
 
-// done clears the line.
 func (p *progress) done() {
 	if p.on && p.drawn {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.drawn, p.phase = false, ""
 	}
+}
+
+// plural is "1 release", "2 releases".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -17,76 +17,52 @@ func addPressureFlags(cmd *cobra.Command) {
 	cmd.Flags().String("max-free", "", "disk pressure: the free space to reach, `SIZE` (default: --min-free)")
 }
 
-// pressureRun is a run under disk pressure, as shown: the limits, what
-// pressure decided (prune.Outcome.Verdict), the free space read after a real
-// run, and what is still missing then.
-type pressureRun struct {
-	limits  pressure.Limits
-	verdict pressure.Verdict
-	after   *int64
-	missing int64
-	largest []retention.Decision
-}
-
-// newPressureRun is the pressure part of run under l: after a run that
-// went ahead, the free space read then and what is missing from it, else
-// what the plan leaves missing.
-func newPressureRun(l pressure.Limits, out *prune.Outcome) *pressureRun {
-	p := &pressureRun{limits: l, verdict: *out.Verdict, missing: out.Missing, largest: out.LargestKept}
-	if out.Result != nil && p.verdict.Under && out.FreeAfter >= 0 {
-		after := out.FreeAfter
-		p.after = &after
-	}
-	return p
-}
-
-// pressureReport is what run --json adds under disk pressure.
 type pressureReport struct {
-	FreeBefore *int64 `json:"free_before,omitempty"`
-	FreeAfter  *int64 `json:"free_after,omitempty"`
-	MinFree    *int64 `json:"min_free,omitempty"`
-	MaxFree    *int64 `json:"max_free,omitempty"`
-	// FreeMissing is what is still missing to reach max_free (0: none).
-	FreeMissing *int64 `json:"free_missing,omitempty"`
-	// LargestKept are the largest releases the policy keeps, when not
-	// enough could be freed.
+	FreeBefore  *int64                    `json:"free_before,omitempty"`
+	FreeAfter   *int64                    `json:"free_after,omitempty"`
+	MinFree     *int64                    `json:"min_free,omitempty"`
+	MaxFree     *int64                    `json:"max_free,omitempty"`
+	FreeMissing *int64                    `json:"free_missing,omitempty"`
 	LargestKept []retention.ReportRelease `json:"largest_kept,omitempty"`
 }
 
-// runReport is run --json: the plan's report, plus the disk pressure
-// fields when --min-free is set and the artifact cache's decisions with
-// --cache.
+// runReport is run --json.
 type runReport struct {
 	retention.Report
 	pressureReport
-	// Cache is present (possibly empty) whenever --cache is set.
-	Cache []cacheReport `json:"cache,omitzero"`
-	// CacheError says why the cache could not be read (exit 4).
-	CacheError string `json:"cache_error,omitempty"`
+	Cache      []cacheReport `json:"cache,omitzero"` // with --cache, possibly empty
+	CacheError string        `json:"cache_error,omitempty"`
 }
 
-func (p *pressureRun) report() pressureReport {
-	v := p.verdict
-	r := pressureReport{FreeBefore: &v.FreeBefore, FreeAfter: p.after, MinFree: &v.MinFree, MaxFree: &v.MaxFree, FreeMissing: &p.missing}
-	for _, d := range p.largest {
+func pressureReportOf(out *prune.Outcome) pressureReport {
+	v := out.Verdict
+	r := pressureReport{FreeBefore: &v.FreeBefore, FreeAfter: freeAfter(out), MinFree: &v.MinFree, MaxFree: &v.MaxFree, FreeMissing: &out.Missing}
+	for _, d := range out.LargestKept {
 		size := d.Release.Size
 		r.LargestKept = append(r.LargestKept, retention.ReportRelease{Ident: d.Release.Ident.String(), Action: d.Action, Reasons: d.Reasons, Size: &size})
 	}
 	return r
 }
 
-// print says, for people, what pressure did and, when not enough could
-// be freed, what is missing and what keeps the most space.
-func (p *pressureRun) print(w io.Writer) {
-	fmt.Fprintf(w, "\nDisk pressure: %s.\n", p.verdict.Text(p.limits))
-	if p.after != nil {
-		fmt.Fprintf(w, "Free space: %s before, %s after (min-free %s, max-free %s).\n", humanize.Bytes(p.verdict.FreeBefore), humanize.Bytes(*p.after), humanize.Bytes(p.verdict.MinFree), humanize.Bytes(p.verdict.MaxFree))
+// freeAfter is the free space read after a run that went ahead.
+func freeAfter(out *prune.Outcome) *int64 {
+	if out.Result == nil || !out.Verdict.Under || out.FreeAfter < 0 {
+		return nil
 	}
-	if p.missing == 0 {
+	return &out.FreeAfter
+}
+
+func printPressure(w io.Writer, l pressure.Limits, out *prune.Outcome) {
+	v := out.Verdict
+	fmt.Fprintf(w, "\nDisk pressure: %s.\n", v.Text(l))
+	if after := freeAfter(out); after != nil {
+		fmt.Fprintf(w, "Free space: %s before, %s after (min-free %s, max-free %s).\n", humanize.Bytes(v.FreeBefore), humanize.Bytes(*after), humanize.Bytes(v.MinFree), humanize.Bytes(v.MaxFree))
+	}
+	if out.Missing == 0 {
 		return
 	}
-	fmt.Fprintf(w, "Still missing %s to reach max-free %s. The largest releases the policy keeps:\n", humanize.Bytes(p.missing), humanize.Bytes(p.verdict.MaxFree))
-	for _, d := range p.largest {
+	fmt.Fprintf(w, "Still missing %s to reach max-free %s. The largest releases the policy keeps:\n", humanize.Bytes(out.Missing), humanize.Bytes(v.MaxFree))
+	for _, d := range out.LargestKept {
 		fmt.Fprintf(w, "  %s  %s  %s\n", d.Release.Ident, humanize.Bytes(d.Release.Size), reasonLines(d.Reasons)[0])
 	}
 }

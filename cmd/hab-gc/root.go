@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,18 +18,12 @@ import (
 )
 
 // execute builds a fresh command tree, runs it and returns the exit code.
-// There is no package-level state: each call has its own tree and viper.
-// SIGINT and SIGTERM stop the command (see stopper): one that does not
-// return within HAB_GC_STOP_GRACE, or a second signal, ends the process
-// with os.Exit(exitInterrupted).
 func execute(args []string, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
 	return executeWith(args, stdout, stderr, lookup, os.Exit, nil)
 }
 
 // executeWith is execute with the function that ends the process early
-// and pre, run once the signals are watched and before the command (nil
-// but in tests, which block there in open(2) of a FIFO, as a command
-// blocked in a system call would).
+// and pre, run once signals are watched (tests block there).
 func executeWith(args []string, stdout, stderr io.Writer, lookup func(string) (string, bool), exit func(int), pre func()) int {
 	grace, err := stopGrace(lookup)
 	if err != nil {
@@ -47,9 +40,7 @@ func executeWith(args []string, stdout, stderr io.Writer, lookup func(string) (s
 	root.SetArgs(joinOptionalValues(args))
 	cmd, err := root.ExecuteContextC(ctx)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		// Stopped by SIGINT or SIGTERM before changing anything: a run
-		// interrupted while changing the store says what it did itself
-		// and returns exitCodeError{exitInterrupted}.
+		// A run stopped while changing the store says so itself.
 		stopper.say(fmt.Sprintf("interrupted (%v): stopped before changing anything", context.Cause(ctx)))
 		return exitInterrupted
 	}
@@ -69,10 +60,8 @@ func executeWith(args []string, stdout, stderr io.Writer, lookup func(string) (s
 	return exitOK
 }
 
-// plainFlagError rewrites pflag's complaint about a value so that it does
-// not quote Go's parser: `invalid argument "maybe" for "--json" flag:
-// strconv.ParseBool: parsing "maybe": invalid syntax` ends in "must be
-// true or false".
+// plainFlagError ends pflag's complaint about a value in "must be true or
+// false" rather than Go's parser's words.
 func plainFlagError(err error) error {
 	msg := err.Error()
 	i := strings.Index(msg, "strconv.Parse")
@@ -92,8 +81,7 @@ func plainFlagError(err error) error {
 	return errors.New(msg[:i] + what)
 }
 
-// flagHint adds to pflag's "unknown flag: --keep-lates" the command's
-// nearest flag.
+// flagHint adds the nearest flag to pflag's "unknown flag".
 func flagHint(c *cobra.Command, err error) error {
 	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
 	if !ok {
@@ -113,22 +101,15 @@ func habitatSpellings(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 	return pflag.NormalizedName(name)
 }
 
-// optionalValueFlags take an optional value: bare, they mean a default
-// (--keep-latest: 1).
-func optionalValueFlags() []string { return []string{"--keep-latest"} }
-
 // isWholeNumber reports whether s is an optional "-" and decimal digits.
 func isWholeNumber(s string) bool {
 	s = strings.TrimPrefix(s, "-")
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// joinOptionalValues lets a flag with an optional value take it after a
-// space, as Habitat's own flags do: "--keep-latest 3" becomes
-// "--keep-latest=3" (pflag would read a bare --keep-latest and a
-// positional "3"). Only a following whole number is joined, so a bare
-// --keep-latest before another flag or an argument still means its
-// default; a negative number is joined to be refused by name.
+// joinOptionalValues makes "--keep-latest 3" "--keep-latest=3", as
+// Habitat spells it; pflag would read a bare --keep-latest (1) and "3".
+// A negative number is joined to be refused by name.
 func joinOptionalValues(args []string) []string {
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
@@ -136,7 +117,7 @@ func joinOptionalValues(args []string) []string {
 		if a == "--" {
 			return append(out, args[i:]...)
 		}
-		if slices.Contains(optionalValueFlags(), a) && i+1 < len(args) && isWholeNumber(args[i+1]) {
+		if a == "--keep-latest" && i+1 < len(args) && isWholeNumber(args[i+1]) {
 			out = append(out, a+"="+args[i+1])
 			i++
 			continue
@@ -157,9 +138,8 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 }
 
 type app struct {
-	// stdout and stderr carry machine-readable output (JSON, logs,
-	// progress) exactly; text and textErr are the same streams for people,
-	// every name escaped by display.Escape so that none can be spoofed.
+	// text and textErr are stdout and stderr for people: every name
+	// escaped (display.Escape) so that none can be spoofed.
 	stdout, stderr io.Writer
 	text, textErr  io.Writer
 	lookup         func(string) (string, bool)
@@ -191,8 +171,7 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{plainFlagError(flagHint(c, err))} })
 	root.SetGlobalNormalizationFunc(habitatSpellings)
-	// --version without cobra's -v: -v is --verbose wherever it is
-	// accepted (run -v).
+	// --version without cobra's -v, which is --verbose.
 	root.Flags().Bool("version", false, "print hab-gc's version (as hab-gc version)")
 	addRootFlags(root.PersistentFlags())
 	root.PersistentFlags().Bool("json", false, "print JSON instead of tables")
@@ -209,10 +188,8 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	root.AddCommand(topicCmds(root)...)
 	root.SetHelpCommand(helpCmd(root))
 	help := root.HelpFunc()
-	// Help is laid out for the terminal's width: the command's own long
-	// help refilled (before a docs page, laid out already, is added), then
-	// every line still too wide (a flag's or command's description)
-	// filled under its own column.
+	// Help is filled to the terminal's width: the long help before its
+	// docs page is added, then every line still too wide.
 	root.SetHelpFunc(func(c *cobra.Command, argv []string) {
 		out := c.OutOrStdout()
 		w := helpWidth(out, lookup)
@@ -227,9 +204,8 @@ FS_ROOT/hab/etc/hab-gc.toml), then defaults.
 	return root
 }
 
-// annotateSettings ends the help of every flag that is a setting with its
-// environment variable(s) and config key, from settings(): the one list
-// that loadConfig reads them by.
+// annotateSettings ends every setting's flag help with its variables and
+// config key.
 func annotateSettings(fs *pflag.FlagSet) {
 	for _, s := range settings() {
 		f := fs.Lookup(s.flag)
@@ -251,10 +227,6 @@ func annotateSettings(fs *pflag.FlagSet) {
 	}
 }
 
-// storeFlags names the root flags that say which store and how to read
-// it; a scheduled job inherits those the daemon was given (see jobSetup).
-func storeFlags() []string { return []string{"config", "target", "lock-timeout"} }
-
 // addRootFlags adds the flags every command shares.
 func addRootFlags(pf *pflag.FlagSet) {
 	pf.String("fs-root", "", "the FS root the store is under: the store is FS_ROOT/hab/pkgs (default /)")
@@ -263,7 +235,6 @@ func addRootFlags(pf *pflag.FlagSet) {
 	pf.String("lock-timeout", "", "how long to wait for another hab-gc's lock on the store (default 30s)")
 }
 
-// withConfig wraps a command's work with config loading.
 func (a *app) withConfig(f func(cmd *cobra.Command, c *config, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		c, err := loadConfig(cmd, a.lookup)
@@ -282,8 +253,8 @@ func (a *app) wantJSON(cmd *cobra.Command) bool {
 	return j
 }
 
-// buildVersion is the module version and, when the build recorded it,
-// the VCS commit (with "+dirty" for uncommitted changes).
+// buildVersion is the module version and the VCS commit, "+dirty" when
+// the build had uncommitted changes.
 func buildVersion(bi *debug.BuildInfo, ok bool) (version, commit string) {
 	version = "devel"
 	if !ok {
@@ -307,7 +278,6 @@ func buildVersion(bi *debug.BuildInfo, ok bool) (version, commit string) {
 	return version, commit
 }
 
-// version is the version line: "devel (commit abc123...)" when known.
 func version() string {
 	v, commit := buildVersion(debug.ReadBuildInfo())
 	if commit != "" {
@@ -335,7 +305,7 @@ func (a *app) versionCmd() *cobra.Command {
 	}
 }
 
-// nullable is nil for "" (null in JSON), else a pointer to s.
+// nullable is nil (JSON null) for "".
 func nullable(s string) *string {
 	if s == "" {
 		return nil

@@ -18,8 +18,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// planFor opens the store, scans it (with a progress bar on a terminal)
-// and computes the plan for the configured policy.
+// planFor opens the store and plans it with the configured policy.
 func (a *app) planFor(cmd *cobra.Command, c *config, requireKeep, sizes bool) (*retention.Plan, *pkgstore.Store, error) {
 	ctx := cmd.Context()
 	pol, opts, err := c.pruneSetup(requireKeep)
@@ -44,7 +43,6 @@ func (a *app) planFor(cmd *cobra.Command, c *config, requireKeep, sizes bool) (*
 	return plan, store, nil
 }
 
-// damagedHint adds to a plan refused for a damaged store how to go on.
 func damagedHint(err error) error {
 	if errors.Is(err, retention.ErrDamaged) {
 		return fmt.Errorf("%w\nhab-gc check explains each problem. To plan anyway, keeping every damaged release and all it names: --allow-damaged (env HAB_GC_ALLOW_DAMAGED, config key allow_damaged)", err)
@@ -52,9 +50,9 @@ func damagedHint(err error) error {
 	return err
 }
 
-// planNotes prints the plan's warnings and what needs the operator of what
-// its root finders found (a Found's Notice; verbose: every Summary). A
-// notice a probe under Apply's lock will settle waits for probeNotes.
+// planNotes prints the plan's warnings and its root finders' notices
+// (verbose: summaries); those a probe under Apply's lock settles wait for
+// probeNotes.
 func (a *app) planNotes(plan *retention.Plan, verbose bool) {
 	for _, w := range plan.Warnings {
 		fmt.Fprintf(a.textErr, "hab-gc: warning: %s\n", w.Text)
@@ -69,8 +67,6 @@ func (a *app) planNotes(plan *retention.Plan, verbose bool) {
 	}
 }
 
-// probeNotes prints what the finders' probes found under Apply's lock,
-// for a plan that left them to it (retention.PlanToApply).
 func (a *app) probeNotes(plan *retention.Plan, res *retention.Result, verbose bool) {
 	if !plan.ProbesLeftToApply() || res == nil {
 		return
@@ -86,8 +82,7 @@ func (a *app) probeNotes(plan *retention.Plan, res *retention.Result, verbose bo
 	}
 }
 
-// onCommandLine says whether a setting (prune.RefuseUnmatched's key and
-// an exclude's source) was given on the command line.
+// onCommandLine is prune.RefuseUnmatched's test.
 func (c *config) onCommandLine(key, source string) bool {
 	if key == prune.SettingExclude {
 		return source == flagExcludeSource
@@ -123,15 +118,9 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 	cmd.RunE = asOnly(a.withConfig(func(cmd *cobra.Command, c *config, _ []string) (err error) {
 		dry, _ := cmd.Flags().GetBool("dry-run")
 		allowKeepNone, _ := cmd.Flags().GetBool("allow-keep-none")
-		if dry {
-			if note := noteKeepNone(c, allowKeepNone); note != "" {
-				fmt.Fprintf(a.textErr, "hab-gc: note: %s\n", note)
-			}
-		} else if err := refuseKeepNone(c, allowKeepNone); err != nil {
+		if err := a.keepNone(c, dry, allowKeepNone); err != nil {
 			return err // before anything is written: no history, no metrics
 		}
-		// --metrics-file: the plan, and for a real run what it did and
-		// whether it succeeded (a refusal is a failed prune).
 		mf, err := a.openMetricsFile(c, c.fsRoot(), false)
 		if err != nil {
 			return err
@@ -173,10 +162,8 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			return err
 		}
 		defer store.Close()
-		// Under disk pressure every release is measured, to name the
-		// largest kept ones when not enough can be freed; with --verbose,
-		// to show the kept ones' sizes. Otherwise only the removals are
-		// (a real store's kept releases are most of it).
+		// Kept releases are measured only to show them (--verbose) or to
+		// name the largest under disk pressure.
 		scan.Sizes = limits != nil || verbose
 		opts := prune.Options{Policy: pol, Scan: scan, Limits: limits, Cache: cacheOpts,
 			Free: pressure.Statfs(filepath.Join(c.fsRoot(), pkgstore.StoreDir)), DryRun: dry, LockTimeout: timeout, Pace: pace}
@@ -187,8 +174,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			opts.Refuse = prune.RefuseUnmatched(c.onCommandLine)
 		}
 		if cacheErr != nil {
-			// A bad cache setting is reported after the plan's notes, and
-			// before pressure is looked at; nothing is changed or written.
+			// Reported after the plan's notes; nothing is changed.
 			opts.Limits, opts.Cache, opts.DryRun, opts.Metrics = nil, nil, true, nil
 		}
 		bar := a.progressFor(cmd)
@@ -209,11 +195,7 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 				fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s\n", o.Verdict.Text(*limits))
 			}
 			if !opts.DryRun {
-				// A cancelled Apply puts back what it hid and
-				// finishes the deletions under way: given time to,
-				// and more while it makes progress, before the
-				// watchdog ends the process (which kill -9 safety
-				// covers).
+				// A cancelled Apply has time to put back what it hid.
 				held = a.stop.hold(applyStopGrace, func() {})
 				bar = a.progressFor(cmd)
 			}
@@ -249,17 +231,14 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		var rep retention.Report
 		var rels retention.ReportReleases
 		if asJSON {
-			// Written as it goes: the releases are not all held at
-			// once (a large store's peak memory is at its report).
+			// Streamed: a large store's peak memory is at its report.
 			rep, rels = plan.ReportStream(res)
 		} else {
 			rep = plan.Report(res)
 		}
 		report := runReport{Report: rep}
-		var press *pressureRun
 		if out.Verdict != nil {
-			press = newPressureRun(*limits, out)
-			report.pressureReport = press.report()
+			report.pressureReport = pressureReportOf(out)
 		}
 		var cr *cacheRun
 		if cacheOpts != nil {
@@ -274,8 +253,8 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 		} else {
 			printPlan(a.text, rep, verbose)
 			cr.print(a.text, verbose)
-			if press != nil {
-				press.print(a.text)
+			if out.Verdict != nil {
+				printPressure(a.text, *limits, out)
 			}
 		}
 		if res != nil && errors.Is(err, context.Canceled) {
@@ -298,8 +277,8 @@ HAB_KEEP_LATEST or keep_latest in the config file), run refuses and removes noth
 			fmt.Fprintf(a.textErr, "hab-gc: %d artifact cache removal(s) failed; the others were done\n", n)
 			return exitCodeError{exitPartial}
 		}
-		if press != nil && press.missing > 0 {
-			fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s still missing to reach max-free %s\n", humanize.Bytes(press.missing), humanize.Bytes(press.verdict.MaxFree))
+		if out.Verdict != nil && out.Missing > 0 {
+			fmt.Fprintf(a.textErr, "hab-gc: disk pressure: %s still missing to reach max-free %s\n", humanize.Bytes(out.Missing), humanize.Bytes(out.Verdict.MaxFree))
 			return exitCodeError{exitNotEnough}
 		}
 		return nil

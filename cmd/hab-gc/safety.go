@@ -13,8 +13,7 @@ import (
 	"github.com/hab-gc/hab-gc/docs"
 )
 
-// safetyTopic is `hab-gc safety`: the safety model (docs/safety.md), in the
-// help and in the man pages and markdown that `hab-gc docs` writes.
+// safetyTopic is `hab-gc safety`: docs/safety.md.
 func safetyTopic() *cobra.Command {
 	t, _ := docs.Lookup("safety")
 	return &cobra.Command{
@@ -30,11 +29,8 @@ func safetyTopic() *cobra.Command {
 	}
 }
 
-// fillTopic ends the long help of a command carrying a docs page
-// (topicAnnotation) with the page's text, once. The pages are rendered
-// only when a help or docs command needs them: rendering every page on
-// every start cost each command ~13 ms (and TestFleetSpread, 1,000
-// commands, 242 s of the package's 512 s under -race).
+// fillTopic ends a topic's long help with its page, once: pages are
+// rendered only when help needs them (~13 ms a command otherwise).
 func fillTopic(c *cobra.Command) {
 	name, ok := c.Annotations[topicAnnotation]
 	if !ok || c.Annotations[topicFilledAnnotation] != "" {
@@ -46,7 +42,6 @@ func fillTopic(c *cobra.Command) {
 	c.Annotations[topicFilledAnnotation] = "yes"
 }
 
-// fillTopics is fillTopic for every command under root.
 func fillTopics(root *cobra.Command) {
 	fillTopic(root)
 	for _, c := range root.Commands() {
@@ -54,24 +49,17 @@ func fillTopics(root *cobra.Command) {
 	}
 }
 
-// topicFilledAnnotation marks a command whose long help fillTopic has
-// ended with its page.
-const topicFilledAnnotation = "hab-gc/docs-page-filled"
+const (
+	topicAnnotation       = "hab-gc/docs-page" // the docs page a command's long help is
+	topicFilledAnnotation = "hab-gc/docs-page-filled"
+	// manPlaceholder stands for a docs page in the markdown go-md2man
+	// renders (it would refill code and tables); fillManTopics puts the
+	// page's own roff there.
+	manPlaceholder = "HABGCDOCSPAGEBODY"
+)
 
-// topicAnnotation marks a command whose long help is a docs page: the
-// page's name. Its man page is written from docs.Topic.Man (see manTopics).
-const topicAnnotation = "hab-gc/docs-page"
-
-// manPlaceholder stands for a docs page in the long help cobra's man
-// writer renders (go-md2man refills code and runs tables off the page);
-// fillManTopics puts the page's own roff (docs.Topic.Man) in its place.
-const manPlaceholder = "HABGCDOCSPAGEBODY"
-
-// manTopics rewrites the long help of every command carrying a docs page
-// (topicAnnotation) to end in manPlaceholder instead of the page's text,
-// for man pages only.
-// A command that has a page of its name but not as its help (history)
-// gets the page after its help.
+// manTopics ends each topic's long help, and that of a command named as
+// a page (history), in manPlaceholder, for man pages only.
 func manTopics(root *cobra.Command) {
 	for _, c := range root.Commands() {
 		if name, ok := c.Annotations[topicAnnotation]; ok {
@@ -83,8 +71,6 @@ func manTopics(root *cobra.Command) {
 	}
 }
 
-// fillManTopics replaces manPlaceholder in the man page of every command
-// carrying a docs page or named as one, in dir, with the page's roff.
 func fillManTopics(root *cobra.Command, dir string) error {
 	for _, c := range root.Commands() {
 		name, ok := c.Annotations[topicAnnotation]
@@ -112,9 +98,7 @@ func fillManTopics(root *cobra.Command, dir string) error {
 	return nil
 }
 
-// topicCmds are the help topics (`hab-gc help TOPIC`), one per page of
-// docs/ that is not already a command: cobra lists them under "Additional
-// help topics", and `hab-gc docs` writes each as a man page.
+// topicCmds are the help topics, one per docs page not a command.
 func topicCmds(root *cobra.Command) []*cobra.Command {
 	var out []*cobra.Command
 	for _, t := range docs.Topics() {
@@ -131,8 +115,7 @@ func topicCmds(root *cobra.Command) []*cobra.Command {
 	return out
 }
 
-// writeTopics writes each help topic of root into dir as hab-gc-TOPIC+ext
-// with gen: cobra's tree writers skip help topics.
+// writeTopics writes the help topics, which cobra's tree writers skip.
 func writeTopics(root *cobra.Command, dir, ext string, gen func(*cobra.Command, io.Writer) error) error {
 	for _, c := range root.Commands() {
 		if !c.IsAdditionalHelpTopicCommand() {

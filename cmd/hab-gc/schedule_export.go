@@ -2,15 +2,16 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// scheduleExportCmd is schedule export: a systemd timer and service per effective job.
 func (a *app) scheduleExportCmd() *cobra.Command {
 	export := readSchedulesCmd("export --format systemd --schedules DIR --out DIR",
 		"Write a systemd timer and service per effective job (OnCalendar at the resolved time, Persistent=true)")
@@ -55,10 +56,8 @@ func (a *app) scheduleExportCmd() *cobra.Command {
 	return export
 }
 
-// invocation is the command an exported service runs: daemon --once with
-// every setting this export was given (absolute paths), and the
-// environment variables hab-gc reads that are set now (a service does not
-// inherit the shell's environment).
+// invocation is daemon --once with this export's settings (absolute
+// paths) and the variables set now: a service inherits no shell's.
 func (a *app) invocation(cmd *cobra.Command, s *schedule.Scheduler, exe string) (schedule.Invocation, error) {
 	dir, err := filepath.Abs(s.Dir)
 	if err != nil {
@@ -73,7 +72,7 @@ func (a *app) invocation(cmd *cobra.Command, s *schedule.Scheduler, exe string) 
 		}
 		inv.Args = append(inv.Args, "--state", state)
 	}
-	for _, name := range append([]string{"fs-root", "catch-up-spread"}, storeFlags()...) {
+	for _, name := range []string{"fs-root", "catch-up-spread", "config", "target", "lock-timeout"} {
 		f := cmd.Flags().Lookup(name)
 		if f == nil || !f.Changed {
 			continue
@@ -97,4 +96,29 @@ func (a *app) invocation(cmd *cobra.Command, s *schedule.Scheduler, exe string) 
 		}
 	}
 	return inv, nil
+}
+
+// printExported lists the units written, then the systemctl lines that
+// stop the removed timers (systemd runs one it loaded until told) and
+// start the written ones.
+func printExported(w io.Writer, written, removed []string) {
+	var timers []string
+	for _, f := range written {
+		fmt.Fprintln(w, f)
+		if strings.HasSuffix(f, ".timer") {
+			timers = append(timers, filepath.Base(f))
+		}
+	}
+	var gone []string
+	for _, n := range removed {
+		if strings.HasSuffix(n, ".timer") {
+			gone = append(gone, n)
+		}
+	}
+	if len(gone) > 0 {
+		fmt.Fprintf(w, "systemctl disable --now %s\n", strings.Join(gone, " "))
+	}
+	if len(timers) > 0 {
+		fmt.Fprintf(w, "systemctl daemon-reload && systemctl enable --now %s\n", strings.Join(timers, " "))
+	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// scheduleListCmd is schedule list: every effective job and watch, in a table or JSON.
 func (a *app) scheduleListCmd() *cobra.Command {
 	list := readSchedulesCmd("list --schedules DIR",
 		"Show each effective job: type, store, spec, resolved cron, owner, members, next and last run")
@@ -130,7 +129,6 @@ func (a *app) scheduleListCmd() *cobra.Command {
 	return list
 }
 
-// pressureSpec says when a pressure job runs, for schedule list.
 func pressureSpec(j schedule.Job) string {
 	if j.Limits == nil {
 		return "pressure"
@@ -138,9 +136,7 @@ func pressureSpec(j schedule.Job) string {
 	return fmt.Sprintf("min_free %s, max_free %s", j.Limits.MinFree, j.Limits.MaxFree)
 }
 
-// notInState marks, in schedule list, the NEXT time of a job the state
-// file does not hold (schedule.JobStatus.InState), explained once under the
-// table by notInStateNote.
+// notInState marks the NEXT of a job the state file does not hold.
 const (
 	notInState     = "(not in state)"
 	notInStateNote = "the state file does not hold this job (deleted or replaced, or no daemon has loaded its definition yet).\n" +
@@ -148,8 +144,7 @@ const (
 		"exported timer; otherwise it starts when a daemon next starts or reloads, at its first due time after that."
 )
 
-// statePaths are the state files of s's jobs, sorted: StatePath, or the
-// one beside each job's store.
+// statePaths are the state files of s's jobs, sorted.
 func statePaths(s *schedule.Scheduler) []string {
 	if !s.StateBesideStores {
 		return []string{s.StatePath}

@@ -12,7 +12,6 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// scheduleNextCmd is schedule next: the cron expression a spec resolves to, and its next times.
 func (a *app) scheduleNextCmd() *cobra.Command {
 	next := &cobra.Command{
 		Use:   "next SPEC --store PATH --job prune|check",
@@ -30,8 +29,7 @@ FS_ROOT/etc/machine-id, else the host name).`,
 	next.Flags().StringArray("exclude", nil, "prune: exclude (repeatable)")
 	next.Flags().String("min-age", "", "prune: min_age")
 	next.Flags().Int("count", 5, "how many next run times to print after the expression")
-	next.Flags().String("timezone", "UTC", "time zone cron expressions are read in (e.g. Europe/Berlin, Local)")
-	next.Flags().String("now", "", "set the clock to this RFC 3339 time (tests and rehearsals)")
+	clockFlags(next)
 	next.Flags().String("state", "", "the daemon's state file, whose recorded machine identity is used (default FS_ROOT/hab/sup/default/hab-gc/schedule-state.json of the store's FS root)")
 	next.RunE = a.withConfig(func(cmd *cobra.Command, c *config, argv []string) error {
 		loc, clock, err := zoneAndClock(cmd)

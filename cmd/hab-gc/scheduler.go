@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,13 +17,16 @@ import (
 	"github.com/hab-gc/hab-gc/schedule"
 )
 
-// schedFlags are the flags shared by daemon and the schedule commands.
 func schedFlags(cmd *cobra.Command) {
 	cmd.Flags().String("schedules", "", "directory of schedule definitions (*.toml)")
 	cmd.Flags().String("state", "", "state file of every job (default: beside each store, FS_ROOT/hab/sup/default/hab-gc/schedule-state.json of each job's FS root)")
+	clockFlags(cmd)
+	cmd.Flags().Duration("catch-up-spread", 10*time.Minute, "a run missed while hab-gc was not running waits a stable per-machine delay up to this long (0: at once)")
+}
+
+func clockFlags(cmd *cobra.Command) {
 	cmd.Flags().String("timezone", "UTC", "time zone cron expressions are read in (e.g. Europe/Berlin, Local)")
 	cmd.Flags().String("now", "", "set the clock to this RFC 3339 time (tests and rehearsals)")
-	cmd.Flags().Duration("catch-up-spread", 10*time.Minute, "a run missed while hab-gc was not running waits a stable per-machine delay up to this long (0: at once)")
 }
 
 // zoneAndClock reads --timezone and --now.
@@ -44,9 +48,8 @@ func zoneAndClock(cmd *cobra.Command) (*time.Location, func() time.Time, error) 
 	return loc, clock, nil
 }
 
-// buildTime is the time of the commit hab-gc was built from (vcs.time),
-// zero when unknown: a clock before it is obviously wrong
-// (schedule.Scheduler.NotBefore).
+// buildTime is the build's commit time (vcs.time): a clock before it is
+// wrong (schedule.Scheduler.NotBefore).
 func buildTime(bi *debug.BuildInfo, ok bool) time.Time {
 	if !ok {
 		return time.Time{}
@@ -61,8 +64,8 @@ func buildTime(bi *debug.BuildInfo, ok bool) time.Time {
 	return time.Time{}
 }
 
-// newScheduler builds a scheduler from the flags. Only the daemon writes
-// the state file: readOnly for the schedule commands.
+// newScheduler builds a scheduler from the flags; readOnly (the schedule
+// commands) writes no state.
 func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metricsFile) (*schedule.Scheduler, error) {
 	dir, _ := cmd.Flags().GetString("schedules")
 	if dir == "" {
@@ -119,34 +122,35 @@ func (a *app) newScheduler(cmd *cobra.Command, c *config, readOnly bool, m *metr
 		}}, nil
 }
 
-// allRejected returns the rejection when the definitions hold no job at
-// all and at least one was rejected, reading them without writing the
-// state file.
+// allRejected is the rejection when no definition was accepted, read
+// without writing the state file.
 func (a *app) allRejected(cmd *cobra.Command, c *config) error {
 	probe, err := a.newScheduler(cmd, c, true, nil)
 	if err != nil {
 		return nil
 	}
 	probe.Logger = slog.New(slog.DiscardHandler)
-	rejected, _ := a.reload(probe)
-	if rejected != nil && len(probe.Jobs())+len(probe.PressureJobs()) == 0 {
+	if rejected, _ := a.reload(probe); rejected != nil && len(probe.Jobs())+len(probe.PressureJobs()) == 0 {
 		return rejected
 	}
 	return nil
 }
 
-// readSchedulesCmd is a command that reads the schedule definitions
-// (readSchedules): no arguments, and schedFlags.
+// scheduleCmd is the schedule command group.
+func (a *app) scheduleCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "schedule", Short: "Inspect and export scheduled jobs"}
+	cmd.AddCommand(a.scheduleListCmd(), a.scheduleNextCmd(), a.scheduleExportCmd())
+	return cmd
+}
+
+// readSchedulesCmd is a command that reads the schedule definitions.
 func readSchedulesCmd(use, short string) *cobra.Command {
 	cmd := &cobra.Command{Use: use, Short: short, Args: args(cobra.NoArgs)}
 	schedFlags(cmd)
 	return cmd
 }
 
-// readSchedules is the scheduler of a command that only reads them
-// (schedule list, schedule export: no state file written) with its
-// definitions loaded (reload: rejected is for the caller to return once
-// its work with the valid ones is done).
+// readSchedules is the read-only scheduler with its definitions loaded.
 func (a *app) readSchedules(cmd *cobra.Command, c *config) (s *schedule.Scheduler, rejected, err error) {
 	s, err = a.newScheduler(cmd, c, true, nil)
 	if err != nil {
@@ -160,13 +164,19 @@ func (a *app) readSchedules(cmd *cobra.Command, c *config) (s *schedule.Schedule
 	return s, rejected, nil
 }
 
-// reload loads the definitions; rejected is a usage error naming every
-// rejected file (with line and column), for the caller to return once its
-// work with the valid ones is done.
+// reload loads the definitions; rejected names every file refused, for
+// the caller to return once its work with the valid ones is done.
 func (a *app) reload(s *schedule.Scheduler) (rejected, err error) {
 	probs, err := s.Reload()
 	if len(probs) > 0 {
 		rejected = usageError{fmt.Errorf("%d schedule definition(s) rejected:\n%w", len(probs), errors.Join(probs...))}
 	}
 	return rejected, err
+}
+
+// explicitMachineID is HAB_GC_MACHINE_ID: it replaces every FS root's
+// identity for randomized times.
+func (a *app) explicitMachineID() string {
+	v, _ := a.lookup(schedule.MachineIDEnv)
+	return strings.TrimSpace(v)
 }

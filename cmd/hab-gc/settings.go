@@ -3,61 +3,47 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// setting is one configurable value: its config key, flag and
-// environment variables (the first one set wins).
+// setting is one configurable value; the first variable set wins.
 type setting struct {
 	key  string
 	flag string
 	env  []string
 }
 
-// settings lists every configurable value. A setting's variable is
-// HAB_GC_ and its key in capitals, unless listed here.
+// settings lists every configurable value; its variable is HAB_GC_KEY
+// unless listed in vars.
 func settings() []setting {
 	vars := map[string][]string{
 		"fs_root":     {"FS_ROOT"},
 		"keep_latest": {"HAB_GC_KEEP_LATEST", "HAB_KEEP_LATEST", supKeepLatestEnv},
 	}
 	var out []setting
-	for _, kf := range [][2]string{
-		{"fs_root", "fs-root"}, {"target", "target"}, {"keep_latest", "keep-latest"},
-		{"self_keep_latest", "self-keep-latest"}, {"exclude", "exclude"}, {"only", "only"},
-		{"services_only", "services-only"}, {"no_deps", "no-deps"}, {"free_deps", "free-deps"},
-		{"only_supervisor_installed", "only-supervisor-installed"},
-		{"watch_whole_package", "whole-package"}, {"keep_latest_for", "keep-latest-for"},
-		{"watch_all", "all"}, {"watch_delay", "delay"}, {"on_unload", "on-unload"},
-		{"unload_grace", "unload-grace"}, {"min_age", "min-age"}, {"install_window", "install-window"},
-		{"ignore_uninstall_hooks", "ignore-uninstall-hooks"}, {"allow_damaged", "allow-damaged"},
-		{"allow_unmatched", "allow-unmatched"}, {"strict", "strict"}, {"lock_timeout", "lock-timeout"},
-		{"runtime_roots", "runtime-roots"}, {"sup_gateway", "sup-gateway"},
-		{"sup_gateway_ca_certs", "sup-gateway-ca-certs"}, {"sup_gateway_certs", "sup-gateway-certs"},
-		{"sup_gateway_key", "sup-gateway-key"}, {"min_free", "min-free"}, {"max_free", "max-free"},
-		{"cache", "cache"}, {"cache_keep_latest", "cache-keep-latest"}, {"metrics_file", "metrics-file"},
-		{"pace", "pace"},
-	} {
-		env, ok := vars[kf[0]]
+	for _, key := range strings.Fields(`fs_root target keep_latest self_keep_latest exclude only services_only no_deps
+		free_deps only_supervisor_installed watch_whole_package keep_latest_for watch_all watch_delay on_unload
+		unload_grace min_age install_window ignore_uninstall_hooks allow_damaged allow_unmatched strict lock_timeout
+		runtime_roots sup_gateway sup_gateway_ca_certs sup_gateway_certs sup_gateway_key min_free max_free cache
+		cache_keep_latest metrics_file pace`) {
+		env, ok := vars[key]
 		if !ok {
-			env = []string{"HAB_GC_" + strings.ToUpper(kf[0])}
+			env = []string{"HAB_GC_" + strings.ToUpper(key)}
 		}
-		out = append(out, setting{kf[0], kf[1], env})
+		flag := strings.ReplaceAll(strings.TrimPrefix(key, "watch_"), "_", "-") // watch's flags: --all, --delay
+		out = append(out, setting{key, flag, env})
 	}
 	return out
 }
 
-// supKeepLatestEnv is the Supervisor's HAB_KEEP_LATEST_PACKAGES (hab sup
-// run --keep-latest-packages): after a service starts, the Supervisor
-// keeps that many releases of that service's package only
-// (components/sup/src/manager.rs, maybe_uninstall_old_packages). Its
-// services inherit it, so its 0 is read only by watch (see vars).
+// supKeepLatestEnv is the Supervisor's per-service count
+// (components/sup/src/manager.rs, maybe_uninstall_old_packages); its
+// services inherit it, so its 0 is read only by watch.
 const supKeepLatestEnv = "HAB_KEEP_LATEST_PACKAGES"
 
-// vars are the variables viper reads s from: HAB_KEEP_LATEST_PACKAGES=0
-// is left out but for watch, so that a store-wide keep of none is never
-// inherited from the Supervisor's per-service variable.
+// vars are the variables viper reads s from.
 func (c *config) vars(s setting) []string {
 	if s.key == "keep_latest" && supKeepNone() && !c.supervisor {
 		return s.env[:len(s.env)-1]
@@ -65,19 +51,13 @@ func (c *config) vars(s setting) []string {
 	return s.env
 }
 
-// supKeepNone reports whether HAB_KEEP_LATEST_PACKAGES is set to 0.
 func supKeepNone() bool {
 	n, err := strconv.Atoi(strings.TrimSpace(os.Getenv(supKeepLatestEnv)))
 	return err == nil && n == 0
 }
 
 func (c *config) known(key string) bool {
-	for _, s := range settings() {
-		if s.key == key {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(settings(), func(s setting) bool { return s.key == key })
 }
 
 func (c *config) setting(key string) setting {
@@ -94,7 +74,6 @@ func (c *config) flagChanged(s setting) bool {
 	return f != nil && f.Changed
 }
 
-// envSource is the variable viper took s from, when it took it from one.
 func (c *config) envSource(s setting) (string, bool) {
 	for _, e := range c.vars(s) {
 		if os.Getenv(e) != "" {
@@ -104,7 +83,7 @@ func (c *config) envSource(s setting) (string, bool) {
 	return "", false
 }
 
-// source names where viper took a setting's value from, for messages.
+// source names where a setting's value came from, for messages.
 func (c *config) source(key string) string {
 	s := c.setting(key)
 	if src, ok := c.given[key]; ok {
@@ -125,5 +104,4 @@ func (c *config) source(key string) string {
 	return "default"
 }
 
-// isSet reports whether a setting was given anywhere.
 func (c *config) isSet(key string) bool { return c.source(key) != "default" }

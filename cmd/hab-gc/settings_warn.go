@@ -11,13 +11,10 @@ import (
 	"github.com/hab-gc/hab-gc/supervisor"
 )
 
-// testOnlyEnv are HAB_GC_* variables hab-gc's own tests give the processes
-// they start (internal/proctest and the test helpers): known, not settings.
+// testOnlyEnv are variables hab-gc's own tests give their processes.
 var testOnlyEnv = []string{"HAB_GC_TEST_", "HAB_GC_FLOCK_HELPER", "HAB_GC_LEASE_HELPER", "HAB_GC_PROCTEST_MAP",
 	"HAB_GC_RUNROOTS_BLIND_PLAN", "HAB_GC_BENCH_"}
 
-// knownEnv are the variables hab-gc reads: the settings', and those read
-// only from the environment.
 func knownEnv() []string {
 	var out []string
 	for _, s := range settings() {
@@ -26,10 +23,8 @@ func knownEnv() []string {
 	return append(out, "HAB_GC_CONFIG", "HAB_GC_MACHINE_ID", stopGraceEnv, "HAB_BINLINK_DIR", supervisor.TokenEnv)
 }
 
-// warnUnknownEnv warns of each non-empty HAB_GC_* variable hab-gc does not
-// read, naming the nearest one it does: a misspelt HAB_GC_EXCLUDES would
-// silently drop the pin it carries. Of Habitat's many HAB_* variables, only
-// a near-miss of one hab-gc reads is warned of (HAB_KEEP_LATES).
+// warnUnknownEnv warns of each HAB_GC_* variable hab-gc does not read (a
+// misspelt HAB_GC_EXCLUDES drops a pin), and of other HAB_* near-misses.
 func (c *config) warnUnknownEnv() {
 	known := knownEnv()
 	var unknown []string
@@ -52,8 +47,6 @@ func (c *config) warnUnknownEnv() {
 	}
 }
 
-// warnIneffective warns of a setting given that does nothing as the
-// others stand: cache_keep_latest without cache.
 func (c *config) warnIneffective() {
 	if c.cmd.Flags().Lookup("cache") == nil || !c.isSet("cache_keep_latest") {
 		return

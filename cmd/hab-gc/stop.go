@@ -13,27 +13,17 @@ import (
 	"time"
 )
 
-// defaultStopGrace is how long a command asked to stop (SIGINT, SIGTERM)
-// has to return on its own before the process ends (HAB_GC_STOP_GRACE):
-// long enough for a cancelled run to put back what it hid (a rename per
-// hidden release, then their directories synced together) and to finish
-// the deletions under way, short enough to be "within seconds" for
-// whoever asked.
-const defaultStopGrace = 10 * time.Second
-
-// applyStopGrace is the time a command that may be removing releases
-// (run while applying its plan, watch, daemon) has on top of the grace:
-// a cancelled Apply puts back every hidden release and finishes the one it
-// was deleting, which for a large release on a slow disk takes a while.
-const applyStopGrace = 20 * time.Second
-
-// maxStopGraces bounds how far progress stretches the grace: a command
-// that keeps making progress after the signal (a large put-back on a slow
-// disk) ends at the latest this many graces after it.
-const maxStopGraces = 5
-
-// stopGraceEnv sets the grace (a duration such as 10s).
-const stopGraceEnv = "HAB_GC_STOP_GRACE"
+const (
+	// defaultStopGrace is how long a command asked to stop has to return
+	// before the process ends (HAB_GC_STOP_GRACE).
+	defaultStopGrace = 10 * time.Second
+	// applyStopGrace is added while releases may be removed: a cancelled
+	// Apply puts back what it hid and finishes the deletion under way.
+	applyStopGrace = 20 * time.Second
+	// maxStopGraces bounds how far progress stretches the grace.
+	maxStopGraces = 5
+	stopGraceEnv  = "HAB_GC_STOP_GRACE"
+)
 
 // signalCause is the cause of the context a signal cancelled.
 type signalCause struct{ sig os.Signal }
@@ -43,15 +33,10 @@ func (c signalCause) Error() string { return signalName(c.sig) }
 // Is makes the cause a context.Canceled, as signal.NotifyContext's is.
 func (c signalCause) Is(target error) bool { return target == context.Canceled }
 
-// stopper stops a command asked to stop. The first SIGINT or SIGTERM
-// cancels the command's context and says so on stderr; a goroutine
-// blocked in a system call (open(2) of a FIFO, a hung mount) cannot see a
-// context, so if the command has not returned within the grace (counted
-// from its last progress, see progress), or on a second signal, the
-// process ends with exit code 7 (exitInterrupted),
-// saying so. Ending then is what kill -9 does, against which a run is
-// crash-safe (the next run finishes or puts back what it had hidden); a
-// cancelled run returns on its own well within the grace.
+// stopper cancels the command's context at the first SIGINT or SIGTERM.
+// A goroutine blocked in a system call (a FIFO, a hung mount) cannot see
+// that, so at a second signal, or the grace after the last progress, the
+// process ends with exitInterrupted: as kill -9 would, which runs survive.
 type stopper struct {
 	stderr io.Writer
 	grace  time.Duration
@@ -61,11 +46,9 @@ type stopper struct {
 	extra  time.Duration // held longer: a leased COMMAND's time to exit
 	moved  time.Time     // the command's last progress
 	onExit []func()      // before ending early: what must not outlive hab-gc
-	log    *slog.Logger  // the command's JSON log (daemon --log-format json); nil: plain lines
+	log    *slog.Logger  // daemon --log-format json; nil: plain lines
 }
 
-// logTo makes the stopper's notices records of l (a daemon logging JSON
-// says everything in JSON, its stop too) rather than plain lines.
 func (s *stopper) logTo(l *slog.Logger) {
 	if s == nil {
 		return
@@ -75,8 +58,6 @@ func (s *stopper) logTo(l *slog.Logger) {
 	s.mu.Unlock()
 }
 
-// say writes a notice: "hab-gc: TEXT" on stderr, or a WARN record of the
-// command's JSON log.
 func (s *stopper) say(text string) {
 	s.mu.Lock()
 	l := s.log
@@ -88,8 +69,8 @@ func (s *stopper) say(text string) {
 	fmt.Fprintf(s.stderr, "hab-gc: %s\n", text)
 }
 
-// start arms the stopper and returns the context the command runs with
-// and the function to call once it has returned.
+// start returns the command's context and the function to call once it
+// has returned.
 func (s *stopper) start() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
@@ -108,9 +89,6 @@ func (s *stopper) start() (context.Context, func()) {
 	}
 }
 
-// watch waits for a first signal, cancels, then waits for the command to
-// return, for a second signal, or for the grace to pass with no progress
-// (at most maxStopGraces graces in all).
 func (s *stopper) watch(sigs <-chan os.Signal, cancel context.CancelCauseFunc, done <-chan struct{}) {
 	var sig os.Signal
 	select {
@@ -152,8 +130,7 @@ func (s *stopper) watch(sigs <-chan os.Signal, cancel context.CancelCauseFunc, d
 	}
 }
 
-// progress tells the stopper the command is making progress: once asked
-// to stop, it has a grace from its last progress to return.
+// progress restarts the grace: the command is still getting somewhere.
 func (s *stopper) progress() {
 	if s == nil {
 		return
@@ -163,7 +140,6 @@ func (s *stopper) progress() {
 	s.mu.Unlock()
 }
 
-// end runs the exit hooks and ends the process with exitInterrupted.
 func (s *stopper) end(why string) {
 	s.mu.Lock()
 	hooks := slices.Clone(s.onExit)
@@ -175,10 +151,8 @@ func (s *stopper) end(why string) {
 	s.exit(exitInterrupted)
 }
 
-// hold gives the command extra time to return after the first signal
-// (lease: its COMMAND's time to exit), and onExit to run should the
-// process end before it returns (lease: kill COMMAND, which must not run
-// on without its lease). The returned function undoes both.
+// hold gives the command extra time after the first signal, and onExit
+// to run should the process end first; release undoes both.
 func (s *stopper) hold(extra time.Duration, onExit func()) (release func()) {
 	if s == nil {
 		return func() {}
@@ -196,8 +170,6 @@ func (s *stopper) hold(extra time.Duration, onExit func()) (release func()) {
 	}
 }
 
-// stopGrace reads HAB_GC_STOP_GRACE: a positive duration, the default
-// when unset or empty.
 func stopGrace(lookup func(string) (string, bool)) (time.Duration, error) {
 	v, ok := lookup(stopGraceEnv)
 	if !ok || v == "" {
@@ -210,7 +182,6 @@ func stopGrace(lookup func(string) (string, bool)) (time.Duration, error) {
 	return d, nil
 }
 
-// signalName names a signal as people write it (SIGTERM).
 func signalName(sig os.Signal) string {
 	if s, ok := sig.(syscall.Signal); ok {
 		switch s {

@@ -13,22 +13,13 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// supConfigFile is the Supervisor's own configuration file under the FS
-// root, which `hab sup run` reads when no --config-files are given
-// (habitat-sh/habitat components/hab/src/cli_v4/sup/sup_run.rs,
-// maybe_merge_from_config_files).
+// supConfigFile is what hab sup run reads without --config-files
+// (components/hab/src/cli_v4/sup/sup_run.rs, maybe_merge_from_config_files).
 const supConfigFile = "hab/sup/default/config/sup.toml"
 
-// supervisorCount gives watch the Supervisor's count when hab-gc's own
-// settings (--keep-latest, HAB_KEEP_LATEST, HAB_KEEP_LATEST_PACKAGES,
-// keep_latest in hab-gc.toml) name none: keep_latest_packages in
-// FS_ROOT/hab/sup/default/config/sup.toml, read as the Supervisor reads
-// it: after the flag and the environment, a whole number 0 or more, its
-// value the number of releases kept, the one running among them (0: only
-// the one running, as uninstall_all_but_latest(ident, 0) leaves it).
-// A sup.toml that is there but cannot be read, or is not TOML, is
-// refused: the Supervisor refuses it too; one that is not a regular file
-// is refused for safety (exit 3).
+// supervisorCount gives watch sup.toml's keep_latest_packages when no
+// setting names a count, read as the Supervisor reads it; a sup.toml it
+// would refuse is refused.
 func (c *config) supervisorCount() error {
 	if c.isSet("keep_latest") {
 		return nil
@@ -39,7 +30,6 @@ func (c *config) supervisorCount() error {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		return nil
 	case errors.Is(err, safeio.ErrNotRegular):
-		// A FIFO or device planted there: refused as an unsafe lock file is.
 		return refusedError{fmt.Errorf("the Supervisor's config file %s: %v", file, pathless(err))}
 	case err != nil:
 		return usageError{fmt.Errorf("the Supervisor's config file %s: %v", file, pathless(err))}

@@ -11,7 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/watch"
 )
 
-// watchDurations are watch's duration settings and their defaults.
+// watchDuration is a duration setting of watch; unset or 0, def.
 func (c *config) watchDuration(key string, def time.Duration) (time.Duration, error) {
 	if !c.isSet(key) {
 		return def, nil
@@ -72,13 +72,7 @@ holds). Runs until SIGINT or SIGTERM.`,
 		if o.Pace, err = c.pace(retention.PaceAuto); err != nil { // background work is gentle
 			return err
 		}
-		if o.All, err = c.boolean("watch_all"); err != nil {
-			return err
-		}
-		if o.WholePackage, err = c.boolean("watch_whole_package"); err != nil {
-			return err
-		}
-		if o.OnUnload, err = c.boolean("on_unload"); err != nil {
+		if err = c.booleans(map[string]*bool{"watch_all": &o.All, "watch_whole_package": &o.WholePackage, "on_unload": &o.OnUnload}); err != nil {
 			return err
 		}
 		if o.Delay, err = c.watchDuration("watch_delay", watch.DefaultDelay); err != nil {
@@ -99,8 +93,7 @@ holds). Runs until SIGINT or SIGTERM.`,
 			if mf != nil {
 				mf.write(a)
 			}
-			// A purge plans the whole store; give its memory back to
-			// the system while watch waits for the next change.
+			// A purge plans the whole store: free it while watch waits.
 			debug.FreeOSMemory()
 		}
 		if mf != nil {

@@ -14,7 +14,6 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// whyJSON is one explanation in why --json.
 type whyJSON struct {
 	Ident       string             `json:"ident"`
 	Action      retention.Action   `json:"action"`
@@ -32,7 +31,6 @@ func whyJSONOf(ex retention.Explanation) whyJSON {
 	return whyJSON{ex.Decision.Release.Ident.String(), ex.Decision.Action, ex.Decision.Reasons, chain, ex.RootReasons, ex.InstalledBy}
 }
 
-// printWhy prints one explanation for people.
 func printWhy(w io.Writer, ex retention.Explanation) {
 	rel := ex.Decision.Release.Ident
 	if ex.Decision.Action == retention.Remove {
@@ -59,8 +57,7 @@ func printWhy(w io.Writer, ex retention.Explanation) {
 	}
 }
 
-// removedNote points a why of a release that is not installed at the
-// history: when hab-gc removed it, by which run, if the journal says so.
+// removedNote says when hab-gc removed a release no longer installed.
 func removedNote(fsRoot string, id pkgstore.Ident) string {
 	hint := "hab-gc history " + id.String() + " shows what hab-gc removed of it"
 	j, err := history.ForFSRoot(fsRoot)
