@@ -59,4 +59,3 @@ func CheckPackageCounts(counts []PackageCount) error {
 	}
 	return nil
 }
-
