@@ -75,7 +75,7 @@ func (a *applier) putBackHidden(fresh *pkgstore.Inventory, take map[pkgstore.Ide
 }
 
 // uninstallHooks is HasUninstallHook, looking into hidden directories too.
-func uninstallHooks(store *pkgstore.Store, inv *pkgstore.Inventory) HookFunc {
+func uninstallHooks(store *pkgstore.Store, inv *pkgstore.Inventory) func(pkgstore.Ident) bool {
 	return func(id pkgstore.Ident) bool {
 		if d, ok := inv.Hidden[id]; ok {
 			_, err := store.Root().Lstat(d + "/hooks/uninstall")

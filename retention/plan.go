@@ -73,20 +73,17 @@ type Plan struct {
 	counts []spelledCount
 }
 
-// HookFunc reports whether a release ships an uninstall hook; nil is
-// unknown (Apply checks on disk).
-type HookFunc func(pkgstore.Ident) bool
-
 // Compute makes the plan from an inventory, a policy, what the
-// RootFinders found (Policy.FindRoots) and now, reading nothing. A store
+// RootFinders found (Policy.FindRoots) and now, reading nothing; hooks
+// says whether a release ships an uninstall hook (nil: unknown). A store
 // with blocking problems fails with a *DamagedError unless AllowDamaged.
-func Compute(inv *pkgstore.Inventory, pol Policy, found []Found, now time.Time, hooks HookFunc) (*Plan, error) {
+func Compute(inv *pkgstore.Inventory, pol Policy, found []Found, now time.Time, hooks func(pkgstore.Ident) bool) (*Plan, error) {
 	return computeAt(inv, nil, pol, now, time.Time{}, hooks, found)
 }
 
 // computeAt is Compute with the real clock (zero: none) and, when not nil,
 // inv's graph already built.
-func computeAt(inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
+func computeAt(inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks func(pkgstore.Ident) bool, found []Found) (*Plan, error) {
 	if inv == nil {
 		return nil, ErrNoInventory
 	}

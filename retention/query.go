@@ -26,8 +26,8 @@ func (p *Plan) filter(a Action) []Decision {
 	return out
 }
 
-// ReclaimableBytes sums the removals' sizes; -1 when not measured.
-func (p *Plan) ReclaimableBytes() int64 {
+// reclaimableBytes sums the removals' sizes; -1 when not measured.
+func (p *Plan) reclaimableBytes() int64 {
 	var total int64
 	for _, d := range p.Decisions {
 		if d.Action == Remove {

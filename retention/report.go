@@ -226,7 +226,7 @@ func (p *Plan) ReportStream(res *Result) (Report, ReportReleases) {
 	if rep.Summary.InstallWait == "" && res != nil {
 		rep.Summary.InstallWait = res.InstallWait // found by Apply
 	}
-	rep.Summary.BytesReclaimable = p.ReclaimableBytes()
+	rep.Summary.BytesReclaimable = p.reclaimableBytes()
 	return rep, rels
 }
 

@@ -105,7 +105,7 @@ func pendingDirs(inv *pkgstore.Inventory) []ProbeDir {
 
 // planProbedGraph is computeAt then, when a Found has a Probe, the probe
 // of the removals and the plan made again with what it found.
-func planProbedGraph(ctx context.Context, inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
+func planProbedGraph(ctx context.Context, inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks func(pkgstore.Ident) bool, found []Found) (*Plan, error) {
 	p, err := computeAt(inv, g, pol, now, realNow, hooks, found)
 	if err != nil || !slices.ContainsFunc(found, func(f Found) bool { return f.Probe != nil }) {
 		return p, err
@@ -190,15 +190,4 @@ func rootsByIdent(found []Found) map[pkgstore.Ident][]Reason {
 		}
 	}
 	return m
-}
-
-// RootFinderFunc adapts a function to RootFinder.
-type RootFinderFunc func(ctx context.Context, inv *pkgstore.Inventory) (Found, error)
-
-// FindRoots calls f; a nil f is an error wrapping ErrRootsUnknown.
-func (f RootFinderFunc) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (Found, error) {
-	if f == nil {
-		return Found{}, fmt.Errorf("%w: a nil RootFinderFunc", ErrRootsUnknown)
-	}
-	return f(ctx, inv)
 }
