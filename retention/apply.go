@@ -386,8 +386,8 @@ func (a *applier) done(o RemovalOutcome) {
 		attrs = append(attrs, "bytes", o.Bytes)
 		a.log.Debug("release removed", attrs...)
 	}
-	if a.opts.Progress != nil {
-		a.opts.Progress(Event{RemovalOutcome: o, Done: a.n, Total: a.total})
+	if a.opts.progress != nil {
+		a.opts.progress(o, a.n, a.total)
 	}
 }
 

@@ -23,15 +23,15 @@ type ApplyOptions struct {
 	// pauses while the disk's fsync latency is high: PaceAuto judges
 	// against the lowest seen, a positive value up to MaxPace is the
 	// threshold (Result.Paced).
-	Pace     time.Duration
-	Progress func(Event)
-	OnPhase  func(PhaseEvent)
+	Pace    time.Duration
+	OnPhase func(PhaseEvent)
 	// Logger gets phases and outcomes at DEBUG, failures at WARN.
 	Logger *slog.Logger
 	// Now is the clock of Apply's scans. Default: time.Now.
 	Now func() time.Time
 
-	hook  func(stage string, id pkgstore.Ident, hidden string) // tests
-	pacer *pacer                                               // tests
+	hook     func(stage string, id pkgstore.Ident, hidden string) // tests
+	progress func(o RemovalOutcome, done, total int)              // tests
+	pacer    *pacer                                               // tests
 
 }

@@ -43,3 +43,14 @@ func (f RootFinderFunc) FindRoots(ctx context.Context, inv *pkgstore.Inventory) 
 	}
 	return f(ctx, inv)
 }
+
+// Event is one release handled by Apply, in order (SetProgress).
+type Event struct {
+	RemovalOutcome
+	Done, Total int
+}
+
+// SetProgress makes Apply call f after each release it handles.
+func SetProgress(o *ApplyOptions, f func(Event)) {
+	o.progress = func(ro RemovalOutcome, done, total int) { f(Event{ro, done, total}) }
+}

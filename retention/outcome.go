@@ -44,12 +44,6 @@ func (o RemovalOutcome) ErrorText() string {
 	return o.Err.Error()
 }
 
-// Event reports progress.
-type Event struct {
-	RemovalOutcome
-	Done, Total int
-}
-
 // Result is what Apply did.
 type Result struct {
 	Outcomes []RemovalOutcome
