@@ -178,20 +178,14 @@ func (p Policy) String() string {
 	for _, e := range p.Excludes {
 		fmt.Fprintf(&b, " exclude=%q", e.Raw)
 	}
-	if p.ServicesOnly {
-		b.WriteString(" services-only")
-	}
-	if p.NoDeps {
-		b.WriteString(" no-deps")
-	}
-	if p.FreeDeps {
-		b.WriteString(" free-deps")
-	}
-	if p.AllowDamaged {
-		b.WriteString(" allow-damaged")
-	}
-	if p.IgnoreUninstallHooks {
-		b.WriteString(" ignore-uninstall-hooks")
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{p.ServicesOnly, "services-only"}, {p.NoDeps, "no-deps"}, {p.FreeDeps, "free-deps"},
+		{p.AllowDamaged, "allow-damaged"}, {p.IgnoreUninstallHooks, "ignore-uninstall-hooks"}} {
+		if f.on {
+			b.WriteString(" " + f.name)
+		}
 	}
 	if p.RuntimeRoots != runroots.ModeOn {
 		fmt.Fprintf(&b, " runtime-roots=%s", p.RuntimeRoots)

@@ -167,27 +167,13 @@ func (p *Plan) Report(res *Result) Report {
 // ReportStream is Report with its Releases given one at a time, for a
 // caller that writes a large report as it goes.
 func (p *Plan) ReportStream(res *Result) (Report, ReportReleases) {
+	found := p.Found
+	if p.probeLater && res != nil && res.Found != nil {
+		found = res.Found
+	}
 	rep := Report{
 		DryRun: res == nil, FSRoot: p.Inventory.FSRoot, Target: p.Inventory.Target,
-		Problems: p.Inventory.Problems,
-	}
-	if rep.Problems == nil {
-		rep.Problems = []pkgstore.Problem{}
-	}
-	rep.Warnings = p.Warnings
-	if rep.Warnings == nil {
-		rep.Warnings = []Warning{}
-	}
-	rep.Pins = p.Pins
-	if rep.Pins == nil {
-		rep.Pins = []Pin{}
-	}
-	rep.RootSources = p.Found
-	if p.probeLater && res != nil && res.Found != nil {
-		rep.RootSources = res.Found
-	}
-	if rep.RootSources == nil {
-		rep.RootSources = []Found{}
+		Problems: nonNil(p.Inventory.Problems), Warnings: nonNil(p.Warnings), Pins: nonNil(p.Pins), RootSources: nonNil(found),
 	}
 	rels := ReportReleases{plan: p}
 	if res != nil {
@@ -256,6 +242,13 @@ func (rr ReportReleases) At(i int) ReportRelease {
 		out.Outcome = &ReportOutcome{Status: o.Status, Reasons: o.Reasons, Error: o.ErrorText(), BytesFreed: o.Bytes}
 	}
 	return out
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 func onlyYoung(rs []Reason) bool {
