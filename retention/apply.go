@@ -15,91 +15,37 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// Apply carries out the plan's removals on a live store, safely:
+// Apply carries out the plan's removals on a live store:
 //
-//  1. It refuses a store other than the plan's (ErrOtherStore), and takes
-//     the store's exclusive lock (Store.Lock).
-//  2. It finishes what an interrupted run left (hidden directories): a
-//     hidden release something needs is put back with every hidden
-//     release it needs (its closure over DEPS and TDEPS), the rest is
-//     deleted (see Result.Leftovers).
-//  3. It scans the store again, asks
-//     the policy's RootFinders again what
-//     is in use, and recomputes the plan with the same policy: only
-//     releases that both plans remove, whose directory is
-//     still the one planned (same device and inode, not a symlink), go on.
-//     The rest are kept, with the fresh plan's reasons.
-//  4. It hides each of them with one rename inside its VERSION directory,
-//     to a name starting with pkgstore.DebrisPrefix (which Habitat's
-//     listing skips): the release disappears from every listing at once,
-//     and an install that looks for it from then on installs it afresh.
-//     It hides dependents before what they need (reverse topological
-//     order over DEPS and TDEPS among the removals), so that if it is
-//     killed at any point, no listed release needs a hidden one, and one
-//     more run converges. It fsyncs the directories of the releases it
-//     has hidden before it hides one that any of them needs (so the order
-//     holds after a power loss too) and once all are hidden; releases
-//     that need none of each other share one sync.
-//  5. After Settle, it scans again, install directories in progress
-//     included, asks the RootFinders once more, and restores every hidden
-//     release that something new needs (a new dependent, a spec, a
-//     binlink, a process that uses it, even under its hidden name),
-//     together with every hidden release it needs, transitively (kept
-//     with CodeDependency), all decided before anything is deleted: a
-//     release put back never lacks a dependency this run hid.
-//  6. It examines each of the others (measuring it when the plan did
-//     not): one with a mount point inside is put back whole, with reason
-//     CodeMountPoint. It renames the rest once more, all before deleting
-//     any (so an interrupted run never restores a half-deleted tree), in
-//     the hiding's layers, each synced before the next is renamed (a
-//     doomed directory is deleted by the next run, so no release still
-//     hidden may need one). Then it deletes them, on up to eight
-//     workers (each package on one; a release only once every release
-//     hidden before it that needs it has been started), on their own
-//     file system without following any symlink (every directory's
-//     device and mount ID is checked before it is entered; deletion
-//     stops at a mount point), and removes VERSION, NAME and ORIGIN
-//     directories that are left empty (never one that is not).
+//  1. It refuses another store (ErrOtherStore) and takes the store's lock.
+//  2. It finishes what an interrupted run left: a hidden release something
+//     needs is put back with the hidden releases it needs; the rest go.
+//  3. It scans, asks the RootFinders (and probes) again and plans again:
+//     only releases both plans remove, whose directory is the one planned
+//     (device and inode), go on; the rest are kept with the new reasons.
+//  4. It hides each with one rename to a pkgstore.DebrisPrefix name in its
+//     VERSION directory, dependents before what they need, syncing the
+//     hidden ones' directories before hiding a release one of them needs:
+//     a kill or power loss at any point leaves no listed release needing a
+//     hidden one, and one more run converges.
+//  5. After Settle it scans and asks the finders again and puts back every
+//     hidden release something new needs, with its hidden closure, all
+//     decided before anything is deleted, so a put-back release never
+//     lacks a dependency this run hid. One with a mount point inside is put
+//     back too (CodeMountPoint).
+//  6. It renames the rest to doomed names in the hiding's layers, each
+//     synced before the next (a doomed directory is the next run's to
+//     delete), then deletes them on up to eight workers without following
+//     a symlink or leaving the release's file system, and removes the
+//     VERSION, NAME and ORIGIN directories left empty.
 //
-// One failure does not stop the rest; Result.Partial says so. Apply is
-// crash-safe: a kill at any moment leaves every listed release whole, and
-// only hidden directories that the next Apply finishes.
-//
-// # Result and error
-//
-// Apply returns a nil *Result only when it changed nothing: it could not
-// take the lock (ctx ended, or LockTimeout passed), Locked was set but the
-// Store does not hold the lock (pkgstore.ErrNotLocked), or the first scan or
-// RootFinder failed. Otherwise the Result accounts for every planned
-// removal (one RemovalOutcome each) and for the leftovers of interrupted runs,
-// and comes with a non-nil error when Apply stopped early:
-//
-//   - revalidation failed (e.g. the store is now damaged, errors.Is
-//     ErrDamaged): nothing was hidden; every removal is StatusNotAttempted;
-//   - the last scan failed: every hidden release was put back (StatusKept,
-//     CodeChanged);
-//   - ctx was cancelled (errors.Is context.Canceled or
-//     context.DeadlineExceeded). Before the final check, at any point up to
-//     the end of the settle pause, every hidden release is put back
-//     (StatusKept, CodeCancelled) and nothing is deleted; once deletion has
-//     started, Apply finishes the deletions under way (at most one a
-//     worker, eight) and puts back every other hidden release, what each
-//     needs before it (so that a kill meanwhile leaves no listed release
-//     needing a doomed one); whatever it puts back has every dependency
-//     this run hid. Releases never reached are StatusNotAttempted.
-//
-// A cancel therefore bounds Apply's remaining work: a Supervisor that
-// cancels ctx gets Apply back after at most the deletions under way (one
-// a worker, side by side) plus one rename per hidden release, their
-// directories then synced together, not one release at a time (waiting
-// for the lock, the scans and the settle pause all stop at once).
-//
-// The options are optional: at most one ApplyOptions, none for the
-// defaults (see PlanStore for why call sites read this way).
-//
-// The Result is never nil: when Apply refuses or stops before it reaches
-// a release, each planned removal it did not reach is StatusNotAttempted,
-// with the reason.
+// One failure does not stop the rest (Result.Partial). The Result is never
+// nil and accounts for every planned removal; with an error, Apply stopped
+// early: a failed revalidation hides nothing, a failed last scan puts every
+// hidden release back, and a cancelled ctx puts back every hidden release
+// not being deleted (what each needs first) and leaves the rest
+// StatusNotAttempted. Result.Applied is false when Apply refused before it
+// touched the store.
 func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, options ...ApplyOptions) (*Result, error) {
 	if err := store.Usable(); err != nil {
 		return &Result{refused: true}, err
@@ -125,9 +71,8 @@ func (p *Plan) Apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	return res, err
 }
 
-// ErrNoPlan is returned by Apply on a nil Plan, or one Compute or
-// PlanStore did not make, and by history.LogContext for a run with neither a
-// plan nor an error.
+// ErrNoPlan is returned by Apply on a plan Compute or PlanStore did not
+// make, and by history.LogContext for a run with neither plan nor error.
 var ErrNoPlan = errors.New("no plan: make one with retention.PlanStore or retention.Compute")
 
 func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...ApplyOptions) (*Result, error) {
@@ -145,8 +90,6 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 		return nil, err
 	}
 	if !onefs.Supported {
-		// Removal walks each tree without crossing a mount point, which
-		// only Linux has here: refuse before hiding anything.
 		return nil, fmt.Errorf("removing releases on %s: %w", runtime.GOOS, errors.ErrUnsupported)
 	}
 	if opts.Settle == 0 {
@@ -175,27 +118,18 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	// The plan's scan settings, so that the re-scan judges as the plan did.
 	scanOpts := pkgstore.Options{Target: p.Inventory.Target, BinlinkDirs: p.Inventory.BinlinkDirs,
 		InstallWindow: p.Inventory.InstallWindow, Now: opts.Now(), Hidden: true}
 	fresh, err := store.Scan(ctx, scanOpts)
 	if err != nil {
 		return nil, err
 	}
-	// What is in use now, under the lock: a process that started using a
-	// release since the plan keeps it, and brings back one an interrupted
-	// run hid.
 	found, err := p.Policy.FindRoots(ctx, fresh)
 	if err != nil {
 		return nil, err
 	}
-	// A finder that could not see everything checks, in one pass, the
-	// releases the plan removes that the store still lists (only those
-	// can go: a release is removed when both plans remove it; one no
-	// longer listed is gone, or left alone) and the hidden releases an
-	// interrupted run left, before finishDebris decides about them. A
-	// finder that cannot check them refuses the Apply here, before
-	// anything changed.
+	// Probed in one pass, before anything changes: the removals still
+	// listed and an interrupted run's hidden releases.
 	a.res.Found = found
 	if err := probeFound(ctx, found, append(pendingDirs(fresh), removalDirs(p, fresh)...)); err != nil {
 		a.res.Found = nil
@@ -205,8 +139,6 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	removals := p.hideOrder() // dependents before what they need
 	a.total = len(removals)
 	if a.finishDebris(fresh, found) > 0 {
-		// Releases put back: the plan is checked against the store as it
-		// now is, so that what they need stays.
 		if fresh, err = store.Scan(ctx, scanOpts); err != nil {
 			if ctx.Err() != nil {
 				return a.stop(nil, removals)
@@ -219,10 +151,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	if ctx.Err() != nil {
 		return a.stop(nil, removals)
 	}
-	// The plan's clock reading, the caller's (a release the plan removes
-	// was old enough then, and is older now), and Apply's own (the real
-	// clock by default): a release young by it is kept, whatever the
-	// plan's clock said.
+	// The plan's clock and Apply's own: a release young by either is kept.
 	freshPlan, err := computeAt(fresh, nil, p.Policy, p.Now, scanOpts.Now, uninstallHooks(store, fresh), found)
 	if err != nil {
 		err = fmt.Errorf("revalidating the plan: %w", err)
@@ -274,8 +203,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 			continue
 		}
 		if unsynced.needs[id] {
-			// A release hidden since the last sync needs this one: its
-			// hiding must be durable before this one is hidden.
+			// Its dependent's hiding must be durable before it is hidden.
 			a.sync(&unsynced, "synced")
 		}
 		h, err := a.hide(fd.Release)
@@ -287,8 +215,7 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 		h.deps = depsOf(fresh, fd.Release)
 		a.stage("hidden", id, h.name)
 		hidden = append(hidden, h)
-		// What it needs, as the plan saw it (hideOrder's graph) and as
-		// the store is now.
+		// What it needs as the plan saw it and as the store is now.
 		unsynced.add(h)
 		unsynced.need(p.Graph, d.Release.Ref)
 		unsynced.need(freshPlan.Graph, fd.Release.Ref)
@@ -310,22 +237,16 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	if ctx.Err() != nil {
 		return a.stop(hidden, nil)
 	}
-	// Last check: anything new that needs a hidden release gets it back.
 	var after *pkgstore.Inventory
 	var foundAfter []Found
 	if len(hidden) > 0 {
 		a.phase(PhaseRecheck, 0, 0)
-		// Hidden releases unlisted, so that what needs one shows.
 		scanOpts.Now, scanOpts.Hidden = opts.Now(), false
 		after, err = store.Scan(ctx, scanOpts)
 		if err == nil {
-			// A process that opened, mapped or executed a hidden release
-			// (or started in it) since the plan keeps it.
 			foundAfter, err = p.Policy.FindRoots(ctx, after)
 		}
 		if err == nil {
-			// A finder that could not see everything checks each hidden
-			// release, under its hidden name.
 			dirs := make([]ProbeDir, len(hidden))
 			for i, h := range hidden {
 				dirs[i] = ProbeDir{Ident: h.rel.Ident, Path: h.name}
@@ -340,9 +261,6 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 			return a.res, err
 		}
 	}
-	// What comes back: every hidden release something needs now, with
-	// all it needs among the hidden (its closure), decided before anything
-	// is deleted.
 	needs := newNeeds(after, foundAfter)
 	if a.res.InstallWait == "" && len(hidden) > 0 {
 		a.res.InstallWait = needs.waitFor
@@ -362,11 +280,8 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 			back.want(h.rel.Ident, Reason{CodeNewDependent, why}, deps, isHidden)
 		}
 	}
-	// Every release to delete is surveyed first: one with a mount point
-	// inside is put back whole, with all it needs among the hidden,
-	// before anything is deleted, so a put-back's closure is whole
-	// whatever its shape (a cycle's members are hidden in no particular
-	// order among themselves).
+	// Surveyed before anything is deleted, so a put-back's closure is
+	// whole whatever its shape (a cycle's members hide in any order).
 	surveys, cancelled := a.surveyAll(hidden, back)
 	if cancelled {
 		return a.stop(hidden, nil) // nothing deleted yet
@@ -392,16 +307,13 @@ func (p *Plan) apply(ctx context.Context, store *pkgstore.Store, options ...Appl
 	return a.res, nil
 }
 
-// stop ends a cancelled run: every hidden release is put back and the
-// releases never reached are not attempted.
+// stop ends a cancelled run: hidden releases back, the rest not attempted.
 func (a *applier) stop(hidden []hiddenRelease, rest []Decision) (*Result, error) {
 	a.restoreAll(hidden, cancelledReason())
 	a.notAttempted(rest, Reason{CodeCancelled, "the run was cancelled before it reached this release"})
 	return a.res, stoppedError(a.ctx)
 }
 
-// cancelledReason is why a hidden release was put back when the run was
-// cancelled.
 func cancelledReason() Reason {
 	return Reason{CodeCancelled, "the run was cancelled before this release was deleted; it was put back"}
 }
@@ -474,8 +386,8 @@ func (a *applier) done(o RemovalOutcome) {
 		attrs = append(attrs, "bytes", o.Bytes)
 		a.log.Debug("release removed", attrs...)
 	}
-	if a.opts.Progress != nil {
-		a.opts.Progress(Event{RemovalOutcome: o, Done: a.n, Total: a.total})
+	if a.opts.progress != nil {
+		a.opts.progress(o, a.n, a.total)
 	}
 }
 
@@ -492,10 +404,7 @@ func (a *applier) failOrKeep(id pkgstore.Ident, err error) {
 	a.done(RemovalOutcome{Ident: id, Status: StatusFailed, Err: &ReleaseError{Ident: id, Op: "hide", Err: err}})
 }
 
-// notListed is the outcome of a planned removal the rescan no longer
-// lists: gone when nothing is at its path; kept, changed, when something
-// else is (a symlink or a file put in its place, which the scan reports
-// as a problem and Apply leaves alone).
+// notListed: gone when nothing is at the path, else kept, changed.
 func (a *applier) notListed(r *pkgstore.Release) RemovalOutcome {
 	fi, err := a.root.Lstat(r.Path())
 	if errors.Is(err, fs.ErrNotExist) {

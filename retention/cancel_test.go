@@ -107,11 +107,11 @@ func TestApplyCancel(t *testing.T) {
 			})
 		}, false},
 		{"at the 3rd event of 400 deletions", 400, func(opts *retention.ApplyOptions, cancel context.CancelFunc) {
-			opts.Progress = func(e retention.Event) {
+			retention.SetProgress(opts, func(e retention.Event) {
 				if e.Done == 3 {
 					cancel()
 				}
-			}
+			})
 		}, true},
 		{"while paced", 400, func(opts *retention.ApplyOptions, cancel context.CancelFunc) {
 			// Every probe takes 1ms by this clock, over the 1µs target:

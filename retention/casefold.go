@@ -9,69 +9,26 @@ import (
 )
 
 // Names in another case (Windows). Habitat compares idents exactly
-// (habitat-sh/habitat components/core/src/package/ident.rs,
-// Identifiable::satisfies; nothing in components/core/src/package
-// lowercases or compares without regard to case), but it finds a
-// package's releases by joining the ident, as given, into a path
-// (components/core/src/package/list.rs package_list_for_ident; fs.rs
-// pkg_install_path), which `hab pkg uninstall --keep-latest N IDENT` and
-// the Supervisor's uninstall_all_but_latest (components/sup/src/util/
-// pkg.rs) list with (components/hab/src/command/pkg/list.rs
-// package_list). On Windows' file systems that path opens core\redis for
-// CORE\Redis: there `hab pkg uninstall CORE/Redis` lists core\redis's
-// releases, named with the spelling given (list.rs walk_versions takes
-// the ident's origin and name, the directory's version and release).
-// Habitat then looks each up exactly in its graph of the store, read in
-// the directories' spelling (components/hab/src/command/pkg/uninstall/
-// uninstall_impl.rs uninstall_many: count_rdeps of CORE/Redis/... is None,
-// "wasn't in graph"), and does not remove it: hab-gc removes what the
-// listing names, the directory Windows opens, which is what the operator
-// named.
-//
-// So, where the store folds case (the Inventory does, Windows:
-// pkgstore/fold.go), an Only entry, a loaded service's spec ident (for
-// ServicesOnly) and a KeepLatestFor entry that name no installed release
-// exactly name the releases Windows opens for them, in the store's
-// spelling (storeSpelling):
-//   - a pin and a lease protect, and match in any case already
-//     (Exclude.match, matchingReleases);
-//   - Only limits removals: `--only CORE/Redis` limits them to
-//     core/redis, the directory Windows opens for it, as the operator
-//     meant, rather than to nothing; an archive of the cache whose IDENT
-//     is in yet another case than the store's is outside the scope, and
-//     kept (Protects);
-//   - a KeepLatestFor count for CORE/redis keeps that many of core/redis:
-//     the general count, smaller, would remove what the operator asked
-//     to keep. An entry that names the package exactly comes first
-//     (as Inventory.Installed prefers the exact spelling); of several
-//     that name it in other cases only, the largest count applies.
-//
-// Two directories whose names differ only in case (core\redis and
-// Core\Redis) can only be in a directory made case-sensitive, where
-// Windows opens the exact name alone: a third spelling (CORE/REDIS) then
-// names neither. Such an Only entry limits removals to nothing of them
-// (and is warned about, WarnUnmatchedOnly); such a count applies to each
-// where it keeps more than that package's count would (when in doubt,
-// keep). Where names differ in case are different directories (Linux),
-// nothing is folded: `--only CORE/redis` names nothing in core/redis,
-// and is warned about, as before.
+// (components/core/src/package/ident.rs) but lists a package's releases by
+// joining the ident into a path (package/list.rs package_list_for_ident),
+// which on Windows opens core\redis for CORE\Redis. So where the store
+// folds case, an Only entry, a service's spec ident (ServicesOnly) and a
+// KeepLatestFor entry that name no release exactly name those Windows
+// opens for them, in the store's spelling. A pin and a lease match in any
+// case already. Of several counts naming one package, an exact one decides,
+// else the largest. A spelling that names several directories (a
+// case-sensitive one) limits Only to none of them (warned) and keeps at
+// least its count of each. Linux folds nothing.
 
 // spelled is an entry of the policy as the store spells it.
 type spelled struct {
-	// as is the entry in the store's spelling: the entry as written when
-	// a release satisfies it exactly, or when none satisfies it in any
-	// case; else the one spelling of the releases that satisfy it in
-	// another case (in the fields the entry has).
 	as pkgstore.Ident
-	// others are the spellings of an entry that names releases in several
-	// spellings, none its own (a case-sensitive directory); as is then
-	// the entry as written, which names none of them.
+	// others: the spellings of releases the entry names in several
+	// spellings, none its own; as is then the entry as written.
 	others []pkgstore.Ident
 }
 
-// storeSpelling spells pat as the store does (see spelled). Where the
-// inventory does not fold case, Satisfying finds only what satisfies pat
-// exactly, and pat is its own spelling.
+// storeSpelling spells pat as the store does.
 func storeSpelling(inv *pkgstore.Inventory, pat pkgstore.Ident) spelled {
 	rs := inv.Satisfying(pat)
 	if len(rs) == 0 || slices.ContainsFunc(rs, func(r *pkgstore.Release) bool { return r.Ident.Satisfies(pat) }) {
@@ -96,7 +53,6 @@ func storeSpelling(inv *pkgstore.Inventory, pat pkgstore.Ident) spelled {
 	return spelled{as: pat, others: ids}
 }
 
-// storeSpellings is storeSpelling of each of pats, in order.
 func storeSpellings(inv *pkgstore.Inventory, pats []pkgstore.Ident) []spelled {
 	out := make([]spelled, len(pats))
 	for i, p := range pats {
@@ -105,7 +61,6 @@ func storeSpellings(inv *pkgstore.Inventory, pats []pkgstore.Ident) []spelled {
 	return out
 }
 
-// spellingsOf is the store's spellings of entries (spelled.as).
 func spellingsOf(entries []spelled) []pkgstore.Ident {
 	out := make([]pkgstore.Ident, len(entries))
 	for i, e := range entries {
@@ -118,11 +73,9 @@ func spellingsOf(entries []spelled) []pkgstore.Ident {
 type spelledCount struct {
 	PackageCount
 	spelled
-	// exact: the entry names its package as the store does.
-	exact bool
+	exact bool // names its package as the store does
 }
 
-// spellCounts spells each KeepLatestFor entry of pol as inv does.
 func spellCounts(inv *pkgstore.Inventory, pol Policy) []spelledCount {
 	out := make([]spelledCount, len(pol.KeepLatestFor))
 	for i, c := range pol.KeepLatestFor {
@@ -132,17 +85,13 @@ func spellCounts(inv *pkgstore.Inventory, pol Policy) []spelledCount {
 	return out
 }
 
-// keepFor is how many releases of id's package are kept by count, and
-// where that count comes from when it is not KeepLatest ("" then): a
-// KeepLatestFor entry (in any case where the store folds it: see above),
-// or self-keep-latest for Habitat's own packages.
+// keepFor is how many of id's package are kept by count, and from where
+// when not KeepLatest.
 func (p *Plan) keepFor(id pkgstore.Ident) (n int, from string) {
 	if IsHabitatPackage(id) {
 		return p.Policy.selfKeep(), ""
 	}
 	of := func(pkg pkgstore.Ident) bool { return pkg.Origin == id.Origin && pkg.Name == id.Name }
-	// An entry that names the package exactly decides; else the largest
-	// of those that name it in another case.
 	for _, c := range p.counts {
 		if c.exact && of(c.as) {
 			return max(c.Keep, 0), "keep-latest-for " + c.String()
@@ -154,8 +103,6 @@ func (p *Plan) keepFor(id pkgstore.Ident) (n int, from string) {
 			n, from, found = max(c.Keep, 0), "keep-latest-for "+c.String(), true
 		}
 	}
-	// An entry whose spelling names several directories (a case-sensitive
-	// one) keeps at least as many of each.
 	for _, c := range p.counts {
 		if c.others != nil && slices.ContainsFunc(c.others, of) && max(c.Keep, 0) > n {
 			n, from = max(c.Keep, 0), "keep-latest-for "+c.String()+", which names "+spellingList(c.others)
@@ -164,7 +111,6 @@ func (p *Plan) keepFor(id pkgstore.Ident) (n int, from string) {
 	return n, from
 }
 
-// spellingList joins idents for a text: "core/redis, Core/Redis".
 func spellingList(ids []pkgstore.Ident) string {
 	s := make([]string, len(ids))
 	for i, id := range ids {
@@ -173,8 +119,6 @@ func spellingList(ids []pkgstore.Ident) string {
 	return strings.Join(s, ", ")
 }
 
-// onlyWarning is the warning for an Only entry that matches no
-// installed release, in any spelling the store opens for it.
 func onlyWarning(o pkgstore.Ident, s spelled) Warning {
 	text := fmt.Sprintf("only %q matches no installed release, so this run removes nothing of it", o.String())
 	if s.others != nil {

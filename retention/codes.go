@@ -22,15 +22,11 @@ const (
 	CodeDependency    Code = "dependency"               // needed by a kept release
 	CodeInstalling    Code = "install-in-progress"      // an install in progress needs it, or removals wait for one to end
 	CodeNotSupervisor Code = "not-supervisor-installed" // OnlySupervisorInstalled, and the Supervisor did not install it
-	// CodeNoDeps: outside a limited purge's packages, needed only by its
-	// removed releases, and kept because NoDeps asks (hab pkg uninstall
-	// --no-deps).
+	// CodeNoDeps: freed by a limited purge, kept by NoDeps.
 	CodeNoDeps Code = "no-deps"
 	CodeOld    Code = "superseded" // older than the newest N, and nothing kept needs it
-	// CodeFreed: outside the Only packages, needed only by their removed
-	// releases (whose last dependents they were), and by nothing kept.
+	// CodeFreed: needed only by a limited purge's removed releases.
 	CodeFreed Code = "freed-by-only"
-	// CodeUnusedDep: store-wide with FreeDeps, an older release of a
-	// package other packages need, which no kept release needs.
+	// CodeUnusedDep: store-wide FreeDeps, an older dependency nothing needs.
 	CodeUnusedDep Code = "unused-dependency"
 )

@@ -8,24 +8,18 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// PackageCount is a per-package count (Policy.KeepLatestFor): the
-// Supervisor-wide keep_latest with a per-service override, as
-// `--keep-latest-for core/postgresql=5` says it.
+// PackageCount is a per-package count (--keep-latest-for core/postgresql=5).
 type PackageCount struct {
-	// Package is an origin/name (no version).
 	Package pkgstore.Ident
-	// Keep is how many of the package's newest releases to keep by count:
-	// 1 or more, or KeepNone. 0 is unset, and refused.
+	// Keep: 1 or more, or KeepNone.
 	Keep int
 }
 
-// String spells the count as the CLI reads it: "core/postgresql=5".
 func (c PackageCount) String() string {
 	return fmt.Sprintf("%s=%d", c.Package, max(c.Keep, 0))
 }
 
-// ParsePackageCount parses "ORIGIN/NAME=N" (N a whole number, 0 or more;
-// 0 keeps none by count, as KeepCount says).
+// ParsePackageCount parses "ORIGIN/NAME=N" (0 keeps none by count).
 func ParsePackageCount(s string) (PackageCount, error) {
 	name, num, ok := strings.Cut(s, "=")
 	if !ok {
@@ -45,10 +39,8 @@ func ParsePackageCount(s string) (PackageCount, error) {
 	return PackageCount{Package: id, Keep: KeepCount(n)}, nil
 }
 
-// CheckPackageCounts checks per-package counts (Policy.KeepLatestFor, as
-// Validate does): origin/names only, each once, with a count set, and none
-// of Habitat's own packages (SelfKeepLatest says how many of those to
-// keep). Its errors wrap ErrInvalidPolicy and name the package.
+// CheckPackageCounts checks KeepLatestFor: origin/names, each once, a
+// count set, none of Habitat's own (ErrInvalidPolicy).
 func CheckPackageCounts(counts []PackageCount) error {
 	seen := map[string]bool{}
 	for _, c := range counts {
@@ -67,6 +59,3 @@ func CheckPackageCounts(counts []PackageCount) error {
 	}
 	return nil
 }
-
-// The count a package keeps (Plan.keepFor, with the store's spelling of
-// each entry's package) is in casefold.go.

@@ -8,8 +8,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// ErrDamaged is wrapped by the error Compute returns when the store has
-// blocking problems and the policy does not allow proceeding.
+// ErrDamaged: the store has blocking problems and AllowDamaged is unset.
 var ErrDamaged = errors.New("store is damaged: refusing to remove anything")
 
 // DamagedError lists the blocking problems behind a refusal.
@@ -29,10 +28,8 @@ func (e *DamagedError) Error() string {
 
 func (e *DamagedError) Unwrap() error { return ErrDamaged }
 
-// depsUnknown says why every release is kept when an installed release,
-// or a directory Habitat lists as one, has DEPS and TDEPS from which
-// nothing can be known of what it needs (pkgstore.Release.DepsUnknown);
-// "" when there is none.
+// depsUnknown says why every release is kept while one's needs are
+// wholly unknown; "" when none is.
 func depsUnknown(inv *pkgstore.Inventory) string {
 	what := ""
 	for _, r := range inv.Releases {

@@ -14,18 +14,11 @@ func debrisName(dir, kind, release string) string {
 }
 
 // finishDebris completes what an interrupted run left: doomed directories
-// are deleted; pending ones (whole releases hidden before the final check)
-// are restored when their place is free and something needs them, or a
-// pending one put back needs them (its closure over DEPS and TDEPS, as
-// its hidden files name them), and deleted otherwise. Only a directory
-// whose name is exactly one hab-gc makes is touched: anything else (a
-// symlink, a file, another name) is reported and left alone. One that
-// cannot be deleted is a failure, and so is one needed that cannot be put
-// back (it stays hidden, for the next run). It returns how many it put
-// back.
+// are deleted; pending ones are put back, with their hidden closure, when
+// their place is free and something needs them, else deleted. Only names
+// hab-gc makes are touched. It returns how many it put back.
 func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) (putBack int) {
 	needs := newNeeds(inv, found)
-	// The pending leftovers, by the release each holds.
 	pending := map[pkgstore.Ident][]string{}
 	for _, d := range inv.Debris {
 		if id, ok := pendingIdent(d); ok && inv.Hidden[id] != d {
@@ -78,8 +71,7 @@ func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) (putBack 
 					_, err := a.root.Lstat(orig)
 					switch {
 					case err == nil:
-						// Installed again meanwhile: that copy stays, the
-						// hidden one goes (below).
+						// Installed again meanwhile: the hidden one goes.
 					case !errors.Is(err, fs.ErrNotExist):
 						a.leftover(Leftover{Path: d, Status: StatusFailed, Text: "needed (" + why.Text + "), but its place " + orig + " cannot be examined, so it stays hidden for the next run: " + err.Error()})
 						continue
@@ -109,7 +101,6 @@ func (a *applier) finishDebris(inv *pkgstore.Inventory, found []Found) (putBack 
 	return putBack
 }
 
-// leftover records and logs what was done with a leftover.
 func (a *applier) leftover(l Leftover) {
 	a.res.Leftovers = append(a.res.Leftovers, l)
 	switch l.Status {

@@ -10,26 +10,20 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// DefaultLockTimeout is how long Apply waits for another hab-gc's lock
-// on the store when ApplyOptions.LockTimeout is zero; the CLI's
-// --lock-timeout and the scheduler default to it too.
+// DefaultLockTimeout is the zero LockTimeout, here and in the CLI.
 const DefaultLockTimeout = 30 * time.Second
 
-// NoLockWait makes Apply (and the scheduler) fail at once when the store
-// is locked ("none" in the CLI and TOML).
+// NoLockWait fails at once when the store is locked ("none").
 const NoLockWait time.Duration = -1
 
-// NoSettle skips the pause between hiding releases and the final check
-// ("none"); the zero Settle is DefaultSettle.
+// NoSettle skips Apply's pause before its last check ("none").
 const NoSettle time.Duration = -1
 
-// ErrInvalidOptions is wrapped by ApplyOptions.Validate's errors (and so
-// by Apply's, which then changes nothing).
+// ErrInvalidOptions is wrapped by ApplyOptions.Validate's errors.
 var ErrInvalidOptions = errors.New("invalid apply options")
 
-// Validate refuses a negative LockTimeout, Settle or Pace other than the
-// named ones (NoLockWait, NoSettle, PaceAuto), and a Pace over MaxPace:
-// one rule for every option of hab-gc's packages (docs/library.md, "Zero and negative values"). Apply calls it.
+// Validate refuses a negative value other than the named ones
+// (NoLockWait, NoSettle, PaceAuto), and a Pace over MaxPace.
 func (o ApplyOptions) Validate() error {
 	if o.LockTimeout < 0 && o.LockTimeout != NoLockWait {
 		return fmt.Errorf("%w: lock timeout %s is negative (0 waits DefaultLockTimeout, NoLockWait not at all)", ErrInvalidOptions, o.LockTimeout)
@@ -46,9 +40,7 @@ func (o ApplyOptions) Validate() error {
 	return nil
 }
 
-// LockWait returns how long a LockTimeout setting waits: the zero value
-// is DefaultLockTimeout, NoLockWait is no wait (and so, here, is any
-// other negative value, which Validate refuses).
+// LockWait is how long a LockTimeout setting waits (negative: none).
 func LockWait(d time.Duration) time.Duration {
 	switch {
 	case d == 0:
@@ -59,12 +51,10 @@ func LockWait(d time.Duration) time.Duration {
 	return d
 }
 
-// ErrOtherStore is returned by Apply for a plan made from another store
-// than the one it is asked to change: nothing is touched.
+// ErrOtherStore: Apply was given a store other than the plan's.
 var ErrOtherStore = errors.New("the plan was made for another store: refusing to apply it")
 
-// checkStore refuses a store that is not the one the plan's inventory was
-// read from (compared by device and inode of hab/pkgs).
+// checkStore compares the device and inode of hab/pkgs.
 func (p *Plan) checkStore(store *pkgstore.Store) error {
 	id, err := store.ID()
 	if err != nil {
@@ -77,14 +67,11 @@ func (p *Plan) checkStore(store *pkgstore.Store) error {
 	return nil
 }
 
-// ErrBadDuration is wrapped by ParseDuration's errors.
 var ErrBadDuration = errors.New(`not a duration such as 90s, 10m or 2h, 0 (the default) or "none"`)
 
-// ParseDuration reads a duration setting (min_age, lock_timeout) as the
-// CLI and TOML files spell it, with the library's meaning of each value:
-// "none" is none (returned as the setting's none constant: NoMinAge,
-// NoLockWait), "0" or "0s" is the zero value (the default), anything else
-// a Go duration of 0 or more ("90s", "2h").
+// ParseDuration reads a duration setting as the CLI spells it: "none" is
+// none (the setting's none constant), "0" the default, else a Go duration
+// of 0 or more.
 func ParseDuration(s string, none time.Duration) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "none" {

@@ -8,20 +8,14 @@ import (
 	"github.com/hab-gc/hab-gc/internal/onefs"
 )
 
-// remover is what deleting keeps from one release to the next: the
-// store's directory, opened once, and a chain of the directories below it
-// (onefs.Chain), so that deleting a release opens only the directories
-// its path does not share with the one before, each from its parent's
-// descriptor, and checks the chain on the descriptors before each step
-// instead of resolving the path from the store's root again.
+// remover keeps a chain of open directories from one release to the next
+// (onefs.Chain): each step is checked on descriptors, never by path.
 type remover struct {
 	top   *os.File
 	chain *onefs.Chain
 	bufs  *onefs.Buffers // directory entries, for every walk
 }
 
-// chain returns the remover's chain, started at the store's directory
-// when first needed.
 func (a *applier) chain() (*onefs.Chain, error) {
 	if a.rm.chain == nil {
 		top, err := a.root.Open(".")
@@ -41,8 +35,8 @@ func (r *remover) close() {
 	}
 }
 
-// survey walks a hidden directory (store-relative name) on its own file
-// system, measuring it when asked, and lists the mount points in it.
+// survey walks a hidden directory on its own file system, measuring it
+// when asked, and lists the mount points in it.
 func (a *applier) survey(name string, measure bool) survey {
 	c, err := a.chain()
 	if err != nil {
@@ -58,10 +52,7 @@ func (a *applier) survey(name string, measure bool) survey {
 	return survey{bytes: u.Bytes, mounts: u.Mounts}
 }
 
-// doom renames the hidden directory name (store-relative) to a doomed
-// name in the same VERSION directory, on the chain's descriptor of that
-// directory (checked first), and returns the new name. The rename is not
-// synced: the caller does that.
+// doom renames a hidden directory to a doomed name (not synced).
 func (a *applier) doom(name, release string) (string, error) {
 	vdir := path.Dir(name)
 	c, err := a.chain()
@@ -78,13 +69,8 @@ func (a *applier) doom(name, release string) (string, error) {
 	return doomed, nil
 }
 
-// syncDoom makes doom's rename in vdir durable: the chain stands at
-// vdir (doom entered it), and its descriptor is synced.
 func (a *applier) syncDoom(vdir string) { a.rm.chain.Sync() }
 
-// removeDoomed deletes the doomed directory base in vdir (finish) and
-// prunes the empty directories above it. Each step acts on the chain's
-// descriptor of the VERSION directory, checked first.
 func (a *applier) removeDoomed(vdir, base string) error {
 	c, err := a.chain()
 	if err != nil {
@@ -100,9 +86,8 @@ func (a *applier) removeDoomed(vdir, base string) error {
 	return nil
 }
 
-// pruneEmpty removes dir and its parents while they are empty. rmdir(2)
-// fails on a non-empty directory, so an install that has just put
-// something there wins; "not empty" and "not found" are expected.
+// pruneEmpty removes dir and its parents while empty: rmdir(2) fails on a
+// non-empty one, so an install that has just put something there wins.
 func (a *applier) pruneEmpty(dir string) {
 	c, err := a.chain()
 	if err != nil || c.Enter(dir) != nil {
@@ -111,9 +96,7 @@ func (a *applier) pruneEmpty(dir string) {
 	c.PruneEmpty()
 }
 
-// probe fsyncs the directory the chain stands at after a release's
-// deletion (its VERSION directory, or the nearest one left above it),
-// which commits the unlinks made since the last commit (pacer.after).
+// probe fsyncs the directory the chain stands at (pacer.after).
 func (a *applier) probe(vdir string) {
 	if a.rm.chain != nil {
 		a.rm.chain.Sync()

@@ -10,14 +10,10 @@ import (
 	"github.com/hab-gc/hab-gc/internal/onefs"
 )
 
-// remover is what deleting keeps from one release to the next: nothing
-// here (each step opens its path again from the store's root).
 type remover struct{}
 
 func (r *remover) close() {}
 
-// survey walks a hidden directory (store-relative name) on its own file
-// system, measuring it when asked, and lists the mount points in it.
 func (a *applier) survey(name string, measure bool) survey {
 	top, err := a.root.Open(".")
 	if err != nil {
@@ -41,9 +37,6 @@ func (a *applier) survey(name string, measure bool) survey {
 	return survey{bytes: u.Bytes, mounts: u.Mounts}
 }
 
-// doom renames the hidden directory name (store-relative) to a doomed
-// name in the same VERSION directory and returns the new name. The rename
-// is not synced: the caller does that.
 func (a *applier) doom(name, release string) (string, error) {
 	doomed := debrisName(path.Dir(name), "doomed", release)
 	if err := a.root.Rename(name, doomed); err != nil {
@@ -52,12 +45,8 @@ func (a *applier) doom(name, release string) (string, error) {
 	return doomed, nil
 }
 
-// syncDoom makes doom's rename in vdir durable.
 func (a *applier) syncDoom(vdir string) { a.syncDir(vdir) }
 
-// removeDoomed deletes the doomed directory base in vdir (finish), on
-// the VERSION directory opened from the store's root, and prunes the
-// empty directories above it.
 func (a *applier) removeDoomed(vdir, base string) error {
 	top, err := a.root.Open(".")
 	if err != nil {
@@ -69,10 +58,8 @@ func (a *applier) removeDoomed(vdir, base string) error {
 		return err
 	}
 	_, err = onefs.RemoveAll(parent, base)
-	// Closed before pruning: on Windows a directory deleted by plain
-	// (not POSIX-semantics) deletion keeps its name until its last
-	// handle closes, so VERSION, still open, would keep NAME from being
-	// empty.
+	// Closed before pruning: on Windows a deleted directory keeps its name
+	// until its last handle closes.
 	parent.Close()
 	if err != nil {
 		return err
@@ -81,9 +68,6 @@ func (a *applier) removeDoomed(vdir, base string) error {
 	return nil
 }
 
-// pruneEmpty removes dir and its parents while they are empty. rmdir(2)
-// fails on a non-empty directory, so an install that has just put
-// something there wins; "not empty" and "not found" are expected.
 func (a *applier) pruneEmpty(dir string) {
 	for d := dir; d != "." && d != "/" && d != ""; d = path.Dir(d) {
 		fi, err := a.root.Lstat(d)
@@ -96,8 +80,7 @@ func (a *applier) pruneEmpty(dir string) {
 	}
 }
 
-// probe fsyncs the ORIGIN directory of a release just deleted (its
-// VERSION and NAME directories may be gone): pacer.after times it.
+// probe fsyncs the ORIGIN directory (VERSION and NAME may be gone).
 func (a *applier) probe(vdir string) {
 	origin, _, _ := strings.Cut(vdir, "/")
 	a.syncDir(origin)

@@ -8,58 +8,23 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// deleteWorkers is how many doomed releases are deleted at once. Deleting
-// small files waits on the disk far more than on the processor (rm -rf of
-// 5,000 small releases: 1.1 s of system time in 3.0 s), and unlinks in
-// different directories proceed side by side: the same releases took
-// 2.97 s with one rm, 1.9 s with two, 1.4 s with four and 1.1 s with
-// eight (measured beside BenchmarkApplyVsRmRf).
+// deleteWorkers: unlinks in different directories proceed side by side
+// (5,000 small releases: 2.97 s with one rm, 1.1 s with eight).
 const deleteWorkers = 8
 
-// deleteAll deletes every hidden release that is doomed (doomAll) and puts
-// back every one something needs again (back), before any deletion
-// starts, reporting each in the order of hidden, as a sequential loop
-// would. The deletions run on
-// deleteWorkers goroutines, each with its own copy of the applier and so
-// its own remover (a chain of directories is not for concurrent use);
-// put-backs, results and progress stay on this goroutine. Each package
-// (ORIGIN/NAME) goes to one worker: its releases' VERSION directories
-// share the NAME directory, which the kernel locks for each entry removed
-// from it, so workers on different packages do not wait on each other,
-// and a worker's chain keeps the NAME directory open from one release to
-// the next.
+// deleteAll puts back what back wants, then deletes the rest on
+// deleteWorkers workers (each package on one, sharing its NAME directory),
+// reporting in hidden's order.
 //
-// Once the run is cancelled no deletion starts: each worker checks before
-// each release, the deletions under way finish and are reported, and
-// every release not started is put back whole (stop's reason),
-// dependencies first (putBackRest). A release whose deletion has begun
-// is never put back: it is deleted or reported failed (a doomed
-// directory is deleted by the next run whatever needs it).
-//
-// What is put back must have what it needs, as deleting one release
-// after another in the hiding's order (dependents first) ensured: the
-// releases not started then were a tail of that order, which holds
-// everything they need. So a release's deletion starts only once every
-// release hidden before it that needs it (its dependents, on any worker)
-// has started, or was not started because the run was cancelled: then
-// it is not started either, and both are put back. A worker waits only
-// for releases hidden before the one it is at, and takes its own in the
-// hiding's order, so the first release not started is never waiting:
-// the workers cannot wait for each other in a circle.
-//
-// With ApplyOptions.Pace, each worker runs at a lower I/O priority
-// (lowerIOPriority) and waits for the pacer before each release (pace.go).
-//
-// Deleting releases side by side keeps every guarantee of deleting them
-// one at a time: every one is doomed (and that made durable) before any
-// is deleted, each deletion checks its own chain before every step,
-// pruning an empty VERSION, NAME or ORIGIN directory fails while any
-// doomed release (another worker's) is still in it, and a cancel puts
-// back only releases whose dependencies among the hidden were not
-// started either.
+// What a cancel puts back must have what it needs, as deleting in the
+// hiding's order (dependents first) ensured. So a release's deletion starts
+// only once every release hidden before it that needs it has started, or
+// will not: then neither does it, and both are put back. A worker waits
+// only for releases earlier in that order, so workers never wait in a
+// circle. A release whose deletion began is never put back (the next run
+// deletes a doomed directory whatever needs it).
 func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putBack, deleted map[pkgstore.Ident]bool) error {
-	// results[i] receives hidden[i]'s outcome, or notStarted. Buffered:
-	// no worker waits for this goroutine.
+	// Buffered: no worker waits for this goroutine.
 	results := make([]chan deletion, len(hidden))
 	queues := make([][]int, deleteWorkers)
 	var put []int // put back (back) before any deletion starts
@@ -77,9 +42,8 @@ func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putB
 	for k, o := range a.putBackAll(pick(hidden, put), whys) {
 		outcomes[put[k]] = &o
 	}
-	// dependents[i]: the releases to delete hidden before hidden[i] that
-	// need it; decided[i] is closed once hidden[i]'s deletion has started
-	// or, the run being cancelled, will not.
+	// dependents[i]: earlier releases to delete that need hidden[i];
+	// decided[i] closes when its deletion has started or never will.
 	at := map[pkgstore.Ident]int{}
 	for i, h := range hidden {
 		if results[i] != nil {
@@ -154,15 +118,10 @@ func (a *applier) deleteAll(hidden []hiddenRelease, surveys []survey, back *putB
 	return nil
 }
 
-// putBackRest ends a cancelled deleteAll from hidden[first], the first
-// release not started (d): once every worker has said what became of the
-// rest, it puts back each release not started, dependencies first (the
-// reverse of the hiding's order), with putBackAll. These releases are
-// doomed, and the next run deletes a doomed directory whatever needs it:
-// put back dependents first, a kill (a second signal, the watchdog)
-// between two renames would leave a listed release needing a doomed one.
-// Then it reports them all, and those put back before (outcomes), in the
-// hiding's order.
+// putBackRest ends a cancelled deleteAll from hidden[first]: it waits for
+// the workers, puts back each release not started dependents first (a
+// kill between renames then leaves no listed release needing a doomed
+// one) and reports in hidden's order.
 func (a *applier) putBackRest(hidden []hiddenRelease, first int, d deletion, results []chan deletion, outcomes []*RemovalOutcome, deleted map[pkgstore.Ident]bool) {
 	ds := make([]deletion, len(hidden))
 	ds[first] = d
@@ -191,7 +150,6 @@ func (a *applier) putBackRest(hidden []hiddenRelease, first int, d deletion, res
 	}
 }
 
-// pick returns hidden[i] for each i of at.
 func pick(hidden []hiddenRelease, at []int) []hiddenRelease {
 	out := make([]hiddenRelease, len(at))
 	for k, i := range at {
@@ -200,7 +158,6 @@ func pick(hidden []hiddenRelease, at []int) []hiddenRelease {
 	return out
 }
 
-// workerFor is the deletion worker of a release's package.
 func workerFor(id pkgstore.Ident) int {
 	h := fnv.New32a()
 	h.Write([]byte(id.Origin))
@@ -209,18 +166,8 @@ func workerFor(id pkgstore.Ident) int {
 	return int(h.Sum32() % deleteWorkers)
 }
 
-// surveyAll surveys every hidden release not put back (back) on
-// deleteWorkers goroutines, each with its own remover, and returns the
-// surveys in the order of hidden; a release put back has none. The hook's
-// "deleting" stage comes for each release on this goroutine, in order,
-// just before its survey is handed out. When the run is cancelled, no
-// survey is handed out after it, those under way finish (a survey only
-// reads), and cancelled is true: nothing has been deleted.
-//
-// The caller then puts back, in order, each release with a mount point
-// inside and what it needs among the hidden (a release put back so finds
-// its own survey ignored, as a release put back before would have had
-// none).
+// surveyAll surveys every hidden release not put back, on deleteWorkers
+// workers, in hidden's order; cancelled: it stopped, nothing deleted.
 func (a *applier) surveyAll(hidden []hiddenRelease, back *putBack) (surveys []survey, cancelled bool) {
 	surveys = make([]survey, len(hidden))
 	jobs := make(chan int)
@@ -251,7 +198,6 @@ func (a *applier) surveyAll(hidden []hiddenRelease, back *putBack) (surveys []su
 	return surveys, cancelled
 }
 
-// deletion is what a worker reports of one release.
 type deletion struct {
 	outcome    RemovalOutcome
 	notStarted bool

@@ -51,13 +51,13 @@ func TestHelperCancelledPutBackProcess(t *testing.T) {
 			}
 		}
 	})
-	opts.Progress = func(e retention.Event) {
+	retention.SetProgress(&opts, func(e retention.Event) {
 		if e.Done == killAt {
 			self, _ := os.FindProcess(os.Getpid())
 			self.Kill() // kill -9, as an operator's second Ctrl-C or the watchdog ends it
 			time.Sleep(time.Minute)
 		}
-	}
+	})
 	s := storetest.Open(t, root)
 	p.Apply(ctx, s, opts)
 	t.Fatal("not killed")

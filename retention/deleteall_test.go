@@ -45,7 +45,7 @@ func TestDeleteAllReportsInOrder(t *testing.T) {
 			hidden = append(hidden, id)
 		}
 	})
-	opts.Progress = func(e retention.Event) {
+	retention.SetProgress(&opts, func(e retention.Event) {
 		if !inProgress.TryLock() {
 			t.Error("Progress called while another call is under way")
 			return
@@ -55,7 +55,7 @@ func TestDeleteAllReportsInOrder(t *testing.T) {
 			t.Errorf("event %d says done %d", len(events)+1, e.Done)
 		}
 		events = append(events, e.Ident)
-	}
+	})
 	res, err := p.Apply(context.Background(), storetest.Open(t, b.Root), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -107,11 +107,11 @@ func TestDeleteAllCancelled(t *testing.T) {
 			arm            func(opts *retention.ApplyOptions, cancel context.CancelFunc)
 			removedAtLeast int
 		}{fmt.Sprint("at event ", at), func(opts *retention.ApplyOptions, cancel context.CancelFunc) {
-			opts.Progress = func(e retention.Event) {
+			retention.SetProgress(opts, func(e retention.Event) {
 				if e.Done == at {
 					cancel()
 				}
-			}
+			})
 		}, at})
 	}
 	for _, tc := range cases {

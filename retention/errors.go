@@ -7,20 +7,14 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// ErrNilContext is returned by PlanStore, PlanToApply and Apply given a
-// nil context.
+// ErrNilContext refuses a nil context.
 var ErrNilContext = errors.New("nil context")
 
-// ErrChangedSincePlan is wrapped by the RemovalOutcome.Err of a release Apply
-// kept because it changed since the plan (replaced, or the store could not
-// be checked again): CodeChanged.
+// ErrChangedSincePlan is wrapped by the Err of a release kept as
+// CodeChanged.
 var ErrChangedSincePlan = errors.New("changed since the plan")
 
-// ReleaseError is one release's failure in Apply (RemovalOutcome.Err): what Apply
-// was doing, and the error, which callers test with errors.Is and
-// errors.As (fs.ErrPermission, syscall.EROFS, ErrChangedSincePlan...).
-// Errors about the whole run (the store's lock: *pkgstore.LockedError,
-// errors.Is pkgstore.ErrLocked) are Apply's own error.
+// ReleaseError is one release's failure in Apply (RemovalOutcome.Err).
 type ReleaseError struct {
 	Ident pkgstore.Ident
 	// Op is what failed: "hide", "restore", "delete" or "revalidate".
@@ -32,8 +26,6 @@ func (e *ReleaseError) Error() string { return e.Ident.String() + ": " + e.Op + 
 
 func (e *ReleaseError) Unwrap() error { return e.Err }
 
-// withErr fills o.Err for a release kept because it changed since the
-// plan, when the caller did not.
 func (o RemovalOutcome) withErr() RemovalOutcome {
 	if o.Err != nil || o.Status != StatusKept {
 		return o

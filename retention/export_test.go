@@ -2,6 +2,7 @@ package retention
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/hab-gc/hab-gc/pkgstore"
@@ -30,4 +31,26 @@ func DeleteWorker(id pkgstore.Ident) int { return workerFor(id) }
 func SetPacer(o *ApplyOptions, target time.Duration, clock func() time.Time, sleep func(context.Context, time.Duration) error) {
 	o.pacer = newPacer(target, clock)
 	o.pacer.sleep = sleep
+}
+
+// RootFinderFunc adapts a function to RootFinder.
+type RootFinderFunc func(ctx context.Context, inv *pkgstore.Inventory) (Found, error)
+
+// FindRoots calls f; a nil f is an error wrapping ErrRootsUnknown.
+func (f RootFinderFunc) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (Found, error) {
+	if f == nil {
+		return Found{}, fmt.Errorf("%w: a nil RootFinderFunc", ErrRootsUnknown)
+	}
+	return f(ctx, inv)
+}
+
+// Event is one release handled by Apply, in order (SetProgress).
+type Event struct {
+	RemovalOutcome
+	Done, Total int
+}
+
+// SetProgress makes Apply call f after each release it handles.
+func SetProgress(o *ApplyOptions, f func(Event)) {
+	o.progress = func(ro RemovalOutcome, done, total int) { f(Event{ro, done, total}) }
 }

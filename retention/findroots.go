@@ -11,9 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// findRoots makes every release of the inventory that something protects
-// a root of the plan (rootOf), with its reasons: those of its package's
-// count, then the lists (rootIndex), then its own (rootsOf).
+// findRoots makes every protected release a root, with its reasons.
 func (p *Plan) findRoots() {
 	ix := p.indexRoots()
 	p.eachPackage(func(rels []*pkgstore.Release) {
@@ -26,13 +24,11 @@ func (p *Plan) findRoots() {
 	})
 }
 
-// rootIndex is what makes a release a root besides its package's count
-// and its own properties, indexed by release, in the order the plan
-// gives their reasons: the loaded services, the binlinks, the finders'
-// roots and what installs in progress need (listed); an active install
-// (wait, which every release waits for); what damaged directories name
-// (opaque); damage that may hide anything (everyone); IDENT problems; and
-// mount points inside releases (mounts, last).
+// rootIndex is what makes a release a root besides its count and itself,
+// in the order of the reasons: services, binlinks, finders' roots and
+// installs (listed); an active install (wait, for every release); what
+// damaged directories name (opaque); damage that may hide anything
+// (everyone); IDENT problems; mount points.
 type rootIndex struct {
 	listed        map[pkgstore.Ref][]Reason
 	wait          string
@@ -42,9 +38,7 @@ type rootIndex struct {
 	mounts        map[pkgstore.Ref][]Reason
 }
 
-// indexRoots reads the inventory's lists and the plan's finders into a
-// rootIndex, and sets InstallWait. It costs what the lists hold, not
-// what the store holds.
+// indexRoots costs what the lists hold, not what the store holds.
 func (p *Plan) indexRoots() *rootIndex {
 	inv := p.Inventory
 	ix := &rootIndex{}
@@ -112,10 +106,7 @@ func (p *Plan) indexRoots() *rootIndex {
 			}
 		}
 	}
-	// An origin, name, version or release directory hab-gc cannot see
-	// into (a symlink, which Habitat follows; one it cannot read) may hold
-	// releases Habitat lists, whose DEPS may name any release: with
-	// AllowDamaged, nothing is removed while it is there.
+	// A directory hab-gc cannot see into may hold releases Habitat lists.
 	for _, pr := range inv.Problems {
 		rel, inStore := strings.CutPrefix(pr.Path, pkgstore.StoreDir+"/")
 		if !pr.Blocking || !inStore || strings.Count(rel, "/") > 3 ||
@@ -125,9 +116,6 @@ func (p *Plan) indexRoots() *rootIndex {
 		ix.everyone = append(ix.everyone, Reason{Code: CodeDamaged, Text: fmt.Sprintf("hab-gc cannot see into %s (%s; see the problems), where Habitat may list releases that need it", pr.Path, pr.Kind)})
 		break // one reason is enough
 	}
-	// A release (or a directory Habitat lists as one) whose needs cannot
-	// be read at all may need any release: with AllowDamaged, nothing is
-	// removed while it is there.
 	if why := depsUnknown(inv); why != "" {
 		ix.everyone = append(ix.everyone, Reason{Code: CodeDamaged, Text: why})
 	}
@@ -143,8 +131,7 @@ func (p *Plan) indexRoots() *rootIndex {
 	return ix
 }
 
-// countRoots are the count's reasons for each of rels, the releases of
-// one package, oldest first (nil for a release the count does not keep).
+// countRoots are the count's reasons for each of one package's releases.
 func (p *Plan) countRoots(rels []*pkgstore.Release) [][]Reason {
 	out := make([][]Reason, len(rels))
 	if p.Policy.neverRemoved(rels[0].Ident) {
@@ -167,10 +154,8 @@ func (p *Plan) countRoots(rels []*pkgstore.Release) [][]Reason {
 	return out
 }
 
-// eachCounted calls keep for each release of rels (one package, oldest
-// first) among the newest n of the package, then among the newest n of
-// each version a count scope names (countScopes), newest first, with
-// the scope's name and the release's rank in it.
+// eachCounted calls keep for each of the package's newest n, then each of
+// the newest n of every count scope (countScopes), with its rank.
 func (p *Plan) eachCounted(rels []*pkgstore.Release, n int, keep func(i int, scope string, rank int)) {
 	keepNewest := func(at []int, scope string) {
 		for k := len(at) - 1; k >= 0 && k >= len(at)-n; k-- {
@@ -183,10 +168,6 @@ func (p *Plan) eachCounted(rels []*pkgstore.Release, n int, keep func(i int, sco
 			keep(i, scope, len(rels)-i)
 		}
 	}
-	// An Only entry with a version keeps the newest N of that version,
-	// as `hab pkg uninstall --keep-latest N ORIGIN/NAME/VERSION` does;
-	// so does a loaded service's version-pinned spec with ServicesOnly
-	// or NoDeps, as the Supervisor's uninstall_all_but_latest(spec.ident, N).
 	scopes := p.countScopes()
 	if len(scopes) == 0 {
 		return
@@ -209,9 +190,7 @@ func (p *Plan) eachCounted(rels []*pkgstore.Release, n int, keep func(i int, sco
 	}
 }
 
-// rootsOf are r's reasons to be a root: count (countRoots' for r), then
-// those of the index, then its own (pins, age, damage), then a mount
-// point inside it; nil when nothing protects it.
+// rootsOf are r's reasons to be a root: count, index, its own.
 func (p *Plan) rootsOf(ix *rootIndex, r *pkgstore.Release, count []Reason) []Reason {
 	out := count
 	add := func(rs ...Reason) {
@@ -237,9 +216,7 @@ func (p *Plan) rootsOf(ix *rootIndex, r *pkgstore.Release, count []Reason) []Rea
 		add(Reason{CodeExcluded, text})
 	}
 	if minAge := p.Policy.minAge(); minAge > 0 {
-		// Young by either clock: a plan's clock set ahead (a
-		// rehearsal, a wrong argument) must not make a fresh install
-		// look old.
+		// Young by either clock: a clock set ahead must not age a release.
 		age := p.Now.Sub(r.InstalledAt())
 		if age < minAge {
 			add(Reason{CodeYoung, fmt.Sprintf("installed %s ago, less than the minimum age %s (an install or rollback may be in progress)", age.Round(time.Second), minAge)})
@@ -268,15 +245,12 @@ func (p *Plan) rootsOf(ix *rootIndex, r *pkgstore.Release, count []Reason) []Rea
 	return out
 }
 
-// coverText says why a release below the directory a binlink points at
-// (not a release: see pkgstore.Binlink.Under) is kept.
 func coverText(bl pkgstore.Binlink) string {
 	return fmt.Sprintf("binlink %s points at %s, a directory above the releases (Habitat's own binlinks point into one release), so every release below it is kept", bl.Path, bl.Under)
 }
 
-// startedRoots makes roots of what a service the Supervisor started (its
-// PID file is there) may run: what its PID file shows (pkgstore.Service
-// Runs), or, when the file tells nothing, every release its spec allows.
+// startedRoots keeps what a started service's PID file shows it runs, or,
+// when the file tells nothing, every release its spec allows.
 func (p *Plan) startedRoots(svc pkgstore.Service, listed func(*pkgstore.Release, Code, string)) {
 	inv := p.Inventory
 	if svc.PIDProblem != "" {

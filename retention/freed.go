@@ -6,33 +6,19 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// The freed-dependency rule (Policy.FreeDeps, and ServicesOnly, the
-// Supervisor's purge): keep-latest counts what a package is for, not
-// what it is needed for. A release that is kept only by its package's
-// count, and that is there only as a dependency, is kept by need alone.
-//
-// In a limited plan (Only, ServicesOnly) that is the Supervisor's rule
-// (habitat-sh/habitat components/hab/src/command/pkg/uninstall/
-// uninstall_impl.rs, uninstall_many): each dependency of a removed
-// release that nothing outside the removal needs goes too, whatever its
-// own package's count; a package whose only release it was loses it.
-// Store-wide, the newest release of each package stays by count (a tool
-// installed by hand that a package also needs is not lost), and the
-// older releases of a package that other packages need are kept only
-// while something kept needs them: old dependency copies that nothing
-// uses go.
-//
-// Only the count is taken away: every other root (a loaded service, a
-// binlink, a pin, a process, a lease, an install in progress, min-age,
-// Habitat's own packages, an uninstall hook) still keeps what it keeps.
+// The freed-dependency rule (FreeDeps, ServicesOnly): a release kept only
+// by its package's count and there only as a dependency is kept by need
+// alone; every other root still keeps what it keeps. In a limited plan it
+// is the Supervisor's rule (components/hab/src/command/pkg/uninstall/
+// uninstall_impl.rs uninstall_many): a dependency nothing outside the
+// removal needs goes too. Store-wide each package's newest stays by count.
 
 // freesDeps reports whether the plan applies the freed-dependency rule.
 func (p *Plan) freesDeps() bool {
 	return (p.Policy.FreeDeps || p.Policy.ServicesOnly) && !p.Policy.NoDeps
 }
 
-// countOnly reports whether r is a root only because of its package's
-// count (CodeLatest), so that the freed-dependency rule may drop it.
+// countOnly: r is a root only by its package's count.
 func (p *Plan) countOnly(r pkgstore.Ref) bool {
 	reasons := p.rootOf[r]
 	if len(reasons) == 0 {
@@ -46,10 +32,8 @@ func (p *Plan) countOnly(r pkgstore.Ref) bool {
 	return true
 }
 
-// freeDeps applies the freed-dependency rule to the plan's roots and
-// marks again. It runs before the scope is applied and before the
-// uninstall-hook roots are added (a freed dependency that is its
-// package's last release and ships an uninstall hook is still kept).
+// freeDeps applies the rule and marks again, before the scope and the
+// uninstall-hook roots (which still keep a freed last release).
 func (p *Plan) freeDeps() {
 	var drop []pkgstore.Ref
 	if p.limited() {
@@ -85,9 +69,7 @@ func (p *Plan) freeDeps() {
 		delete(p.rootOf, d)
 	}
 	reach := p.Graph.Reach(p.rootList())
-	// Nothing the plan may remove was kept only through a dropped
-	// release (a scope release that a freed dependency needs): if so,
-	// leave the count as it was rather than reason in circles.
+	// A scope release kept only through a dropped one: leave the count.
 	for _, r := range p.Inventory.Releases {
 		if p.reach.Reached(r.Ref) && !reach.Reached(r.Ref) && p.inScope(r.Ident) && !slices.Contains(drop, r.Ref) && p.limited() {
 			for d, rs := range saved {
@@ -105,8 +87,6 @@ func (p *Plan) freeDeps() {
 	}
 }
 
-// neededByOtherPackage reports whether a release of another package
-// needs one of rels (the releases of one package).
 func (p *Plan) neededByOtherPackage(rels []*pkgstore.Release) bool {
 	pkg := rels[0].Ident.Package()
 	for _, r := range rels {

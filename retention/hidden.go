@@ -7,17 +7,10 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// The releases an interrupted run hid are planned as if installed
-// (pkgstore.Options.Hidden): a plan keeps or removes each as any other.
-// Apply deletes those both its plans remove with the rest of its
-// removals, each one's outcome counted, reported and recorded as any
-// other's, and puts back every other one first (putBackHidden).
-
-// takeHidden returns the hidden releases of fresh that Apply deletes:
-// those the fresh plan removes and the plan either removes too, in the
-// directory it saw, or does not know (a plan made from a scan that did
-// not list them). The second are returned in deletion order too
-// (dependents first), to be deleted before the plan's removals.
+// An interrupted run's hidden releases are planned as if installed.
+// takeHidden returns those Apply deletes with its removals: the fresh plan
+// removes them and the plan removes them too, in the directory it saw, or
+// does not know them (unknown, dependents first).
 func takeHidden(p *Plan, fresh *pkgstore.Inventory, freshPlan *Plan) (take map[pkgstore.Ident]bool, unknown []Decision) {
 	take = map[pkgstore.Ident]bool{}
 	for _, fd := range freshPlan.hideOrder() {
@@ -37,10 +30,8 @@ func takeHidden(p *Plan, fresh *pkgstore.Inventory, freshPlan *Plan) (take map[p
 	return take, unknown
 }
 
-// putBackHidden puts back every hidden release of fresh that Apply does
-// not delete (take), what each needs first (putBackAll), and records each
-// as a Leftover: kept, with the fresh plan's first reason, or failed (it
-// stays hidden, for the next run).
+// putBackHidden puts back, each as a Leftover, every hidden release Apply
+// does not take, what each needs first.
 func (a *applier) putBackHidden(fresh *pkgstore.Inventory, take map[pkgstore.Ident]bool, freshPlan *Plan) {
 	var hs []hiddenRelease
 	var whys []Reason
@@ -83,9 +74,8 @@ func (a *applier) putBackHidden(fresh *pkgstore.Inventory, take map[pkgstore.Ide
 	}
 }
 
-// uninstallHooks is the store's HasUninstallHook, looking into the
-// directory a hidden release of inv is in.
-func uninstallHooks(store *pkgstore.Store, inv *pkgstore.Inventory) HookFunc {
+// uninstallHooks is HasUninstallHook, looking into hidden directories too.
+func uninstallHooks(store *pkgstore.Store, inv *pkgstore.Inventory) func(pkgstore.Ident) bool {
 	return func(id pkgstore.Ident) bool {
 		if d, ok := inv.Hidden[id]; ok {
 			_, err := store.Root().Lstat(d + "/hooks/uninstall")

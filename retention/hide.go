@@ -15,8 +15,8 @@ import (
 
 type keptError struct{ reason Reason }
 
-// hide renames a release directory to a pending debris name in its
-// VERSION directory, after checking that it is still the planned one.
+// hide renames a release directory still the planned one to a pending
+// debris name in its VERSION directory.
 func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
 	rel := r.Path()
 	fi, err := a.root.Lstat(rel)
@@ -33,8 +33,6 @@ func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
 		return hiddenRelease{}, &keptError{Reason{CodeChanged, "its directory was replaced since the plan was made"}}
 	}
 	if held := a.heldFile(rel); held != "" {
-		// Windows: a process holds a file of it open (a running program,
-		// a loaded DLL), which Windows would not let go.
 		return hiddenRelease{}, &keptError{Reason{CodeInUse, "a process holds " + held + " open, so that Windows would not let it be deleted (a running program or a loaded DLL): in use, kept"}}
 	}
 	dir := path.Dir(rel)
@@ -42,7 +40,6 @@ func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
 	a.stage("checked", r.Ident, "")
 	if err := a.root.Rename(rel, name); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			// Uninstalled (hab pkg uninstall) since the check above.
 			return hiddenRelease{}, &keptError{Reason{CodeGone, "no longer installed (removed by someone else just before hab-gc hid it)"}}
 		}
 		if heldOpen(err) {
@@ -53,12 +50,9 @@ func (a *applier) hide(r *pkgstore.Release) (hiddenRelease, error) {
 	return hiddenRelease{rel: r, name: name}, nil
 }
 
-// syncWorkers bounds the directories Apply fsyncs at once.
 const syncWorkers = 16
 
-// hideBatch is what Apply hid since it last synced: the releases, their
-// VERSION directories (each once) and every release they need (DEPS and
-// TDEPS).
+// hideBatch is what Apply renamed since it last synced, and what it needs.
 type hideBatch struct {
 	hidden []hiddenRelease
 	dirs   []string
@@ -77,7 +71,6 @@ func (b *hideBatch) add(h hiddenRelease) {
 	}
 }
 
-// need records what the release ref of graph g needs.
 func (b *hideBatch) need(g *depgraph.Graph, ref pkgstore.Ref) {
 	if b.needs == nil {
 		b.needs = map[pkgstore.Ident]bool{}
@@ -88,16 +81,10 @@ func (b *hideBatch) need(g *depgraph.Graph, ref pkgstore.Ref) {
 	}
 }
 
-// sync makes a batch of renames durable: it fsyncs each directory a
-// release of the batch was renamed in, tells the hook stage of each
-// ("synced" for hidings), then empties the batch. Apply calls it before
-// it hides a release that one of the batch needs (so that after a crash,
-// whatever survives of the renames, no listed release needs a hidden one)
-// and once all are hidden, before the settle pause. With hideOrder's
-// layers, that is one batch per layer: the directories of a batch share a
-// journal commit (on ext4, the first fsync commits them all), and their
-// fsyncs overlap. Dooming and putting back batch their renames the same
-// way.
+// sync makes a batch of renames durable. Called before renaming a release
+// the batch needs, so whatever a crash keeps of the renames, no listed
+// release needs a hidden one: one batch per hideOrder layer, whose fsyncs
+// share a journal commit.
 func (a *applier) sync(b *hideBatch, stage string) {
 	a.syncDirs(b.dirs)
 	for _, h := range b.hidden {
@@ -106,10 +93,8 @@ func (a *applier) sync(b *hideBatch, stage string) {
 	*b = hideBatch{}
 }
 
-// syncDirs fsyncs the directories (store-relative) concurrently: an fsync
-// mostly waits for the disk (a cache flush each, even when the journal is
-// already committed), and the disk serves several at once. All are done
-// when it returns.
+// syncDirs fsyncs the directories concurrently (an fsync mostly waits on
+// the disk, which serves several at once).
 func (a *applier) syncDirs(list []string) {
 	dirs := make(chan string)
 	var wg sync.WaitGroup
@@ -134,15 +119,9 @@ func (a *applier) syncDir(dir string) {
 	}
 }
 
-// putBackAll puts each release of hs back, in that order, for why[i],
-// and returns what became of each (a copy Habitat installed again
-// meanwhile stays, and the hidden one goes). The renames are made durable
-// in batches, each batch's VERSION directories synced together
-// (syncDirs), all before it returns: a release is reported kept only once
-// it is listed for good. A batch is synced before a release that needs
-// one of it is put back, so that, put back dependencies first, doomed
-// releases come back without a listed release ever needing a doomed one,
-// whatever a power loss keeps of the renames.
+// putBackAll puts hs back in order, for why[i], durable before it
+// returns; a batch is synced before putting back a release that needs one
+// of it, so dependencies-first put-backs survive a power loss in order.
 func (a *applier) putBackAll(hs []hiddenRelease, why []Reason) []RemovalOutcome {
 	out := make([]RemovalOutcome, len(hs))
 	var batch hideBatch
@@ -167,9 +146,8 @@ func (a *applier) putBackAll(hs []hiddenRelease, why []Reason) []RemovalOutcome 
 	return out
 }
 
-// putBackOne renames a hidden release back (renamed; not synced), unless
-// Habitat installed it again meanwhile: then the new copy stays and the
-// hidden one is deleted, or left to the next run when stopping.
+// putBackOne renames a hidden release back (not synced), unless Habitat
+// installed it again meanwhile: then the hidden one goes.
 func (a *applier) putBackOne(h hiddenRelease, why Reason) (_ RemovalOutcome, renamed bool) {
 	rel := h.rel.Path()
 	if _, err := a.root.Lstat(rel); err == nil {
@@ -186,7 +164,6 @@ func (a *applier) putBackOne(h hiddenRelease, why Reason) (_ RemovalOutcome, ren
 	return RemovalOutcome{Ident: h.rel.Ident, Status: StatusKept, Reasons: []Reason{why}}, true
 }
 
-// restoreAll puts every hidden release back for why and reports each.
 func (a *applier) restoreAll(hs []hiddenRelease, why Reason) {
 	whys := make([]Reason, len(hs))
 	for i := range whys {

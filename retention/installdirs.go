@@ -14,10 +14,8 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// InstallDir is an install directory in the store (Habitat's
-// .hab-pkg-install-*, see pkgstore.Installing) and what a run does with
-// it: one a killed install left, older than the install window and held
-// by no process, is removed; any other stays, and Why says why.
+// InstallDir is an install directory (Habitat's .hab-pkg-install-*) and
+// what a run does with it: a killed install's leftover is removed.
 type InstallDir struct {
 	// Path is relative to the store: ORIGIN/NAME/VERSION/.hab-pkg-install-...
 	Path   string `json:"path"`
@@ -28,9 +26,7 @@ type InstallDir struct {
 }
 
 // InstallDirs says what a run would do with the store's install
-// directories, asking the policy's finders which processes hold them:
-// what hab-gc check reports.
-// When the finders fail, none is removed, and each says why.
+// directories (hab-gc check); when the finders fail, none is removed.
 func InstallDirs(ctx context.Context, inv *pkgstore.Inventory, pol Policy) []InstallDir {
 	found, err := pol.FindRoots(ctx, inv)
 	if err == nil {
@@ -45,16 +41,12 @@ func InstallDirs(ctx context.Context, inv *pkgstore.Inventory, pol Policy) []Ins
 	return dirs
 }
 
-// notRead is why an install directory stays when no process was read.
 const notRead = "the running processes were not read (runtime roots off), so one may hold it"
 
-// installDirs decides each install directory of inv with what the
-// finders found. Habitat never reuses one (each install makes a new,
-// randomly named one), so one that has not changed within the install
-// window and that no process holds is a killed install's leftover. While
-// a process shows an install running, or when not every process could be
-// seen and a finder's probe (asked only when probeHeld is set) could not
-// clear it, every one stays.
+// installDirs decides each install directory. Habitat never reuses one,
+// so one unchanged within the install window and held by no process is a
+// killed install's leftover; while an install runs, or a blind finder's
+// probe (probeHeld) cannot clear one, every one stays.
 func installDirs(ctx context.Context, inv *pkgstore.Inventory, found []Found, probeHeld bool) []InstallDir {
 	if inv == nil || len(inv.Installing) == 0 {
 		return nil
@@ -99,8 +91,6 @@ func installDirs(ctx context.Context, inv *pkgstore.Inventory, found []Found, pr
 		if f.Probe == nil || len(probe) == 0 {
 			continue
 		}
-		// A finder that could not see every process checks the files of
-		// each (a working directory in one it cannot see).
 		why := ""
 		var pr Probed
 		if !probeHeld {
@@ -130,9 +120,8 @@ func installDirs(ctx context.Context, inv *pkgstore.Inventory, found []Found, pr
 	return out
 }
 
-// probeIdent names an install directory in a probe: its VERSION
-// directory's release named after it, which no release is (Habitat's
-// listing skips the name).
+// probeIdent names an install directory in a probe by a release no
+// release is.
 func probeIdent(path string) pkgstore.Ident {
 	p := strings.SplitN(path, "/", 4)
 	if len(p) < 4 {
@@ -141,14 +130,8 @@ func probeIdent(path string) pkgstore.Ident {
 	return pkgstore.Ident{Origin: p[0], Name: p[1], Version: p[2], Release: p[3]}
 }
 
-// removeInstallDirs deletes the install directories dirs decides to
-// remove, under the store's lock, as a hidden release is deleted
-// (removeInstallDir: renamed to a doomed name first, so an install that finishes
-// meanwhile cannot rename its release out of it; deleted without
-// following a symlink or crossing a mount point). Each is examined again
-// just before: one that is gone, no longer a directory, or not the one
-// examined (re-created, or renamed away and another put in its place) is
-// left alone.
+// removeInstallDirs deletes the install directories to remove, each
+// examined again just before: one gone or replaced is left alone.
 func (a *applier) removeInstallDirs(dirs []InstallDir) {
 	for _, d := range dirs {
 		if !d.Remove || a.ctx.Err() != nil {
@@ -180,7 +163,6 @@ func (a *applier) removeInstallDirs(dirs []InstallDir) {
 	}
 }
 
-// String is what a report says of an install directory.
 func (d InstallDir) String() string {
 	if d.Remove {
 		return fmt.Sprintf("%s%s: a run removes it: %s", pkgstore.StoreDir+"/", d.Path, d.Why)
@@ -188,11 +170,9 @@ func (d InstallDir) String() string {
 	return fmt.Sprintf("%s%s: kept: %s", pkgstore.StoreDir+"/", d.Path, d.Why)
 }
 
-// removeInstallDir deletes the install directory d examined, on its own
-// file system: one holding a mount point is left whole. It is renamed to
-// a doomed name first, and only the directory found under that name,
-// the one examined (same device and inode), is deleted: one put in its
-// place since the last look is renamed back and left alone.
+// removeInstallDir dooms d first (an install finishing meanwhile cannot
+// rename its release out of it), then deletes what it renamed only if it
+// is the directory examined; one put in its place is renamed back.
 func (a *applier) removeInstallDir(d InstallDir) (RemovalStatus, string) {
 	sv := a.survey(d.Path, false)
 	switch {

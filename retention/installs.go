@@ -9,22 +9,11 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// indexInstalls finds what installs in progress need (see
-// pkgstore.Installing): every installed release an install directory or
-// a fresh archive in the artifact cache names is listed (rootIndex), and
-// while any install directory is active, a download is in progress or an
-// archive whose release is not installed came into the cache within the
-// install window, it returns why every release waits. Habitat fetches
-// and verifies all the missing dependencies of a package, then installs
-// each in its own install directory before it makes the package's own,
-// and the package's archive may have been in the cache for days: what
-// that package found installed ("Using") shows nowhere until its own
-// install directory exists. So no release is removed while an install is
-// running.
+// indexInstalls lists what installs in progress name, and returns why
+// every release waits while one is active: what a package found installed
+// ("Using") shows nowhere until its own install directory exists.
 func (p *Plan) indexInstalls(listed func(r *pkgstore.Release, code Code, text string)) (wait string) {
 	inv := p.Inventory
-	// Those a finder saw first: a process holding an install's files open
-	// is the most telling reason.
 	all := installsOf(inv, p.Found)
 	for _, in := range all {
 		what := "the install in progress at " + installPath(in)
@@ -48,9 +37,7 @@ func (p *Plan) indexInstalls(listed func(r *pkgstore.Release, code Code, text st
 	return ""
 }
 
-// installsOf are the installs in progress the finders saw (first) and
-// those of the inventory, each once: one a process holds open is listed
-// as the finder saw it.
+// installsOf are the finders' installs, then the inventory's, each once.
 func installsOf(inv *pkgstore.Inventory, found []Found) []pkgstore.Installing {
 	held := foundInstalls(found)
 	seen := map[string]bool{}
@@ -66,7 +53,6 @@ func installsOf(inv *pkgstore.Inventory, found []Found) []pkgstore.Installing {
 	return all
 }
 
-// waitWhy says why removals wait for an active install.
 func waitWhy(in pkgstore.Installing) string {
 	changed := in.Changed.UTC().Format(time.RFC3339)
 	switch {
@@ -87,8 +73,6 @@ func waitWhy(in pkgstore.Installing) string {
 	}
 }
 
-// heldWhy says why removals wait for an install a process shows (By set),
-// "" for one only the store's files show.
 func heldWhy(in pkgstore.Installing) string {
 	switch {
 	case in.By == "":
@@ -106,7 +90,6 @@ func heldWhy(in pkgstore.Installing) string {
 	}
 }
 
-// installPath is an Installing's path relative to the FS root.
 func installPath(in pkgstore.Installing) string {
 	if strings.HasPrefix(in.Path, pkgstore.ArtifactCacheDir+"/") {
 		return in.Path

@@ -10,18 +10,14 @@ import (
 	"github.com/hab-gc/hab-gc/internal/winfs"
 )
 
-// heldOpen reports the error Windows gives when hab-gc moves a release's
-// directory while a process holds a file in it open without
-// FILE_SHARE_DELETE, as it holds a running program's image and each DLL
-// it loaded (winfs.InUse).
+// heldOpen: a process holds a file open without FILE_SHARE_DELETE (a
+// running program, a loaded DLL).
 func heldOpen(err error) bool { return winfs.InUse(err) }
 
 const heldOpenText = "Windows refused to move its directory (a file in it is open: a running program or a loaded DLL holds it, or an ACL forbids the move), so it is in use: kept"
 
-// heldFile returns a file in the release directory rel (store-relative)
-// that a process holds open so that it cannot be deleted (a running
-// program, a loaded DLL: onefs.HeldOpen), "" when none is or it cannot
-// be told (the move and the deletion then say).
+// heldFile returns a file of rel a process holds open, "" when none is or
+// it cannot be told.
 func (a *applier) heldFile(rel string) string {
 	top, err := a.root.Open(".")
 	if err != nil {
@@ -40,10 +36,8 @@ func (a *applier) heldFile(rel string) string {
 	return path.Join(rel, held)
 }
 
-// removeEmptyDir removes the empty directory d (store-relative) without
-// following a reparse point: through the root, else through its parent's
-// handle (plain deletion, where the root's POSIX-semantics one is
-// refused, as under Wine).
+// removeEmptyDir removes d without following a reparse point, through its
+// parent's handle where POSIX-semantics deletion is refused (Wine).
 func (a *applier) removeEmptyDir(d string) error {
 	err := a.root.Remove(d)
 	if err == nil || os.IsNotExist(err) {

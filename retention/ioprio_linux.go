@@ -6,14 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lowerIOPriority puts the calling goroutine's thread in the lowest
-// best-effort I/O priority class (ioprio_set(2); the idle class could
-// starve the run behind a busy neighbour). On Linux IOPRIO_WHO_PROCESS
-// with 0 is the calling thread only, so the goroutine stays on its
-// thread, and never unlocks it: the thread ends with the goroutine
-// instead of serving other goroutines at that priority. Schedulers that
-// ignore priorities (none, some mq-deadline setups) make this a no-op:
-// the pacer does not rely on it.
+// lowerIOPriority sets the thread's lowest best-effort I/O priority (idle
+// could starve the run). It applies to the calling thread only, which it
+// never unlocks: the thread ends with the goroutine.
 func lowerIOPriority() {
 	runtime.LockOSThread()
 	const (

@@ -8,15 +8,11 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// CodeLeased keeps a release a live lease names (package lease): an
-// install is about to use it.
+// CodeLeased keeps a release a live lease names (package lease).
 const CodeLeased Code = "leased"
 
-// leaseRoots reads the live leases of the inventory's FS root. A partial
-// ident in a lease keeps every installed release satisfying it, and every
-// one Apply has hidden meanwhile (so that the final check puts it back).
-// found is false when there is no lease at all, live or dead. Dead leases
-// are counted, not removed (Apply sweeps them: sweepLeases).
+// leaseRoots reads the live leases; found is false when there is no lease
+// at all. Dead ones are counted, and only Apply sweeps them.
 func leaseRoots(inv *pkgstore.Inventory) (f Found, found bool, err error) {
 	if inv.FSRoot == "" {
 		return Found{}, false, nil // an inventory not read from a store: no leases to read
@@ -38,10 +34,8 @@ func leaseRoots(inv *pkgstore.Inventory) (f Found, found bool, err error) {
 	return f, len(live)+dead > 0, nil
 }
 
-// matchingReleases is id when it is fully qualified, else every installed
-// release satisfying it (in any case where names are case-insensitive)
-// and every one Apply has hidden meanwhile (so that
-// the final check puts it back).
+// matchingReleases is id when fully qualified, else every release
+// satisfying it, hidden ones too (so the final check puts them back).
 func matchingReleases(inv *pkgstore.Inventory, id pkgstore.Ident) []pkgstore.Ident {
 	if id.FullyQualified() {
 		out := []pkgstore.Ident{id}
@@ -64,10 +58,8 @@ func matchingReleases(inv *pkgstore.Inventory, id pkgstore.Ident) []pkgstore.Ide
 	return out
 }
 
-// sweepLeases removes the dead leases of the store's FS root: only Apply,
-// which changes the store, does (a plan, list or why change nothing). A
-// failure is only logged: the lease reading that follows refuses if the
-// leases cannot be read.
+// sweepLeases removes dead leases; a failure is only logged (the reading
+// that follows refuses).
 func (a *applier) sweepLeases() {
 	fsRoot := a.store.FSRoot()
 	if n, err := lease.Sweep(fsRoot); err != nil {
@@ -77,9 +69,7 @@ func (a *applier) sweepLeases() {
 	}
 }
 
-// pendingIdent returns the release a pending debris directory (a release
-// Apply hid before its final check; debris is its path in the store) holds,
-// when its name is exactly one Apply makes (parseDebris).
+// pendingIdent is the release a pending debris directory Apply made holds.
 func pendingIdent(debris string) (pkgstore.Ident, bool) {
 	kind, release, ok := pkgstore.ParseDebris(path.Base(debris))
 	if !ok || kind != "pending" {

@@ -10,8 +10,6 @@ import (
 // never removes across one.
 const CodeMountPoint Code = "mount-point"
 
-// indexMounts finds every release with a mount point at or under its
-// directory (rootIndex.mounts).
 func (p *Plan) indexMounts() map[pkgstore.Ref][]Reason {
 	var out map[pkgstore.Ref][]Reason
 	for _, m := range p.Inventory.Mounts {

@@ -2,9 +2,7 @@ package retention
 
 import "fmt"
 
-// oneOption is the optional trailing options argument of PlanStore and
-// Apply: the zero value when absent. More than one is refused rather than
-// merged or ignored, so that no option a caller wrote is silently lost.
+// oneOption: the zero value when absent; more than one is refused.
 func oneOption[T any](opts []T) (T, error) {
 	var zero T
 	switch len(opts) {

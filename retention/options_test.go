@@ -32,8 +32,8 @@ func TestOptionalOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(plan.Removals()); n != 2 || plan.ReclaimableBytes() <= 0 {
-		t.Fatalf("plan removes %d (%d bytes), want 2, measured", n, plan.ReclaimableBytes())
+	if n := len(plan.Removals()); n != 2 || plan.Report(nil).Summary.BytesReclaimable <= 0 {
+		t.Fatalf("plan removes %d (%d bytes), want 2, measured", n, plan.Report(nil).Summary.BytesReclaimable)
 	}
 	if res, err := plan.Apply(ctx, store, retention.ApplyOptions{}, retention.ApplyOptions{Settle: retention.NoSettle}); err == nil || res == nil || res.Removed != 0 || res.NotAttempted != 2 {
 		t.Errorf("Apply took two options: %v, %v", res, err)

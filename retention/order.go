@@ -12,16 +12,9 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// hideOrder returns the plan's removals dependents first: each comes
-// before every removal it needs through DEPS or TDEPS, directly or not.
-// Apply hides them in this order, so that whenever it stops (a crash, a
-// kill), no release that is still listed needs a hidden one, and the next
-// run, which deletes hidden releases nothing needs, leaves exactly what
-// the rules keep. Releases in a dependency cycle (which Habitat cannot
-// build, but a damaged store can show) come in inventory order among
-// themselves. Ties are broken by inventory order, so the order is
-// deterministic; then the removals are grouped in layers (see below), so
-// that Apply can make the hiding of many releases durable with one sync.
+// hideOrder returns the removals dependents first, so that whenever Apply
+// stops no listed release needs a hidden one; a cycle's members and ties
+// in inventory order, grouped in layers that share one sync.
 func (p *Plan) hideOrder() []Decision {
 	removals := p.Removals()
 	index := make(map[pkgstore.Ref]int64, len(removals))
@@ -53,12 +46,8 @@ func (p *Plan) hideOrder() []Decision {
 		}
 		cycles = cycles[1:]
 	}
-	// In layers: a release comes one layer after the last of the
-	// removals before it that need it (removals nothing before needs are
-	// layer 0), and the order within a layer is kept. Every release still
-	// comes after all its dependents (the layers only group), and no
-	// release needs another of its layer, except within a cycle: Apply
-	// makes a whole layer's hidings durable with one sync.
+	// A release goes one layer after the last earlier removal that needs
+	// it: none needs another of its layer, except within a cycle.
 	pos := make([]int, len(removals))
 	for i, n := range order {
 		pos[n] = i

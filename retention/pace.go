@@ -14,12 +14,10 @@ const PaceAuto time.Duration = -1
 // MaxPace is the largest latency ApplyOptions.Pace may name.
 const MaxPace = 10 * time.Second
 
-// Pacing's constants. A probe's latency above the target pauses every
-// deletion worker for paceGain times that latency, at most paceMaxPause
-// at a time, and in all at most paceBudget times the time spent deleting:
-// a paced run takes at most 1+paceBudget times as long. In auto mode the
-// target is twice the lowest latency seen, and never below paceMinTarget
-// (an fsync on an idle disk varies by that much).
+// A probe slower than the target pauses the workers paceGain times its
+// latency, at most paceMaxPause at once and paceBudget times the time spent
+// deleting in all. Auto's target is twice the lowest latency seen, at
+// least paceMinTarget (an idle disk's fsync varies by that much).
 const (
 	paceGain      = 2
 	paceMaxPause  = time.Second
@@ -27,14 +25,10 @@ const (
 	paceMinTarget = 2 * time.Millisecond
 )
 
-// pacer slows the deletion workers down while the disk is slow for
-// everyone. After a release, a worker probes (an fsync of a directory it
-// has just changed: the cost of committing the unlinks made since the
-// last commit, which a neighbour's fdatasync pays too); one probe runs at
-// a time, and the others' workers carry on. A slow probe closes the gate
-// every worker passes before its next release for a while (the prober
-// sleeps it out); a fast one leaves it open. The sleep ends at once when
-// the run is cancelled.
+// pacer slows the deletion workers while the disk is slow for everyone:
+// after a release one worker at a time probes (fsyncs the directory it
+// changed, the cost a neighbour's fdatasync pays too), and a slow probe
+// closes the gate every worker passes for a while.
 type pacer struct {
 	target time.Duration // latency above which to pause; 0: auto
 	clock  func() time.Time
@@ -49,8 +43,7 @@ type pacer struct {
 	paced time.Duration
 }
 
-// newPacer returns the pacer of ApplyOptions.Pace (nil: full speed),
-// timing its probes by clock.
+// newPacer returns nil for full speed.
 func newPacer(pace time.Duration, clock func() time.Time) *pacer {
 	if pace == 0 {
 		return nil
@@ -61,7 +54,6 @@ func newPacer(pace time.Duration, clock func() time.Time) *pacer {
 	return &pacer{target: max(pace, 0), clock: clock, sleep: sleepCtx, start: clock()}
 }
 
-// sleepCtx sleeps for d, or until ctx is done.
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -73,7 +65,6 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// wait returns once the gate is open or the run is cancelled.
 func (p *pacer) wait(ctx context.Context) {
 	if p == nil {
 		return
@@ -89,9 +80,8 @@ func (p *pacer) wait(ctx context.Context) {
 	}
 }
 
-// after is called by a worker after each release: unless another worker
-// is probing, it times probe and, when the disk was slow, pauses the
-// workers (pause).
+// after times probe, unless another worker is probing, and pauses the
+// workers when the disk was slow.
 func (p *pacer) after(ctx context.Context, probe func()) {
 	if p == nil || ctx.Err() != nil || !p.probing.CompareAndSwap(false, true) {
 		return
@@ -113,8 +103,7 @@ func (p *pacer) after(ctx context.Context, probe func()) {
 	p.pause(ctx, min(paceGain*lat, paceMaxPause))
 }
 
-// pause closes the gate for d, less what would take the pacing over its
-// budget, and counts it.
+// pause closes the gate for d, within the budget.
 func (p *pacer) pause(ctx context.Context, d time.Duration) {
 	p.mu.Lock()
 	busy := p.clock().Sub(p.start) - p.paced
@@ -134,7 +123,6 @@ func (p *pacer) pause(ctx context.Context, d time.Duration) {
 	p.mu.Unlock()
 }
 
-// total is how long the workers were held.
 func (p *pacer) total() time.Duration {
 	if p == nil {
 		return 0

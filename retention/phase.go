@@ -4,8 +4,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// Phase names a step of PlanStore and Apply, in order (pkgstore.Phase:
-// one kind of event from the scan to the deletions).
+// Phase names a step of PlanStore and Apply, in order.
 type Phase = pkgstore.Phase
 
 const (
@@ -20,11 +19,9 @@ const (
 	PhasePutBack Phase = "putting back"     // hidden releases back under their names (Total: those put back), on a stop or for what needs them
 )
 
-// PhaseEvent reports progress through the phases: Done of Total
-// releases handled in the phase (both 0 for phases without a count).
+// PhaseEvent: Done of Total releases handled in the phase.
 type PhaseEvent = pkgstore.PhaseEvent
 
-// phase reports a phase's progress to OnPhase and the Logger.
 func (a *applier) phase(ph Phase, done, total int) {
 	pkgstore.ReportPhase(a.opts.OnPhase, a.log, PhaseEvent{Phase: ph, Done: done, Total: total})
 }

@@ -12,8 +12,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// ErrNoInventory is returned by Compute for a nil
-// inventory.
+// ErrNoInventory is returned by Compute for a nil inventory.
 var ErrNoInventory = errors.New("no inventory: read one with pkgstore.Store.Scan")
 
 // Action is what the plan does with a release.
@@ -37,82 +36,54 @@ type Decision struct {
 	Reasons []Reason
 }
 
-// Plan decides, for every installed release of an inventory, keep or
-// remove, each with its reasons. It is deterministic: the same inventory,
-// policy and time give the same plan, in inventory order.
+// Plan is, for every installed release of an inventory, keep or remove
+// with reasons; the same inputs give the same plan.
 type Plan struct {
 	Policy Policy
-	// Now is the plan's clock reading, the caller's: MinAge is measured
-	// with it, and Apply revalidates with it.
+	// Now is the caller's clock: MinAge is measured with it, and Apply
+	// revalidates with it.
 	Now time.Time
-	// RealNow, when set, is the real clock's reading as the plan was made
-	// (PlanStore reads it; Compute reads no clock and leaves it zero). A
-	// release installed less than MinAge before either clock is kept as
-	// too young, and a Now more than ClockAheadWarning ahead of RealNow is
-	// warned about (WarnClockAhead). Apply judges by its own clock
-	// (ApplyOptions.Now) again.
+	// RealNow is the real clock as PlanStore made the plan (zero from
+	// Compute): a release young by either clock is kept.
 	RealNow   time.Time
 	Inventory *pkgstore.Inventory
 	Graph     *depgraph.Graph
-	// Found is what the policy's RootFinders found when the plan was made.
+	// Found is what the RootFinders found when the plan was made.
 	Found []Found
 	// Decisions are in inventory order (origin, name, oldest first).
 	Decisions []Decision
-	// Warnings are about the policy as applied to this store: pins and
-	// Only entries that match no installed release (often a typo), and
-	// semver pins that could not judge a version. Policy order.
-	Warnings []Warning
-	// Pins are the policy's excludes, each with its source and how many
-	// installed releases it matches. Policy order.
-	Pins []Pin
-	// InstallWait, when not empty, says why every removal waits: an
-	// install in progress (see pkgstore.Installing) whose needs the store
-	// does not show yet. A later run, once it has ended, removes what
-	// this one kept.
+	Warnings  []Warning
+	Pins      []Pin
+	// InstallWait, when set, is why every removal waits for an install
+	// in progress whose needs the store does not show yet.
 	InstallWait string
-	// InstallDirs are the store's install directories and what a run
-	// does with each (a killed install's leftover is removed).
 	InstallDirs []InstallDir
 
-	// decisionAt[ref] is the index in Decisions of ref's release, -1 for
-	// a Ref that is not an installed release (a slice: a map of 100,000
-	// entries took 2 MB).
+	// decisionAt[ref] indexes Decisions, -1 for no installed release (a
+	// map of 100,000 entries took 2 MB).
 	decisionAt []int32
 	reach      *depgraph.Reach
 	rootOf     map[pkgstore.Ref][]Reason
 	freed      map[pkgstore.Ref]string // removed only because Only's removals freed them
 	unused     map[pkgstore.Ref]bool   // store-wide FreeDeps: count taken away (freed.go)
-	// probeLater: the finders' probes were left to Apply (PlanToApply).
-	probeLater bool
-	// services are the loaded services' spec idents (ServicesOnly, NoDeps).
-	services []pkgstore.Ident
-	// only and counts are Policy.Only and KeepLatestFor as the store
-	// spells their names (casefold.go: Windows folds case).
+	probeLater bool                    // PlanToApply
+	services   []pkgstore.Ident        // the loaded services' spec idents
+	// only and counts are spelled as the store spells them (casefold.go).
 	only   []pkgstore.Ident
 	counts []spelledCount
 }
 
-// HookFunc reports whether a release ships an uninstall hook
-// (pkgstore.Store.HasUninstallHook). Compute uses it for the last releases
-// of packages that would otherwise go entirely; nil means "unknown", and
-// the apply step checks again on disk.
-type HookFunc func(pkgstore.Ident) bool
-
-// Compute makes the plan from an inventory, a policy, what the policy's
-// RootFinders found in use (Policy.FindRoots; every installed release a
-// found Root names is a root of the plan, with that Root's code and text)
-// and now, the clock reading used for MinAge. It reads nothing itself. It
-// fails with a *DamagedError (errors.Is ErrDamaged) when the store has
-// blocking problems and the policy does not allow them, and with
-// ErrInvalidPolicy for bad values.
-func Compute(inv *pkgstore.Inventory, pol Policy, found []Found, now time.Time, hooks HookFunc) (*Plan, error) {
+// Compute makes the plan from an inventory, a policy, what the
+// RootFinders found (Policy.FindRoots) and now, reading nothing; hooks
+// says whether a release ships an uninstall hook (nil: unknown). A store
+// with blocking problems fails with a *DamagedError unless AllowDamaged.
+func Compute(inv *pkgstore.Inventory, pol Policy, found []Found, now time.Time, hooks func(pkgstore.Ident) bool) (*Plan, error) {
 	return computeAt(inv, nil, pol, now, time.Time{}, hooks, found)
 }
 
-// computeAt is Compute with the real clock's reading (Plan.RealNow;
-// zero for none) and, when g is not nil, the graph of inv already built
-// (a plan made again after a probe reuses the first one's).
-func computeAt(inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
+// computeAt is Compute with the real clock (zero: none) and, when not nil,
+// inv's graph already built.
+func computeAt(inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks func(pkgstore.Ident) bool, found []Found) (*Plan, error) {
 	if inv == nil {
 		return nil, ErrNoInventory
 	}
@@ -149,8 +120,6 @@ func computeAt(inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, real
 		p.freeDeps()
 	}
 
-	// A package about to lose its last release keeps one when it ships an
-	// uninstall hook, which hab-gc does not run.
 	if !pol.IgnoreUninstallHooks && hooks != nil {
 		var extra []pkgstore.Ref
 		p.eachPackage(func(rels []*pkgstore.Release) {
@@ -184,7 +153,7 @@ func (p *Plan) addRoot(r pkgstore.Ref, code Code, text string) {
 	p.rootOf[r] = append(p.rootOf[r], Reason{Code: code, Text: text})
 }
 
-// rootList returns the roots in inventory order, for deterministic chains.
+// rootList returns the roots in inventory order (deterministic chains).
 func (p *Plan) rootList() []pkgstore.Ref {
 	var roots []pkgstore.Ref
 	for _, r := range p.Inventory.Releases {
@@ -209,12 +178,8 @@ func (p *Plan) eachPackage(f func([]*pkgstore.Release)) {
 }
 
 func (p *Plan) decide() {
-	// The releases of a package are next to each other in inventory
-	// order, and those removed for their age share one reason: made once
-	// a package, not once a release (most of a large store's releases
-	// are removed so, and their texts were a tenth of the plan's memory).
-	// A release of a version a count scope names (countScopes) was
-	// counted among that version's releases: its reason names the version.
+	// Releases removed for their age share one reason a package (their
+	// texts were a tenth of a large plan's memory).
 	var oldOf string
 	var oldReasons []Reason
 	scopes := p.countScopes()
@@ -227,9 +192,7 @@ func (p *Plan) decide() {
 				d.Reasons = append(d.Reasons, p.rootOf[r.Ref]...)
 				d.Reasons = append(d.Reasons, p.dependencyReason(r.Ref))
 			} else {
-				// A root's reasons are the plan's own: share them
-				// (clipped, so that an append by a caller copies).
-				d.Reasons = slices.Clip(p.rootOf[r.Ref])
+				d.Reasons = slices.Clip(p.rootOf[r.Ref]) // shared; clipped, so an append copies
 			}
 			continue
 		}
@@ -263,8 +226,7 @@ func (p *Plan) decide() {
 	}
 }
 
-// dependencyReason names the chain that keeps a dependency: the release
-// that needs it and, through it, the root that keeps that one.
+// dependencyReason names the chain from the root that keeps r.
 func (p *Plan) dependencyReason(r pkgstore.Ref) Reason {
 	chain := p.reach.Chain(r)
 	inv := p.Inventory

@@ -15,19 +15,14 @@ import (
 // ErrInvalidPolicy is wrapped by errors about a policy's values.
 var ErrInvalidPolicy = errors.New("invalid retention policy")
 
-// ErrEmptyPolicy is returned (wrapped) by Validate, Compute and PlanStore
-// for a policy that does not say how many releases to keep by count
-// (KeepLatest 0, as in the zero Policy): without that, everything not
-// protected would go. Keeping none by count is said with KeepNone.
+// ErrEmptyPolicy refuses a policy without KeepLatest (the zero Policy):
+// everything not protected would go. KeepNone says so on purpose.
 var ErrEmptyPolicy = errors.New("the retention policy sets nothing (KeepLatest is unset; KeepNone keeps no release by count)")
 
-// KeepNone is the KeepLatest that keeps no release by count: only the
-// protections keep releases. The zero KeepLatest is "unset" and refused.
+// KeepNone is the KeepLatest that keeps no release by count.
 const KeepNone = -1
 
-// KeepCount returns the KeepLatest that keeps the newest n releases by count:
-// n itself, or KeepNone for 0. It is how a count read from a user (a
-// flag, a config file) becomes a policy.
+// KeepCount is the KeepLatest for a user's count n: n, or KeepNone for 0.
 func KeepCount(n int) int {
 	if n == 0 {
 		return KeepNone
@@ -35,130 +30,63 @@ func KeepCount(n int) int {
 	return n
 }
 
-// Zero values mean the same in the library, the CLI and configuration
-// files: the zero duration (0 in Go, "0" or "0s" on the command line or in
-// TOML) is the default, never "off"; off is said with a named constant in
-// Go (NoMinAge, NoSettle, NoLockWait) and "none" in the CLI and TOML.
-
-// DefaultMinAge is the default Policy.MinAge (the zero MinAge). Habitat installs a
-// package's dependencies first, each renamed into place as soon as it is
-// unpacked, and the package itself last: until the last one lands, a fresh
-// dependency has no installed dependent and looks like garbage. An hour
-// covers the download and unpacking of a large closure on a slow link, and
-// an operator's rollback (`hab svc load` of an older release) in progress.
+// DefaultMinAge is the zero MinAge. Habitat installs dependencies first,
+// the package last: until it lands, a fresh dependency looks like garbage.
+// An hour covers a large closure on a slow link, or a rollback.
 const DefaultMinAge = time.Hour
 
-// NoMinAge turns the age protection off ("none" in the CLI and TOML).
+// NoMinAge turns the age protection off ("none" in the CLI).
 const NoMinAge time.Duration = -1
 
-// Policy says what to keep. The zero value is refused (ErrEmptyPolicy):
-// a caller states KeepLatest on purpose, KeepNone included. Every other
-// field's zero value is its safe default, with every protection in force.
+// Policy says what to keep. The zero value is refused (ErrEmptyPolicy);
+// every other field's zero value is the safe default, every protection on.
+// docs/configuration.md describes each setting as the CLI names it.
 type Policy struct {
-	// KeepLatest is how many of the newest releases of each origin/name to
-	// keep by count alone (Habitat's ordering): 1 or more, or KeepNone to
-	// keep none by count (only the protections below keep releases). 0 is
-	// unset, and refused (ErrEmptyPolicy).
+	// KeepLatest is how many of each origin/name's newest releases to keep
+	// by count: 1 or more, or KeepNone.
 	KeepLatest int
-	// SelfKeepLatest is how many releases of Habitat's own packages
-	// (chef/hab, chef/hab-sup, chef/hab-launcher and their core/
-	// predecessors) to keep when set (1 or more). 0 means unset: then, as
-	// Habitat's own uninstall does, no release of chef/hab (or core/hab) is
-	// ever removed, and chef/hab-sup and chef/hab-launcher keep KeepLatest,
-	// never fewer than 1. Setting it is the only way to let hab-gc remove
-	// old chef/hab releases. SelfKeepCount reads a user's count (0
-	// refused).
+	// SelfKeepLatest counts Habitat's own packages (IsHabitatPackage).
+	// Unset (0), no chef/hab release is ever removed, as Habitat's own
+	// uninstall does, and the others keep KeepLatest, at least 1.
 	SelfKeepLatest int
-	// Excludes pin releases: every release matching one is kept. Default:
-	// none.
-	Excludes []Exclude
-	// MinAge keeps releases installed less than this long ago. Default
-	// (0): DefaultMinAge. NoMinAge turns it off.
+	Excludes       []Exclude
+	// MinAge: 0 is DefaultMinAge, NoMinAge off.
 	MinAge time.Duration
-	// Only, when non-empty, limits removals to releases of these
-	// origin/names, or origin/name/versions, and to the dependencies that
-	// only their removed releases needed. Every protection still holds. An
-	// entry with a version also keeps the newest KeepLatest releases of that
-	// version, as `hab pkg uninstall --keep-latest N core/redis/6.2` does.
-	// A dependency only the removed releases needed is freed (CodeFreed)
-	// only when it is not among the newest KeepLatest of its own package:
-	// unlike `hab pkg uninstall`, which removes it whatever its rank, a
-	// package with one release (a tool installed by hand that an app also
-	// needed) is never freed this way. For example, with KeepLatest 1 and
-	// Only core/app, removing core/app/1/1 frees core/lib/1/1 when
-	// core/lib/2/2 is installed, and keeps it when it is core/lib's only
-	// release. With FreeDeps (or ServicesOnly) it is freed whatever its
-	// rank, as the Supervisor's purge and `hab pkg uninstall` do. Where
-	// the store folds case (Windows), an entry in another case than the
-	// store's directories names the one Windows opens for it (CORE/Redis:
-	// core\redis; casefold.go). Default: all packages.
+	// Only limits removals to these origin/names (or versions, which also
+	// keep their own newest KeepLatest, as `hab pkg uninstall --keep-latest
+	// N core/redis/6.2`) and the dependencies only their removed releases
+	// needed (CodeFreed), unless a dependency is among its own package's
+	// newest KeepLatest (FreeDeps frees it anyway, as Habitat does).
 	Only []pkgstore.Ident
-	// ServicesOnly limits removals to the releases that satisfy a loaded
-	// service's spec ident (Chef Automate's "conservative" mode): a spec
-	// core/redis limits them to core/redis, core/redis/6.2.5 to that
-	// version, whose newest KeepLatest (or KeepLatestFor) are kept, as the
-	// Supervisor's uninstall_all_but_latest(spec.ident, N) does; other
-	// versions are left alone. With Only too, removals satisfy both.
-	// Dependencies that only the removed releases needed go too, whatever
-	// their own package's count (it implies FreeDeps), unless NoDeps.
-	// Default false: every package.
+	// ServicesOnly limits removals to releases satisfying a loaded
+	// service's spec ident, as the Supervisor's
+	// uninstall_all_but_latest(spec.ident, N); it implies FreeDeps.
 	ServicesOnly bool
-	// NoDeps keeps the dependencies that a limited purge (Only,
-	// ServicesOnly) frees (CodeNoDeps), as `hab pkg uninstall --no-deps`
-	// does. It also makes a loaded service's version-pinned spec keep the
-	// newest KeepLatest releases of that version (as ServicesOnly does);
-	// store-wide, with no limit, it changes nothing else. Default false.
+	// NoDeps keeps what a limited purge frees (CodeNoDeps), as `hab pkg
+	// uninstall --no-deps`, and makes a version-pinned spec keep its
+	// version's newest KeepLatest.
 	NoDeps bool
-	// FreeDeps applies the freed-dependency rule (see freed.go's
-	// comment, and docs/configuration.md): a release kept only by its
-	// package's count, and there only as a dependency, is kept by need
-	// alone. In a limited plan (Only), every dependency that only the
-	// removed releases needed goes (CodeFreed), whatever its own
-	// package's count, as the Supervisor's purge does; store-wide, the
-	// older releases of a package that other packages need go unless
-	// something kept needs them, its newest staying by count. Every
-	// other protection holds. ServicesOnly implies it (it is the
-	// Supervisor's purge); NoDeps overrides it. Default false.
+	// FreeDeps keeps a dependency by need alone, not by its package's
+	// count (freed.go), as the Supervisor's purge does.
 	FreeDeps bool
-	// OnlySupervisorInstalled removes only releases the Supervisor
-	// installed, as hab-gc watch recorded it (pkgstore's InstalledBy):
-	// every other release, and one whose installer is unknown, is kept
-	// (CodeNotSupervisor), with all it needs. Default false.
+	// OnlySupervisorInstalled keeps every release the Supervisor did not
+	// install, as hab-gc watch recorded it (CodeNotSupervisor).
 	OnlySupervisorInstalled bool
-	// KeepLatestFor overrides KeepLatest for the packages it names (the
-	// Supervisor-wide count with per-service overrides): each origin/name
-	// once, not Habitat's own (SelfKeepLatest counts those). Where the
-	// store folds case (Windows), an entry in another case counts for the
-	// package Windows opens for it, unless another entry names that
-	// package exactly (casefold.go). Default: none.
+	// KeepLatestFor overrides KeepLatest per package (not Habitat's own).
 	KeepLatestFor []PackageCount
-	// AllowDamaged plans despite blocking problems in the store (see
-	// pkgstore.Problem.Blocking): each damaged release is then kept, with
-	// everything its readable lines name. Default false: the plan is
-	// refused with ErrDamaged.
+	// AllowDamaged plans despite blocking problems, keeping each damaged
+	// release and what its readable lines name.
 	AllowDamaged bool
-	// IgnoreUninstallHooks allows removing the last release of a package
-	// that ships hooks/uninstall. hab-gc never runs hooks; by default
-	// (false) it keeps such a release.
+	// IgnoreUninstallHooks lets the last release of a package that ships
+	// hooks/uninstall go; hab-gc never runs hooks.
 	IgnoreUninstallHooks bool
-	// RuntimeRoots is how the running processes are read (package
-	// runroots): every release one uses is kept, with everything it needs.
-	// Default (runroots.ModeOn): they are read, and a run that cannot see
-	// them all and cannot check the releases to remove another way fails
-	// (runroots.ErrBlind). runroots.ModeBestEffort goes on with what it
-	// could see; runroots.ModeOff reads no process.
+	// RuntimeRoots is how running processes are read (package runroots).
 	RuntimeRoots runroots.Mode
-	// RootFinders find more releases in use that the store's files do not
-	// show (the Supervisor's gateway), asked after the processes: each is
-	// kept, with everything it needs. Compute does not call them;
-	// PlanStore does, and Apply does again under the lock and just before
-	// deleting. A failing finder makes both refuse (ErrRootsUnknown).
-	// Default: none.
+	// RootFinders find more releases in use (the Supervisor's gateway),
+	// asked after the processes by PlanStore and again twice by Apply.
 	RootFinders []RootFinder
 }
 
-// finders are the processes' finder (unless RuntimeRoots is off), then
-// RootFinders.
 func (p Policy) finders() []RootFinder {
 	if p.RuntimeRoots == runroots.ModeOff {
 		return p.RootFinders
@@ -166,8 +94,7 @@ func (p Policy) finders() []RootFinder {
 	return append([]RootFinder{p.RuntimeRoots}, p.RootFinders...)
 }
 
-// Validate checks the policy's values. A policy without KeepLatest fails
-// with ErrEmptyPolicy; bad values with ErrInvalidPolicy.
+// Validate fails with ErrEmptyPolicy or ErrInvalidPolicy.
 func (p Policy) Validate() error {
 	if p.KeepLatest == 0 {
 		return ErrEmptyPolicy
@@ -210,7 +137,6 @@ func (p Policy) minAge() time.Duration {
 	return p.MinAge
 }
 
-// keep is how many releases of each package KeepLatest keeps by count.
 func (p Policy) keep() int { return max(p.KeepLatest, 0) }
 
 func (p Policy) selfKeep() int {
@@ -221,9 +147,7 @@ func (p Policy) selfKeep() int {
 	return max(n, 1)
 }
 
-// String describes the policy in one line for logs, as the CLI's settings
-// would spell it: "keep-latest=2 min-age=1h0m0s only=core/redis".
-// Unset fields are left out, except KeepLatest.
+// String is the policy as the CLI's settings spell it, for logs.
 func (p Policy) String() string {
 	var b strings.Builder
 	switch p.KeepLatest {
@@ -254,20 +178,14 @@ func (p Policy) String() string {
 	for _, e := range p.Excludes {
 		fmt.Fprintf(&b, " exclude=%q", e.Raw)
 	}
-	if p.ServicesOnly {
-		b.WriteString(" services-only")
-	}
-	if p.NoDeps {
-		b.WriteString(" no-deps")
-	}
-	if p.FreeDeps {
-		b.WriteString(" free-deps")
-	}
-	if p.AllowDamaged {
-		b.WriteString(" allow-damaged")
-	}
-	if p.IgnoreUninstallHooks {
-		b.WriteString(" ignore-uninstall-hooks")
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{p.ServicesOnly, "services-only"}, {p.NoDeps, "no-deps"}, {p.FreeDeps, "free-deps"},
+		{p.AllowDamaged, "allow-damaged"}, {p.IgnoreUninstallHooks, "ignore-uninstall-hooks"}} {
+		if f.on {
+			b.WriteString(" " + f.name)
+		}
 	}
 	if p.RuntimeRoots != runroots.ModeOn {
 		fmt.Fprintf(&b, " runtime-roots=%s", p.RuntimeRoots)
@@ -278,17 +196,12 @@ func (p Policy) String() string {
 	return b.String()
 }
 
-// neverRemoved reports whether no release of id's package is removed
-// under p: chef/hab (and core/hab) while SelfKeepLatest is unset. Habitat's
-// `hab pkg uninstall` refuses to remove any chef/hab release.
+// neverRemoved: `hab pkg uninstall` refuses to remove any chef/hab release.
 func (p Policy) neverRemoved(id pkgstore.Ident) bool {
 	return p.SelfKeepLatest == 0 && id.Name == "hab" && (id.Origin == "chef" || id.Origin == "core")
 }
 
-// IsHabitatPackage reports whether id is one of Habitat's own packages
-// (chef/hab, chef/hab-sup, chef/hab-launcher and their core/
-// predecessors): removing the running hab, the Supervisor or the launcher
-// breaks the machine's management.
+// IsHabitatPackage: chef/hab, hab-sup, hab-launcher, or their core/ forms.
 func IsHabitatPackage(id pkgstore.Ident) bool {
 	switch id.Origin + "/" + id.Name {
 	case "chef/hab", "chef/hab-sup", "chef/hab-launcher", "core/hab", "core/hab-sup", "core/hab-launcher":
@@ -297,23 +210,17 @@ func IsHabitatPackage(id pkgstore.Ident) bool {
 	return false
 }
 
-// Exclude pins releases: those that satisfy Pattern (Habitat's rule) and,
-// when Constraint is set, whose version satisfies it as semver or is not
-// semver at all (see ParseExclude).
+// Exclude pins releases that satisfy Pattern and, with a Constraint, whose
+// version satisfies it or is not semver (ParseExclude).
 type Exclude struct {
 	Pattern    pkgstore.Ident
 	Constraint *semver.Constraints
-	// Raw is the text the exclude was parsed from.
-	Raw string
-	// Source says where the pin came from ("flag --exclude", a config
-	// file's key, a schedule...), for the plan's reasons, its warnings and
-	// the history; empty when unknown. Pins from several sources add up:
-	// a Policy keeps every release any of its Excludes matches.
+	Raw        string
+	// Source says where the pin came from ("flag --exclude"), for reasons
+	// and history; may be empty.
 	Source string
 }
 
-// describe is the pin as the plan's texts name it: quoted, with its
-// source when known.
 func (e Exclude) describe() string {
 	if e.Source == "" {
 		return fmt.Sprintf("%q", e.Raw)
@@ -321,12 +228,9 @@ func (e Exclude) describe() string {
 	return fmt.Sprintf("%q (%s)", e.Raw, e.Source)
 }
 
-// ParseExclude parses "IDENT" or "IDENT@CONSTRAINT": "core/redis" pins
-// every release of core/redis, "core/redis/4.0.14" every release of that
-// version, "core/postgresql@>=11 <12" every release whose version is semver
-// within the constraint (Masterminds/semver syntax). A version that is not
-// semver (1.0.2k) cannot be judged by a constraint and is pinned too: a
-// pin fails safe, and the plan warns about it (WarnNotSemver).
+// ParseExclude parses "core/redis", "core/redis/4.0.14" or
+// "core/postgresql@>=11 <12" (Masterminds/semver). A version that is not
+// semver (1.0.2k) is pinned too, and warned about (WarnNotSemver).
 func ParseExclude(s string) (Exclude, error) {
 	pat, cons, hasCons := strings.Cut(s, "@")
 	id, err := pkgstore.ParseIdent(pat)
@@ -347,9 +251,8 @@ func ParseExclude(s string) (Exclude, error) {
 	return ex, nil
 }
 
-// match reports whether the exclude pins id. A release of the pattern's
-// package whose version the constraint cannot judge (not semver, such as
-// Habitat's 1.0.2k) is pinned too, failing safe; note then says why.
+// match reports whether e pins id; note says why a version the constraint
+// cannot judge is pinned.
 func (e Exclude) match(id pkgstore.Ident) (ok bool, note string) {
 	if !id.SatisfiesAnyCase(e.Pattern) { // a pin protects: in any case where names are
 		return false, ""

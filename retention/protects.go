@@ -6,13 +6,9 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// Protects returns why the plan's policy keeps whatever is of id, whether
-// or not id is installed: each exclude (pin) that matches it
-// (CodeExcluded, naming the pin and its source), and, when the plan is
-// limited (Only, ServicesOnly), CodeOutsideOnly for an id outside its
-// scope. nil when neither holds. The artifact cache asks it of each
-// archive, so that a run's --only and --exclude reach the cache as they
-// reach the store.
+// Protects returns why the policy keeps anything of id, installed or not
+// (the pins, and being outside a limited plan's scope): the artifact cache
+// asks it of each archive.
 func (p *Plan) Protects(id pkgstore.Ident) []Reason {
 	var rs []Reason
 	for _, ex := range p.Policy.Excludes {

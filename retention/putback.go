@@ -8,26 +8,21 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// putBack is the set of hidden releases Apply puts back, with why: those
-// something needs, and everything they need among the hidden (their
-// closure over DEPS and TDEPS), so that a release put back never comes
-// back without a dependency hidden in the same run or left hidden by an
-// interrupted one.
+// putBack is what Apply puts back, with why: what something needs and its
+// closure among the hidden, so a release never comes back without a
+// dependency.
 type putBack struct {
 	why map[pkgstore.Ident]Reason
 }
 
 func newPutBack() *putBack { return &putBack{why: map[pkgstore.Ident]Reason{}} }
 
-// reason reports whether id is put back, and why.
 func (b *putBack) reason(id pkgstore.Ident) (Reason, bool) {
 	r, ok := b.why[id]
 	return r, ok
 }
 
-// want puts id back for why (the first reason stays), then everything it
-// needs among hidden, transitively: deps gives what a release needs,
-// hidden whether a release is hidden (and not yet deleted).
+// want puts id back for why (the first reason stays), and its closure.
 func (b *putBack) want(id pkgstore.Ident, why Reason, deps func(pkgstore.Ident) []pkgstore.Ident, hidden func(pkgstore.Ident) bool) {
 	if _, ok := b.why[id]; ok {
 		return
@@ -47,10 +42,8 @@ func (b *putBack) want(id pkgstore.Ident, why Reason, deps func(pkgstore.Ident) 
 	}
 }
 
-// keepNeeds puts back everything id needs among hidden, transitively
-// (want's closure), but not id itself: a release that could not be
-// doomed stays hidden under its pending name, which the next run may put
-// back, so what it needs must stay.
+// keepNeeds puts back id's closure but not id, which stays pending for the
+// next run.
 func (b *putBack) keepNeeds(id pkgstore.Ident, deps func(pkgstore.Ident) []pkgstore.Ident, hidden func(pkgstore.Ident) bool) {
 	for _, d := range deps(id) {
 		if _, ok := b.why[d]; ok || !hidden(d) {
@@ -60,8 +53,6 @@ func (b *putBack) keepNeeds(id pkgstore.Ident, deps func(pkgstore.Ident) []pkgst
 	}
 }
 
-// depsOf returns what an installed release needs (DEPS and TDEPS), as
-// idents of its inventory.
 func depsOf(inv *pkgstore.Inventory, r *pkgstore.Release) []pkgstore.Ident {
 	var out []pkgstore.Ident
 	for _, refs := range [2][]pkgstore.Ref{r.Deps, r.TDeps} {
@@ -75,10 +66,8 @@ func depsOf(inv *pkgstore.Inventory, r *pkgstore.Release) []pkgstore.Ident {
 // maxDepsFile bounds what is read of a hidden release's DEPS or TDEPS.
 const maxDepsFile = 1 << 20
 
-// hiddenDeps reads what a hidden directory (store-relative) names in its
-// DEPS and TDEPS files (regular files only, never through a symlink),
-// skipping lines that are not fully qualified idents. Files that cannot
-// be read name nothing.
+// hiddenDeps reads a hidden directory's DEPS and TDEPS (regular files,
+// never through a symlink); what cannot be read names nothing.
 func hiddenDeps(root *os.Root, dir string) []pkgstore.Ident {
 	var out []pkgstore.Ident
 	for _, name := range []string{"DEPS", "TDEPS"} {

@@ -7,8 +7,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// Removals returns the decisions to remove, in plan order (none for a nil
-// plan).
+// Removals returns the decisions to remove, in plan order.
 func (p *Plan) Removals() []Decision { return p.filter(Remove) }
 
 // Keeps returns the decisions to keep, in plan order.
@@ -27,9 +26,8 @@ func (p *Plan) filter(a Action) []Decision {
 	return out
 }
 
-// ReclaimableBytes sums the sizes of the releases to remove; it is -1 when
-// the scan did not measure sizes.
-func (p *Plan) ReclaimableBytes() int64 {
+// reclaimableBytes sums the removals' sizes; -1 when not measured.
+func (p *Plan) reclaimableBytes() int64 {
 	var total int64
 	for _, d := range p.Decisions {
 		if d.Action == Remove {
@@ -57,22 +55,18 @@ func (p *Plan) Decision(id pkgstore.Ident) (Decision, bool) {
 // Explanation answers Why.
 type Explanation struct {
 	Decision Decision
-	// Chain runs from the root that keeps the release to the release
-	// itself (just the release when it is a root); nil for a removal.
+	// Chain runs from the root that keeps the release to it; nil for a
+	// removal.
 	Chain []pkgstore.Ident
 	// RootReasons are why the first release of Chain is kept.
 	RootReasons []Reason
-	// InstalledBy names the program that installed the release
-	// (pkgstore.Inventory.InstalledBy).
 	InstalledBy string
 }
 
 // ErrNotInstalled is returned by Why for an ident that is not installed.
 var ErrNotInstalled = errors.New("not an installed release")
 
-// Why explains the decision for id: the chain that keeps it, or its
-// removal reasons. A partial ident (origin/name or origin/name/version) is
-// resolved to the newest installed release that satisfies it.
+// Why explains the decision for id (a partial ident: its newest release).
 func (p *Plan) Why(id pkgstore.Ident) (Explanation, error) {
 	if p == nil || p.Inventory == nil {
 		return Explanation{}, ErrNoPlan

@@ -9,84 +9,33 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// PlanStore scans an open store, asks the policy's RootFinders what is in
-// use, and computes a plan for it, with uninstall hooks checked on disk. When the scan options do not ask for sizes, only
-// the releases to remove are measured, so that the plan can say how much
-// it reclaims without walking the whole store: those beyond the newest
-// KeepLatest of their package while the scan reads them
-// (Options.MeasureBeyond), the others afterwards.
+// PlanStore scans an open store, asks the policy's RootFinders (and their
+// probes) what is in use, and plans, with uninstall hooks checked on disk.
+// now is the plan's clock (Plan.Now; scan.Now when that is zero). Unless
+// scan.Sizes, only the releases to remove are measured. At most one scan
+// option; its OnPhase and Logger see PhaseScan then PhasePlan.
 //
-// now is the caller's clock reading, used for MinAge, for the ages the
-// scan reports (scan.Now, when zero) and by Apply when it revalidates the
-// plan. A policy that sets nothing is refused before any scan
-// (ErrEmptyPolicy).
-//
-// The scan options are optional: at most one pkgstore.Options, none for
-// the defaults (the machine's target, every release measured only when
-// it is to be removed). scan.OnPhase and scan.Logger see the scan
-// (PhaseScan) and then the planning (PhasePlan), as ApplyOptions' see
-// Apply's phases.
-//
-// # Call sites
-//
-// The common case is two calls, with the clock explicit and every option
-// left out:
-//
-//	plan, err := retention.PlanStore(ctx, store, policy, time.Now())
-//	res, err := plan.Apply(ctx, store)
-//
-// Options are trailing and optional (scan ...pkgstore.Options, opts
-// ...ApplyOptions: at most one, the zero value when absent), so a caller
-// names only what it changes and no call site writes an empty struct.
-// The clock stays an argument, never a default: it is the plan's
-// (Plan.Now), MinAge is measured with it and Apply revalidates with it,
-// and a scheduler or test passes its own. PlanStore reads the real clock
-// too (Plan.RealNow): a release young by either is kept, and a now more
-// than ClockAheadWarning ahead of the real clock is warned about
-// (WarnClockAhead). The store is given to Apply
-// again, rather than kept in the Plan, because a plan is data (Compute
-// makes one from an Inventory alone; it can be reported and applied
-// later) while Apply acts on an open store under its lock, and refuses
-// any store but the plan's (ErrOtherStore). There is no one-call
-// plan-and-apply: a purge that cannot show its plan first (to log it, or
-// stop on a warning) would be the easy, and worse, path.
+// The store is given to Apply again rather than kept in the Plan: a plan
+// is data, and there is no one-call plan-and-apply, so a caller can show
+// or check its plan first.
 func PlanStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, opts ...pkgstore.Options) (*Plan, error) {
-	return planStore(ctx, store, pol, now, opts, planHow{})
+	return planStore(ctx, store, pol, now, opts, false)
 }
 
-// PlanToApply is PlanStore for a plan that is applied straight away (a
-// real run), leaving to Apply the checks it makes again under the lock:
-// a RootFinder's Probe (write leases on the files of every release to
-// remove, where /proc does not show every process fully) is not called
-// here. Apply calls it once under the lock, on every release the plan
-// removes, where what it finds decides, and again after hiding them;
-// PlanStore's plan is probed a third time, to show what it will keep. A
-// release the probe finds in use is then among the plan's removals, and
-// Apply keeps it, and what it needs (StatusKept, with the probe's
-// reason); the plan's Found hold what the finders found without their
-// probes (Found.Probe still set), and its Report with Apply's Result
-// names what Apply's probe found (Result.Found). A probe that cannot
-// check the files refuses the Apply (ErrRootsUnknown), under the lock,
-// before anything is changed. A caller that shows or journals the plan
-// before applying it, or decides from it (how much to remove under disk
-// pressure, which archives of the artifact cache go), wants PlanStore.
+// PlanToApply is PlanStore for a plan applied straight away: the finders'
+// probes are left to Apply, which runs them under the lock anyway, so they
+// run once. A release a probe finds in use is then among the plan's
+// removals and Apply keeps it (StatusKept); the Report names Apply's
+// findings (Result.Found). A caller that shows the plan first or decides
+// from it wants PlanStore.
 func PlanToApply(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, opts ...pkgstore.Options) (*Plan, error) {
-	return planStore(ctx, store, pol, now, opts, planHow{probeLater: true})
+	return planStore(ctx, store, pol, now, opts, true)
 }
 
-// ProbesLeftToApply reports whether the plan left its root finders'
-// probes to Apply (PlanToApply): its Found then say what the finders saw
-// without them, and Apply's Result.Found what their probes found.
+// ProbesLeftToApply reports whether the plan came from PlanToApply.
 func (p *Plan) ProbesLeftToApply() bool { return p != nil && p.probeLater }
 
-// planHow says how planStore makes a plan: probeLater, the finders'
-// probes left to Apply (PlanToApply).
-type planHow struct {
-	probeLater bool
-}
-
-// planStore is PlanStore, made as how says.
-func planStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, opts []pkgstore.Options, how planHow) (*Plan, error) {
+func planStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.Time, opts []pkgstore.Options, probeLater bool) (*Plan, error) {
 	if ctx == nil {
 		return nil, ErrNilContext
 	}
@@ -105,9 +54,7 @@ func planStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 	}
 	measureLater := !scan.Sizes
 	if measureLater && scan.MeasureBeyond == 0 {
-		// The releases beyond the newest KeepLatest are measured
-		// while the scan has them open (the cheapest time); the rest of
-		// those to remove afterwards.
+		// Measured while the scan has them open; the other removals after.
 		scan.MeasureBeyond = pol.keep()
 	}
 	scan.Hidden = true // planned as if installed
@@ -120,10 +67,8 @@ func planStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 	if err != nil {
 		return nil, err
 	}
-	// The real clock too: a release young by it is kept whatever now says
-	// (Plan.RealNow).
 	var p *Plan
-	if how.probeLater {
+	if probeLater {
 		p, err = computeAt(inv, nil, pol, now, time.Now(), uninstallHooks(store, inv), found)
 		if p != nil {
 			p.probeLater = true
@@ -135,7 +80,6 @@ func planStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 		return nil, err
 	}
 	if measureLater {
-		// Only the releases to remove are reported measured.
 		var remove []*pkgstore.Release
 		for _, d := range p.Decisions {
 			switch {
@@ -153,43 +97,30 @@ func planStore(ctx context.Context, store *pkgstore.Store, pol Policy, now time.
 }
 
 // Report is the stable JSON shape of a plan and, after a real run, of what
-// was done (hab-gc run --json). Fields are only ever added.
+// was done (hab-gc run --json). Fields are only ever added; slices other
+// than the omitempty ones are never null.
 type Report struct {
-	DryRun   bool               `json:"dry_run"`
-	FSRoot   string             `json:"fs_root"`
-	Target   string             `json:"target"`
-	Releases []ReportRelease    `json:"releases"`
-	Summary  ReportSummary      `json:"summary"`
-	Problems []pkgstore.Problem `json:"problems"`
-	// Warnings about the policy (see Plan.Warnings); never null.
-	Warnings []Warning `json:"warnings"`
-	// Pins are the policy's excludes, from every source, each with where
-	// it came from and how many releases it matches (Plan.Pins); never
-	// null.
-	Pins []Pin `json:"pins"`
-	// RootSources are what the policy's RootFinders looked at and found
-	// when the plan was made (runtime roots, the Supervisor).
-	RootSources []Found `json:"root_sources"`
-	// Leftovers are what a real run did with the hidden directories an
-	// interrupted run left (only when there were some).
-	Leftovers []Leftover `json:"leftovers,omitempty"`
-	// InstallDirs are the store's install directories and what a run
-	// does with each (only when there are some).
-	InstallDirs []InstallDir `json:"install_dirs,omitempty"`
+	DryRun      bool               `json:"dry_run"`
+	FSRoot      string             `json:"fs_root"`
+	Target      string             `json:"target"`
+	Releases    []ReportRelease    `json:"releases"`
+	Summary     ReportSummary      `json:"summary"`
+	Problems    []pkgstore.Problem `json:"problems"`
+	Warnings    []Warning          `json:"warnings"`
+	Pins        []Pin              `json:"pins"`
+	RootSources []Found            `json:"root_sources"`
+	Leftovers   []Leftover         `json:"leftovers,omitempty"`
+	InstallDirs []InstallDir       `json:"install_dirs,omitempty"`
 }
 
 // ReportRelease is one installed release in a Report.
 type ReportRelease struct {
-	Ident   string   `json:"ident"`
-	Action  Action   `json:"action"`
-	Reasons []Reason `json:"reasons"`
-	// Size is the bytes on disk, when measured (null otherwise).
-	Size *int64 `json:"size"`
-	// InstalledBy names the program that installed it
-	// (pkgstore.Inventory.InstalledBy).
-	InstalledBy string `json:"installed_by"`
-	// Outcome is set for releases a real run tried to remove.
-	Outcome *ReportOutcome `json:"outcome,omitempty"`
+	Ident       string         `json:"ident"`
+	Action      Action         `json:"action"`
+	Reasons     []Reason       `json:"reasons"`
+	Size        *int64         `json:"size"` // null when not measured
+	InstalledBy string         `json:"installed_by"`
+	Outcome     *ReportOutcome `json:"outcome,omitempty"` // a real run's removals
 }
 
 // ReportOutcome is what a real run did with a release the plan removes.
@@ -202,38 +133,25 @@ type ReportOutcome struct {
 
 // ReportSummary counts a Report.
 type ReportSummary struct {
-	Releases int `json:"releases"`
-	Keep     int `json:"keep"`
-	Remove   int `json:"remove"`
-	// BytesReclaimable is what the removals occupy; -1 when not measured.
-	BytesReclaimable int64 `json:"bytes_reclaimable"`
-	// The rest are filled by a real run.
-	Removed    int   `json:"removed"`
-	KeptAtRun  int   `json:"kept_at_revalidation"`
-	Failed     int   `json:"failed"`
-	BytesFreed int64 `json:"bytes_freed"`
-	// NotAttempted counts removals a stopped run never reached.
-	NotAttempted int `json:"not_attempted"`
-	// Gone counts removals that were no longer installed when the run
-	// reached them (StatusGone): neither kept nor removed by it.
-	Gone int `json:"already_gone"`
-	// KeptTooYoung counts releases kept only because they were installed
-	// less than Policy.MinAge ago (every reason CodeYoung): what a shorter
-	// minimum age would let go. A fresh image or restored backup makes
-	// every release look just installed.
+	Releases         int   `json:"releases"`
+	Keep             int   `json:"keep"`
+	Remove           int   `json:"remove"`
+	BytesReclaimable int64 `json:"bytes_reclaimable"` // -1: not measured
+	// The rest are filled by a real run (Result's counts).
+	Removed      int   `json:"removed"`
+	KeptAtRun    int   `json:"kept_at_revalidation"`
+	Failed       int   `json:"failed"`
+	BytesFreed   int64 `json:"bytes_freed"`
+	NotAttempted int   `json:"not_attempted"`
+	Gone         int   `json:"already_gone"`
+	// KeptTooYoung counts releases kept only by MinAge: what a shorter
+	// minimum age would let go.
 	KeptTooYoung int `json:"kept_too_young"`
-	// InstallWait is Plan.InstallWait, or Result.InstallWait when Apply
-	// found the install: why every removal waits for an install in
-	// progress (empty when none does).
-	InstallWait string `json:"install_wait,omitempty"`
-	// PacedSeconds is Result.Paced: how long a paced run held its
-	// deletions back.
-	PacedSeconds float64 `json:"paced_seconds"`
-	// InstallDirsRemove counts the install directories the plan removes
-	// (killed installs' leftovers); InstallDirsRemoved those a real run
-	// removed.
-	InstallDirsRemove  int `json:"install_dirs_remove"`
-	InstallDirsRemoved int `json:"install_dirs_removed"`
+	// InstallWait is Plan.InstallWait, or Result.InstallWait.
+	InstallWait        string  `json:"install_wait,omitempty"`
+	PacedSeconds       float64 `json:"paced_seconds"`
+	InstallDirsRemove  int     `json:"install_dirs_remove"`
+	InstallDirsRemoved int     `json:"install_dirs_removed"`
 }
 
 // Report describes the plan and, when res is non-nil, what Apply did.
@@ -246,33 +164,16 @@ func (p *Plan) Report(res *Result) Report {
 	return rep
 }
 
-// ReportStream is Report without its Releases (nil), and what gives them
-// one at a time: for a caller that writes a large report as it goes (hab-gc
-// run --json at 100,000 releases) and need not hold every ReportRelease at
-// once. Everything else, the summary included, is as Report has it.
+// ReportStream is Report with its Releases given one at a time, for a
+// caller that writes a large report as it goes.
 func (p *Plan) ReportStream(res *Result) (Report, ReportReleases) {
+	found := p.Found
+	if p.probeLater && res != nil && res.Found != nil {
+		found = res.Found
+	}
 	rep := Report{
 		DryRun: res == nil, FSRoot: p.Inventory.FSRoot, Target: p.Inventory.Target,
-		Problems: p.Inventory.Problems,
-	}
-	if rep.Problems == nil {
-		rep.Problems = []pkgstore.Problem{}
-	}
-	rep.Warnings = p.Warnings
-	if rep.Warnings == nil {
-		rep.Warnings = []Warning{}
-	}
-	rep.Pins = p.Pins
-	if rep.Pins == nil {
-		rep.Pins = []Pin{}
-	}
-	rep.RootSources = p.Found
-	if p.probeLater && res != nil && res.Found != nil {
-		// The probes were Apply's (PlanToApply): what it found.
-		rep.RootSources = res.Found
-	}
-	if rep.RootSources == nil {
-		rep.RootSources = []Found{}
+		Problems: nonNil(p.Inventory.Problems), Warnings: nonNil(p.Warnings), Pins: nonNil(p.Pins), RootSources: nonNil(found),
 	}
 	rels := ReportReleases{plan: p}
 	if res != nil {
@@ -311,19 +212,17 @@ func (p *Plan) ReportStream(res *Result) (Report, ReportReleases) {
 	if rep.Summary.InstallWait == "" && res != nil {
 		rep.Summary.InstallWait = res.InstallWait // found by Apply
 	}
-	rep.Summary.BytesReclaimable = p.ReclaimableBytes()
+	rep.Summary.BytesReclaimable = p.reclaimableBytes()
 	return rep, rels
 }
 
-// ReportReleases are a report's releases, made one at a time (see
-// Plan.ReportStream): At(i) is what Report's Releases[i] would be. Safe
-// for concurrent use.
+// ReportReleases make a report's releases one at a time; safe for
+// concurrent use.
 type ReportReleases struct {
 	plan     *Plan
 	outcomes map[pkgstore.Ident]RemovalOutcome
 }
 
-// Len is how many releases the report has: one a decision.
 func (rr ReportReleases) Len() int {
 	if rr.plan == nil {
 		return 0
@@ -331,13 +230,13 @@ func (rr ReportReleases) Len() int {
 	return len(rr.plan.Decisions)
 }
 
-// At is the report of the i-th decision, in plan order.
+// At is Report's Releases[i].
 func (rr ReportReleases) At(i int) ReportRelease {
 	d := rr.plan.Decisions[i]
 	out := ReportRelease{Ident: d.Release.Ident.String(), Action: d.Action, Reasons: d.Reasons,
 		InstalledBy: rr.plan.Inventory.InstalledBy(d.Release)}
 	if d.Release.Size >= 0 {
-		out.Size = &d.Release.Size // the release's own: no allocation a release
+		out.Size = &d.Release.Size // no allocation a release
 	}
 	if o, ok := rr.outcomes[d.Release.Ident]; ok {
 		out.Outcome = &ReportOutcome{Status: o.Status, Reasons: o.Reasons, Error: o.ErrorText(), BytesFreed: o.Bytes}
@@ -345,7 +244,13 @@ func (rr ReportReleases) At(i int) ReportRelease {
 	return out
 }
 
-// onlyYoung reports whether every reason is CodeYoung.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 func onlyYoung(rs []Reason) bool {
 	for _, r := range rs {
 		if r.Code != CodeYoung {

@@ -13,14 +13,10 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// ErrRootsUnknown is wrapped by the error of a plan or an Apply when a
-// RootFinder failed: what is in use is then unknown, so nothing is
-// removed.
+// ErrRootsUnknown: a RootFinder failed, so nothing is removed.
 var ErrRootsUnknown = errors.New("cannot tell which releases are in use: refusing to remove anything")
 
-// Root, Found, ProbeDir and Probed are what a RootFinder reports; they
-// are defined below retention so that runroots, the default finder, can
-// name them.
+// What a RootFinder reports, defined below retention for runroots.
 type (
 	Root     = inuse.Root
 	Found    = inuse.Found
@@ -28,9 +24,8 @@ type (
 	Probed   = inuse.Probed
 )
 
-// probeFound asks every Found that has a Probe about dirs, and adds what
-// it finds to it (found is changed in place). A failing Probe is an error
-// wrapping ErrRootsUnknown.
+// probeFound asks every Found's Probe about dirs and adds what it finds,
+// in place.
 func probeFound(ctx context.Context, found []Found, dirs []ProbeDir) error {
 	if len(dirs) == 0 {
 		return nil
@@ -64,14 +59,8 @@ func probeFound(ctx context.Context, found []Found, dirs []ProbeDir) error {
 	return nil
 }
 
-// removalDirs are the directories of a plan's removals, for probeFound;
-// with listed set (the store as Apply scanned it under the lock), only
-// those it still lists: Apply hides no other (notListed), and a finder's
-// probe asked about a directory that is gone (an uninstall while Apply
-// waited for the lock) or no longer a release's may fail, refusing the
-// whole run (Windows' check for files held open cannot open it). A
-// release an interrupted run hid, which finishDebris may put back, is
-// asked about under its hidden name (pendingDirs).
+// removalDirs are the plan's removals to probe; with listed, only those it
+// still lists (a probe of a directory gone since may fail the whole run).
 func removalDirs(p *Plan, listed *pkgstore.Inventory) []ProbeDir {
 	keep := func(d Decision) bool {
 		if d.Action != Remove {
@@ -102,8 +91,8 @@ func removalDirs(p *Plan, listed *pkgstore.Inventory) []ProbeDir {
 	return dirs
 }
 
-// pendingDirs are the hidden directories of an interrupted run that
-// finishDebris may put back, for probeFound.
+// pendingDirs are an interrupted run's hidden releases finishDebris may
+// put back.
 func pendingDirs(inv *pkgstore.Inventory) []ProbeDir {
 	var dirs []ProbeDir
 	for _, d := range inv.Debris {
@@ -114,11 +103,9 @@ func pendingDirs(inv *pkgstore.Inventory) []ProbeDir {
 	return dirs
 }
 
-// planProbedGraph is Compute followed, when a Found has a Probe, by
-// that probe of the plan's removals and a plan computed again with what
-// it found: a root it finds only keeps more (itself and what it needs).
-// g is inv's graph when already built (nil: built here).
-func planProbedGraph(ctx context.Context, inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks HookFunc, found []Found) (*Plan, error) {
+// planProbedGraph is computeAt then, when a Found has a Probe, the probe
+// of the removals and the plan made again with what it found.
+func planProbedGraph(ctx context.Context, inv *pkgstore.Inventory, g *depgraph.Graph, pol Policy, now, realNow time.Time, hooks func(pkgstore.Ident) bool, found []Found) (*Plan, error) {
 	p, err := computeAt(inv, g, pol, now, realNow, hooks, found)
 	if err != nil || !slices.ContainsFunc(found, func(f Found) bool { return f.Probe != nil }) {
 		return p, err
@@ -133,20 +120,14 @@ func planProbedGraph(ctx context.Context, inv *pkgstore.Inventory, g *depgraph.G
 	return p, err
 }
 
-// A RootFinder finds releases in use outside the store's own files. The
-// plan consults it, and Apply consults it again under the store's lock
-// and once more just before deleting, so that a use that began after the
-// plan still keeps its release. It must return an error, never a partial
-// answer it cannot vouch for, when it cannot look.
+// A RootFinder finds releases in use outside the store's own files. When
+// it cannot look it returns an error, never a partial answer.
 type RootFinder interface {
 	FindRoots(ctx context.Context, inv *pkgstore.Inventory) (Found, error)
 }
 
-// FindRoots reads the processes (unless RuntimeRoots is off), asks every
-// finder of the policy, in order, then reads the
-// live leases of the store's FS root (package lease; its Found, source
-// "leases", is listed when there is any lease), which every policy
-// honours. A failure of any of them is an error wrapping ErrRootsUnknown.
+// FindRoots reads the processes (unless RuntimeRoots is off), asks each
+// RootFinder, then reads the live leases; a failure wraps ErrRootsUnknown.
 func (p Policy) FindRoots(ctx context.Context, inv *pkgstore.Inventory) ([]Found, error) {
 	if inv == nil {
 		return nil, fmt.Errorf("%w: no inventory", ErrRootsUnknown)
@@ -175,10 +156,7 @@ func (p Policy) FindRoots(ctx context.Context, inv *pkgstore.Inventory) ([]Found
 	return out, nil
 }
 
-// expandRoots replaces each partial ident among found's roots by the
-// releases it matches (matchingReleases); a root without an origin and a
-// name is an error wrapping ErrRootsUnknown, as it protects nothing the
-// finder meant.
+// expandRoots replaces each partial ident root by the releases it matches.
 func expandRoots(inv *pkgstore.Inventory, found Found) (Found, error) {
 	if !slices.ContainsFunc(found.Roots, func(r Root) bool { return !r.Ident.FullyQualified() }) {
 		return found, nil
@@ -196,7 +174,6 @@ func expandRoots(inv *pkgstore.Inventory, found Found) (Found, error) {
 	return found, nil
 }
 
-// foundInstalls are the installs in progress every Found holds.
 func foundInstalls(found []Found) []pkgstore.Installing {
 	var out []pkgstore.Installing
 	for _, f := range found {
@@ -205,7 +182,6 @@ func foundInstalls(found []Found) []pkgstore.Installing {
 	return out
 }
 
-// rootsByIdent indexes found roots by release, first reason first.
 func rootsByIdent(found []Found) map[pkgstore.Ident][]Reason {
 	m := map[pkgstore.Ident][]Reason{}
 	for _, f := range found {
@@ -214,15 +190,4 @@ func rootsByIdent(found []Found) map[pkgstore.Ident][]Reason {
 		}
 	}
 	return m
-}
-
-// RootFinderFunc adapts a function to RootFinder.
-type RootFinderFunc func(ctx context.Context, inv *pkgstore.Inventory) (Found, error)
-
-// FindRoots calls f; a nil f is an error wrapping ErrRootsUnknown.
-func (f RootFinderFunc) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (Found, error) {
-	if f == nil {
-		return Found{}, fmt.Errorf("%w: a nil RootFinderFunc", ErrRootsUnknown)
-	}
-	return f(ctx, inv)
 }

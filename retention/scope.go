@@ -7,20 +7,13 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// The scope of a plan is what it may remove: every release by default;
-// with Only, the releases of those packages (or versions); with
-// ServicesOnly, the releases that satisfy a loaded service's spec ident
-// (both: what satisfies one of each). Dependencies that only the removed
-// releases of the scope needed go too (CodeFreed), unless NoDeps keeps
-// them (CodeNoDeps), as `hab pkg uninstall --no-deps` does.
+// A plan's scope is what it may remove (Only, ServicesOnly: what satisfies
+// one of each), and the dependencies only its removed releases needed.
 
-// limited reports whether the plan's removals are limited to a scope.
 func (p *Plan) limited() bool { return len(p.Policy.Only) > 0 || p.Policy.ServicesOnly }
 
-// serviceIdents are the spec idents of the loaded services (core/redis,
-// core/redis/6.2.5, or a fully qualified one), in spec order, as the store
-// spells them (casefold.go: on Windows, a spec of Core/Redis names
-// core\redis).
+// serviceIdents are the loaded services' spec idents as the store spells
+// them.
 func serviceIdents(inv *pkgstore.Inventory) []pkgstore.Ident {
 	var out []pkgstore.Ident
 	for _, s := range inv.Services {
@@ -29,8 +22,6 @@ func serviceIdents(inv *pkgstore.Inventory) []pkgstore.Ident {
 	return out
 }
 
-// inScope reports whether id is among the releases the plan may remove
-// (its packages, not its freed dependencies).
 func (p *Plan) inScope(id pkgstore.Ident) bool {
 	if len(p.Policy.Only) > 0 && !satisfiesAny(id, p.only) {
 		return false
@@ -50,12 +41,9 @@ func satisfiesAny(id pkgstore.Ident, pats []pkgstore.Ident) bool {
 	return false
 }
 
-// countScopes are the idents whose own newest releases are kept by count
-// besides the package's: Only entries with a version, and, with
-// ServicesOnly or NoDeps, every loaded service's spec ident with a version
-// (a spec pinned to core/redis/6.2.5 keeps the newest N of 6.2.5, as the
-// Supervisor's uninstall_all_but_latest(spec.ident, N) does); each as the
-// store spells it.
+// countScopes are versions whose own newest releases are kept by count:
+// Only entries with a version and, with ServicesOnly or NoDeps, services'
+// version-pinned specs (uninstall_all_but_latest(spec.ident, N)).
 func (p *Plan) countScopes() []pkgstore.Ident {
 	var out []pkgstore.Ident
 	for _, o := range p.only {
@@ -73,8 +61,6 @@ func (p *Plan) countScopes() []pkgstore.Ident {
 	return out
 }
 
-// scopeNames describes the scope for reasons: "core/redis, services
-// (core/redis/6.2.5)".
 func (p *Plan) scopeNames() string {
 	var parts, only []string
 	for _, o := range p.Policy.Only {
@@ -96,9 +82,7 @@ func (p *Plan) scopeNames() string {
 	return strings.Join(parts, "; ")
 }
 
-// applyScope keeps everything the unrestricted plan would remove except
-// releases in the scope and the dependencies that only those removed
-// releases needed (kept too with NoDeps).
+// applyScope keeps what the unlimited plan removes outside the scope.
 func (p *Plan) applyScope() {
 	var scopeRemoved []pkgstore.Ref
 	for _, r := range p.Inventory.Releases {

@@ -9,38 +9,25 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// WarningKind classifies a Warning. Its string form is stable and appears
-// in JSON output.
+// WarningKind classifies a Warning; stable, in JSON output.
 type WarningKind string
 
 const (
-	// An exclude (pin) matches no installed release: often a typo, which
-	// would let the release the operator meant to keep go.
-	WarnUnmatchedExclude WarningKind = "unmatched-exclude"
-	// An Only entry matches no installed release: often a typo.
-	WarnUnmatchedOnly WarningKind = "unmatched-only"
-	// A semver pin met versions that are not semver; those releases are
-	// kept (see ParseExclude). One warning per pin.
-	WarnNotSemver WarningKind = "exclude-not-semver"
-	// A KeepLatestFor entry names a package with no installed release:
-	// often a typo, which would leave the package at KeepLatest.
+	// A pin, Only or KeepLatestFor entry matches no installed release
+	// (often a typo).
+	WarnUnmatchedExclude       WarningKind = "unmatched-exclude"
+	WarnUnmatchedOnly          WarningKind = "unmatched-only"
 	WarnUnmatchedKeepLatestFor WarningKind = "unmatched-keep-latest-for"
-	// ServicesOnly with no loaded service (no spec file): nothing is
-	// removed.
+	// A semver pin met versions that are not semver (kept).
+	WarnNotSemver WarningKind = "exclude-not-semver"
+	// ServicesOnly with no loaded service: nothing is removed.
 	WarnNoServices WarningKind = "no-loaded-services"
-	// The plan's clock (Plan.Now) is more than ClockAheadWarning ahead of
-	// the real clock (Plan.RealNow): releases young by the real clock are
-	// kept all the same, but the ages the plan shows are not the real
-	// ones. A rehearsal with a clock set ahead on purpose shows it too.
+	// Plan.Now is more than ClockAheadWarning ahead of Plan.RealNow.
 	WarnClockAhead WarningKind = "clock-ahead"
 )
 
-// ClockAheadWarning is how far a plan's clock may be ahead of the real
-// clock without a WarnClockAhead warning.
 const ClockAheadWarning = 5 * time.Minute
 
-// clockWarning warns of a plan's clock far ahead of the real one (realNow
-// zero: not known).
 func clockWarning(now, realNow time.Time) (Warning, bool) {
 	ahead := now.Sub(realNow)
 	if realNow.IsZero() || ahead <= ClockAheadWarning {
@@ -50,26 +37,16 @@ func clockWarning(now, realNow time.Time) (Warning, bool) {
 		now.UTC().Format(time.RFC3339), ahead.Round(time.Second), realNow.UTC().Format(time.RFC3339))}, true
 }
 
-// Warning is something about the policy the operator should know: the plan
-// is safe, but may not be what was meant.
-//
-// A Warning is to the policy what a pkgstore.Problem is to the store, but
-// the two are not one type: a Problem names a path and can block removals
-// (Blocking), a Warning names a pin or Only entry and never blocks, and
-// their JSON fields differ (path, message, release, blocking, modified;
-// pin, text, source).
+// Warning is about the policy (the plan is safe, but may not be what was
+// meant), as a pkgstore.Problem is about the store; it never blocks.
 type Warning struct {
-	Kind WarningKind `json:"kind"`
-	// Pin is the exclude or Only entry concerned, as written.
-	Pin  string `json:"pin"`
-	Text string `json:"text"`
-	// Source is where an exclude came from (Exclude.Source); empty for
-	// Only entries and pins of unknown source.
-	Source string `json:"source,omitempty"`
+	Kind   WarningKind `json:"kind"`
+	Pin    string      `json:"pin"` // the entry concerned, as written
+	Text   string      `json:"text"`
+	Source string      `json:"source,omitempty"`
 }
 
-// Pin is one exclude of a plan's policy: as written, where it came from,
-// and how many installed releases it matches (and so keeps).
+// Pin is one exclude of a plan's policy and how many releases it keeps.
 type Pin struct {
 	Pin     string `json:"pin"`
 	Source  string `json:"source,omitempty"`
@@ -78,16 +55,13 @@ type Pin struct {
 
 func (w Warning) String() string { return w.Text }
 
-// Unmatched reports whether the warning is about a pin or Only entry that
-// matches nothing installed.
+// Unmatched: an entry that matches nothing installed.
 func (w Warning) Unmatched() bool {
 	return w.Kind == WarnUnmatchedExclude || w.Kind == WarnUnmatchedOnly || w.Kind == WarnUnmatchedKeepLatestFor
 }
 
-// policyWarnings lists, in policy order, the policy's pins with their
-// matches, and the warnings: the excludes and Only entries that match no
-// installed release (as the store spells them: casefold.go) and the
-// semver pins that met versions they cannot judge.
+// policyWarnings lists the pins with their matches, and the warnings, in
+// policy order.
 func (p *Plan) policyWarnings() ([]Pin, []Warning) {
 	inv, pol := p.Inventory, p.Policy
 	var ws []Warning

@@ -7,10 +7,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// WhyAll explains the plan's decision for every installed release that
-// satisfies id: for a fully qualified ident its one release (Why), for a
-// partial one (core/openssl, core/openssl/1.1.1) each release of it,
-// newest first. With none installed it fails with ErrNotInstalled.
+// WhyAll is Why of every installed release satisfying id, newest first.
 func (p *Plan) WhyAll(id pkgstore.Ident) ([]Explanation, error) {
 	if p == nil || p.Inventory == nil {
 		return nil, ErrNoPlan
