@@ -7,9 +7,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/provenance"
 )
 
-// recordInstalls records, until ctx ends, which program installs each
-// release (internal/provenance), beside the store's history. It says
-// once why it cannot; the returned function waits for it to end.
+// recordInstalls records which program installs each release until ctx
+// ends; wait waits for it.
 func recordInstalls(ctx context.Context, o Options) (wait func()) {
 	log := o.log()
 	pw, err := provenance.Watch(o.Store.FSRoot())

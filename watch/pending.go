@@ -15,32 +15,22 @@ import (
 type pending struct {
 	due     time.Time
 	trigger Trigger
-	// since is when the Supervisor's package was first found not running
-	// its newest release (zero until then), said why it was last logged;
-	// see selfWait.
-	since time.Time
-	said  string
+	since   time.Time // first found not running its newest release (selfWait)
+	said    string    // the last logged why
 }
 
-// selfWait is how long the purge of the Supervisor's own package is tried
-// again, every Delay, while the Supervisor does not run its newest
-// release yet (it restarts into an update it installed; it may start
-// after hab-gc at boot).
+// selfWait: the Supervisor may restart into an update, or start after
+// hab-gc at boot.
 const selfWait = time.Hour
 
-// isSelf reports whether pkg is the Supervisor's (chef/hab-sup, or its
-// core/ predecessor), which the Supervisor purges at start-up when it
-// runs its newest release (manager.rs, THIS_SUPERVISOR_FUZZY_IDENT). It
-// never purges the launcher's (chef/hab-launcher) or the hab CLI's.
+// isSelf: chef/hab-sup or its core/ predecessor (manager.rs,
+// THIS_SUPERVISOR_FUZZY_IDENT); never the launcher or the hab CLI.
 func isSelf(pkg pkgstore.Ident) bool {
 	return retention.IsHabitatPackage(pkg) && pkg.Name == "hab-sup"
 }
 
-// markAtStart schedules, Delay after Run starts, the purge of every
-// loaded service's package that is not down and of the Supervisor's own, as the
-// Supervisor purges each service as it starts it at start-up
-// (add_service_rsw_mlw_rhw_msr calls maybe_uninstall_old_packages) and
-// then its own package.
+// markAtStart marks every loaded service's package and the Supervisor's,
+// as the Supervisor purges at start-up (add_service_rsw_mlw_rhw_msr).
 func (w *watcher) markAtStart() {
 	for _, sp := range w.specs {
 		w.mark(sp.id.Package(), TriggerStart)
@@ -53,8 +43,6 @@ func (w *watcher) markAtStart() {
 	}
 }
 
-// inScope reports whether watch purges pkg: the Supervisor's, a loaded
-// service's that is not down, any with All (but a down service's).
 func (w *watcher) inScope(pkg pkgstore.Ident) bool {
 	if len(w.o.Policy.Only) > 0 && len(w.onlyFor(pkg)) == 0 {
 		return false
@@ -65,12 +53,7 @@ func (w *watcher) inScope(pkg pkgstore.Ident) bool {
 	return w.o.All || isSelf(pkg) || w.loaded(pkg)
 }
 
-// onlyFor is the Only of pkg's purge: pkg, or Policy.Only's entries of it.
-// Where names are case-insensitive (Windows) an entry in another case
-// (CORE/Redis) is pkg's too, as Windows opens core\redis for it; the plan
-// then names the store's directory for it as it does for hab-gc run
-// --only, or nothing, with a warning, where two directories differ only
-// in case (retention's storeSpelling).
+// onlyFor is pkg, or Policy.Only's entries of it in any case (Windows).
 func (w *watcher) onlyFor(pkg pkgstore.Ident) []pkgstore.Ident {
 	if len(w.o.Policy.Only) == 0 {
 		return []pkgstore.Ident{pkg}
@@ -99,7 +82,6 @@ func (w *watcher) mark(pkg pkgstore.Ident, t Trigger) {
 	p.due = w.o.now().Add(w.o.delay())
 }
 
-// nextDue is the earliest pending purge or unload.
 func (w *watcher) nextDue() (time.Time, bool) {
 	var next time.Time
 	ok := false
@@ -117,7 +99,6 @@ func (w *watcher) nextDue() (time.Time, bool) {
 	return next, ok
 }
 
-// runDue runs the purges that are due, one at a time, in package order.
 func (w *watcher) runDue(ctx context.Context) {
 	now := w.o.now()
 	var due []pkgstore.Ident
@@ -139,9 +120,7 @@ func (w *watcher) runDue(ctx context.Context) {
 	w.runUnloads(ctx, unload) // none once ctx is done
 }
 
-// runPurges runs the purges of due, in order, until ctx is done. One that
-// waits (an install in progress, the store's lock, the Supervisor not yet
-// running its newest release: selfWait) is pending again, Delay from now.
+// runPurges: a purge that waits is pending again, Delay from now.
 func (w *watcher) runPurges(ctx context.Context, due []pkgstore.Ident) {
 	for _, pkg := range due {
 		if ctx.Err() != nil {
@@ -163,7 +142,6 @@ func (w *watcher) runPurges(ctx context.Context, due []pkgstore.Ident) {
 			if since.IsZero() {
 				since = p.Start
 			}
-			// Said once per state, not at every try.
 			why := strings.TrimPrefix(p.Err.Error(), errNotRunning.Error()+": ")
 			if why != prev.said {
 				w.o.log().Info("not purging the Supervisor's package; tried again every delay for an hour while it does not run its newest release",
@@ -176,8 +154,6 @@ func (w *watcher) runPurges(ctx context.Context, due []pkgstore.Ident) {
 	}
 }
 
-// runUnloads runs the purges of the packages whose unload grace is over
-// (unless loaded again, or Habitat's own), in order, until ctx is done.
 func (w *watcher) runUnloads(ctx context.Context, unload []pkgstore.Ident) {
 	for _, pkg := range unload {
 		if ctx.Err() != nil {

@@ -10,14 +10,9 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// installing reports an install in progress that pkg's purge must wait
-// for: a `.hab-pkg-install-*` directory (Habitat's temp directory, not
-// hab-gc's hidden removals) younger than the install window in a version
-// directory of pkg or of a package its releases' TDEPS name. Habitat
-// unpacks each release there and renames it into place
-// (components/core/src/package/list.rs temp_package_directory;
-// components/common/src/command/package/install.rs), dependencies first.
-// An older one is a killed install's leftover, which never finishes.
+// installing finds a young `.hab-pkg-install-*` directory of pkg or of a
+// package its TDEPS name (components/core/src/package/list.rs
+// temp_package_directory).
 func (w *watcher) installing(pkg pkgstore.Ident) (string, bool) {
 	now := w.o.now()
 	pkgs := []pkgstore.Ident{pkg}
@@ -33,8 +28,6 @@ func (w *watcher) installing(pkg pkgstore.Ident) (string, bool) {
 			if !r.IsDir() || strings.HasPrefix(r.Name(), ".") {
 				continue
 			}
-			// Never blocking on a FIFO, never following a symlink, capped:
-			// what cannot be read names nothing here (the scan reports it).
 			data, err := safeio.ReadFile(filepath.Join(dir, v.Name(), r.Name(), "TDEPS"), safeio.Limit, safeio.NoFollow)
 			if err != nil {
 				continue
@@ -67,8 +60,6 @@ func (w *watcher) installing(pkg pkgstore.Ident) (string, bool) {
 				if err != nil {
 					continue
 				}
-				// A modification time ahead of the clock is judged by the
-				// change time: it would otherwise hold the purge for good.
 				if changed, _ := fileinfo.ChangedAt(fi, now); now.Sub(changed) < w.o.installWindow() {
 					rel, _ := w.rel(path)
 					return rel, true
@@ -79,8 +70,6 @@ func (w *watcher) installing(pkg pkgstore.Ident) (string, bool) {
 	return "", false
 }
 
-// installPrefix starts Habitat's install temp directories (and hab-gc's
-// hidden removals, hiddenPrefix).
 const (
 	installPrefix = ".hab-pkg-install-"
 	hiddenPrefix  = ".hab-pkg-install-hab-gc-"

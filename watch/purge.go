@@ -15,23 +15,12 @@ import (
 // errInstalling: the purge waits for an install in progress elsewhere.
 var errInstalling = errors.New("an install is in progress")
 
-// errNothing: the purge has nothing it may remove (a spec pinned to one
-// release).
 var errNothing = errors.New("nothing to purge")
 
-// errNotRunning: the Supervisor's package is not purged, as its newest
-// release is not the one running.
 var errNotRunning = errors.New("the Supervisor does not run its newest release")
 
-// policyFor is the policy of pkg's purge: Options.Policy limited to what
-// the purge is about (see scopeFor), with the freed-dependency rule
-// (retention.Policy.FreeDeps: the dependencies only the removed releases
-// needed go, whatever their own package's count, as the Supervisor's
-// uninstall_many removes them; NoDeps keeps them). On unload, none of pkg
-// is kept by count, over the whole package (the spec is gone). Habitat's
-// own packages are not services: ServicesOnly does not apply to them. ok
-// is false when the purge has nothing it may remove (a spec pinned to one
-// release, as the Supervisor's package_list of it lists that one only).
+// policyFor frees dependencies as the Supervisor's uninstall_many does;
+// ok is false when a spec pinned to one release leaves nothing to remove.
 func (w *watcher) policyFor(pkg pkgstore.Ident, t Trigger) (pol retention.Policy, ok bool) {
 	pol = w.o.Policy
 	pol.FreeDeps = true
@@ -49,15 +38,10 @@ func (w *watcher) policyFor(pkg pkgstore.Ident, t Trigger) (pol retention.Policy
 	return pol, len(pol.Only) > 0
 }
 
-// scopeFor is the Only of pkg's purge. For a loaded service, by default,
-// what its spec names, as the Supervisor's
-// uninstall_all_but_latest(spec.ident, N) lists it (habitat-sh/habitat
-// components/hab/src/command/pkg/uninstall/uninstall_impl.rs): core/redis,
-// or core/redis/6.2.5, whose newest N are kept and whose other versions
-// are not touched; a spec pinned to a release names nothing to remove.
-// With WholePackage, or for a package no spec loads (Habitat's own, All),
-// the whole package. Either is limited further to Policy.Only's entries
-// of pkg when Only is set.
+// scopeFor is what the spec names, as the Supervisor's
+// uninstall_all_but_latest(spec.ident, N) lists it
+// (components/hab/src/command/pkg/uninstall/uninstall_impl.rs), or the
+// whole package when no spec loads it or with WholePackage.
 func (w *watcher) scopeFor(pkg pkgstore.Ident) []pkgstore.Ident {
 	only := w.onlyFor(pkg)
 	if w.o.WholePackage || retention.IsHabitatPackage(pkg) || !w.loaded(pkg) {
@@ -81,12 +65,7 @@ func (w *watcher) scopeFor(pkg pkgstore.Ident) []pkgstore.Ident {
 	return slices.Compact(out)
 }
 
-// purge runs the store's prune for pkg (prune.Run, which takes the
-// store's lock and reads the store under it: one purge at a time per
-// store), with the policy limited to pkg (policyFor), then logs it in one
-// record (its phases and each release at DEBUG, by prune.Run). It waits,
-// without an INFO record, while an install runs elsewhere, and for the
-// Supervisor's own package while it does not run the newest release.
+// purge runs prune.Run for pkg and logs it in one record.
 func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purge {
 	p := Purge{Package: pkg, Trigger: t, Outcome: &prune.Outcome{Start: w.o.now()}}
 	p.End = p.Start
@@ -103,18 +82,12 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 	}
 	refuse := func(plan *retention.Plan) error {
 		if plan.InstallWait != "" {
-			// Elsewhere an install is running (an install directory, a
-			// download, a fetched archive not installed yet): the plan
-			// keeps everything until it ends (retention's install
-			// roots), so wait.
 			log.Debug("an install is in progress; the purge waits", "why", plan.InstallWait)
 			return fmt.Errorf("%w: %w", prune.ErrSkip, errInstalling)
 		}
 		if isSelf(pkg) {
-			// The Supervisor purges its own package only when it runs
-			// the newest release installed (manager.rs: "Only cleanup
-			// supervisor packages if we are running the latest installed
-			// version"; a development build may run none of them).
+			// manager.rs: "Only cleanup supervisor packages if we are
+			// running the latest installed version".
 			if err := w.selfRunsNewest(ctx, plan.Inventory, pkg); err != nil {
 				return fmt.Errorf("%w: %w: %w", prune.ErrSkip, errNotRunning, err)
 			}
@@ -142,8 +115,6 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 	attrs = append(attrs, "run_id", p.ID, "policy", pol.String(), "duration", p.End.Sub(p.Start).String(), "paced", r.Paced.String())
 	switch {
 	case p.Err != nil && ctx.Err() != nil:
-		// A requested stop: what was hidden is put back (retention's
-		// Apply), nothing failed.
 		log.Info("purge stopped", append(attrs, "why", context.Cause(ctx).Error())...)
 	case p.Err != nil:
 		log.Error("purge failed", append(attrs, "error", p.Err)...)
@@ -156,10 +127,6 @@ func (w *watcher) purge(ctx context.Context, pkg pkgstore.Ident, t Trigger) Purg
 	return p
 }
 
-// nothingWhy says why pkg's purge has nothing it may remove (policyFor's
-// ok false): every spec that loads it names one release, or what the
-// specs name and what Policy.Only names of pkg have no release in common
-// (a spec pinned to core/redis/6.2.5, --only core/redis/7.0.0).
 func (w *watcher) nothingWhy(pkg pkgstore.Ident) string {
 	for _, spec := range w.specIdents(pkg) {
 		if spec.Release == "" {
@@ -169,8 +136,6 @@ func (w *watcher) nothingWhy(pkg pkgstore.Ident) string {
 	return "the service's spec names one release"
 }
 
-// removedAndKept are the releases p removed, and how many of its
-// package's releases it left installed.
 func removedAndKept(p Purge) (removed []string, kept int) {
 	gone := map[pkgstore.Ident]bool{}
 	if p.Result != nil {

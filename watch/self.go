@@ -10,13 +10,8 @@ import (
 	"github.com/hab-gc/hab-gc/runroots"
 )
 
-// selfRunsNewest returns nil when a process executes the newest installed
-// release of pkg (the Supervisor's package), read from the processes'
-// executables (runroots), and else says why not: none installed, the
-// processes cannot be read (off Linux, or /proc unreadable), or no process
-// runs it. The Supervisor's own rule (habitat-sh/habitat
-// components/sup/src/manager.rs): "Only cleanup supervisor packages if we
-// are running the latest installed version".
+// selfRunsNewest returns nil when a process executes pkg's newest release,
+// else why not.
 func (w *watcher) selfRunsNewest(ctx context.Context, inv *pkgstore.Inventory, pkg pkgstore.Ident) error {
 	latest := inv.Latest(pkg)
 	if latest == nil {

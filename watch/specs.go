@@ -11,8 +11,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// watchSpecs watches the specs directory, or while it does not exist its
-// nearest existing parent below the FS root, to see it appear.
+// watchSpecs watches the specs directory, or its nearest existing parent.
 func (w *watcher) watchSpecs() {
 	root := w.o.Store.FSRoot()
 	for dir := w.specsDir; ; dir = filepath.Dir(dir) {
@@ -26,17 +25,14 @@ func (w *watcher) watchSpecs() {
 	}
 }
 
-// spec is what watch reads of a spec file: its ident, and whether its
-// desired_state is "down" (the Supervisor never starts it, so never
-// purges it: components/sup/src/manager/service/spec.rs reconcile).
+// spec.down: the Supervisor never starts it, so never purges it
+// (components/sup/src/manager/service/spec.rs reconcile).
 type spec struct {
 	id   pkgstore.Ident
 	down bool
 }
 
-// readSpecs reads the spec files; with changes, a package whose last spec
-// went starts its unload grace. A spec that appears is not a purge: the
-// Supervisor purges as it starts the service, which its PID file shows
+// readSpecs: a spec that appears is no purge; the service's start is
 // (readPIDs).
 func (w *watcher) readSpecs(changes bool) {
 	now, ok := w.listSpecs()
@@ -50,10 +46,7 @@ func (w *watcher) readSpecs(changes bool) {
 	}
 }
 
-// listSpecs reads the idents of the spec files, by file stem; a spec that
-// cannot be parsed keeps the ident it had (being rewritten: still
-// loaded). ok is false, with a warning logged, when the specs directory
-// cannot be listed.
+// listSpecs maps file stems to specs; ok is false when it cannot list.
 func (w *watcher) listSpecs() (now map[string]spec, ok bool) {
 	now = map[string]spec{}
 	entries, err := safeio.ReadDir(w.specsDir)
@@ -66,8 +59,6 @@ func (w *watcher) listSpecs() (now map[string]spec, ok bool) {
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}
-		// Checked again on the open descriptor, never blocking: the entry's
-		// type was read before the open, and it may be a FIFO now.
 		data, err := safeio.ReadFile(filepath.Join(w.specsDir, e.Name()), safeio.Limit, safeio.NoFollow)
 		if err != nil {
 			continue
@@ -84,8 +75,6 @@ func (w *watcher) listSpecs() (now map[string]spec, ok bool) {
 	return now, true
 }
 
-// specsChanged starts the unload grace of a package whose last spec went
-// (with OnUnload), and ends it for one loaded again.
 func (w *watcher) specsChanged(old, now map[string]spec) {
 	for _, sp := range now {
 		delete(w.unloaded, sp.id.Package())
@@ -103,7 +92,6 @@ func (w *watcher) specsChanged(old, now map[string]spec) {
 	}
 }
 
-// loaded reports whether a spec loads a release of pkg.
 func (w *watcher) loaded(pkg pkgstore.Ident) bool {
 	for _, sp := range w.specs {
 		if sp.id.Package() == pkg {
@@ -127,7 +115,6 @@ func (w *watcher) down(pkg pkgstore.Ident) bool {
 	return loaded
 }
 
-// specIdents are the idents of the specs that load pkg, sorted.
 func (w *watcher) specIdents(pkg pkgstore.Ident) []pkgstore.Ident {
 	var out []pkgstore.Ident
 	for _, sp := range w.specs {

@@ -28,10 +28,7 @@ type watcher struct {
 	seen     map[string]bool              // O/N/V/R releases, for rescans
 }
 
-// Run watches the store and its specs directory until ctx is done and
-// purges each package in scope after a new release of it is installed
-// (see the package documentation). It returns nil when ctx is done, or an
-// error when it cannot start (a nil ctx: retention.ErrNilContext).
+// Run watches and purges until ctx is done, then returns nil.
 func Run(ctx context.Context, o Options) error {
 	if ctx == nil {
 		return fmt.Errorf("watch: %w", retention.ErrNilContext)
@@ -56,9 +53,6 @@ func Run(ctx context.Context, o Options) error {
 	return w.loop(ctx)
 }
 
-// newWatcher sets the watches of o's store and its specs directory
-// (falling back to polling when inotify cannot be used) and reads the
-// specs. close releases the watches.
 func newWatcher(o Options) *watcher {
 	root := o.Store.FSRoot()
 	w := &watcher{o: o, store: filepath.Join(root, pkgstore.StoreDir), specsDir: filepath.Join(root, pkgstore.SpecsDir),

@@ -11,9 +11,6 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// handleError reacts to an error of the inotify watcher: after an
-// overflow, events were lost, and the store is listed again for new
-// releases.
 func (w *watcher) handleError(err error) {
 	if errors.Is(err, fsnotify.ErrEventOverflow) {
 		w.o.log().Warn("inotify queue overflowed: rescanning the store", "error", err)
@@ -25,8 +22,7 @@ func (w *watcher) handleError(err error) {
 	w.o.log().Warn("inotify error", "error", err)
 }
 
-// fallBack stops using inotify: every Delay, the store and the specs are
-// listed again and compared with what was seen.
+// fallBack lists the store every Delay instead of inotify.
 func (w *watcher) fallBack(err error) {
 	if w.fallback {
 		return
@@ -66,10 +62,8 @@ func (w *watcher) add(dir string) bool {
 	return true
 }
 
-// addTree watches dir (the store at depth 0, an origin at 1, a name at 2,
-// a version at 3) and the directories below it down to versions; with
-// fresh, each release found is new (the directory appeared after Run
-// started).
+// addTree watches dir (depth 0: the store ... 3: a version) and below it
+// down to versions; with fresh, each release found is new.
 func (w *watcher) addTree(dir string, depth int, fresh bool) {
 	w.add(dir) // before listing: nothing created meanwhile is missed
 	entries, err := safeio.ReadDir(dir)
@@ -96,17 +90,14 @@ func (w *watcher) addTree(dir string, depth int, fresh bool) {
 	}
 }
 
-// rel is path relative to the store with slashes, O/N/V/R on every
-// platform (filepath.Rel gives O\\N\\V\\R on Windows, which the watcher
-// splits on "/").
+// rel is path relative to the store with slashes, also on Windows.
 func (w *watcher) rel(path string) (string, error) {
 	rel, err := filepath.Rel(w.store, path)
 	return filepath.ToSlash(rel), err
 }
 
-// newRelease notes a release (O/N/V/R) that appeared: a purge of the
-// Supervisor's package, or with All of one no spec loads. A loaded
-// service's is purged when the Supervisor starts it on it (readPIDs).
+// newRelease marks a release's package unless a service loads it: that
+// is purged when the service starts (readPIDs).
 func (w *watcher) newRelease(rel string) {
 	parts := strings.Split(rel, "/")
 	if len(parts) != 4 {
@@ -117,16 +108,10 @@ func (w *watcher) newRelease(rel string) {
 	}
 }
 
-// handle reacts to one inotify event.
 func (w *watcher) handle(ev fsnotify.Event) {
 	if ev.Has(fsnotify.Rename) && w.watched[ev.Name] {
 		if rel, err := w.rel(ev.Name); err == nil && !strings.HasPrefix(rel, "..") && strings.Count(rel, "/") <= 2 && rel != "." {
-			// A directory of the store moved (Habitat never does): the
-			// watches on it and below it stay on the moved directories,
-			// reporting their changes under the old path, and the watcher
-			// drops the moved one's own when it reads the move's
-			// IN_MOVE_SELF, even after it was watched again at its new path
-			// (one watch per inode). The watches are set again from scratch.
+			// Watches follow the moved inodes and report the old paths.
 			w.rewatch("a watched directory moved: " + rel)
 		}
 	}
@@ -160,8 +145,7 @@ func (w *watcher) handle(ev fsnotify.Event) {
 	parts := strings.Split(rel, "/")
 	switch len(parts) {
 	case 1, 2, 3: // a new origin, name or version directory
-		// Whatever its name: Habitat lists the releases below one
-		// whose name starts with a dot, and so does the scan.
+		// Even a dot name: Habitat lists releases below it.
 		if len(parts) == 1 && parts[0] == pkgstore.LockFile {
 			return
 		}
@@ -177,9 +161,7 @@ func (w *watcher) handle(ev fsnotify.Event) {
 	}
 }
 
-// rewatch sets every watch again on a new inotify watcher (the old one's
-// pending events are dropped), noting the releases not seen before as
-// new, as a rescan does.
+// rewatch sets every watch again on a new inotify watcher.
 func (w *watcher) rewatch(why string) {
 	if w.fsw == nil {
 		return
@@ -199,16 +181,11 @@ func (w *watcher) rewatch(why string) {
 	w.addTree(w.store, 0, true)
 }
 
-// rescan lists the store's releases; with changes, those not seen before
-// are new (fallback, overflow). Directories not watched yet are watched.
+// rescan lists the store's releases; with changes, unseen ones are new.
 func (w *watcher) rescan(changes bool) {
 	w.rescanDir(w.store, "", 0, changes)
 }
 
-// rescanDir lists dir (the store at depth 0, an origin at 1, a name at 2,
-// a version at 3; rel is its path below the store, O/N/V) for rescan:
-// a directory below it not watched yet is watched (addTree), one watched
-// is listed in turn, and a release not seen before is new with changes.
 func (w *watcher) rescanDir(dir, rel string, depth int, changes bool) {
 	entries, _ := safeio.ReadDir(dir)
 	for _, e := range entries {
