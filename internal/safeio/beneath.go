@@ -10,16 +10,12 @@ import (
 	"syscall"
 )
 
-// ErrSymlink is wrapped by the error of OpenDirBeneath and
-// OpenRootBeneath when a directory below the FS root, on the way to
-// where hab-gc writes, is a symlink: hab-gc never writes through one.
 var ErrSymlink = errors.New("a symlink, which hab-gc does not write through")
 
-// SymlinkError names the symlink found on the way to a directory hab-gc
-// writes in, and where it leads.
+// SymlinkError names a symlink found on the way to where hab-gc writes.
 type SymlinkError struct {
-	Path   string // the symlink (the FS root joined with the components up to it)
-	Target string // what it points to, as readlink says
+	Path   string
+	Target string
 }
 
 func (e *SymlinkError) Error() string {
@@ -28,9 +24,7 @@ func (e *SymlinkError) Error() string {
 
 func (e *SymlinkError) Is(target error) bool { return target == ErrSymlink }
 
-// beneathParts splits rel, a slash-separated path relative to the FS
-// root, into its components: each one a name, never "." or "..", never
-// empty (an absolute rel, or one with such a component, is EINVAL).
+// beneathParts splits rel into names; ".", ".." or absolute are EINVAL.
 func beneathParts(rel string) ([]string, error) {
 	if rel == "" || rel == "." {
 		return nil, nil
@@ -47,11 +41,8 @@ func beneathParts(rel string) ([]string, error) {
 	return parts, nil
 }
 
-// OpenRootBeneath is OpenDirBeneath as an *os.Root: the directory is
-// opened with os.OpenRoot by its path and checked to be the very
-// directory the walk reached (same device and inode), so that a symlink
-// swapped in meanwhile is found (an error naming it) rather than
-// followed.
+// OpenRootBeneath is OpenDirBeneath as an *os.Root, checked to be the
+// directory the walk reached.
 func OpenRootBeneath(fsRoot, rel string, create bool) (*os.Root, error) {
 	d, err := OpenDirBeneath(fsRoot, rel, create)
 	if err != nil {
@@ -69,8 +60,7 @@ func OpenRootBeneath(fsRoot, rel string, create bool) (*os.Root, error) {
 	return r, nil
 }
 
-// SameDir returns nil when root is opened at the directory d has open
-// (same device and inode), else an error naming d.
+// SameDir returns nil when root is the directory d has open.
 func SameDir(d *os.File, root *os.Root) error {
 	a, err1 := d.Stat()
 	b, err2 := root.Stat(".")
@@ -80,10 +70,8 @@ func SameDir(d *os.File, root *os.Root) error {
 	return nil
 }
 
-// CheckBeneath returns nil when root, already open, is the directory rel
-// below fsRoot reached without following a symlink (OpenDirBeneath
-// without create); otherwise the walk's error, or one saying that the
-// names lead elsewhere.
+// CheckBeneath returns nil when root is rel below fsRoot reached without
+// following a symlink.
 func CheckBeneath(fsRoot, rel string, root *os.Root) error {
 	d, err := OpenDirBeneath(fsRoot, rel, false)
 	if err != nil {

@@ -9,11 +9,8 @@ import (
 	"path/filepath"
 )
 
-// OpenDirBeneath off Unix checks each component with Lstat before it
-// opens or makes the next (no openat with O_NOFOLLOW here: a symlink
-// swapped in between the check and the open is not seen, though
-// OpenRootBeneath's comparison of the opened directory still finds one
-// swapped in before its own open).
+// OpenDirBeneath off Unix checks each component with Lstat: a symlink
+// swapped in between the check and the open is not seen.
 func OpenDirBeneath(fsRoot, rel string, create bool) (*os.File, error) {
 	parts, err := beneathParts(rel)
 	if err != nil {

@@ -10,32 +10,20 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// beneathFlags open one directory: never following a symlink, never
-// blocking on anything that is not a directory.
-const beneathFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+// dirFlags open a directory: never following a symlink, never blocking.
+const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
 
-// OpenDirBeneath opens the directory rel (slash-separated, relative)
-// below the directory fsRoot for hab-gc to write in: fsRoot itself is
-// opened as given (a symlink there is the user's choice, resolved once),
-// then each component of rel is opened relative to the descriptor of the
-// one before it, with O_NOFOLLOW and O_DIRECTORY: no component is ever a
-// symlink followed (one is a *SymlinkError, wrapping ErrSymlink, naming
-// it and its target), none can lead out of fsRoot ("." and ".." are
-// refused), and nothing that is not a directory is opened (ENOTDIR). With
-// create, a missing component is made (mode 0755, mkdirat in its parent's
-// descriptor, so never through a symlink); without, it is an error
-// wrapping fs.ErrNotExist. A refusal creates nothing below the component
-// refused. The returned file is the directory, named fsRoot/rel.
-//
-// openat2's RESOLVE_NO_SYMLINKS would do the same walk in one call where
-// the kernel has it (Linux 5.6+), but cannot create what is missing; the
-// walk is the same guarantee everywhere, one component a step.
+// OpenDirBeneath opens rel below fsRoot (itself opened as given) for
+// hab-gc to write in, one component at a time from its parent's
+// descriptor with O_NOFOLLOW: a symlink is a *SymlinkError. With create,
+// a missing component is made (mkdirat, 0755). openat2's
+// RESOLVE_NO_SYMLINKS cannot create.
 func OpenDirBeneath(fsRoot, rel string, create bool) (*os.File, error) {
 	parts, err := beneathParts(rel)
 	if err != nil {
 		return nil, err
 	}
-	fd, err := openatBeneath(unix.AT_FDCWD, fsRoot, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK|unix.O_CLOEXEC)
+	fd, err := openat(unix.AT_FDCWD, fsRoot, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK|unix.O_CLOEXEC)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: fsRoot, Err: err}
 	}
@@ -52,11 +40,9 @@ func OpenDirBeneath(fsRoot, rel string, create bool) (*os.File, error) {
 	return os.NewFile(uintptr(fd), filepath.Join(fsRoot, filepath.FromSlash(rel))), nil
 }
 
-// openBeneathStep opens the directory name in dirfd (at path p) without
-// following a symlink, making it first with create.
 func openBeneathStep(dirfd int, name, p string, create bool) (int, error) {
 	for {
-		fd, err := openatBeneath(dirfd, name, beneathFlags)
+		fd, err := openat(dirfd, name, dirFlags)
 		switch {
 		case err == nil:
 			return fd, nil
@@ -67,8 +53,7 @@ func openBeneathStep(dirfd int, name, p string, create bool) (int, error) {
 			create = false // once: a name that vanishes again is an error
 			continue
 		case err == unix.ELOOP || err == unix.ENOTDIR || err == unix.EMLINK:
-			// O_NOFOLLOW on a symlink: ELOOP (EMLINK on FreeBSD, ENOTDIR
-			// with O_DIRECTORY on some kernels).
+			// ELOOP; EMLINK on FreeBSD; ENOTDIR on some kernels.
 			var st unix.Stat_t
 			if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
 				buf := make([]byte, 4096)
@@ -80,8 +65,8 @@ func openBeneathStep(dirfd int, name, p string, create bool) (int, error) {
 	}
 }
 
-// openatBeneath is openat(2), retried on EINTR.
-func openatBeneath(dirfd int, name string, flags int) (int, error) {
+// openat retries on EINTR.
+func openat(dirfd int, name string, flags int) (int, error) {
 	for {
 		fd, err := unix.Openat(dirfd, name, flags, 0)
 		if err != unix.EINTR {

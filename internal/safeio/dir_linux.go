@@ -11,30 +11,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// DirFD is an open directory descriptor for reading a tree quickly without
-// giving up any of this package's guarantees. Every name given to its
-// methods is one path component (no slash, not "." or ".."), opened
-// relative to the descriptor with O_NOFOLLOW: no name can lead out of the
-// directory, and no symlink is followed. No *os.File is made, so no
-// descriptor is registered with the runtime's poller: an open, an fstat,
-// a read and a close are the only system calls a small file costs.
-//
-// A DirFD is a plain descriptor: the caller closes it, once.
+// DirFD is a directory descriptor whose methods take one path component,
+// opened with O_NOFOLLOW; no *os.File (and no runtime poller) is made.
+// The caller closes it, once.
 type DirFD struct{ fd int }
 
-// DirEntry is a name in a directory and its type as getdents reports it;
-// where the file system does not say, the type comes from an fstatat of
-// the name, without following a symlink.
+// DirEntry is a name and its type (getdents', else fstatat's).
 type DirEntry struct {
 	Name string
 	Type fs.FileMode // fs.ModeDir, fs.ModeSymlink, ..., 0 for a regular file
 }
 
-// dirFlags open a directory: never following a symlink, never blocking.
-const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
-
-// DirFDOf duplicates the descriptor of f, an open directory, into a DirFD;
-// f stays the caller's.
+// DirFDOf duplicates f's descriptor; f stays the caller's.
 func DirFDOf(f *os.File) (DirFD, error) {
 	rc, err := f.SyscallConn()
 	if err != nil {
@@ -60,7 +48,6 @@ func DirFDOf(f *os.File) (DirFD, error) {
 	return DirFD{fd}, nil
 }
 
-// component checks that name is one path component.
 func component(op, name string) error {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
 		return &fs.PathError{Op: op, Path: name, Err: unix.EINVAL}
@@ -68,19 +55,7 @@ func component(op, name string) error {
 	return nil
 }
 
-// openat retries on EINTR.
-func openat(dirfd int, name string, flags int) (int, error) {
-	for {
-		fd, err := unix.Openat(dirfd, name, flags, 0)
-		if err != unix.EINTR {
-			return fd, err
-		}
-	}
-}
-
-// OpenDir opens the directory name in d: anything but a directory,
-// a symlink to one included, fails (ENOTDIR; ELOOP on some kernels for a
-// symlink).
+// OpenDir opens the directory name in d; a symlink fails.
 func (d DirFD) OpenDir(name string) (DirFD, error) {
 	if err := component("open", name); err != nil {
 		return DirFD{-1}, err
@@ -92,21 +67,17 @@ func (d DirFD) OpenDir(name string) (DirFD, error) {
 	return DirFD{fd}, nil
 }
 
-// Close closes the descriptor.
 func (d DirFD) Close() error { return unix.Close(d.fd) }
 
 // Fd returns the descriptor, still owned by d.
 func (d DirFD) Fd() int { return d.fd }
 
-// Stat is what DirFD reports of a file: a statx asked for StatMask.
 type Stat = unix.Statx_t
 
-// StatMask is what DirFD asks statx for: the basic fields and the mount
-// ID (Linux 5.8+; before, Mask says it is missing).
+// StatMask: the mount ID needs Linux 5.8+ (Mask says when it is missing).
 const StatMask = unix.STATX_BASIC_STATS | unix.STATX_MNT_ID
 
-// fstatx describes the open descriptor fd (statx, or fstat before Linux
-// 4.11).
+// fstatx falls back to fstat before Linux 4.11.
 func fstatx(fd int, st *Stat) error {
 	for {
 		err := unix.Statx(fd, "", unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW, StatMask, st)
@@ -131,14 +102,11 @@ func fstatx(fd int, st *Stat) error {
 	return nil
 }
 
-// StatTimes gives a Stat's modification and change times, device and
-// inode.
 func StatTimes(st *Stat) (mtime, ctime time.Time, dev, ino uint64) {
 	return time.Unix(st.Mtime.Sec, int64(st.Mtime.Nsec)), time.Unix(st.Ctime.Sec, int64(st.Ctime.Nsec)),
 		unix.Mkdev(st.Dev_major, st.Dev_minor), st.Ino
 }
 
-// Stat describes the directory itself.
 func (d DirFD) Stat(st *Stat) error {
 	if err := fstatx(d.fd, st); err != nil {
 		return &fs.PathError{Op: "statx", Path: ".", Err: err}
@@ -146,10 +114,8 @@ func (d DirFD) Stat(st *Stat) error {
 	return nil
 }
 
-// ReadDirents lists the open directory fd (getdents on the descriptor:
-// no name is resolved), calling fn with each name but "." and ".." and
-// its d_type (DT_UNKNOWN where the file system does not say). buf holds
-// the raw entries; 8 KiB is plenty, and it is reused.
+// ReadDirents calls fn with each name of fd but "." and ".." and its
+// d_type (getdents: no name is resolved); buf is reused.
 func ReadDirents(fd int, buf []byte, fn func(name string, typ uint8)) error {
 	for {
 		n, err := unix.Getdents(fd, buf)
@@ -180,8 +146,7 @@ func ReadDirents(fd int, buf []byte, fn func(name string, typ uint8)) error {
 	}
 }
 
-// Entries appends d's entries (but "." and "..") to out, in the order
-// the directory gives them. buf holds the raw entries (see ReadDirents).
+// Entries appends d's entries to out (see ReadDirents).
 func (d DirFD) Entries(buf []byte, out []DirEntry) ([]DirEntry, error) {
 	var lerr error
 	err := ReadDirents(d.fd, buf, func(name string, typ uint8) {
@@ -218,13 +183,8 @@ func (d DirFD) Entries(buf []byte, out []DirEntry) ([]DirEntry, error) {
 	return out, lerr
 }
 
-// ReadFile reads the regular file name in d, at most limit bytes, into
-// buf (grown as needed; pass the returned slice's buffer back to reuse
-// it), and describes it in st. The open never follows a symlink (ELOOP)
-// and never blocks; the descriptor is checked to be a regular file before
-// it is read (else an error wrapping ErrNotRegular); a file larger than
-// limit is an error wrapping ErrTooLarge. Errors are *fs.PathError naming
-// name.
+// ReadFile reads the regular file name in d into buf (reused), at most
+// limit bytes, and describes it in st.
 func (d DirFD) ReadFile(name string, limit int64, buf []byte, st *Stat) ([]byte, error) {
 	if err := component("open", name); err != nil {
 		return nil, err

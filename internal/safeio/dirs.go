@@ -10,16 +10,11 @@ import (
 	"syscall"
 )
 
-// ErrChanged is wrapped by the error of OpenRootAt with NoFollow when the
-// directory at the name was replaced between its two opens.
+// ErrChanged: OpenRootAt's directory was replaced between its two opens.
 var ErrChanged = errors.New("changed while being opened")
 
-// OpenRoot opens the directory at path as an *os.Root, following
-// symlinks (a store or a cache moved to another disk and linked back).
-// It never blocks: the name is opened with a trailing slash, so a FIFO or
-// a device there fails at once in the kernel's own lookup (ENOTDIR, the
-// error saying what it is), where os.OpenRoot(path) would wait in open(2)
-// for a FIFO's writer, deaf to signals.
+// OpenRoot opens path as an *os.Root, following symlinks (a store moved
+// to another disk and linked back), never blocking on a FIFO.
 func OpenRoot(path string) (*os.Root, error) {
 	r, err := os.OpenRoot(Dir(path))
 	if err != nil {
@@ -28,12 +23,8 @@ func OpenRoot(path string) (*os.Root, error) {
 	return r, nil
 }
 
-// OpenRootAt opens the directory name inside parent as an *os.Root,
-// never blocking on a FIFO or a device there (as OpenRoot). With
-// NoFollow, a symlink at its last component is refused (ELOOP): the name
-// is also opened with O_NOFOLLOW|O_DIRECTORY, and the root must be that
-// same directory (fstat), else the error wraps ErrChanged. NoFollow is
-// only implemented on Unix.
+// OpenRootAt opens name inside parent as OpenRoot does; NoFollow (Unix
+// only) refuses a symlink at its last component (ELOOP).
 func OpenRootAt(parent *os.Root, name string, follow Follow) (*os.Root, error) {
 	var nf *os.File
 	if !follow {
@@ -59,9 +50,7 @@ func OpenRootAt(parent *os.Root, name string, follow Follow) (*os.Root, error) {
 	return r, nil
 }
 
-// ReadDir lists the directory at path, sorted by name, as os.ReadDir
-// does, but never blocks on a FIFO or a device at path (ENOTDIR at once,
-// saying what it is), whatever the Go release's os.ReadDir does.
+// ReadDir is os.ReadDir, never blocking on a FIFO at path.
 func ReadDir(path string) ([]fs.DirEntry, error) {
 	f, err := os.OpenFile(Dir(path), os.O_RDONLY|dirOnly|nonBlocking, 0)
 	if err != nil {
@@ -73,10 +62,8 @@ func ReadDir(path string) ([]fs.DirEntry, error) {
 	return es, err
 }
 
-// notDir says what is at name when err is ENOTDIR, or what Windows
-// answers an open of a file's name with a trailing separator (notDirOpen),
-// and it is not a directory (a FIFO, a device, a file): "not a directory:
-// it is a named pipe (FIFO)". stat only reads the type, never opens.
+// notDir words an ENOTDIR (or Windows' answer, notDirOpen): "not a
+// directory: it is a named pipe (FIFO)".
 func notDir(err error, name string, stat func() (fs.FileInfo, error)) error {
 	if !errors.Is(err, syscall.ENOTDIR) && !notDirOpen(err) {
 		return err

@@ -2,10 +2,8 @@ package safeio
 
 import "syscall"
 
-// ErrNotDir is syscall.ENOTDIR said in words on every system, "not a
-// directory" (errors.Is(ErrNotDir, syscall.ENOTDIR) holds): on Windows
-// syscall.ENOTDIR is ERROR_PATH_NOT_FOUND, whose own text says the path
-// cannot be found, of a file that is there.
+// ErrNotDir is syscall.ENOTDIR worded "not a directory" everywhere (on
+// Windows ENOTDIR's text says the path cannot be found).
 var ErrNotDir error = notDirError{}
 
 type notDirError struct{}

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 )
 
-// ErrUnsafe is wrapped by the error of OpenPrivate when what sits at the
-// name may not be used as a private file (a lock or state file).
 var ErrUnsafe = errors.New("unsafe file")
 
 // UnsafeError says why a file at a name is refused.
@@ -24,12 +22,10 @@ func (e *UnsafeError) Is(target error) bool { return target == ErrUnsafe }
 // IsEUID accepts the effective user only.
 func IsEUID(uid int) bool { return uid == os.Geteuid() }
 
-// OpenPrivate opens the private file name inside root with flag (O_CREATE
-// creates it mode 0600), never following a symlink, never blocking, and
-// never opening at all what Lstat shows is not a regular file (a device
-// node is not even opened). The open descriptor is checked with Private;
-// a refusal is an *UnsafeError, and nothing was written. With tighten, a
-// file whose mode is not 0600 is set to 0600 through the descriptor.
+// OpenPrivate opens a lock or state file inside root (created 0600),
+// never through a symlink, never opening what Lstat shows is not a
+// regular file, and checks the descriptor with Private; with tighten, it
+// sets mode 0600.
 func OpenPrivate(root *os.Root, name string, flag int, ownerOK func(uid int) bool, tighten bool) (*os.File, error) {
 	path := filepath.Join(root.Name(), name)
 	if fi, err := root.Lstat(name); err == nil && !fi.Mode().IsRegular() {

@@ -10,10 +10,8 @@ import (
 	"syscall"
 )
 
-// Private says why the file fi describes (fstat of an open descriptor) may
-// not serve as a private file that hab-gc locks or writes: "" when it may.
-// It must be a regular file with exactly one link (not a hard link to a
-// file elsewhere), whose owner ownerOK accepts.
+// Private says why fi (fstat's) may not serve as a private file, "" when
+// it may: a regular file of one link whose owner ownerOK accepts.
 func Private(fi fs.FileInfo, ownerOK func(uid int) bool) string {
 	st, _ := fi.Sys().(*syscall.Stat_t)
 	switch {
@@ -29,7 +27,6 @@ func Private(fi fs.FileInfo, ownerOK func(uid int) bool) string {
 	return ""
 }
 
-// Owner returns the uid that owns the file fi describes, or -1.
 func Owner(fi fs.FileInfo) int {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return int(st.Uid)
@@ -37,8 +34,6 @@ func Owner(fi fs.FileInfo) int {
 	return -1
 }
 
-// isLoop reports a symlink refused by O_NOFOLLOW.
 func isLoop(err error) bool { return errors.Is(err, syscall.ELOOP) }
 
-// privateHandle: on Unix Private has checked it all (fstat).
 func privateHandle(f *os.File) string { return "" }

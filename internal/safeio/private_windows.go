@@ -14,12 +14,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/winfs"
 )
 
-// Private says why the file fi describes may not serve as a private file
-// that hab-gc locks or writes: "" when it may. On Windows it must be a
-// regular file (a reparse point was already refused when it was opened:
-// OpenAt) with one link (privateHandle). The owner is not checked: Windows
-// has no uid, and who may write under C:\hab is the ACLs'
-// business (Habitat's directories are the Administrators').
+// Private checks no owner on Windows (no uid: ACLs decide); links are
+// privateHandle's.
 func Private(fi fs.FileInfo, ownerOK func(uid int) bool) string {
 	if !fi.Mode().IsRegular() {
 		return fmt.Sprintf("it is a %s, not a regular file; remove it", Kind(fi.Mode()))
@@ -27,15 +23,11 @@ func Private(fi fs.FileInfo, ownerOK func(uid int) bool) string {
 	return ""
 }
 
-// Owner is -1 on Windows (no uid).
 func Owner(fi fs.FileInfo) int { return -1 }
 
-// isLoop reports a reparse point refused by OpenAt.
 func isLoop(err error) bool { return errors.Is(err, syscall.ELOOP) }
 
-// privateHandle checks on the open handle what os's FileInfo does not
-// carry on Windows: exactly one link (not a hard link to a file
-// elsewhere, which writing the pid would truncate).
+// privateHandle checks the link count os's FileInfo lacks on Windows.
 func privateHandle(f *os.File) string {
 	in, err := winfs.Stat(windows.Handle(f.Fd()))
 	switch {

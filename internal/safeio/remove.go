@@ -4,8 +4,6 @@ package safeio
 
 import "os"
 
-// RemoveAt removes name (a file, a symlink or an empty directory) inside
-// root, never following a symlink at its last component (the link itself
-// is removed): root.Remove, relative to the directory's descriptor
-// (unlinkat). Windows has its own (remove_windows.go).
+// RemoveAt removes name inside root, never following a symlink at its
+// last component (unlinkat).
 func RemoveAt(root *os.Root, name string) error { return root.Remove(name) }

@@ -12,15 +12,9 @@ import (
 	"github.com/hab-gc/hab-gc/internal/winfs"
 )
 
-// RemoveAt removes name (a file, a reparse point or an empty directory)
-// inside root, never following a reparse point at its last component
-// (the link itself is removed): root.Remove, which deletes with POSIX
-// semantics; where the system does not implement those
-// (ERROR_INVALID_FUNCTION: Wine 8.0, whose NtSetInformationFile lacks
-// FileDispositionInformationEx, a case Go's own fallback does not cover),
-// the plain deletion (winfs.Remove), relative to the handle of name's
-// directory opened through root: a file held open then keeps its name
-// until its last handle closes.
+// RemoveAt removes name inside root, never following a reparse point at
+// its last component; where POSIX deletion is missing
+// (ERROR_INVALID_FUNCTION: Wine 8.0), the plain one (winfs.Remove).
 func RemoveAt(root *os.Root, name string) error {
 	err := root.Remove(name)
 	if !errors.Is(err, windows.ERROR_INVALID_FUNCTION) {

@@ -9,23 +9,17 @@ import (
 	"strings"
 )
 
-// Limit is the read cap for metadata, specs and configuration: far above
-// any real file (a DEPS file is a few KiB).
+// Limit is the read cap for metadata, specs and configuration.
 const Limit = 1 << 20
 
-// ErrNotRegular is wrapped by the error of a read of anything but a
-// regular file.
-var ErrNotRegular = errors.New("not a regular file")
-
-// ErrTooLarge is wrapped by the error of a read of a file larger than its
-// cap.
-var ErrTooLarge = errors.New("file too large")
+var (
+	ErrNotRegular = errors.New("not a regular file")
+	ErrTooLarge   = errors.New("file too large")
+)
 
 // TooLargeError says how large a file was found to be.
 type TooLargeError struct {
-	// Size is the size fstat reports, or, when the file grew while being
-	// read, the bytes read (more than Limit).
-	Size  int64
+	Size  int64 // fstat's, or the bytes read when it grew
 	Limit int64
 }
 
@@ -35,8 +29,7 @@ func (e *TooLargeError) Error() string {
 
 func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
-// Follow says whether a symlink at the last component of a name is
-// followed.
+// Follow says whether a symlink at the last component is followed.
 type Follow bool
 
 const (
@@ -44,9 +37,7 @@ const (
 	FollowLinks Follow = true
 )
 
-// ReadFileAt reads the regular file name inside root, at most limit
-// bytes. With FollowLinks, a symlink is followed as root allows (never
-// out of it).
+// ReadFileAt reads the regular file name inside root, at most limit bytes.
 func ReadFileAt(root *os.Root, name string, limit int64, follow Follow) ([]byte, error) {
 	f, err := openRead(root, name, follow)
 	if err != nil {
@@ -56,8 +47,6 @@ func ReadFileAt(root *os.Root, name string, limit int64, follow Follow) ([]byte,
 	return read(f, name, limit)
 }
 
-// openRead opens name inside root to read, following a symlink (as root
-// allows) only with FollowLinks.
 func openRead(root *os.Root, name string, follow Follow) (*os.File, error) {
 	if follow {
 		return root.OpenFile(name, readFlags, 0)
@@ -65,11 +54,7 @@ func openRead(root *os.Root, name string, follow Follow) (*os.File, error) {
 	return OpenAt(root, name, readFlags, 0)
 }
 
-// OpenRegularAt opens name inside root for reading as ReadFileAt does
-// (never blocking on a FIFO or a device) and checks on the descriptor
-// that it is a regular file: anything else is an error wrapping
-// ErrNotRegular, and the file is closed. For a file to read piece by
-// piece, past any cap ReadFileAt would set.
+// OpenRegularAt is ReadFileAt's open and check, for a file read in pieces.
 func OpenRegularAt(root *os.Root, name string, follow Follow) (*os.File, fs.FileInfo, error) {
 	f, err := openRead(root, name, follow)
 	if err != nil {
@@ -86,7 +71,6 @@ func OpenRegularAt(root *os.Root, name string, follow Follow) (*os.File, fs.File
 	return f, fi, nil
 }
 
-// read checks f's descriptor and reads it whole, up to limit bytes.
 func read(f *os.File, name string, limit int64) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
@@ -104,12 +88,8 @@ func read(f *os.File, name string, limit int64) ([]byte, error) {
 	})
 }
 
-// readCapped reads a regular file whole, at most limit bytes, appending to
-// buf[:0] (grown as needed). size is what fstat reported: a file larger
-// is refused unread, but the size is only a hint (it may change, or be 0
-// for generated files), so the buffer grows with what is read, up to
-// limit+1 bytes (one more than allowed shows a file that grew). read
-// returns the next bytes, 0 at the end of the file.
+// readCapped reads into buf[:0] at most limit bytes; size (fstat's) is
+// only a hint: it may change, or be 0 for generated files.
 func readCapped(name string, size, limit int64, buf []byte, read func([]byte) (int, error)) ([]byte, error) {
 	if size > limit {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: &TooLargeError{Size: size, Limit: limit}}
@@ -131,17 +111,14 @@ func readCapped(name string, size, limit int64, buf []byte, read func([]byte) (i
 			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 		}
 		b = b[:len(b)+n]
-		// A read that ends where fstat said the file ends, short of the
-		// room asked for, is the end of a regular file; otherwise read
-		// on until read says so (0).
+		// A short read at fstat's size is the end of a regular file.
 		if n == 0 || (int64(len(b)) == size && int64(len(b)) < room) {
 			return b, nil
 		}
 	}
 }
 
-// Regular returns nil for a regular file, and otherwise an error wrapping
-// ErrNotRegular that says what the file is.
+// Regular returns nil for a regular file, else an error saying what it is.
 func Regular(fi fs.FileInfo) error {
 	if fi.Mode().IsRegular() {
 		return nil
@@ -149,8 +126,7 @@ func Regular(fi fs.FileInfo) error {
 	return fmt.Errorf("%w: it is a %s", ErrNotRegular, Kind(fi.Mode()))
 }
 
-// Kind names a file's type for people, in words (never Go's mode string,
-// such as "L---------").
+// Kind names a file's type in words.
 func Kind(m fs.FileMode) string {
 	switch t := m.Type(); {
 	case t == 0:
@@ -172,10 +148,8 @@ func Kind(m fs.FileMode) string {
 	}
 }
 
-// Dir returns name with a trailing slash. Opening that fails at once with
-// ENOTDIR unless name is a directory (or a symlink to one), where opening
-// name itself would block on a FIFO until a writer comes: os.OpenRoot and
-// Root.OpenRoot open their last component without O_DIRECTORY.
+// Dir returns name with a trailing slash: opening that fails at once on a
+// FIFO (ENOTDIR), which os.OpenRoot(name) would block on.
 func Dir(name string) string {
 	if strings.HasSuffix(name, "/") {
 		return name

@@ -12,20 +12,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// readFlags opens for reading without blocking on a FIFO or a device and
-// without making a terminal the controlling one.
-const readFlags = os.O_RDONLY | nonBlocking
+const (
+	readFlags   = os.O_RDONLY | nonBlocking
+	nonBlocking = syscall.O_NONBLOCK | syscall.O_NOCTTY
+	dirOnly     = syscall.O_DIRECTORY
+)
 
-// nonBlocking: never block on a FIFO or a device, never take a terminal.
-const nonBlocking = syscall.O_NONBLOCK | syscall.O_NOCTTY
-
-// dirOnly: fail unless a directory (ENOTDIR), before any FIFO is opened.
-const dirOnly = syscall.O_DIRECTORY
-
-// OpenAt opens name inside root with flag and perm (O_CLOEXEC always;
-// O_NONBLOCK is the caller's choice), never following a symlink at its
-// last component: a symlink there fails with ELOOP. Earlier components are
-// resolved by root, which keeps them inside it.
+// OpenAt opens name inside root, a symlink at its last component failing
+// with ELOOP; O_NONBLOCK is the caller's choice.
 func OpenAt(root *os.Root, name string, flag int, perm os.FileMode) (*os.File, error) {
 	dir, base := path.Split(name)
 	if dir == "" {
@@ -61,7 +55,6 @@ func OpenAt(root *os.Root, name string, flag int, perm os.FileMode) (*os.File, e
 	return os.NewFile(uintptr(fd), path.Join(root.Name(), name)), nil
 }
 
-// ReadFile reads the regular file at path, at most limit bytes.
 func ReadFile(path string, limit int64, follow Follow) ([]byte, error) {
 	flag := readFlags
 	if !follow {
@@ -75,8 +68,7 @@ func ReadFile(path string, limit int64, follow Follow) ([]byte, error) {
 	return read(f, path, limit)
 }
 
-// ModeOf gives the fs.FileMode type bits of a stat mode (fs.ModeIrregular
-// for a type it does not know).
+// ModeOf gives a stat mode's fs.FileMode type bits.
 func ModeOf(m uint32) fs.FileMode {
 	switch m & unix.S_IFMT {
 	case unix.S_IFREG:
@@ -97,6 +89,4 @@ func ModeOf(m uint32) fs.FileMode {
 	return fs.ModeIrregular
 }
 
-// notDirOpen: on Unix an open of a non-directory's name with a trailing
-// slash fails with ENOTDIR itself.
 func notDirOpen(err error) bool { return false }

@@ -16,22 +16,15 @@ import (
 	"github.com/hab-gc/hab-gc/internal/winfs"
 )
 
-// readFlags: Windows has no FIFO to block on in a store, nor a
-// controlling terminal.
-const readFlags = os.O_RDONLY
+const (
+	readFlags   = os.O_RDONLY
+	nonBlocking = 0
+	dirOnly     = 0
+)
 
-const nonBlocking = 0
-
-const dirOnly = 0
-
-// OpenAt opens name inside root with flag and perm, never following a
-// reparse point (a symlink or junction) at its last component: one there
-// fails with ELOOP (winfs.ErrReparsePoint), as O_NOFOLLOW on Unix. Earlier
-// components are resolved by root, which keeps them inside it. The last
-// one is opened relative to its directory's handle (NtCreateFile with
-// FILE_OPEN_REPARSE_POINT, internal/winfs), sharing read, write and
-// delete, so that hab-gc never stands in Habitat's way. perm is not used:
-// a new file takes its directory's ACL, as every file Habitat writes.
+// OpenAt opens name inside root, a reparse point at its last component
+// failing with ELOOP (winfs.ErrReparsePoint), sharing everything so as
+// never to stand in Habitat's way; a new file takes its directory's ACL.
 func OpenAt(root *os.Root, name string, flag int, perm os.FileMode) (*os.File, error) {
 	dir, base := path.Split(name)
 	if dir == "" {
@@ -91,10 +84,7 @@ func underlying(err error) error {
 	return err
 }
 
-// ReadFile reads the regular file at path, at most limit bytes. With
-// NoFollow a reparse point at path is refused (ELOOP), checked on the
-// opened handle (FILE_FLAG_OPEN_REPARSE_POINT), not on a name resolved
-// twice.
+// ReadFile with NoFollow checks the opened handle for a reparse point.
 func ReadFile(p string, limit int64, follow Follow) ([]byte, error) {
 	if follow {
 		f, err := os.Open(p)
@@ -126,13 +116,9 @@ func ReadFile(p string, limit int64, follow Follow) ([]byte, error) {
 	return read(f, p, limit)
 }
 
-// ModeOf is only meaningful for Unix stat modes: elsewhere every mode is
-// fs.ModeIrregular.
 func ModeOf(m uint32) fs.FileMode { return fs.ModeIrregular }
 
-// notDirOpen: Windows answers an open of a file's name with a trailing
-// separator with ERROR_INVALID_NAME (ERROR_DIRECTORY for a directory
-// open of a file), not ENOTDIR.
+// notDirOpen: Windows' answers to a file's name with a trailing separator.
 func notDirOpen(err error) bool {
 	return errors.Is(err, windows.ERROR_INVALID_NAME) || errors.Is(err, windows.ERROR_DIRECTORY)
 }
