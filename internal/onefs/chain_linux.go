@@ -9,21 +9,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Chain holds open the directories on a path below a root directory,
-// each opened from its parent's descriptor without following a symlink
-// (openat with O_NOFOLLOW|O_DIRECTORY), so that work that moves from one
-// directory of a tree to the next, as a removal does from one release to
-// the next, opens only the directories that differ and never resolves a
-// path from the root again.
-//
-// A directory held open may be moved while it is held: out of the tree,
-// with a symlink or another directory put in its place. So every use
-// checks the chain again first (Check): each held directory must still be
-// what its name in its held parent is (same device and inode, not a
-// symlink). The operations below act only on the last directory's
-// descriptor, and only after that check.
-//
-// A Chain is not safe for concurrent use. The root descriptor stays the
+// Chain holds open the directories on a path below a root, each opened
+// from its parent without following a symlink, so that moving from one
+// release to the next opens only the directories that differ. A held
+// directory may be moved away meanwhile, so every operation checks the
+// chain first (Check). Not safe for concurrent use; the root stays the
 // caller's.
 type Chain struct {
 	root  int
@@ -31,24 +21,19 @@ type Chain struct {
 	ops   int
 }
 
-// link is one directory of a Chain: its descriptor, its name in the
-// previous one (or the root) and its identity.
 type link struct {
 	fd       int
 	name     string
 	dev, ino uint64
 }
 
-// NewChain starts a chain at the directory open as root (the caller's,
-// not closed by the chain), holding nothing yet: Enter a directory first.
+// NewChain starts an empty chain at root.
 func NewChain(root *os.File) *Chain {
 	return &Chain{root: int(root.Fd())}
 }
 
-// Ops counts the open and stat calls the chain made (see Usage.Ops).
 func (c *Chain) Ops() int { return c.ops }
 
-// parent is the descriptor of link i's parent.
 func (c *Chain) parent(i int) int {
 	if i == 0 {
 		return c.root
@@ -56,12 +41,8 @@ func (c *Chain) parent(i int) int {
 	return c.links[i-1].fd
 }
 
-// Enter makes the chain end at rel, a slash-separated directory path
-// relative to the root ("" or "." for the root itself): the directories
-// it shares with the chain as it was are kept, after checking them again
-// (Check), and the rest opened one at a time from their parent without
-// following a symlink; every one must be a directory. On error, the chain
-// is left holding the directories checked and opened before it.
+// Enter makes the chain end at rel ("" is the root), keeping the
+// directories it shares with the chain after checking them.
 func (c *Chain) Enter(rel string) error {
 	var parts []string
 	for part := range strings.SplitSeq(rel, "/") {
@@ -97,12 +78,9 @@ func (c *Chain) Enter(rel string) error {
 	return nil
 }
 
-// Check verifies that every directory the chain holds is still what its
-// name in its parent is: found there without following a symlink, with
-// the same device and inode. A directory moved away since it was opened
-// (out of the tree, perhaps, with a symlink left in its place) fails it
-// with an error wrapping ErrChanged, and the chain lets go of it and of
-// everything below it.
+// Check verifies that each held directory is still what its name in its
+// parent is (no symlink, same device and inode); else ErrChanged, and the
+// chain lets go of it and below.
 func (c *Chain) Check() error {
 	for i, l := range c.links {
 		c.ops++
@@ -123,13 +101,11 @@ func (c *Chain) Check() error {
 	return nil
 }
 
-// Fd is the descriptor of the chain's last directory (the root's when it
-// holds none). It stays the chain's.
+// Fd is the last directory's descriptor, still the chain's.
 func (c *Chain) Fd() int {
 	return c.parent(len(c.links))
 }
 
-// Path is the chain's last directory, relative to the root.
 func (c *Chain) Path() string { return c.path(len(c.links)) }
 
 func (c *Chain) path(n int) string {
@@ -143,8 +119,6 @@ func (c *Chain) path(n int) string {
 	return strings.Join(names, "/")
 }
 
-// Lstat describes name in the last directory without following a
-// symlink, after checking the chain.
 func (c *Chain) Lstat(name string) (unix.Stat_t, error) {
 	var st unix.Stat_t
 	if err := c.Check(); err != nil {
@@ -158,8 +132,6 @@ func (c *Chain) Lstat(name string) (unix.Stat_t, error) {
 	return st, nil
 }
 
-// Rename renames from to to, both names in the last directory, after
-// checking the chain. It does not follow a symlink (rename never does).
 func (c *Chain) Rename(from, to string) error {
 	if err := c.Check(); err != nil {
 		return err
@@ -171,8 +143,6 @@ func (c *Chain) Rename(from, to string) error {
 	return nil
 }
 
-// Sync fsyncs the last directory (one the chain opened itself: never a
-// FIFO or anything but a directory).
 func (c *Chain) Sync() error {
 	if len(c.links) == 0 {
 		return unix.Fsync(c.root)
@@ -180,9 +150,7 @@ func (c *Chain) Sync() error {
 	return unix.Fsync(c.Fd())
 }
 
-// RemoveAll deletes name, a directory in the last directory, and
-// everything in it as RemoveAll does (never following a symlink, never
-// leaving name's mount), after checking the chain.
+// RemoveAll is RemoveAll of name in the last directory.
 func (c *Chain) RemoveAll(name string) error {
 	if err := c.Check(); err != nil {
 		return err
@@ -194,11 +162,9 @@ func (c *Chain) RemoveAll(name string) error {
 	return err
 }
 
-// PruneEmpty removes the last directory and then its parents, up to but
-// not including the root, while they are empty, after checking the
-// chain: rmdir(2) fails on a directory that is not empty (one an install
-// has just put something in wins), and the pruning stops there. It
-// returns how many it removed; the chain then ends at the first one left.
+// PruneEmpty removes the last directory and its parents, not the root,
+// while they are empty (rmdir: an install that just put something there
+// wins), and returns how many.
 func (c *Chain) PruneEmpty() int {
 	if c.Check() != nil {
 		return 0
@@ -221,7 +187,6 @@ func (c *Chain) join(name string) string {
 	return c.Path() + "/" + name
 }
 
-// truncate closes every link from the n-th on.
 func (c *Chain) truncate(n int) {
 	for i := len(c.links) - 1; i >= n; i-- {
 		unix.Close(c.links[i].fd)
@@ -229,7 +194,6 @@ func (c *Chain) truncate(n int) {
 	c.links = c.links[:n]
 }
 
-// Close closes every directory the chain holds (not the root).
 func (c *Chain) Close() {
 	c.truncate(0)
 }

@@ -7,9 +7,7 @@ import (
 	"strings"
 )
 
-// ParseMountInfo returns the mount point column of a /proc/PID/mountinfo
-// file (the fifth field, with the kernel's octal escapes of space, tab,
-// newline and backslash undone). Lines too short to hold one are skipped.
+// ParseMountInfo returns mountinfo's fifth field, octal escapes undone.
 func ParseMountInfo(data []byte) []string {
 	var out []string
 	for line := range bytes.SplitSeq(data, []byte{'\n'}) {
@@ -22,7 +20,6 @@ func ParseMountInfo(data []byte) []string {
 	return out
 }
 
-// unescapeOctal undoes the kernel's \ooo escapes; anything else is kept.
 func unescapeOctal(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
@@ -42,10 +39,8 @@ func unescapeOctal(s string) string {
 
 func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
-// Under returns the mount points strictly inside dir, relative to it and
-// slash-separated, given every mount point of a mount namespace
-// (ParseMountInfo). dir must be absolute and free of symlinks, as the
-// kernel writes mount points.
+// Under returns the mounts strictly inside dir (absolute, no symlinks),
+// relative to it.
 func Under(dir string, mounts []string) []string {
 	dir = filepath.Clean(dir)
 	var out []string
@@ -59,10 +54,7 @@ func Under(dir string, mounts []string) []string {
 	return out
 }
 
-// MountsUnder reads this process's mount table (/proc/self/mountinfo) and
-// returns the mount points strictly inside dir (symlinks in dir are
-// resolved first), relative to it. Mount points belong to a mount
-// namespace: another namespace may see others.
+// MountsUnder is Under of this process's mount namespace.
 func MountsUnder(dir string) ([]string, error) {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {

@@ -16,29 +16,17 @@ import (
 	"github.com/hab-gc/hab-gc/internal/winfs"
 )
 
-// On Windows a tree's other file systems are reached through reparse
-// points (junctions and volume mount points, IO_REPARSE_TAG_MOUNT_POINT),
-// and its symlinks are reparse points too: every step here opens one name
-// relative to an open directory handle without following a reparse point
-// (internal/winfs), so a mount point is met as itself, never entered, and
-// a symlink is deleted as the link it is. A junction counts as a mount
-// point: telling one that leads to another volume from one that leads
-// elsewhere on this one would need a path resolved again, and either way
-// deleting through it would delete what is not the release's.
+// On Windows every step opens one name relative to a directory handle
+// without following a reparse point: a junction or volume mount point is
+// a mount point, never entered; a symlink is deleted as a link.
 
-// Supported is true where Walk and RemoveAll are implemented.
 const Supported = true
 
-// ErrMountPoint is wrapped by the error RemoveAll returns when the tree
-// holds a mount point.
-var ErrMountPoint = errors.New("mount point inside the tree")
+var (
+	ErrMountPoint = errors.New("mount point inside the tree")
+	ErrChanged    = errors.New("the tree changed while being walked")
+)
 
-// ErrChanged is wrapped by the error of a walk that found the tree changed
-// under it (a file where a directory was listed).
-var ErrChanged = errors.New("the tree changed while being walked")
-
-// MountError names a mount point met in a tree (on Windows a junction or
-// a volume mount point).
 type MountError struct{ Path string }
 
 func (e *MountError) Error() string {
@@ -46,16 +34,10 @@ func (e *MountError) Error() string {
 }
 func (e *MountError) Unwrap() error { return ErrMountPoint }
 
-// Usage is what Walk found.
 type Usage struct {
-	// Bytes is the space allocated to everything in the tree, the top
-	// included, hard-linked files counted once; zero unless measured.
-	Bytes int64
-	// Mounts are the junctions and mount points met (relative to the top,
-	// in walk order); Walk does not enter them.
+	Bytes  int64
 	Mounts []string
-	// Ops counts the opens made, one per entry.
-	Ops int
+	Ops    int
 }
 
 const (
@@ -86,7 +68,6 @@ func (w *walker) count(in winfs.Info) {
 	w.u.Bytes += in.Allocated
 }
 
-// walk surveys the directory open as h (rel from the top).
 func (w *walker) walk(h windows.Handle, rel string) error {
 	entries, err := winfs.Names(h)
 	if err != nil {
@@ -131,9 +112,6 @@ func (w *walker) walk(h windows.Handle, rel string) error {
 	return nil
 }
 
-// Walk surveys the directory open as dir: the junctions and mount points
-// in it (not entered) and, when measure is set, the space it occupies. A
-// reparse point is never followed.
 func Walk(dir *os.File, measure bool) (Usage, error) {
 	w := walker{measure: measure}
 	h := windows.Handle(dir.Fd())
@@ -146,26 +124,16 @@ func Walk(dir *os.File, measure bool) (Usage, error) {
 	return w.u, err
 }
 
-// WalkAt is only implemented on Linux (callers measure through Walk).
 func WalkAt(dirfd int, name string, measure bool, bufs *Buffers) (Usage, error) {
 	return Usage{}, errors.ErrUnsupported
 }
 
-// MeasureOpen is only implemented on Linux.
 func MeasureOpen(fd int, top *safeio.Stat, known func(name string) *safeio.Stat, bufs *Buffers) (Usage, error) {
 	return Usage{}, errors.ErrUnsupported
 }
 
-// RemoveAll deletes name, a directory relative to the open directory
-// parent, and everything in it, never following a reparse point: a
-// symlink inside is deleted as a link, and at a junction or mount point
-// it stops with a *MountError (errors.Is ErrMountPoint), having deleted
-// what came before (survey with Walk first). Each name is opened relative
-// to its directory's handle and deleted through that handle (plain
-// deletion: see internal/winfs), so no path is resolved twice. A file
-// another process holds open without FILE_SHARE_DELETE (a running
-// program, a loaded DLL) cannot be deleted: the error wraps
-// ERROR_SHARING_VIOLATION and names it, and what was not reached stays.
+// RemoveAll: a file held open without FILE_SHARE_DELETE (a running
+// program) fails with ERROR_SHARING_VIOLATION naming it.
 func RemoveAll(parent *os.File, name string) (ops int, err error) {
 	w := walker{}
 	top, err := winfs.Open(windows.Handle(parent.Fd()), name, dirAccess|windows.DELETE|windows.FILE_WRITE_ATTRIBUTES, winfs.ShareAll, openExists, windows.FILE_DIRECTORY_FILE)
@@ -193,7 +161,6 @@ func RemoveAll(parent *os.File, name string) (ops int, err error) {
 	return w.u.Ops, nil
 }
 
-// remove deletes everything in the directory open as h (rel for errors).
 func (w *walker) remove(h windows.Handle, rel string) error {
 	entries, err := winfs.Names(h)
 	if err != nil {
@@ -231,8 +198,7 @@ func (w *walker) removeOne(h windows.Handle, e os.DirEntry, name string) error {
 	case in.Mount():
 		return &MountError{Path: name}
 	case in.Reparse():
-		// A symlink (or another reparse point): the link goes, never
-		// what it names.
+		// the link goes, never what it names
 	case in.IsDir():
 		if !e.IsDir() {
 			return fmt.Errorf("removing %s: listed as a file, now a directory: %w", name, ErrChanged)
@@ -247,9 +213,8 @@ func (w *walker) removeOne(h windows.Handle, e os.DirEntry, name string) error {
 	return nil
 }
 
-// OpenDir opens rel, a slash-separated path relative to the open directory
-// dir, one component at a time without following any reparse point;
-// every component must be a directory.
+// OpenDir opens rel below dir one component at a time, never through a
+// reparse point.
 func OpenDir(dir *os.File, rel string) (*os.File, error) {
 	h := windows.Handle(dir.Fd())
 	owned := windows.InvalidHandle
@@ -298,14 +263,9 @@ func OpenDir(dir *os.File, rel string) (*os.File, error) {
 	return os.NewFile(uintptr(owned), path.Join(dir.Name(), rel)), nil
 }
 
-// HeldOpen returns the first file in the directory open as dir (rel to
-// it) that another process holds so that it could not be deleted or
-// renamed (winfs.InUse on an open for DELETE, and for writing unless
-// read-only: a running program's image refuses writers), or "" when none
-// is. Reparse points are not followed. What it cannot open for another
-// reason is not reported: the removal itself then fails, and says why.
-// Windows refuses to move a directory holding such a file, but Wine
-// does not: this check is what keeps the release there.
+// HeldOpen returns the first file in dir another process holds so that it
+// could not be deleted (open for DELETE, and writing unless read-only), or
+// "": Wine, unlike Windows, moves a directory holding one.
 func HeldOpen(dir *os.File) (string, error) {
 	return heldOpen(windows.Handle(dir.Fd()), ".")
 }
@@ -349,10 +309,7 @@ func heldOpen(h windows.Handle, rel string) (string, error) {
 	return "", nil
 }
 
-// RemoveEmpty deletes name, an empty directory in the open directory
-// parent, never following a reparse point: a symlink or junction there is
-// left alone (an error wrapping winfs.ErrReparsePoint), a directory with
-// anything in it fails (ERROR_DIR_NOT_EMPTY).
+// RemoveEmpty deletes the empty directory name, refusing a reparse point.
 func RemoveEmpty(parent *os.File, name string) error {
 	h, err := winfs.Open(windows.Handle(parent.Fd()), name, windows.DELETE|windows.FILE_LIST_DIRECTORY, winfs.ShareAll, openExists, windows.FILE_DIRECTORY_FILE)
 	if err != nil {

@@ -8,13 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// RemoveAll deletes name, a directory relative to the open directory
-// parent, and everything in it, never following a symlink and never
-// leaving name's mount: it checks each directory before entering it and
-// stops with a *MountError (errors.Is ErrMountPoint) at the first mount
-// point it meets, having deleted what came before. Survey with Walk first
-// to delete nothing when the tree holds a mount point. It returns the
-// open and stat calls made (see Usage.Ops).
+// RemoveAll deletes the directory name in parent, stopping with a
+// *MountError at the first mount point, what came before deleted: Walk
+// first to delete nothing then.
 func RemoveAll(parent *os.File, name string) (ops int, err error) {
 	var w walker
 	defer w.closeAll()

@@ -6,7 +6,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// info is what a walk needs to know of one file.
 type info struct {
 	mode        uint32 // S_IFMT bits
 	dev, ino    uint64
@@ -19,11 +18,9 @@ type info struct {
 
 func (i info) isDir() bool { return i.mode&unix.S_IFMT == unix.S_IFDIR }
 
-// StatxMask is what a walk asks statx for; a statx given to MeasureOpen
-// must have asked for it too.
+// StatxMask: MeasureOpen's statx must have asked for it too.
 const StatxMask = unix.STATX_TYPE | unix.STATX_INO | unix.STATX_NLINK | unix.STATX_BLOCKS | unix.STATX_MNT_ID
 
-// infoOf takes what a walk needs from a statx.
 func infoOf(sx *unix.Statx_t) info {
 	in := info{mode: uint32(sx.Mode), dev: unix.Mkdev(sx.Dev_major, sx.Dev_minor), ino: sx.Ino,
 		nlink: uint64(sx.Nlink), blocks: int64(sx.Blocks) * 512}
@@ -36,8 +33,7 @@ func infoOf(sx *unix.Statx_t) info {
 	return in
 }
 
-// stat describes name relative to dirfd without following a symlink (name
-// "" describes dirfd itself).
+// stat of "" describes dirfd itself.
 func (w *walker) stat(dirfd int, name string) (info, error) {
 	w.ops++
 	flags := unix.AT_SYMLINK_NOFOLLOW | unix.AT_NO_AUTOMOUNT
@@ -62,7 +58,6 @@ func (w *walker) stat(dirfd int, name string) (info, error) {
 	return info{mode: st.Mode, dev: st.Dev, ino: st.Ino, nlink: uint64(st.Nlink), blocks: st.Blocks * 512}, nil
 }
 
-// sameMount reports whether in lives on the top's mount.
 func (w *walker) sameMount(in info) bool {
 	if in.dev != w.top.dev {
 		return false

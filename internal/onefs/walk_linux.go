@@ -10,9 +10,7 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// Walk surveys the directory open as dir: the mount points in it (not
-// entered) and, when measure is set, the space it occupies. A symlink is
-// never followed. Without measure, only directories are examined.
+// Walk lists dir's mount points (not entered) and, with measure, its size.
 func Walk(dir *os.File, measure bool) (Usage, error) {
 	var w walker
 	defer w.closeAll()
@@ -21,9 +19,7 @@ func Walk(dir *os.File, measure bool) (Usage, error) {
 	return u, err
 }
 
-// WalkAt is Walk of the directory name (one component, opened without
-// following a symlink) in the open directory dirfd. bufs, when not nil,
-// are reused from one walk to the next (Buffers).
+// WalkAt is Walk of the directory name in dirfd; bufs may be nil.
 func WalkAt(dirfd int, name string, measure bool, bufs *Buffers) (Usage, error) {
 	w := walker{bufs: bufs}
 	defer w.closeAll()
@@ -32,15 +28,9 @@ func WalkAt(dirfd int, name string, measure bool, bufs *Buffers) (Usage, error) 
 	return u, err
 }
 
-// MeasureOpen measures, as Walk does, the directory open as fd, whose
-// own statx (asked for StatxMask) is top. fd stays the caller's, and is
-// read: its position in the directory must be at the start (a descriptor
-// nobody has listed), and is left at the end. known,
-// when not nil, gives the statx (asked for StatxMask) of an entry of that
-// directory the caller has already examined through a descriptor of its
-// own, or nil: such an entry is not examined again. This lets a reader
-// that has just opened a directory and read some of its files measure it
-// for the cost of listing it and examining the rest.
+// MeasureOpen measures the directory open as fd (unlisted; left at its
+// end), whose statx is top; known gives the statx of entries the caller
+// already examined, or nil.
 func MeasureOpen(fd int, top *safeio.Stat, known func(name string) *safeio.Stat, bufs *Buffers) (Usage, error) {
 	w := walker{bufs: bufs, known: known}
 	defer w.closeAll()
@@ -67,7 +57,6 @@ func (w *walker) walk(dirfd int, name string, measure bool) (Usage, error) {
 	return w.loop(measure)
 }
 
-// loop walks from the started top frame.
 func (w *walker) loop(measure bool) (Usage, error) {
 	u := Usage{}
 	if measure {

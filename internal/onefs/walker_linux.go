@@ -9,10 +9,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// maxOpen bounds the descriptors a walk holds at once.
 const maxOpen = 64
 
-// frame is one directory on the walk's stack.
 type frame struct {
 	fd       int  // -1 while closed to bound descriptors
 	borrowed bool // fd is the caller's: never closed
@@ -21,7 +19,6 @@ type frame struct {
 	names    []entry // entries still to visit
 }
 
-// mayBeDir reports whether an entry must be examined as a directory.
 func (e entry) mayBeDir() bool { return e.typ == unix.DT_DIR || e.typ == unix.DT_UNKNOWN }
 
 type walker struct {
@@ -31,13 +28,10 @@ type walker struct {
 	lowOpen int
 	ops     int
 	noStatx bool
-	bufs    *Buffers // getdents' buffer and the directories' entry lists
-	// known gives what the caller already examined in the top directory
-	// (MeasureOpen).
-	known func(name string) *unix.Statx_t
+	bufs    *Buffers
+	known   func(name string) *unix.Statx_t // MeasureOpen's
 }
 
-// knownStat is known(name) for an entry of the top directory.
 func (w *walker) knownStat(name string) *unix.Statx_t {
 	if w.known == nil || len(w.stack) != 1 {
 		return nil
@@ -45,8 +39,6 @@ func (w *walker) knownStat(name string) *unix.Statx_t {
 	return w.known(name)
 }
 
-// readDir reads the entries of the open directory fd into a list of
-// the walk's Buffers.
 func (w *walker) readDir(fd int) ([]entry, error) {
 	if w.bufs == nil {
 		w.bufs = &Buffers{}
@@ -54,7 +46,6 @@ func (w *walker) readDir(fd int) ([]entry, error) {
 	return readNames(fd, w.bufs.direntBuf(), w.bufs.list())
 }
 
-// left gives a directory's entry list back to the walk's Buffers.
 func (w *walker) left(f *frame) {
 	if w.bufs != nil {
 		w.bufs.done(f.names)
@@ -62,7 +53,6 @@ func (w *walker) left(f *frame) {
 	f.names = nil
 }
 
-// path is the slash-separated path of name in the top frame's tree.
 func (w *walker) path(name string) string {
 	parts := make([]string, 0, len(w.stack))
 	for _, f := range w.stack[1:] {
@@ -92,9 +82,6 @@ func openDir(dirfd int, name string) (int, error) {
 	return unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 }
 
-// readNames appends every entry of an open directory (but "." and "..")
-// to out, with getdents on the descriptor itself: no name is resolved.
-// buf holds the raw entries and is reused across directories.
 func readNames(fd int, buf []byte, out []entry) ([]entry, error) {
 	err := safeio.ReadDirents(fd, buf, func(name string, typ uint8) {
 		out = append(out, entry{name: name, typ: typ})
@@ -105,9 +92,7 @@ func readNames(fd int, buf []byte, out []entry) ([]entry, error) {
 	return out, nil
 }
 
-// push enters the directory name of the top frame, already checked to be
-// a directory on the top's mount (want): it is opened without following a
-// symlink and checked again on the descriptor.
+// push enters name, checked as want, and checks it again on the descriptor.
 func (w *walker) push(name string, want info) error {
 	parent := w.stack[len(w.stack)-1].fd
 	w.ops++
@@ -148,8 +133,7 @@ func (w *walker) push(name string, want info) error {
 	return nil
 }
 
-// pop leaves the top frame; its parent's descriptor is reopened through
-// ".." (and checked) if it was closed. It returns the popped frame's name.
+// pop leaves the top frame, reopening a closed parent through ".." (checked).
 func (w *walker) pop() (string, error) {
 	n := len(w.stack) - 1
 	child := w.stack[n]
@@ -175,7 +159,6 @@ func (w *walker) pop() (string, error) {
 	return child.name, nil
 }
 
-// start opens name relative to dirfd as the top of a walk.
 func (w *walker) start(dirfd int, name string) error {
 	w.ops++
 	fd, err := openDir(dirfd, name)
