@@ -7,11 +7,7 @@ import (
 	"github.com/hab-gc/hab-gc/binlink"
 )
 
-// binlinkRecords are the journal records of one binlinks run
-// (binlink.Apply): one per link relinked, removed or failed, then the
-// run's own (Job JobBinlinks; Relinked, Removed, Kept and Failed count
-// its steps). res may be nil when Apply failed before doing anything;
-// applyErr is Apply's error. run.Policy is not recorded.
+// binlinkRecords are a binlinks run's records, the run's last; res may be nil.
 func binlinkRecords(now time.Time, run Run, res *binlink.Result, applyErr error) []Record {
 	base := Record{Time: now.UTC(), RunID: run.ID, Job: run.Job, JobKey: run.JobKey, Owner: run.Owner, FSRoot: run.FSRoot}
 	var out []Record
@@ -41,8 +37,7 @@ func binlinkRecords(now time.Time, run Run, res *binlink.Result, applyErr error)
 	return append(out, total)
 }
 
-// LogBinlinks appends a binlinks run's records (BinlinkRecords) to the
-// journal of its FS root, bounded by ctx as LogContext is.
+// LogBinlinks is LogContext of a binlinks run.
 func LogBinlinks(ctx context.Context, now time.Time, run Run, res *binlink.Result, applyErr error) error {
 	if run.ID == "" {
 		return ErrNoRunID

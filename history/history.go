@@ -19,37 +19,23 @@ import (
 type Kind string
 
 const (
-	// KindRun is the record of one run: its totals and its outcome.
-	KindRun Kind = "run"
-	// KindRelease is the record of one release a run removed or failed to
-	// remove.
-	KindRelease Kind = "release"
-	// KindBinlink is the record of one binlink a binlinks run relinked,
-	// removed or failed to (BinlinkRecords).
-	KindBinlink Kind = "binlink"
-	// KindLeftover is the record of one directory a run deleted or failed
-	// to outside a release: a killed install's leftover, or what an
-	// interrupted run left (Path names it).
-	KindLeftover Kind = "leftover"
+	KindRun      Kind = "run"
+	KindRelease  Kind = "release"
+	KindBinlink  Kind = "binlink"
+	KindLeftover Kind = "leftover" // a directory outside a release (Path)
 )
 
-// Outcomes of a run record (a release record's outcome is its
-// retention.RemovalStatus: removed or failed).
+// Outcomes of a run record; a release record's is its RemovalStatus.
 const (
-	RunOK      = "ok"      // every planned removal was done or kept at revalidation
-	RunPartial = "partial" // some removals failed; the others were done
-	RunFailed  = "failed"  // the run stopped with an error
-	// RunInterrupted: the run was stopped (its context cancelled: SIGINT,
-	// SIGTERM); Apply put back what it had hidden and not yet deleted.
-	RunInterrupted = "interrupted"
+	RunOK          = "ok"
+	RunPartial     = "partial"     // some removals failed
+	RunFailed      = "failed"      // stopped with an error
+	RunInterrupted = "interrupted" // cancelled; what was hidden was put back
 )
 
-// Job names what ran.
+// Jobs; a scheduled job records its type ("prune", "pressure").
 const (
-	// JobRun is hab-gc run; a scheduled job records its type ("prune",
-	// "pressure").
-	JobRun = "run"
-	// JobBinlinks is the repair of dangling binlinks (hab-gc binlinks).
+	JobRun      = "run"
 	JobBinlinks = "binlinks"
 )
 
@@ -58,8 +44,7 @@ type Policy struct {
 	KeepLatest     int      `json:"keep_latest"`
 	SelfKeepLatest int      `json:"self_keep_latest,omitempty"`
 	Exclude        []string `json:"exclude,omitempty"`
-	// Pins are the excludes with where each came from (a flag, the
-	// environment, a config file, a schedule), in Exclude's order.
+	// Pins are Exclude with each one's source (flag, environment, file...).
 	Pins                 []Pin    `json:"pins,omitempty"`
 	Only                 []string `json:"only,omitempty"`
 	KeepLatestFor        []string `json:"keep_latest_for,omitempty"`
@@ -70,14 +55,11 @@ type Policy struct {
 	IgnoreUninstallHooks bool     `json:"ignore_uninstall_hooks,omitempty"`
 }
 
-// Pin is one exclude of a run's policy and its source
-// (retention.Exclude.Source; empty when unknown).
 type Pin struct {
 	Pin    string `json:"pin"`
 	Source string `json:"source,omitempty"`
 }
 
-// policyOf describes a retention policy.
 func policyOf(p retention.Policy) Policy {
 	out := Policy{KeepLatest: max(p.KeepLatest, 0), SelfKeepLatest: p.SelfKeepLatest,
 		AllowDamaged: p.AllowDamaged, IgnoreUninstallHooks: p.IgnoreUninstallHooks,
@@ -136,60 +118,41 @@ func (p Policy) String() string {
 
 // Record is one line of the journal. Fields are only ever added.
 type Record struct {
-	Time time.Time `json:"time"`
-	Kind Kind      `json:"kind"`
-	// RunID ties a run's release records to its run record.
-	RunID string `json:"run_id"`
-	// Job is JobRun or a scheduled job's type; JobKey and Owner name a scheduled job.
-	Job    string `json:"job"`
-	JobKey string `json:"job_key,omitempty"`
-	Owner  string `json:"owner,omitempty"`
-	FSRoot string `json:"fs_root"`
-	// Policy is the retention policy (none for a binlinks run).
-	Policy Policy `json:"policy,omitzero"`
-	// Ident is the release (release records); for a binlink record, the
-	// release the link pointed into.
-	Ident string `json:"ident,omitempty"`
-	// Outcome is removed or failed (release records), relinked, removed or
-	// failed (binlink records), RunOK, RunPartial RunFailed or
-	// RunInterrupted (run records).
+	Time   time.Time `json:"time"`
+	Kind   Kind      `json:"kind"`
+	RunID  string    `json:"run_id"`
+	Job    string    `json:"job"`
+	JobKey string    `json:"job_key,omitempty"`
+	Owner  string    `json:"owner,omitempty"`
+	FSRoot string    `json:"fs_root"`
+	Policy Policy    `json:"policy,omitzero"`
+	// Ident is the release; of a binlink record, the one it pointed into.
+	Ident   string `json:"ident,omitempty"`
 	Outcome string `json:"outcome"`
-	// Link (FS-root-relative), Target, NewTarget and NewIdent: the binlink,
-	// what it pointed to, and what a relink points it to (binlink records).
+	// Link is FS-root-relative (binlink records).
 	Link      string `json:"link,omitempty"`
 	Target    string `json:"target,omitempty"`
 	NewTarget string `json:"new_target,omitempty"`
 	NewIdent  string `json:"new_ident,omitempty"`
-	// Path is the directory, relative to the store (leftover records).
-	Path string `json:"path,omitempty"`
-	// Why says why a binlink was relinked or removed (binlink records), or
-	// what became of a leftover directory (leftover records).
-	Why string `json:"why,omitempty"`
-	// Relinked counts a binlinks run's relinks (run records).
-	Relinked int `json:"relinked,omitempty"`
-	// Reasons say why the plan removed the release, and InstalledBy
-	// which program had installed it (release records).
+	// Path is store-relative (leftover records).
+	Path        string             `json:"path,omitempty"`
+	Why         string             `json:"why,omitempty"`
+	Relinked    int                `json:"relinked,omitempty"`
 	Reasons     []retention.Reason `json:"reasons,omitempty"`
 	InstalledBy string             `json:"installed_by,omitempty"`
 	Error       string             `json:"error,omitempty"`
-	// BytesFreed is what the release, or the whole run, freed.
-	BytesFreed int64 `json:"bytes_freed"`
-	// Removed, Kept and Failed count the run's planned removals by
-	// outcome (run records): Kept those kept at revalidation.
+	BytesFreed  int64              `json:"bytes_freed"`
+	// Removed, Kept (at revalidation) and Failed count a run's removals.
 	Removed int `json:"removed,omitempty"`
 	Kept    int `json:"kept,omitempty"`
 	Failed  int `json:"failed,omitempty"`
-	// Releases and Keep are the plan's count of releases and of those it
-	// kept (run records; absent from records written before they were
-	// added).
+	// Releases and Keep are the plan's (absent from older records).
 	Releases int `json:"releases,omitempty"`
 	Keep     int `json:"keep,omitempty"`
 }
 
-// ErrBadRecord is wrapped by ParseRecord's errors.
 var ErrBadRecord = errors.New("not a history record")
 
-// parseRecord parses one journal line.
 func parseRecord(line []byte) (Record, error) {
 	var r Record
 	line = bytes.TrimSpace(line)
@@ -224,10 +187,7 @@ type Run struct {
 	Policy retention.Policy
 }
 
-// records are the journal records of one applied plan: one per release
-// removed or failed, one per leftover directory deleted or failed, then
-// the run's own. res may be nil when Apply
-// failed before doing anything; applyErr is Apply's error.
+// records are an applied plan's records, the run's last; res may be nil.
 func records(now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) []Record {
 	base := Record{Time: now.UTC(), RunID: run.ID, Job: run.Job, JobKey: run.JobKey, Owner: run.Owner,
 		FSRoot: run.FSRoot, Policy: policyOf(run.Policy)}
@@ -272,8 +232,6 @@ func records(now time.Time, run Run, plan *retention.Plan, res *retention.Result
 	return append(out, total)
 }
 
-// endedBy sets a run's total record's outcome from the error its apply
-// ended with: interrupted when cancelled, failed on another error.
 func (r *Record) endedBy(err error) {
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -283,13 +241,10 @@ func (r *Record) endedBy(err error) {
 	}
 }
 
-// ErrNoRunID is returned by Log for a Run without an ID: its records
-// could not be told from another run's.
 var ErrNoRunID = errors.New("history: the run has no ID")
 
-// LogContext appends a run's records (Records) to the journal of its FS
-// root, bounded by ctx (Journal.AppendContext): a journal another process
-// keeps locked fails with ErrBusy instead of blocking the run.
+// LogContext appends a run's records to its FS root's journal, bounded by
+// ctx (ErrBusy rather than blocking the run).
 func LogContext(ctx context.Context, now time.Time, run Run, plan *retention.Plan, res *retention.Result, applyErr error) error {
 	if run.ID == "" {
 		return ErrNoRunID
@@ -306,15 +261,11 @@ func LogContext(ctx context.Context, now time.Time, run Run, plan *retention.Pla
 
 // Filter selects records.
 type Filter struct {
-	// Ident, when set, keeps the release records whose release satisfies
-	// it (core/redis, core/redis/6.2.5...), and the binlink records whose
-	// old or new release does.
+	// Ident keeps the release and binlink records of releases satisfying it.
 	Ident *pkgstore.Ident
-	// Since, when set, keeps records at or after it.
 	Since time.Time
 }
 
-// Match reports whether r passes the filter.
 func (f Filter) match(r Record) bool {
 	if !f.Since.IsZero() && r.Time.Before(f.Since) {
 		return false
@@ -331,19 +282,15 @@ func (f Filter) match(r Record) bool {
 	return true
 }
 
-// satisfies reports whether ident parses and satisfies pattern.
 func satisfies(ident string, pattern pkgstore.Ident) bool {
 	id, err := pkgstore.ParseIdent(ident)
 	return err == nil && id.Satisfies(pattern)
 }
 
-// Select returns the records that pass the filter, in order.
 func (f Filter) Select(recs []Record) []Record {
 	return slices.DeleteFunc(slices.Clone(recs), func(r Record) bool { return !f.match(r) })
 }
 
-// RunID names a run of job started at start, on this process: what every
-// run's records carry (Run.ID).
 func RunID(job string, start time.Time) string {
 	return fmt.Sprintf("%s-%s-%d", job, start.UTC().Format("20060102T150405Z"), os.Getpid())
 }

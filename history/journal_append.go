@@ -9,15 +9,9 @@ import (
 	"time"
 )
 
-// The append's shape, the same on Unix and Windows; journal_unix.go and
-// journal_windows.go supply the steps through descriptors or handles:
-// openDir (the journal's directory, made when missing), closeDir, and
-// appendOnce (open, check, lock, maybe rotate, write, sync), with the
-// lock's one try for waitLock.
+// journal_unix.go and journal_windows.go supply openDir, closeDir and
+// appendOnce.
 
-// appendData appends data to the journal in j.Dir (made when missing):
-// relative to the directory's descriptor or handle, under the journal's
-// lock.
 func (j Journal) appendData(ctx context.Context, data []byte) error {
 	d, err := j.openDir()
 	if err != nil {
@@ -33,8 +27,6 @@ func (j Journal) appendData(ctx context.Context, data []byte) error {
 	return fmt.Errorf("history: %s kept being rotated under us", filepath.Join(j.Dir, FileName))
 }
 
-// relDir is Dir relative to FSRoot (which is set), refused when Dir is
-// not below it.
 func (j Journal) relDir() (string, error) {
 	rel, err := filepath.Rel(j.FSRoot, j.Dir)
 	if err != nil || !filepath.IsLocal(rel) {
@@ -43,10 +35,8 @@ func (j Journal) relDir() (string, error) {
 	return rel, nil
 }
 
-// waitLock takes the journal's exclusive lock with try, which makes one
-// attempt that does not block (locked, or not yet with a nil error while
-// another holds it, or an error), polling for at most timeout and until
-// ctx ends (one try when either is over at once).
+// waitLock polls try (one non-blocking attempt) for at most timeout and
+// until ctx ends, trying once even then.
 func waitLock(ctx context.Context, timeout time.Duration, try func() (locked bool, err error)) error {
 	start := time.Now()
 	deadline := time.NewTimer(timeout)

@@ -9,10 +9,7 @@ import (
 	"path/filepath"
 )
 
-// appendData is only implemented on Unix and Windows (openat with
-// O_NOFOLLOW, fstat's link count, flock; their handle-relative kin):
-// elsewhere an append fails with an error wrapping errors.ErrUnsupported
-// and writes nothing. Read works everywhere.
+// appendData is only implemented on Unix and Windows; Read works everywhere.
 func (j Journal) appendData(ctx context.Context, data []byte) error {
 	return fmt.Errorf("history: append to %s: %w", filepath.Join(j.Dir, FileName), errors.ErrUnsupported)
 }

@@ -16,10 +16,6 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// openDir opens the journal's directory, making it when missing: with
-// FSRoot, every component below it one at a time without following a
-// symlink (safeio.OpenDirBeneath); without, Dir as given, its last
-// component not followed.
 func (j Journal) openDir() (*os.File, error) {
 	if j.FSRoot != "" {
 		rel, err := j.relDir()
@@ -42,13 +38,9 @@ func (j Journal) openDir() (*os.File, error) {
 	return os.NewFile(uintptr(dfd), j.Dir), nil
 }
 
-// closeDir closes the directory openDir opened.
 func closeDir(d *os.File) { d.Close() }
 
-// appendOnce opens, locks and checks the journal and appends data; done
-// is false when the file was rotated (by us or another writer) meanwhile.
-// It works descriptor-relative to the directory d, under the journal's
-// flock.
+// appendOnce: done is false when the file was rotated meanwhile.
 func (j Journal) appendOnce(ctx context.Context, d *os.File, data []byte) (done bool, err error) {
 	dfd := int(d.Fd())
 	name := filepath.Join(j.Dir, FileName)
@@ -82,8 +74,7 @@ func (j Journal) appendOnce(ctx context.Context, d *os.File, data []byte) (done 
 		return false, j.rotate(dfd)
 	}
 	if st.Size > 0 {
-		// A crash may have cut the last line: end it, so that it stays
-		// one bad line and the new records stay whole.
+		// A crash may have cut the last line: end it.
 		last := make([]byte, 1)
 		if n, err := unix.Pread(fd, last, st.Size-1); err == nil && n == 1 && last[0] != '\n' {
 			data = append([]byte{'\n'}, data...)
@@ -108,8 +99,6 @@ func (j Journal) appendOnce(ctx context.Context, d *os.File, data []byte) (done 
 	return true, nil
 }
 
-// rotate shifts the rotated files up by one, dropping the oldest, and
-// moves the journal to .1. The caller holds the journal's lock.
 func (j Journal) rotate(dfd int) error {
 	k := j.keep()
 	if err := unix.Unlinkat(dfd, rotated(k), 0); err != nil && err != unix.ENOENT {
@@ -135,8 +124,6 @@ func openat(dfd int, name string, flag int, perm uint32) (int, error) {
 	}
 }
 
-// flock takes fd's exclusive lock, polling without blocking for at most
-// timeout and until ctx ends (one try when either is over at once).
 func flock(ctx context.Context, fd int, timeout time.Duration) error {
 	return waitLock(ctx, timeout, func() (bool, error) {
 		for {

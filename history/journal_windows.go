@@ -18,20 +18,12 @@ import (
 )
 
 // The Windows journal is journal_unix.go's, call for call, through
-// handles: the directory is opened without following a reparse point
-// (winfs.OpenDirAt, from FSRoot down), the journal relative to it
-// (winfs.Open with FILE_OPEN_REPARSE_POINT: a symlink there is opened
-// itself and refused), locked with LockFileEx, and rotated with
-// handle-relative deletes and renames (winfs.Remove, winfs.Rename).
+// handles, never following a reparse point.
 
-// lockOffset is the byte LockFileEx locks: far past any size the journal
-// will have, since Windows' locks are mandatory and one on its data would
-// stop Read (as pkgstore/lock_windows.go).
+// lockOffset is past any size: Windows' locks are mandatory and one on
+// the data would stop Read.
 const lockOffset = 1 << 62
 
-// openDir opens the journal's directory, making it when missing: with
-// FSRoot, every component below it one at a time without following a
-// reparse point; without, Dir as given, its last component not followed.
 func (j Journal) openDir() (windows.Handle, error) {
 	if j.FSRoot != "" {
 		rel, err := j.relDir()
@@ -46,7 +38,6 @@ func (j Journal) openDir() (windows.Handle, error) {
 		if err != nil {
 			return windows.InvalidHandle, fmt.Errorf("history: %w", err)
 		}
-		// FSRoot itself may be a link: the caller's choice (Journal.FSRoot).
 		h, err := windows.CreateFile(p, windows.FILE_LIST_DIRECTORY|windows.FILE_TRAVERSE, winfs.ShareAll, nil,
 			windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS, 0)
 		if err != nil {
@@ -79,14 +70,10 @@ func (j Journal) openDir() (windows.Handle, error) {
 	return h, nil
 }
 
-// closeDir closes the directory openDir opened.
 func closeDir(d windows.Handle) { windows.CloseHandle(d) }
 
-// appendOnce opens, locks and checks the journal and appends data; done
-// is false when the file was rotated (by us or another writer) meanwhile.
-// It works handle-relative to the directory d, under the journal's
-// LockFileEx lock. The journal's handle may only append (FILE_APPEND_DATA
-// without FILE_WRITE_DATA: every write goes to the end, as O_APPEND's).
+// appendOnce: done is false when the file was rotated meanwhile. The
+// handle may only append (FILE_APPEND_DATA without FILE_WRITE_DATA).
 func (j Journal) appendOnce(ctx context.Context, d windows.Handle, data []byte) (done bool, err error) {
 	name := filepath.Join(j.Dir, FileName)
 	f, err := winfs.Open(d, FileName, windows.FILE_READ_DATA|windows.FILE_APPEND_DATA, winfs.ShareAll,
@@ -125,8 +112,6 @@ func (j Journal) appendOnce(ctx context.Context, d windows.Handle, data []byte) 
 		return false, j.rotate(d)
 	}
 	if in.Size > 0 {
-		// A crash may have cut the last line: end it, so that it stays
-		// one bad line and the new records stay whole.
 		last := make([]byte, 1)
 		var n uint32
 		ol := windows.Overlapped{Offset: uint32(in.Size - 1), OffsetHigh: uint32((in.Size - 1) >> 32)}
@@ -148,12 +133,8 @@ func (j Journal) appendOnce(ctx context.Context, d windows.Handle, data []byte) 
 	return true, nil
 }
 
-// rotate shifts the rotated files up by one, dropping the oldest, and
-// moves the journal to .1. The caller holds the journal's lock (on its
-// handle, which shares deletion: the rename does not wait for it). A
-// reader that holds a rotated file open without FILE_SHARE_DELETE makes
-// the rotation fail, and the append with it; the next append tries
-// again.
+// rotate: a reader holding a rotated file without FILE_SHARE_DELETE fails
+// it, and the next append tries again.
 func (j Journal) rotate(d windows.Handle) error {
 	k := j.keep()
 	if err := winfs.Remove(d, rotated(k)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -167,9 +148,6 @@ func (j Journal) rotate(d windows.Handle) error {
 	return nil
 }
 
-// lockFile takes f's exclusive LockFileEx lock, polling without blocking
-// for at most timeout and until ctx ends (one try when either is over at
-// once), as flock in journal_unix.go.
 func lockFile(ctx context.Context, f windows.Handle, timeout time.Duration) error {
 	return waitLock(ctx, timeout, func() (bool, error) {
 		ol := windows.Overlapped{Offset: uint32(lockOffset & 0xffffffff), OffsetHigh: uint32(lockOffset >> 32)}
