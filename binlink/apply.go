@@ -16,21 +16,17 @@ type StepStatus string
 const (
 	StatusRelinked StepStatus = "relinked"
 	StatusRemoved  StepStatus = "removed"
-	// StatusKept: left alone, by the plan (ActionLeave) or because the
-	// link changed since the plan (StepOutcome.Why says how).
-	StatusKept   StepStatus = "kept"
-	StatusFailed StepStatus = "failed"
+	StatusKept     StepStatus = "kept" // by the plan, or changed since (Why)
+	StatusFailed   StepStatus = "failed"
 )
 
 // StepOutcome is what Apply did with one step.
 type StepOutcome struct {
 	Step
 	Status StepStatus `json:"status"`
-	// Why says why a step was kept.
-	Why string `json:"why,omitempty"`
-	// Err is why it failed.
-	Err   error  `json:"-"`
-	Error string `json:"error,omitempty"`
+	Why    string     `json:"why,omitempty"`
+	Err    error      `json:"-"`
+	Error  string     `json:"error,omitempty"`
 }
 
 // Result is what Apply did.
@@ -39,7 +35,6 @@ type Result struct {
 	Relinked, Removed, Kept, Failed int
 }
 
-// Partial reports whether some step failed.
 func (r *Result) Partial() bool { return r != nil && r.Failed > 0 }
 
 func (r *Result) add(o StepOutcome) {
@@ -59,22 +54,14 @@ func (r *Result) add(o StepOutcome) {
 	r.Outcomes = append(r.Outcomes, o)
 }
 
-// ErrUnsafeDir is wrapped by Apply's error when a binlink directory with
-// something to change is a symlink, or below one, or not a directory:
-// Apply then changes nothing at all.
-var ErrUnsafeDir = errors.New("binlink directory is a symlink or not a directory")
+var (
+	ErrUnsafeDir = errors.New("binlink directory is a symlink or not a directory")
+	ErrOtherRoot = errors.New("binlink: the plan is of another FS root than the store")
+)
 
-// ErrOtherRoot is returned by Apply for a plan of another FS root.
-var ErrOtherRoot = errors.New("binlink: the plan is of another FS root than the store")
-
-// Apply carries plan out (see the package documentation). The caller holds
-// store's exclusive lock (pkgstore.Store.Lock); without it Apply changes
-// nothing and returns an error wrapping pkgstore.ErrNotLocked. Every
-// binlink directory with something to change is opened first: one that is
-// a symlink fails Apply with ErrUnsafeDir before any change. A step whose
-// link changed since the plan is kept; one whose change fails is failed
-// (Result.Partial), and the others go on. ctx stops Apply between steps
-// (its error is returned with what was done so far).
+// Apply carries plan out under store's exclusive lock, which the caller
+// holds. Every directory is opened before any change (ErrUnsafeDir: no
+// change at all); ctx stops it between steps.
 func Apply(ctx context.Context, store *pkgstore.Store, plan *Plan) (*Result, error) {
 	if store == nil || plan == nil {
 		return nil, errors.New("binlink: Apply needs the store and a plan")

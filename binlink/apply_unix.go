@@ -16,48 +16,34 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// dir is an open binlink directory.
 type dir struct {
+	f    *os.File
 	fd   int
 	name string // FS-root-relative, for messages
 	full string
 }
 
-// openDir opens rel (slash-separated, relative to fsRoot) one component
-// at a time with O_NOFOLLOW: a symlink on the way is refused. Where there
-// is no atomic exchange of two names, nothing is opened (ErrUnsupported).
+// openDir opens rel below fsRoot without following a symlink; without an
+// atomic exchange of two names, nothing is opened (ErrUnsupported).
 func openDir(fsRoot, rel string) (dir, error) {
 	if !atomicExchange {
 		return dir{}, fmt.Errorf("binlink: %w: no atomic exchange of two names on this system", errors.ErrUnsupported)
 	}
-	fd, err := unix.Open(fsRoot, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-	if err != nil {
-		return dir{}, fmt.Errorf("binlink: opening %s: %w", fsRoot, err)
+	full := filepath.Join(fsRoot, filepath.FromSlash(rel))
+	f, err := safeio.OpenDirBeneath(fsRoot, rel, false)
+	var se *safeio.SymlinkError
+	switch {
+	case errors.As(err, &se):
+		return dir{}, fmt.Errorf("binlink: %s is a symlink to %s: %w; nothing changed (name the directory it leads to in HAB_BINLINK_DIR)", se.Path, se.Target, ErrUnsafeDir)
+	case errors.Is(err, unix.ENOTDIR):
+		return dir{}, fmt.Errorf("binlink: %w: %w; nothing changed", err, ErrUnsafeDir)
+	case err != nil:
+		return dir{}, fmt.Errorf("binlink: opening %s: %w", full, err)
 	}
-	cur := ""
-	for _, c := range strings.Split(rel, "/") {
-		if c == "" || c == "." {
-			continue
-		}
-		cur = path.Join(cur, c)
-		nfd, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-		unix.Close(fd)
-		switch {
-		case errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR):
-			what := "not a directory"
-			if t, rerr := os.Readlink(filepath.Join(fsRoot, filepath.FromSlash(cur))); rerr == nil {
-				what = "a symlink to " + t
-			}
-			return dir{}, fmt.Errorf("binlink: %s is %s: %w; nothing changed (name the directory it leads to in HAB_BINLINK_DIR)", filepath.Join(fsRoot, filepath.FromSlash(cur)), what, ErrUnsafeDir)
-		case err != nil:
-			return dir{}, fmt.Errorf("binlink: opening %s: %w", filepath.Join(fsRoot, filepath.FromSlash(cur)), err)
-		}
-		fd = nfd
-	}
-	return dir{fd: fd, name: rel, full: filepath.Join(fsRoot, filepath.FromSlash(rel))}, nil
+	return dir{f: f, fd: int(f.Fd()), name: rel, full: full}, nil
 }
 
-func (d dir) close() { unix.Close(d.fd) }
+func (d dir) close() { d.f.Close() }
 
 // sync makes the directory's changes durable.
 func (d dir) sync() { unix.Fsync(d.fd) }

@@ -19,55 +19,39 @@ import (
 type Action string
 
 const (
-	// ActionRelink points the link at the newest installed release of its
-	// package that has the command.
 	ActionRelink Action = "relink"
-	// ActionRemove removes the link.
 	ActionRemove Action = "remove"
-	// ActionLeave leaves the link alone (Step.Reason says why).
-	ActionLeave Action = "leave"
+	ActionLeave  Action = "leave"
 )
 
-// Options tune a plan.
 type Options struct {
-	// RemoveOnly removes every dangling link instead of relinking it.
-	RemoveOnly bool
+	RemoveOnly bool // remove instead of relinking
 }
 
 // Step is the plan for one dangling binlink.
 type Step struct {
-	// Link is the symlink, relative to the FS root (bin/redis-server).
-	Link string `json:"link"`
-	// Target is its content as the scan read it.
-	Target string `json:"target"`
-	// Release is the release it points into (zero for a link that names
-	// no release).
-	Release pkgstore.Ident `json:"release,omitzero"`
-	// Dangling says why it leads nowhere (pkgstore.Binlink.Why).
-	Dangling string `json:"dangling"`
-	Action   Action `json:"action"`
-	// NewTarget and NewRelease: what a relink points it at.
+	Link       string         `json:"link"` // FS-root-relative
+	Target     string         `json:"target"`
+	Release    pkgstore.Ident `json:"release,omitzero"`
+	Dangling   string         `json:"dangling"` // why it leads nowhere
+	Action     Action         `json:"action"`
 	NewTarget  string         `json:"new_target,omitempty"`
 	NewRelease pkgstore.Ident `json:"new_release,omitzero"`
-	// Reason says why this action.
-	Reason string `json:"reason"`
+	Reason     string         `json:"reason"`
 
 	storePath string // Target relative to the store
-	binstub   bool   // a Windows binstub (binstub.go)
+	binstub   bool
 }
 
 // Plan is what Apply would do.
 type Plan struct {
-	// FSRoot is the FS root the links are under.
 	FSRoot string
 	Steps  []Step
 
-	// beforeChange, set by tests, runs after Apply checked a link and
-	// before it changes it: the moment another process may swap it.
+	// beforeChange (tests) runs between Apply's check of a link and its change.
 	beforeChange func(link string)
 }
 
-// Changes counts the steps that change something (relink or remove).
 func (p *Plan) Changes() int {
 	n := 0
 	for _, s := range p.Steps {
@@ -78,13 +62,9 @@ func (p *Plan) Changes() int {
 	return n
 }
 
-// pathLimit caps a PATH metadata file: a list of directories.
 const pathLimit = 1 << 20
 
-// NewPlan plans the repair of every dangling binlink inv lists (see the
-// package documentation). store is the store inv was scanned from: the
-// installed releases' PATH metadata and commands are read through it,
-// never following a symlink out of the store. Steps are in inv's order.
+// NewPlan plans the repair of every dangling binlink of inv, scanned from store.
 func NewPlan(store *pkgstore.Store, inv *pkgstore.Inventory, opts Options) (*Plan, error) {
 	if store == nil || inv == nil {
 		return nil, errors.New("binlink: NewPlan needs the store and its inventory")
@@ -113,9 +93,8 @@ func NewPlan(store *pkgstore.Store, inv *pkgstore.Inventory, opts Options) (*Pla
 	return p, nil
 }
 
-// symlinkedDir says which directory on the way from fsRoot to rel (a
-// binlink directory, slash-separated) is a symlink, and to what; "" when
-// none is. On most Linux systems today /bin is a symlink to usr/bin.
+// symlinkedDir names a symlink on the way from fsRoot to rel, or "" (on
+// most Linux systems /bin is one).
 func symlinkedDir(fsRoot, rel string) string {
 	cur := ""
 	for _, c := range strings.Split(rel, "/") {
@@ -177,10 +156,7 @@ func planOne(root *os.Root, inv *pkgstore.Inventory, bl pkgstore.Binlink, opts O
 	return st
 }
 
-// leadsNowhere reports whether rel (relative to the store) does not exist,
-// symlinks inside the store followed (Habitat's is_file follows them);
-// err when that cannot be told (unreadable, or a symlink out of the
-// store, which is not followed).
+// leadsNowhere follows symlinks inside the store, as Habitat's is_file.
 func leadsNowhere(root *os.Root, rel string) (bool, error) {
 	_, err := root.Stat(rel)
 	switch {
@@ -192,14 +168,9 @@ func leadsNowhere(root *os.Root, rel string) (bool, error) {
 	return false, err
 }
 
-// findCommand finds command in release id as `hab pkg binlink` does
-// (habitat-sh/habitat components/core/src/fs.rs find_command_in_pkg over
-// components/core/src/package/install.rs PackageInstall::paths): each
-// directory of the release's PATH metadata (trimmed, split on ':', only
-// those inside the release: the pkg_prefix filter), in order, the first
-// that holds a regular file named command (is_file, through symlinks, here
-// only those inside the store). The target is that directory joined with
-// the command, the absolute /hab/pkgs/... path Habitat links to.
+// findCommand is find_command_in_pkg (components/core/src/fs.rs) over
+// PackageInstall::paths: the first directory of PATH inside the release
+// holding a regular file named command.
 func findCommand(root *os.Root, id pkgstore.Ident, command string) (string, bool) {
 	rel := path.Join(id.Origin, id.Name, id.Version, id.Release)
 	b, err := safeio.ReadFileAt(root, rel+"/PATH", pathLimit, safeio.NoFollow)

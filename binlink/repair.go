@@ -9,39 +9,21 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// RepairOptions tune Repair. The zero value relinks, for real, waiting
-// retention.DefaultLockTimeout for the lock.
+// RepairOptions tune Repair; the zero value relinks for real.
 type RepairOptions struct {
-	// DryRun plans only, under the store's shared lock (or without it
-	// where it cannot be taken: Unlocked says why), changing nothing.
-	DryRun bool
-	// RemoveOnly removes every dangling binlink instead of relinking it
-	// (Options.RemoveOnly).
-	RemoveOnly bool
-	// LockTimeout is how long to wait for the store's lock, as
-	// retention.ApplyOptions.LockTimeout (0: the default, negative: no
-	// wait).
-	LockTimeout time.Duration
-	// Scan are the scan's options; Now zero is time.Now().
-	Scan pkgstore.Options
-	// Unlocked, when set, is told why a dry run reads without the store's
-	// lock, before it scans.
-	Unlocked func(error)
+	DryRun      bool // under the shared lock, or none (Unlocked says why)
+	RemoveOnly  bool
+	LockTimeout time.Duration // as retention.ApplyOptions'
+	Scan        pkgstore.Options
+	Unlocked    func(error)
 }
 
-// Validate refuses a negative LockTimeout other than
-// retention.NoLockWait (an error wrapping retention.ErrInvalidOptions), as
-// retention.ApplyOptions.Validate does. Repair calls it.
 func (o RepairOptions) Validate() error {
 	return retention.ApplyOptions{LockTimeout: o.LockTimeout}.Validate()
 }
 
-// Repair is `hab-gc binlinks`: under the store's lock (exclusive; a dry
-// run's shared), it scans the store, refuses a store with blocking
-// problems (a *retention.DamagedError, wrapping retention.ErrDamaged:
-// which releases are installed is unknown), plans (NewPlan) and, unless a
-// dry run, applies the plan (Apply). The plan is returned whenever it was
-// made; the result is nil for a dry run or when Apply did not start.
+// Repair is `hab-gc binlinks`: lock, scan (blocking problems: a
+// *retention.DamagedError), plan and, unless a dry run, apply.
 func Repair(ctx context.Context, store *pkgstore.Store, o RepairOptions) (*Plan, *Result, error) {
 	if ctx == nil {
 		return nil, nil, fmt.Errorf("binlink: %w", retention.ErrNilContext)
