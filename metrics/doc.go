@@ -23,13 +23,7 @@
 //	hab_gc_cache_files{store}                     *.hart files in FS_ROOT/hab/cache/artifacts
 //	hab_gc_cache_bytes{store}                     their bytes
 //
-// The file-system and cache metrics are measured when the metrics are
-// gathered (each scrape, each file written): statfs and one directory
-// listing, cheap.
-//
-// A textfile is rewritten by every hab-gc invocation that names it (a run,
-// a check, the daemon), so Restore reads the previous file back first:
-// counters continue from their values there, and the series another kind
-// of invocation wrote (a check's problems, a prune's last run) stay until
-// replaced.
+// The file-system and cache metrics are measured at each gathering.
+// Restore reads a textfile back before it is rewritten, so counters
+// continue and other invocations' series stay.
 package metrics
