@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-func dir(t *testing.T, fsRoot string) string {
+func ownDir(t *testing.T, fsRoot string) string {
 	d := filepath.Join(fsRoot, filepath.FromSlash(Dir))
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func TestAppendRead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f, err := os.OpenFile(filepath.Join(dir(t, root), File), os.O_WRONLY|os.O_APPEND, 0)
+	f, err := os.OpenFile(filepath.Join(ownDir(t, root), File), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestAppendRead(t *testing.T) {
 	if len(recs) != 2 || recs[[2]uint64{1, 2}].By != Supervisor || recs[[2]uint64{1, 3}].By != "cp" {
 		t.Fatalf("records: %+v", recs)
 	}
-	if fi, _ := os.Stat(filepath.Join(dir(t, root), File)); fi.Mode().Perm() != 0o600 {
+	if fi, _ := os.Stat(filepath.Join(ownDir(t, root), File)); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, want 0600", fi.Mode())
 	}
 }
@@ -64,10 +64,10 @@ func TestRefusesWhatIsNotItsFile(t *testing.T) {
 	r := Record{Ident: "core/redis/1/20240101000000", By: "hab", Dev: 1, Ino: 2}
 	for name, plant := range map[string]func(t *testing.T, root, victim string){
 		"symlink": func(t *testing.T, root, victim string) {
-			os.Symlink(victim, filepath.Join(dir(t, root), File))
+			os.Symlink(victim, filepath.Join(ownDir(t, root), File))
 		},
 		"fifo": func(t *testing.T, root, victim string) {
-			syscall.Mkfifo(filepath.Join(dir(t, root), File), 0o600)
+			syscall.Mkfifo(filepath.Join(ownDir(t, root), File), 0o600)
 		},
 		"symlinked directory": func(t *testing.T, root, victim string) {
 			os.MkdirAll(filepath.Join(root, "hab", "sup", "default"), 0o755)
@@ -110,14 +110,14 @@ func TestCompact(t *testing.T) {
 	for i := 0; buf.Len() <= compactAt; i++ {
 		buf.WriteString(`{"ident":"core/gone/1/20240101000000","by":"hab","dev":1,"ino":` + strings.Repeat("9", 1+i%9) + "}\n")
 	}
-	os.WriteFile(filepath.Join(dir(t, root), File), buf.Bytes(), 0o600)
+	os.WriteFile(filepath.Join(ownDir(t, root), File), buf.Bytes(), 0o600)
 	if err := Append(root, Record{Ident: rel, By: Supervisor, Dev: uint64(st.Dev), Ino: uint64(st.Ino)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := Append(root, Record{Ident: "core/new/1/20240101000000", By: "hab", Dev: 7, Ino: 7}); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(filepath.Join(dir(t, root), File))
+	b, _ := os.ReadFile(filepath.Join(ownDir(t, root), File))
 	if len(b) > 1024 || !strings.Contains(string(b), rel) || !strings.Contains(string(b), "core/new") || strings.Contains(string(b), "core/gone") {
 		t.Fatalf("after compaction (%d bytes):\n%.500s", len(b), b)
 	}
@@ -157,8 +157,10 @@ func TestWatch(t *testing.T) {
 	// (then: Unknown); this test binary lives on until the test ends.
 	installer(t, "rename", filepath.Join(v, ".hab-pkg-install-x"), filepath.Join(v, "20240101000001"))
 	installer(t, "mkdir", filepath.Join(v, "20240101000002"), "")
+	run("mkdir", filepath.Join(root, "temp"))
+	installer(t, "rename", filepath.Join(root, "temp"), filepath.Join(store, "core", "zlib", "1.3", "20240101000003"))
 	me := filepath.Base(os.Args[0])
-	want := map[string]string{"core/redis/1/20240101000001": me, "core/redis/1/20240101000002": me}
+	want := map[string]string{"core/redis/1/20240101000001": me, "core/redis/1/20240101000002": me, "core/zlib/1.3/20240101000003": me}
 	for len(want) > 0 {
 		select {
 		case r := <-got:
@@ -188,7 +190,11 @@ func TestInstaller(t *testing.T) {
 	fmt.Scanln(&from, &to)
 	var err error
 	if op == "rename" {
-		err = os.Rename(from, to)
+		// As unpack_artifact: the version directory made, then the
+		// release renamed into it at once.
+		if err = os.MkdirAll(filepath.Dir(to), 0o755); err == nil {
+			err = os.Rename(from, to)
+		}
 	} else {
 		err = os.Mkdir(from, 0o755)
 	}

@@ -18,12 +18,25 @@ import (
 // directory of a store (FS_ROOT/hab/pkgs/ORIGIN/NAME/VERSION/NAME) on the
 // store's file system, with the program that did it. Renames by hab-gc
 // itself (putting back a release it had hidden) are not installs.
+//
+// The kernel names an event's directory by its file handle. The Watcher
+// knows the handles of the store's directories down to the versions
+// (name_to_handle_at, which opens nothing), learns those made since from
+// their own events, which come first, and ignores every other directory
+// without a system call: it never holds a descriptor on a directory of
+// the store, which a run reading what processes hold would see.
 type Watcher struct {
-	events    *os.File // the fanotify group
-	mount     *os.File // the store's directory, for open_by_handle_at
-	store     string
-	self      int
-	elsewhere map[string]bool // handles of directories outside the store's version directories
+	events *os.File // the fanotify group
+	store  string
+	self   int
+	dirs   map[string]dir // by handle
+}
+
+// dir is a directory of the store: its path and depth (0 the store, 3 a
+// version directory).
+type dir struct {
+	path  string
+	depth int
 }
 
 // Watch sets the watch of fsRoot's store. It needs fanotify's
@@ -37,14 +50,14 @@ func Watch(fsRoot string) (*Watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fanotify: %w", err)
 	}
-	w := &Watcher{events: os.NewFile(uintptr(fd), "fanotify"), store: store, self: os.Getpid(), elsewhere: map[string]bool{}}
+	w := &Watcher{events: os.NewFile(uintptr(fd), "fanotify"), store: store, self: os.Getpid(), dirs: map[string]dir{}}
 	// A filesystem mark: a mark on each version directory would be set
 	// too late for the rename that follows its mkdir at once
 	// (components/common/src/command/package/install.rs unpack_artifact).
 	err = unix.FanotifyMark(fd, unix.FAN_MARK_ADD|unix.FAN_MARK_FILESYSTEM,
 		unix.FAN_MOVED_TO|unix.FAN_CREATE|unix.FAN_ONDIR, unix.AT_FDCWD, store)
 	if err == nil {
-		w.mount, err = os.Open(store)
+		err = w.learn(store, 0)
 	}
 	if err != nil {
 		w.events.Close()
@@ -53,9 +66,32 @@ func Watch(fsRoot string) (*Watcher, error) {
 	return w, nil
 }
 
+// learn adds path, at depth, and the directories below it down to the
+// versions. Only the store's own handle must be known.
+func (w *Watcher) learn(path string, depth int) error {
+	h, _, err := unix.NameToHandleAt(unix.AT_FDCWD, path, 0) // never follows a symlink
+	if err != nil {
+		return err
+	}
+	w.dirs[handleKey(h.Type(), h.Bytes())] = dir{path, depth}
+	if depth == 3 {
+		return nil
+	}
+	entries, _ := os.ReadDir(path)
+	for _, e := range entries {
+		if e.IsDir() {
+			w.learn(filepath.Join(path, e.Name()), depth+1)
+		}
+	}
+	return nil
+}
+
+func handleKey(typ int32, b []byte) string {
+	return strconv.Itoa(int(typ)) + ":" + string(b)
+}
+
 // Run calls found with each install until ctx ends, then closes w.
 func (w *Watcher) Run(ctx context.Context, found func(Record)) error {
-	defer w.mount.Close()
 	defer w.events.Close()
 	stop := context.AfterFunc(ctx, func() { w.events.SetReadDeadline(time.Now()) })
 	defer stop()
@@ -80,9 +116,9 @@ func (w *Watcher) read(b []byte, found func(Record)) {
 		if m.Event_len < unix.FAN_EVENT_METADATA_LEN || int(m.Event_len) > len(b) {
 			return
 		}
-		if m.Mask&unix.FAN_ONDIR != 0 && int(m.Pid) != w.self {
-			if handle, typ, name, ok := dirEntry(b[m.Metadata_len:m.Event_len]); ok {
-				w.event(handle, typ, name, int(m.Pid), found)
+		if m.Mask&unix.FAN_ONDIR != 0 {
+			if key, name, ok := dirEntry(b[m.Metadata_len:m.Event_len]); ok {
+				w.event(key, name, int(m.Pid), found)
 			}
 		}
 		b = b[m.Event_len:]
@@ -91,52 +127,42 @@ func (w *Watcher) read(b []byte, found func(Record)) {
 
 // dirEntry parses an event's FAN_EVENT_INFO_TYPE_DFID_NAME record:
 // header (4 bytes), fsid (8), struct file_handle, then the name.
-func dirEntry(info []byte) (handle []byte, typ int32, name string, ok bool) {
+func dirEntry(info []byte) (key, name string, ok bool) {
 	if len(info) < 20 || info[0] != unix.FAN_EVENT_INFO_TYPE_DFID_NAME {
-		return nil, 0, "", false
+		return "", "", false
 	}
 	size := int(binary.NativeEndian.Uint32(info[12:]))
-	typ = int32(binary.NativeEndian.Uint32(info[16:]))
+	typ := int32(binary.NativeEndian.Uint32(info[16:]))
 	if 20+size > len(info) {
-		return nil, 0, "", false
+		return "", "", false
 	}
 	name, _, _ = strings.Cut(string(info[20+size:]), "\x00")
-	return info[20 : 20+size], typ, name, true
+	return handleKey(typ, info[20:20+size]), name, name != "" && name != "." && name != ".." && !strings.Contains(name, "/")
 }
 
-func (w *Watcher) event(handle []byte, typ int32, name string, pid int, found func(Record)) {
-	if name == "" || name[0] == '.' || w.elsewhere[string(handle)] {
+func (w *Watcher) event(key, name string, pid int, found func(Record)) {
+	parent, ok := w.dirs[key]
+	if !ok {
+		return // not a directory of the store
+	}
+	path := filepath.Join(parent.path, name)
+	if parent.depth < 3 {
+		w.learn(path, parent.depth+1) // a new origin, name or version
 		return
 	}
-	dir, err := w.path(handle, typ)
-	rel, rerr := filepath.Rel(w.store, dir)
-	if err != nil || rerr != nil || strings.Count(rel, string(filepath.Separator)) != 2 || strings.HasPrefix(rel, "..") {
-		if len(w.elsewhere) > 4096 {
-			clear(w.elsewhere)
-		}
-		w.elsewhere[string(handle)] = true
-		return
+	if name[0] == '.' || pid == w.self {
+		return // an install's temporary directory, or hab-gc's own
 	}
-	ident := filepath.ToSlash(rel) + "/" + name
 	var st unix.Stat_t
-	if unix.Lstat(filepath.Join(dir, name), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		return // gone already, or not a release
+	if unix.Lstat(path, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return // gone already
 	}
 	by := program(pid)
 	if by == "hab-gc" {
 		return // a run putting back a release it had hidden
 	}
-	found(Record{Ident: ident, By: by, PID: pid, Time: time.Now().UTC(), Dev: uint64(st.Dev), Ino: uint64(st.Ino)})
-}
-
-// path is the path of the directory a handle names.
-func (w *Watcher) path(handle []byte, typ int32) (string, error) {
-	fd, err := unix.OpenByHandleAt(int(w.mount.Fd()), unix.NewFileHandle(typ, handle), unix.O_PATH)
-	if err != nil {
-		return "", err
-	}
-	defer unix.Close(fd)
-	return os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	rel, _ := filepath.Rel(w.store, path)
+	found(Record{Ident: filepath.ToSlash(rel), By: by, PID: pid, Time: time.Now().UTC(), Dev: uint64(st.Dev), Ino: uint64(st.Ino)})
 }
 
 // program is the name of the program pid runs: its executable's, else its
