@@ -29,7 +29,7 @@ func OpenDirBeneath(fsRoot, rel string, create bool) (*os.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
+		if fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0 { // a junction is irregular on Windows
 			target, _ := os.Readlink(p)
 			return nil, &SymlinkError{Path: p, Target: target}
 		}
