@@ -246,12 +246,29 @@ func TestApplyCrashSafety(t *testing.T) {
 			}
 		}
 		// (c) the next run finishes the job, debris included.
-		applyPlan(t, planAt(t, root, retention.Policy{KeepLatest: 2}), root, fast)
+		res := applyPlan(t, planAt(t, root, retention.Policy{KeepLatest: 2}), root, fast)
 		got, other = listed(t, root)
 		if len(got) != len(keep) || len(other) != 0 {
-			t.Fatalf("kill %d: after the next run: %d releases (want %d), other %v", i, len(got), len(keep), other)
+			t.Fatalf("kill %d: after the next run: %d releases (want %d), other %v%s", i, len(got), len(keep), other, keptWhy(res, keep))
 		}
 	}
+}
+
+// keptWhy says why a run kept each release the rules alone do not keep:
+// a process anywhere on the machine that uses one keeps it, rightly.
+func keptWhy(res *retention.Result, keep map[string]bool) string {
+	var b strings.Builder
+	for _, o := range res.Outcomes {
+		if o.Status == retention.StatusKept && !keep[o.Ident.String()] {
+			fmt.Fprintf(&b, "\n%s kept: %v", o.Ident, o.Reasons)
+		}
+	}
+	for _, l := range res.Leftovers {
+		if l.Status == retention.StatusKept {
+			fmt.Fprintf(&b, "\n%s: %s", l.Path, l.Text)
+		}
+	}
+	return b.String()
 }
 
 // TestApplyWithConcurrentInstalls imitates Habitat installing packages
