@@ -111,10 +111,7 @@ func storeFSRoot(store string) string {
 // the identity of the store it leads to, unless that store has jobs of its
 // own in the state (then it is another store, not a move).
 func storeIDs(st *stateFile) map[string]string {
-	ids := map[string]string{}
-	for k, v := range st.StoreIDs {
-		ids[k] = v
-	}
+	ids := st.StoreIDs
 	own := map[string]bool{}
 	for _, js := range st.Jobs {
 		own[js.Store] = true
@@ -140,9 +137,6 @@ func storeIDs(st *stateFile) map[string]string {
 			id = v
 		}
 		ids[now] = id
-	}
-	if len(ids) > 0 {
-		st.StoreIDs = ids
 	}
 	return ids
 }

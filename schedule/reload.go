@@ -198,9 +198,6 @@ func (p *reloadPass) keepMachines(st *stateFile) (map[string]string, error) {
 			}
 			id = want
 		}
-		if st.Machines == nil {
-			st.Machines = map[string]string{}
-		}
 		st.Machines[root] = id
 		ids[root] = id
 	}

@@ -101,8 +101,23 @@ type RunResult struct {
 	ProblemList []pkgstore.Problem `json:"-"`
 }
 
-func newState() *stateFile {
-	return &stateFile{Version: stateVersion, Schedules: map[string]scheduleRecord{}, Jobs: map[string]*jobState{}}
+func newState() *stateFile { return (&stateFile{Version: stateVersion}).init() }
+
+// init makes st's nil maps, so that no user of a state checks for them.
+func (st *stateFile) init() *stateFile {
+	if st.Machines == nil {
+		st.Machines = map[string]string{}
+	}
+	if st.Schedules == nil {
+		st.Schedules = map[string]scheduleRecord{}
+	}
+	if st.StoreIDs == nil {
+		st.StoreIDs = map[string]string{}
+	}
+	if st.Jobs == nil {
+		st.Jobs = map[string]*jobState{}
+	}
+	return st
 }
 
 const (
