@@ -99,7 +99,7 @@ func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, 
 	env := applyFrom(ctx)
 	po := prune.Options{Policy: pol, Scan: opts, Locked: true, Pace: env.pace, Now: now,
 		Job: string(j.Type), JobKey: j.Key, Owner: j.Owner,
-		Logger: loggerFrom(ctx), OnPhase: env.onPhase}
+		Logger: env.log, OnPhase: env.onPhase}
 	if j.Type == Pressure {
 		po.Limits = j.Limits
 	}
