@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -134,32 +132,22 @@ func (s *Scheduler) Jobs() []Job {
 // may be zero: the scheduler then uses when it first saw the definition.
 // Errors wrap ErrDefinition.
 func NewDefinition(name, fsRoot string, created time.Time, jobs ...JobDef) (Definition, error) {
-	bad := func(format string, args ...any) (Definition, error) {
-		return Definition{}, fmt.Errorf("%w: schedule %q: %s", ErrDefinition, name, fmt.Sprintf(format, args...))
+	fail := func(field, format string, args ...any) error {
+		return &DefinitionError{File: fmt.Sprintf("schedule %q", name), Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
-	if name == "" {
-		return bad("no name")
+	d := Definition{Name: name, Created: created, Jobs: slices.Clone(jobs)}
+	switch {
+	case name == "":
+		return Definition{}, fail("", "no name")
+	case len(jobs) == 0:
+		return Definition{}, fail("", "no job")
 	}
-	if fsRoot == "" || !filepath.IsAbs(fsRoot) {
-		return bad("fs_root %q must be an absolute path", fsRoot)
-	}
-	if _, err := os.Stat(filepath.Join(fsRoot, "hab", "pkgs")); err != nil {
-		return bad("the store %s does not exist: %v", filepath.Join(fsRoot, "hab", "pkgs"), err)
-	}
-	if len(jobs) == 0 {
-		return bad("no job")
-	}
-	d := Definition{Name: name, FSRoot: fsRoot, Created: created, Jobs: slices.Clone(jobs)}
-	var err error
-	if d.Store, err = canonicalStore(fsRoot); err != nil {
-		return bad("%v", err)
-	}
-	if d.root, err = canonicalPath(fsRoot); err != nil {
-		return bad("%v", err)
+	if err := d.setStore(fail, &fsRoot); err != nil {
+		return Definition{}, err
 	}
 	for i, j := range d.Jobs {
 		if j.Spec.Raw == "" {
-			return bad("%s job without a schedule", j.Type)
+			return Definition{}, fail("", "%s job without a schedule", j.Type)
 		}
 		switch j.Type {
 		case Check:
@@ -170,7 +158,7 @@ func NewDefinition(name, fsRoot string, created time.Time, jobs ...JobDef) (Defi
 				return Definition{}, fmt.Errorf("%w: schedule %q: prune: %w", ErrDefinition, name, err)
 			}
 		default:
-			return bad("unknown job type %q", j.Type)
+			return Definition{}, fail("", "unknown job type %q", j.Type)
 		}
 	}
 	return d, nil

@@ -17,13 +17,9 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// The state is one JSON file (or one per FS root), replaced whole and
-// atomically, and read again only when its mark (device, inode, size,
-// modification time) changes. Nothing else locks it: a run holds its
-// store's lock, and reads the file again under it.
-
-// fileMark is what a stat of the state file shows of it: a file replaced,
-// written or deleted by another has another mark.
+// fileMark is what a stat of a state file shows: a file replaced, written
+// or deleted by another has another mark. Nothing else locks the state: a
+// run holds its store's lock, and reads the file again under it.
 type fileMark struct {
 	ok        bool
 	dev, ino  uint64
@@ -41,16 +37,13 @@ func markOf(path string) fileMark {
 	return m
 }
 
-// stateCache is the state file as this Scheduler last read or wrote it.
 type stateCache struct {
 	b    []byte // nil: no file
 	mark fileMark
 }
 
-// readStateFile reads and decodes the state file (a missing one is an empty
-// state). A symlink, anything but a regular file, and a version other than
-// stateVersion are refused (errState); a file that does not parse or is
-// larger than maxStateSize is damaged (errCorruptState).
+// readStateFile reads and decodes a state file (a missing one is an empty
+// state).
 func readStateFile(path string) (*stateFile, []byte, error) {
 	if path == "" {
 		return nil, nil, ErrNoStatePath
@@ -86,10 +79,9 @@ func decodeState(b []byte) (*stateFile, error) {
 	return st.init(), nil
 }
 
-// stateFiles returns the state's files, sorted, each with the FS root no
-// directory below which to it may be a symlink: StatePath alone (made as
-// given), or with StateBesideStores the default state file of every FS root
-// this Scheduler's definitions named since it started.
+// stateFiles returns the state's files, sorted, each with the FS root
+// below which no directory to it may be a symlink: StatePath alone, or the
+// default state file of every FS root named since the start.
 func (s *Scheduler) stateFiles() (paths []string, roots map[string]string) {
 	roots = map[string]string{}
 	if !s.StateBesideStores {
@@ -104,7 +96,6 @@ func (s *Scheduler) stateFiles() (paths []string, roots map[string]string) {
 	return paths, roots
 }
 
-// statePlace names where the state is kept, for logs.
 func (s *Scheduler) statePlace() string {
 	if s.StateBesideStores {
 		return statePathAt("FS_ROOT") + " of each FS root"
@@ -112,9 +103,8 @@ func (s *Scheduler) statePlace() string {
 	return s.StatePath
 }
 
-// readPart returns a copy of one state file as it holds it, read only
-// when its mark changed since this Scheduler last read or wrote it.
-// Called with smu held.
+// readPart returns a copy of one state file, read again only when its
+// mark changed. Called with smu held.
 func (s *Scheduler) readPart(path string) (*stateFile, error) {
 	c, ok := s.cache[path]
 	if m := markOf(path); !ok || !m.ok || m != c.mark {
@@ -219,9 +209,8 @@ func (s *Scheduler) update(f func(*stateFile) bool) error {
 	return errors.Join(errs...)
 }
 
-// writeStateFile replaces the state file path with b atomically: a
-// temporary file, fsynced, renamed over it, and the directory fsynced. A
-// path that is not a regular file is refused (errState), never replaced.
+// writeStateFile replaces the state file path with b atomically, and never
+// what is not a regular file.
 func writeStateFile(fsRoot, path string, b []byte) error {
 	root, err := stateDir(fsRoot, path)
 	if err != nil {
@@ -264,8 +253,6 @@ func writeStateFile(fsRoot, path string, b []byte) error {
 	return nil
 }
 
-// stateDir opens the directory of the state file path as an os.Root, making
-// it when missing.
 func stateDir(fsRoot, path string) (*os.Root, error) {
 	dir := filepath.Dir(path)
 	if fsRoot == "" {
@@ -285,8 +272,8 @@ func stateDir(fsRoot, path string) (*os.Root, error) {
 	return r, nil
 }
 
-// setAside renames a damaged state file path (why) to PATH.corrupt-TIME, a
-// name that did not exist, for the operator, and says so at ERROR.
+// setAside renames a damaged state file to PATH.corrupt-TIME for the
+// operator.
 func (s *Scheduler) setAside(path string, why error) error {
 	stamp := s.now().UTC().Format("20060102T150405Z")
 	for i := 0; i < 100; i++ {
@@ -376,13 +363,12 @@ func split(st *stateFile, roots map[string]string) map[string]*stateFile {
 	return parts
 }
 
-// empty reports whether a state holds nothing worth a new file.
 func (st *stateFile) empty() bool {
 	return len(st.Jobs) == 0 && len(st.Schedules) == 0 && len(st.StoreIDs) == 0
 }
 
 // rootOf is the canonical form of an FS root, or the cleaned one when it
-// cannot be resolved (gone).
+// cannot be resolved.
 func rootOf(fsRoot string) string {
 	if c, err := canonicalPath(fsRoot); err == nil {
 		return c
