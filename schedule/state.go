@@ -39,13 +39,13 @@ type scheduleRecord struct {
 }
 
 type jobState struct {
-	Type    JobType  `json:"type"`
-	Store   string   `json:"store"`
-	FSRoot  string   `json:"fs_root,omitempty"` // canonical
-	Spec    string   `json:"spec"`
-	Cron    string   `json:"cron"`
-	Owner   string   `json:"owner"`
-	Members []string `json:"members"`
+	Type      JobType    `json:"type"`
+	Store     string     `json:"store"`
+	FSRoot    string     `json:"fs_root,omitempty"` // canonical
+	Spec      string     `json:"spec"`
+	Cron      string     `json:"cron"`
+	Owner     string     `json:"owner"`
+	Members   []string   `json:"members"`
 	Since     time.Time  `json:"since"`    // due times before it do not run
 	LastDue   *time.Time `json:"last_due"` // each due time runs once
 	LastRun   *RunRecord `json:"last_run"`
@@ -70,10 +70,10 @@ type RunRecord struct {
 
 // RunResult is what a job's run found or did.
 type RunResult struct {
-	OK         bool  `json:"ok"`
-	Problems   int   `json:"problems"`
-	Removed    int   `json:"removed"`
-	BytesFreed int64 `json:"bytes_freed"`
+	OK           bool   `json:"ok"`
+	Problems     int    `json:"problems"`
+	Removed      int    `json:"removed"`
+	BytesFreed   int64  `json:"bytes_freed"`
 	Error        string `json:"error,omitempty"` // the text of RunOutcome.Err
 	HistoryError string `json:"history_error,omitempty"`
 	// Notice says how the run differed: a check without the lock; a
