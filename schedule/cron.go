@@ -7,19 +7,15 @@ import (
 	"github.com/robfig/cron/v3"
 )
 
-// cronSpec is a resolved cron expression evaluated on the wall clock of a
-// time zone, by systemd's rule (so that the daemon and exported timers
-// agree): a wall time that a daylight-saving jump skips does not occur, so
-// nothing runs for it that day; a wall time that occurs twice (clocks go
-// back) runs once, at its first occurrence.
+// cronSpec is a cron expression on a zone's wall clock, by systemd's rule,
+// so that exported timers agree: a skipped wall time does not run that day;
+// a repeated one runs once, at its first occurrence.
 type cronSpec struct {
 	Expr  string
 	sched *cron.SpecSchedule
 	loc   *time.Location
 }
 
-// newCron parses a 5-field expression (or descriptor) for a time zone
-// (nil: UTC).
 func newCron(expr string, loc *time.Location) (*cronSpec, error) {
 	if loc == nil {
 		loc = time.UTC
@@ -32,17 +28,14 @@ func newCron(expr string, loc *time.Location) (*cronSpec, error) {
 	return &cronSpec{Expr: expr, sched: ss, loc: loc}, nil
 }
 
-// wall returns t's wall-clock reading in c's zone, as a UTC time.
 func (c *cronSpec) wall(t time.Time) time.Time {
 	l := t.In(c.loc)
 	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
 }
 
-// instant returns the first instant whose wall clock in c's zone reads w,
-// and false when no instant does (w is in a daylight-saving gap).
+// instant returns the first instant whose wall clock reads w, false in a
+// daylight-saving gap.
 func (c *cronSpec) instant(w time.Time) (time.Time, bool) {
-	// The zone's offsets around w (a change is never more than a day
-	// away from another): w minus each is a candidate instant.
 	var first time.Time
 	for _, d := range []time.Duration{-26 * time.Hour, 0, 26 * time.Hour} {
 		_, off := w.Add(d).In(c.loc).Zone()
@@ -69,9 +62,8 @@ func (c *cronSpec) Next(t time.Time) time.Time {
 	return time.Time{}
 }
 
-// LastDue returns the latest due instant in (after, upTo], if any: a job
-// that missed many runs catches up once. It searches back from upTo in
-// windows that double from an hour, so an every-minute job after years
+// LastDue returns the latest due instant in (after, upTo], searching back
+// in windows that double from an hour: an every-minute job after years
 // down walks an hour, not millions of minutes.
 func (c *cronSpec) LastDue(after, upTo time.Time) (time.Time, bool) {
 	if !upTo.After(after) {
@@ -105,10 +97,8 @@ func (c *cronSpec) Prev(t time.Time) (time.Time, bool) {
 }
 
 // NextRuns is what `hab-gc schedule next` shows: the cron expression spec
-// resolves to for a job of type typ (with params p, for a prune) on the
-// store of an FS root (or of its hab/pkgs directory), and the next count
-// times it fires. The machine identity is Machine, else the one the state
-// recorded for that FS root, else machineID's.
+// resolves to for a job on the store of an FS root (or of its hab/pkgs),
+// and the next count times it fires.
 func (s *Scheduler) NextRuns(spec Spec, store string, typ JobType, p Params, count int) (string, []time.Time, error) {
 	root := storeFSRoot(store)
 	canon, err := canonicalStore(root)
@@ -130,9 +120,6 @@ func (s *Scheduler) NextRuns(spec Spec, store string, typ JobType, p Params, cou
 	return nextRuns(spec, in, s.now(), count)
 }
 
-// nextRuns is the cron expression spec resolves to for in (in.Zone is the
-// zone cron is read in, nil for UTC) and the next count times it fires
-// after from; the expression also when it cannot be read as cron.
 func nextRuns(spec Spec, in hashInput, from time.Time, count int) (string, []time.Time, error) {
 	expr := resolveSpec(spec, in)
 	cr, err := newCron(expr, spec.Zone(in.Zone))

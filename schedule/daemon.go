@@ -10,13 +10,11 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// Serve runs the scheduler as a daemon until ctx ends (see Loop), after
-// the caller's first Reload: it reloads the definitions whenever hup
-// fires (SIGHUP) and whenever Dir changes. Dir is watched by its name: a
-// directory renamed or symlinked into its place (a deploy swapping it) is
-// loaded and watched in turn; while it is missing, everything is kept (see
-// Reload). A definition rejected because its store does not exist is
-// loaded once the store appears (a late mount).
+// Serve runs the scheduler as a daemon until ctx ends, after the caller's
+// first Reload: it reloads the definitions whenever hup fires (SIGHUP) and
+// whenever Dir changes. Dir is watched by its name (a deploy may swap it);
+// a definition rejected because its store does not exist is loaded once
+// the store appears (a late mount).
 func (s *Scheduler) Serve(ctx context.Context, hup <-chan struct{}) error {
 	reload := make(chan struct{}, 1)
 	poke := func() {
@@ -38,8 +36,7 @@ func (s *Scheduler) Serve(ctx context.Context, hup <-chan struct{}) error {
 		}
 		check := time.NewTicker(checkEvery)
 		defer check.Stop()
-		// Changes are loaded once they settle: an editor's save (rename
-		// away, write) or a deploy writing many files is one reload.
+		// An editor's save or a deploy writing many files is one reload.
 		settle := time.NewTimer(time.Hour)
 		settle.Stop()
 		defer settle.Stop()
@@ -52,8 +49,6 @@ func (s *Scheduler) Serve(ctx context.Context, hup <-chan struct{}) error {
 			case <-hup:
 				poke()
 			case <-check.C:
-				// A directory replaced unseen, or a store mounted since
-				// the definitions that name it were rejected.
 				if w.rewatch() || s.storeAppeared() {
 					poke()
 				}
@@ -64,13 +59,8 @@ func (s *Scheduler) Serve(ctx context.Context, hup <-chan struct{}) error {
 				}
 				switch name := filepath.Clean(ev.Name); {
 				case name == w.dir:
-					// The directory itself, seen from its parent: renamed,
-					// removed or replaced.
 					w.rewatch()
 				case filepath.Dir(name) != w.dir || !strings.HasSuffix(name, ".toml"):
-					// Not a definition: the parent's other entries, or the
-					// state file and its lock when they are kept here
-					// (each reload writes them).
 					continue
 				}
 				settle.Reset(settleDelay)
@@ -80,17 +70,13 @@ func (s *Scheduler) Serve(ctx context.Context, hup <-chan struct{}) error {
 	return s.Loop(ctx, reload, time.Minute)
 }
 
-// checkEvery is how often Serve looks whether the directory was replaced
-// and whether a store that was missing has appeared.
-const checkEvery = 2 * time.Second
+const (
+	checkEvery  = 2 * time.Second        // for a replaced directory, or a missing store
+	settleDelay = 300 * time.Millisecond // quiet before a change is loaded
+)
 
-// settleDelay is how long the schedules directory must be quiet before a
-// change is loaded.
-const settleDelay = 300 * time.Millisecond
-
-// dirWatch watches a directory by its name: the directory and its parent
-// (which sees the name replaced), re-adding the watch when the name leads
-// to another directory.
+// dirWatch watches a directory by its name, and its parent, which sees
+// the name replaced.
 type dirWatch struct {
 	w       *fsnotify.Watcher
 	dir     string
@@ -115,8 +101,7 @@ func (s *Scheduler) watchDir() *dirWatch {
 	return w
 }
 
-// rewatch puts the watch on what dir names now, and reports whether that
-// changed.
+// rewatch puts the watch on what dir names now, reporting a change.
 func (w *dirWatch) rewatch() bool {
 	if w == nil {
 		return false
@@ -144,11 +129,9 @@ func (w *dirWatch) rewatch() bool {
 
 func (w *dirWatch) close() { w.w.Close() }
 
-// statNow is os.Stat with the identity os.SameFile compares read now. On
-// Windows os.Stat leaves it to be read from the path when first compared: a
-// FileInfo kept while the name was replaced would then be read as the new
-// directory's, equal to it, and the replacement never seen
-// (TestRewatchSeesReplacedDir).
+// statNow is os.Stat with the identity os.SameFile compares read now: on
+// Windows it is read from the path when first compared, by then perhaps
+// another directory's.
 func statNow(p string) (os.FileInfo, error) {
 	fi, err := os.Stat(p)
 	if err == nil {
@@ -157,9 +140,8 @@ func statNow(p string) (os.FileInfo, error) {
 	return fi, err
 }
 
-// RunOnce runs what is due now and, when a missed run waits its catch-up
-// delay (CatchUpSpread), waits for it and runs it too, until ctx ends:
-// `daemon --once`, for systemd timers and cron.
+// RunOnce runs what is due now and the missed runs waiting their
+// catch-up delay, until ctx ends: `daemon --once`.
 func (s *Scheduler) RunOnce(ctx context.Context) []RunOutcome {
 	outs := s.RunDue(ctx)
 	for at := s.pendingCatchUp(); !at.IsZero() && ctx.Err() == nil; at = s.pendingCatchUp() {
@@ -175,10 +157,9 @@ func (s *Scheduler) RunOnce(ctx context.Context) []RunOutcome {
 }
 
 // Loop runs due jobs until ctx ends, sleeping until the next due time (at
-// most maxSleep) and reloading the definitions whenever reload fires. A
-// job running when ctx ends stops safely (see retention.Apply).
+// most maxSleep) and reloading the definitions whenever reload fires.
 func (s *Scheduler) Loop(ctx context.Context, reload <-chan struct{}, maxSleep time.Duration) error {
-	defer s.workers.Wait() // a run under way stops safely first
+	defer s.workers.Wait()
 	kick := s.kicked()
 	for {
 		s.runDue(ctx, false)

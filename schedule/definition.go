@@ -17,18 +17,16 @@ import (
 type JobType string
 
 const (
-	Check JobType = "check"
-	Prune JobType = "prune"
-	// Pressure is a prune that runs when free space on the store's file
-	// system falls below a definition's [pressure] min_free.
-	Pressure JobType = "pressure"
+	Check    JobType = "check"
+	Prune    JobType = "prune"
+	Pressure JobType = "pressure" // a prune when free space is low
 )
 
 // ErrDefinition is wrapped by errors about definition files.
 var ErrDefinition = errors.New("invalid schedule definition")
 
-// errNoDir is wrapped by the problem of a schedules directory that is
-// missing or unreadable (being replaced): Reload then keeps everything.
+// errNoDir is a schedules directory missing or unreadable (being
+// replaced): Reload then keeps everything.
 var errNoDir = errors.New("schedules directory unreadable")
 
 // JobDef is one job a definition asks for.
@@ -40,51 +38,35 @@ type JobDef struct {
 
 // Definition is one schedule file.
 type Definition struct {
-	// Name defaults to the file stem.
-	Name string
-	// File is the definition's path.
-	File string
-	// Created orders schedules for ownership; zero when the file does not
-	// say (the scheduler then uses when it first saw it).
-	Created time.Time
+	Name    string    // default: the file stem
+	File    string    // the definition's path
+	Created time.Time // orders schedules for ownership; zero: when first seen
 	// FSRoot is the store's FS root as written; Store the canonical store
-	// path (absolute, symlinks resolved as far as it exists).
+	// path.
 	FSRoot, Store string
 	root          string // FSRoot, canonical
 	Jobs          []JobDef
-	// Pressure is the [pressure] table: prune when free space on the
-	// store's file system falls below MinFree (nil: none).
-	Pressure *PressureDef
-	// Watch is the [watch] table: the daemon watches the store and purges
-	// after installs (nil: none).
-	Watch *WatchDef
+	Pressure      *PressureDef
+	Watch         *WatchDef
 }
 
-// PressureDef is a definition's [pressure] table: when the store's file
-// system has less than MinFree free, prune with Params until MaxFree is
-// free (see package pressure).
+// PressureDef is a definition's [pressure] table: below MinFree free,
+// prune with Params until MaxFree is free (see package pressure).
 type PressureDef struct {
 	Params Params
 	Limits pressure.Limits
 }
 
-// Params are a prune job's parameters. They are part of what makes two
-// schedules the same job. They mean what retention.Policy's fields do:
-// the zero value is refused.
+// Params are a prune job's parameters, part of what makes two schedules
+// the same job. They mean what retention.Policy's fields do: the zero
+// value is refused.
 type Params struct {
-	// KeepLatest is 1 or more, or retention.KeepNone to keep no release
-	// by count (keep_latest = 0 in a file). 0 is unset, and refused
-	// (retention.ErrEmptyPolicy).
-	KeepLatest int
+	KeepLatest int // retention.KeepNone for keep_latest = 0
 	Exclude    []string
-	// MinAge is 0 for the default (hab-gc's min_age setting, else
-	// retention.DefaultMinAge), retention.NoMinAge for none.
-	MinAge time.Duration
+	MinAge     time.Duration // 0: the default; retention.NoMinAge: none
 }
 
-// Validate checks the parameters as the policy they make
-// (retention.Policy.Validate): KeepLatest 0 is refused, MinAge below zero
-// other than retention.NoMinAge too.
+// Validate checks the parameters as the policy they make.
 func (p Params) Validate() error {
 	_, err := p.Policy()
 	return err
@@ -93,8 +75,6 @@ func (p Params) Validate() error {
 // Count is KeepLatest as a file or flag writes it: 0 for KeepNone.
 func (p Params) Count() int { return max(p.KeepLatest, 0) }
 
-// normaliseExcludes trims each exclude, sorts them and drops repeats, so
-// that lists that differ only in that way are one job.
 func normaliseExcludes(ex []string) []string {
 	out := make([]string, 0, len(ex))
 	for _, e := range ex {
@@ -104,12 +84,8 @@ func normaliseExcludes(ex []string) []string {
 	return slices.Compact(out)
 }
 
-// Canonical encodes the parameters deterministically (excludes trimmed,
-// sorted, without repeats).
-//
-// The encoding is the one job keys have always hashed (keep_latest as a
-// file writes it; has_min_age for a min age that is set), so that a
-// schedule keeps its key and its state.
+// canonical is the encoding job keys have always hashed: a schedule
+// keeps its key and its state.
 func (p Params) canonical() string {
 	b, _ := json.Marshal(struct {
 		KeepLatest int           `json:"keep_latest"`
@@ -133,7 +109,6 @@ func (p Params) Policy() (retention.Policy, error) {
 	return pol, pol.Validate()
 }
 
-// pruneParams reads a prune's keys (of the [prune] or [pressure] table).
 func pruneParams(fail func(field, format string, args ...any) error, table string, keep *int, exclude []string, minAge *string) (Params, error) {
 	if keep == nil {
 		return Params{}, fail(table+".keep_latest", "missing: a prune job needs a policy")
@@ -156,18 +131,12 @@ func pruneParams(fail func(field, format string, args ...any) error, table strin
 }
 
 // WatchDef is a definition's [watch] table: `hab-gc daemon` watches the
-// definition's store as `hab-gc watch` does (package watch), beside its
-// scheduled jobs, and purges a package right after a new release of it is
-// installed. Its purges take the store's lock, as the jobs do.
+// store as `hab-gc watch` does, beside its scheduled jobs.
 type WatchDef struct {
-	// Params are the prune keys keep_latest (required), exclude, min_age.
-	Params Params
-	// KeepLatestFor are keep_latest_for's entries, "ORIGIN/NAME=N", sorted.
-	KeepLatestFor []string
-	// All: any package, not only loaded services' and the Supervisor's.
-	All bool
-	// Delay and UnloadGrace are 0 for the defaults (watch.DefaultDelay,
-	// watch.DefaultUnloadGrace).
+	Params        Params
+	KeepLatestFor []string // "ORIGIN/NAME=N", sorted
+	All           bool     // any package, not only loaded services' and the Supervisor's
+	// Delay and UnloadGrace are 0 for watch's defaults.
 	Delay       time.Duration
 	OnUnload    bool
 	UnloadGrace time.Duration
@@ -184,7 +153,6 @@ type watchFormat struct {
 	UnloadGrace   *string          `toml:"unload_grace"`
 }
 
-// parseWatch reads the [watch] table.
 func parseWatch(fail func(field, format string, args ...any) error, wf *watchFormat) (*WatchDef, error) {
 	p, err := pruneParams(fail, "watch", wf.KeepLatest, wf.Exclude, wf.MinAge)
 	if err != nil {
@@ -220,8 +188,7 @@ func parseWatch(fail func(field, format string, args ...any) error, wf *watchFor
 	return w, nil
 }
 
-// Policy returns the watch's retention policy (Params.Policy with
-// KeepLatestFor).
+// Policy returns the watch's retention policy.
 func (w WatchDef) Policy() (retention.Policy, error) {
 	pol, err := w.Params.Policy()
 	if err != nil {
@@ -264,9 +231,8 @@ func (w WatchDef) String() string {
 	return strings.Join(parts, " ")
 }
 
-// Watches returns the definitions of Dir (and those registered) that have
-// a [watch] table, one per store (the first by name when several watch
-// one store), and the errors of the rejected ones.
+// Watches returns the definitions with a [watch] table, one per store
+// (the first by name), and the errors of the rejected ones.
 func (s *Scheduler) Watches() ([]Definition, []error) {
 	defs, errs := s.definitions()
 	slices.SortFunc(defs, func(a, b Definition) int { return strings.Compare(a.Name, b.Name) })

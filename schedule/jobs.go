@@ -19,15 +19,12 @@ import (
 // canonical store, randomized spec and parameters are identical share one
 // Job; an explicit cron spec always gets a Job of its own.
 type Job struct {
-	// Key identifies the job across restarts (a hash of what makes it
-	// this job; never of its owner).
-	Key    string
+	Key    string // a hash of what makes it this job, never of its owner
 	Type   JobType
 	Store  string // canonical store path
 	FSRoot string // the owner's FS root, as written
-	// FSRoots are the FS roots (as written, one per canonical root, the
-	// owner's first) of every definition whose store is this job's store:
-	// a prune keeps everything any of them protects (see RunJob).
+	// FSRoots are the FS roots of every definition whose store is this
+	// job's, the owner's first: a prune keeps what any of them protects.
 	FSRoots []string
 	Spec    Spec
 	Cron    string // resolved 5-field expression
@@ -36,16 +33,13 @@ type Job struct {
 	// Members lists every schedule in the job, owner first.
 	Owner   string
 	Members []string
-	// Limits are a pressure job's free-space limits (nil otherwise).
-	Limits *pressure.Limits
+	Limits  *pressure.Limits // a pressure job's
 
-	root string // FSRoot resolved (rootOf): its state file, its machine identity
+	root string // FSRoot resolved: its state file, its machine identity
 }
 
 // PinSource names where the job's excludes come from, for the plan's
-// reasons and the history: the owner's definition and its table,
-// `schedule "team-a" [prune] exclude`. Every member of a job has the
-// same excludes (they are part of its parameters).
+// reasons and the history: `schedule "team-a" [prune] exclude`.
 func (j Job) PinSource() string {
 	table := "prune"
 	if j.Type == Pressure {
@@ -62,8 +56,7 @@ type member struct {
 	spec    Spec
 }
 
-// buildJobs groups definitions into effective jobs, sorted by key; created
-// gives each schedule's creation time.
+// buildJobs groups definitions into effective jobs, sorted by key.
 func buildJobs(defs []Definition, machine func(root string) string, loc *time.Location, created func(Definition) time.Time, ids map[string]string) []Job {
 	defs = canonicalDefs(defs)
 	type group struct {
@@ -99,7 +92,6 @@ func buildJobs(defs []Definition, machine func(root string) string, loc *time.Lo
 			g.members = append(g.members, member{name: d.Name, created: c, fsRoot: d.FSRoot, root: d.root, spec: jd.Spec})
 		}
 	}
-	// Every FS root through which some definition reaches each store.
 	roots := map[string][]Definition{}
 	for _, d := range defs {
 		roots[d.Store] = append(roots[d.Store], d)
@@ -114,11 +106,8 @@ func buildJobs(defs []Definition, machine func(root string) string, loc *time.Lo
 		})
 		j := g.job
 		j.Owner, j.FSRoot, j.root, j.Spec = g.members[0].name, g.members[0].fsRoot, g.members[0].root, g.members[0].spec
-		// The store is opened, locked and its history written through
-		// the FS root of the oldest member that reaches it without a
-		// symlink (hab-gc writes nothing through one): a newer FS root
-		// whose hab/pkgs is a symlink to the store never makes the whole
-		// job refuse.
+		// Through the oldest member's FS root that reaches the store
+		// without a symlink, through which hab-gc writes nothing.
 		if !storeDirect(j.FSRoot) {
 			if i := slices.IndexFunc(g.members, func(m member) bool { return storeDirect(m.fsRoot) }); i > 0 {
 				j.FSRoot, j.root = g.members[i].fsRoot, g.members[i].root
@@ -136,8 +125,6 @@ func buildJobs(defs []Definition, machine func(root string) string, loc *time.Lo
 	return jobs
 }
 
-// storeDirect reports whether fsRoot's hab and hab/pkgs are directories,
-// neither a symlink.
 func storeDirect(fsRoot string) bool {
 	for _, p := range []string{"hab", pkgstore.StoreDir} {
 		if fi, err := os.Lstat(filepath.Join(fsRoot, filepath.FromSlash(p))); err != nil || !fi.IsDir() {
@@ -147,8 +134,8 @@ func storeDirect(fsRoot string) bool {
 	return true
 }
 
-// fsRoots lists owner first, then the FS root of each of defs whose
-// canonical root differs from every one listed (sorted, for stable output).
+// fsRoots lists owner first, then the FS roots of defs that are another
+// canonical root, sorted.
 func fsRoots(owner string, defs []Definition) []string {
 	seen := map[string]bool{}
 	if c, err := canonicalPath(owner); err == nil {
@@ -165,10 +152,8 @@ func fsRoots(owner string, defs []Definition) []string {
 	return append([]string{owner}, others...)
 }
 
-// buildPressureJobs makes one pressure job per store from the definitions
-// with a [pressure] table: a store is watched once, however many
-// definitions ask, with the parameters and limits of the oldest of them
-// (created, then name), its owner.
+// buildPressureJobs makes one pressure job per store, with the
+// parameters and limits of the oldest definition that asks.
 func buildPressureJobs(defs []Definition, created func(Definition) time.Time) []Job {
 	defs = canonicalDefs(defs)
 	byStore := map[string][]Definition{}
@@ -206,8 +191,6 @@ func buildPressureJobs(defs []Definition, created func(Definition) time.Time) []
 	return jobs
 }
 
-// canonicalDefs returns defs with Store and Root canonicalised from
-// FSRoot (Store left as it is when that fails, Root cleaned).
 func canonicalDefs(defs []Definition) []Definition {
 	out := make([]Definition, len(defs))
 	for i, d := range defs {

@@ -18,16 +18,13 @@ import (
 )
 
 type fileFormat struct {
-	Name    string       `toml:"name"`
-	Created any          `toml:"created"`
-	FSRoot  *string      `toml:"fs_root"`
-	Check   *checkFormat `toml:"check"`
-	Prune   *pruneFormat `toml:"prune"`
-	// Pressure is a prune's keys without schedule, plus min_free and
-	// max_free.
+	Name     string          `toml:"name"`
+	Created  any             `toml:"created"`
+	FSRoot   *string         `toml:"fs_root"`
+	Check    *checkFormat    `toml:"check"`
+	Prune    *pruneFormat    `toml:"prune"`
 	Pressure *pressureFormat `toml:"pressure"`
-	// Watch is the [watch] table (see WatchDef).
-	Watch *watchFormat `toml:"watch"`
+	Watch    *watchFormat    `toml:"watch"`
 }
 
 type pressureFormat struct {
@@ -51,7 +48,6 @@ type pruneFormat struct {
 
 // ParseDefinition parses one definition file's contents.
 func ParseDefinition(file string, data []byte) (Definition, error) {
-	// A UTF-8 byte order mark (an editor's) is not part of the TOML.
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	fail := func(field, format string, args ...any) error {
 		line, col := keyPos(data, strings.SplitN(field, "/", 2)[0])
@@ -105,8 +101,6 @@ func ParseDefinition(file string, data []byte) (Definition, error) {
 	return d, nil
 }
 
-// decodeDefinition decodes a definition file's TOML, refusing unknown
-// fields (with a suggestion) and naming where a value is wrong.
 func decodeDefinition(file string, data []byte) (fileFormat, error) {
 	var f fileFormat
 	dec := toml.NewDecoder(bytes.NewReader(data))
@@ -132,8 +126,6 @@ func decodeDefinition(file string, data []byte) (fileFormat, error) {
 	return fileFormat{}, &DefinitionError{File: file, Msg: err.Error()}
 }
 
-// parseCreated reads the created key: a TOML offset datetime or an RFC
-// 3339 string (zero when the file has none).
 func parseCreated(fail func(field, format string, args ...any) error, created any) (time.Time, error) {
 	switch c := created.(type) {
 	case nil:
@@ -153,8 +145,6 @@ func parseCreated(fail func(field, format string, args ...any) error, created an
 	}
 }
 
-// setStore reads fs_root into d: it must be absolute and its store
-// exist; d.Store and d.root are their canonical paths.
 func (d *Definition) setStore(fail func(field, format string, args ...any) error, fsRoot *string) error {
 	if fsRoot == nil || *fsRoot == "" {
 		return fail("fs_root", "missing: name the FS root of the store (\"/\" for /hab/pkgs)")
@@ -163,8 +153,7 @@ func (d *Definition) setStore(fail func(field, format string, args ...any) error
 	if !filepath.IsAbs(d.FSRoot) {
 		return fail("fs_root", "%q is relative: write an absolute path (it would depend on the working directory)", d.FSRoot)
 	}
-	// The store must exist: its canonical path (which symlinks it goes
-	// through) is part of the job's key, and would change when it appears.
+	// The store's canonical path is part of the job's key.
 	if _, err := os.Stat(filepath.Join(d.FSRoot, "hab", "pkgs")); err != nil {
 		e := fail("fs_root", "the store %s does not exist (yet?): its jobs do not run, and their state is kept until it does (%v)",
 			filepath.Join(d.FSRoot, "hab", "pkgs"), err)
@@ -182,10 +171,6 @@ func (d *Definition) setStore(fail func(field, format string, args ...any) error
 	return nil
 }
 
-// parsePressure reads the [pressure] table: min_free (required), max_free
-// (default min_free, never below it: refused here when both are bytes, as
-// pressure.Limits.Check says; a percentage is resolved when the job runs)
-// and a prune's keys.
 func parsePressure(fail func(field, format string, args ...any) error, pf *pressureFormat) (*PressureDef, error) {
 	if pf.MinFree == nil {
 		return nil, fail("pressure.min_free", "missing: the free space below which to prune (2GiB, 500MB, 10%%)")
@@ -211,8 +196,8 @@ func parsePressure(fail func(field, format string, args ...any) error, pf *press
 	return &PressureDef{Params: p, Limits: *l}, nil
 }
 
-// loadDir reads every *.toml file in dir. A bad file yields an error that
-// names the file and the field; the other files still load.
+// loadDir reads every *.toml file in dir; a bad file does not stop the
+// others.
 func loadDir(dir string) ([]Definition, []error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.toml"))
 	if err != nil {
@@ -229,7 +214,6 @@ func loadDir(dir string) ([]Definition, []error) {
 	var errs []error
 	names := map[string]string{}
 	for _, f := range files {
-		// Without blocking on a FIFO, regular files only, capped.
 		data, err := safeio.ReadFile(f, safeio.Limit, safeio.FollowLinks)
 		if err != nil {
 			errs = append(errs, &DefinitionError{File: f, Msg: err.Error()})
@@ -258,9 +242,7 @@ type DefinitionError struct {
 	Line, Column int
 	Field        string
 	Msg          string
-	// missingStore is the store (FS_ROOT/hab/pkgs) whose absence
-	// rejected the file: it loads once the store exists (a late mount).
-	missingStore string
+	missingStore string // it loads once this exists (a late mount)
 }
 
 func (e *DefinitionError) Error() string {
@@ -276,9 +258,8 @@ func (e *DefinitionError) Error() string {
 
 func (e *DefinitionError) Unwrap() error { return ErrDefinition }
 
-// keyPos finds where a dotted field ("prune.keep_latest", "fs_root") is
-// written in a TOML file: its key's line and column, else its table's
-// header, else 1:1.
+// keyPos finds where a dotted field is written: its key, else its
+// table's header, else 1:1.
 func keyPos(data []byte, field string) (line, col int) {
 	table, key, ok := strings.Cut(field, ".")
 	if !ok {
@@ -309,9 +290,8 @@ func keyPos(data []byte, field string) (line, col int) {
 	return 1, 1
 }
 
-// suggestKey returns " (did you mean K?)" for the known key K of the table
-// a misspelt key is in (key: its path, as the TOML decoder gives it), when
-// one is within two edits; "" otherwise.
+// suggestKey returns " (did you mean K?)" for a known key of the table
+// within two edits of a misspelt key, else "".
 func suggestKey(key []string) string {
 	if len(key) == 0 {
 		return ""

@@ -10,9 +10,8 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// canonicalStore returns the canonical package store path of an FS root:
-// absolute, cleaned, symlinks resolved (as far as the path exists), so
-// that /hab/pkgs, /hab/../hab/pkgs/ and a symlink to it are one store.
+// canonicalStore returns the canonical package store path of an FS root,
+// so that /hab/pkgs, /hab/../hab/pkgs/ and a symlink to it are one store.
 func canonicalStore(fsRoot string) (string, error) {
 	if err := pkgstore.RequireFSRoot(fsRoot); err != nil {
 		return "", err
@@ -27,7 +26,6 @@ func canonicalPath(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// resolveSpec the longest existing prefix, keep the rest as written.
 	rest := ""
 	for p := abs; ; p = filepath.Dir(p) {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
@@ -45,11 +43,8 @@ func canonicalPath(p string) (string, error) {
 // host name and the identity a state file recorded.
 const MachineIDEnv = "HAB_GC_MACHINE_ID"
 
-// MachineID is a machine's identity for randomized times (hashInput's
-// Machine): explicit (the value of MachineIDEnv) when it is not blank,
-// else the content of fsRoot/etc/machine-id (read without blocking, at
-// most 4 KiB), else the host name. With none of them it fails, saying to
-// set MachineIDEnv.
+// machineID is a machine's identity for randomized times: explicit when
+// not blank, else fsRoot/etc/machine-id, else the host name.
 func machineID(fsRoot, explicit string) (string, error) {
 	if v := strings.TrimSpace(explicit); v != "" {
 		return v, nil
@@ -65,11 +60,9 @@ func machineID(fsRoot, explicit string) (string, error) {
 	return h, nil
 }
 
-// stateMachineID is the identity the times of the jobs of the FS root
-// fsRoot were drawn with by a daemon whose state file is statePath:
-// explicit when not blank (it replaces the recorded one), else the
-// identity that state recorded for fsRoot, else machineID(fsRoot, ""). A
-// state file that cannot be read counts as none.
+// stateMachineID is the identity the FS root's jobs' times were drawn
+// with by a daemon whose state file is statePath: explicit when not blank,
+// else the recorded one, else machineID's.
 func stateMachineID(fsRoot, explicit, statePath string) (string, error) {
 	machine, err := machineID(fsRoot, explicit)
 	if err != nil || strings.TrimSpace(explicit) != "" {
@@ -90,7 +83,6 @@ func DefaultStatePath(fsRoot string) (string, error) {
 	return statePathAt(fsRoot), nil
 }
 
-// statePathAt is DefaultStatePath of an FS root already known not empty.
 func statePathAt(fsRoot string) string {
 	return filepath.Join(fsRoot, "hab", "sup", "default", "hab-gc", "schedule-state.json")
 }
@@ -105,16 +97,12 @@ func storeFSRoot(store string) string {
 	return store
 }
 
-// storeIDs returns (and records in st.StoreIDs) the identities of the
-// stores moved behind a symlink: a store path a job recorded that now
-// resolves elsewhere (hab/pkgs moved and linked back) keeps that path as
-// the identity of the store it leads to, unless that store has jobs of its
-// own in the state (then it is another store, not a move).
+// storeIDs returns (and records in st) the identities of the stores
+// moved behind a symlink: a store path a job recorded that now resolves
+// elsewhere stays the identity of the store it leads to, unless that store
+// has jobs of its own (another store, not a move).
 func storeIDs(st *stateFile) map[string]string {
-	ids := map[string]string{}
-	for k, v := range st.StoreIDs {
-		ids[k] = v
-	}
+	ids := st.StoreIDs
 	own := map[string]bool{}
 	for _, js := range st.Jobs {
 		own[js.Store] = true
@@ -141,16 +129,13 @@ func storeIDs(st *stateFile) map[string]string {
 		}
 		ids[now] = id
 	}
-	if len(ids) > 0 {
-		st.StoreIDs = ids
-	}
 	return ids
 }
 
 // StateWritable reports whether this process could write the state file
-// at path, as the daemon does: the file when it exists, and its nearest
-// existing directory. The error names the one that is not writable; on
-// systems other than Unix and Windows it wraps errors.ErrUnsupported.
+// at path: the file when it exists, and its nearest existing directory.
+// The error names the one that is not; on systems other than Unix and
+// Windows it wraps errors.ErrUnsupported.
 func StateWritable(path string) error {
 	if _, err := os.Lstat(path); err == nil {
 		if err := writable(path); err != nil {

@@ -12,11 +12,9 @@ import (
 // an editor's save or a deploy replacing files is not a deletion.
 const goneGrace = 10 * time.Minute
 
-// Reload reads the definitions again and brings the state up to date:
-// new schedules and jobs, owners and members, jobs no schedule asks for
-// removed. Rejected files are returned as problems and keep their
-// schedules' state; err is set only when the state cannot be read or
-// written. With ReadOnly the state file is never written.
+// Reload reads the definitions again and brings the state up to date.
+// Rejected files are returned as problems and keep their schedules' state;
+// err is set only when the state cannot be read or written.
 func (s *Scheduler) Reload() (problems []error, err error) {
 	if !s.hasState() {
 		return nil, ErrNoStatePath
@@ -42,7 +40,6 @@ func (s *Scheduler) Reload() (problems []error, err error) {
 		s.started = now
 	}
 	s.umu.Unlock()
-	// A job the file lost since is taken from memory, not made new.
 	s.mu.RLock()
 	mem := s.view
 	s.mu.RUnlock()
@@ -93,15 +90,15 @@ type reloadPass struct {
 	s        *Scheduler
 	defs     []Definition
 	rejected map[string]bool
-	mem      *stateFile
+	mem      *stateFile // a job the file lost is taken from it, not made new
 	now      time.Time
-	lost     bool              // a state file was set aside: jobs begin at their definitions
-	roots    map[string]string // by definition name: its canonical FS root
+	lost     bool              // a state file was set aside
+	roots    map[string]string // by definition name
 
 	jobs, pjobs []Job
 	view        *stateFile
 	machines    map[string]string // by canonical FS root
-	err         error             // no machine identity
+	err         error
 }
 
 func (p *reloadPass) apply(st *stateFile) bool {
@@ -141,7 +138,7 @@ func (p *reloadPass) apply(st *stateFile) bool {
 	return true
 }
 
-// stamp is when a Reload first sees a schedule or job: now, but the
+// stamp is when a Reload first sees a schedule or job: now, or the
 // state's latest time while the clock is obviously wrong.
 func (s *Scheduler) stamp(st *stateFile, now time.Time) time.Time {
 	if s.clockWrong(st, now) == "" {
@@ -153,14 +150,12 @@ func (s *Scheduler) stamp(st *stateFile, now time.Time) time.Time {
 	return now
 }
 
-// markSchedules records each defined schedule, as the state or else the
-// memory holds it, else first seen now.
 func (p *reloadPass) markSchedules(st *stateFile, now time.Time) {
 	s := p.s
 	for _, d := range p.defs {
 		ss, ok := st.Schedules[d.Name]
 		if !ok && p.mem != nil {
-			s.mu.RLock() // runs update mem's jobs (remember)
+			s.mu.RLock()
 			ss, ok = p.mem.Schedules[d.Name]
 			s.mu.RUnlock()
 		}
@@ -176,7 +171,7 @@ func (p *reloadPass) markSchedules(st *stateFile, now time.Time) {
 }
 
 // keepMachines settles each FS root's identity for randomized times: the
-// state's (or memory's), unless there is none or Machine gives another.
+// recorded one, unless there is none or Machine gives another.
 func (p *reloadPass) keepMachines(st *stateFile) (map[string]string, error) {
 	s := p.s
 	ids := map[string]string{}
@@ -186,7 +181,7 @@ func (p *reloadPass) keepMachines(st *stateFile) (map[string]string, error) {
 		}
 		id := st.Machines[root]
 		if id == "" && s.Machine == "" && p.mem != nil {
-			id = p.mem.Machines[root] // the file was lost or damaged
+			id = p.mem.Machines[root]
 		}
 		if id == "" || s.Machine != "" && id != s.Machine {
 			want, err := machineID(root, s.Machine)
@@ -198,17 +193,14 @@ func (p *reloadPass) keepMachines(st *stateFile) (map[string]string, error) {
 			}
 			id = want
 		}
-		if st.Machines == nil {
-			st.Machines = map[string]string{}
-		}
 		st.Machines[root] = id
 		ids[root] = id
 	}
 	return ids, nil
 }
 
-// mergeJobs gives each job its state: the file's, or the memory's when its
-// anchor is later, or a new one. It returns the jobs' keys.
+// mergeJobs gives each job its state: the file's, the memory's when its
+// anchor is later, or a new one.
 func (p *reloadPass) mergeJobs(st *stateFile, now time.Time) map[string]bool {
 	s := p.s
 	live := map[string]bool{}
@@ -237,8 +229,8 @@ func (p *reloadPass) mergeJobs(st *stateFile, now time.Time) map[string]bool {
 }
 
 // heldSchedules returns the schedules kept although no definition names
-// them: a rejected file's, another directory's (logged), and those gone
-// for less than goneGrace.
+// them: a rejected file's, another directory's, and those gone for less
+// than goneGrace.
 func (p *reloadPass) heldSchedules(st *stateFile, names map[string]bool, now time.Time) map[string]bool {
 	s := p.s
 	held := map[string]bool{}
@@ -290,7 +282,6 @@ func (s *Scheduler) reloadState(update func(*stateFile) bool) error {
 	return err
 }
 
-// cronsOf returns the jobs' schedules by job key.
 func (s *Scheduler) cronsOf(jobs []Job) (map[string]*cronSpec, error) {
 	crons := map[string]*cronSpec{}
 	for _, j := range jobs {
@@ -303,7 +294,6 @@ func (s *Scheduler) cronsOf(jobs []Job) (map[string]*cronSpec, error) {
 	return crons, nil
 }
 
-// install makes a Reload's jobs and state the ones that run.
 func (s *Scheduler) install(p *reloadPass, crons map[string]*cronSpec) {
 	s.mu.Lock()
 	s.jobs, s.crons, s.view, s.pressure, s.machines = p.jobs, crons, p.view, p.pjobs, p.machines
@@ -316,8 +306,8 @@ func (s *Scheduler) install(p *reloadPass, crons map[string]*cronSpec) {
 	s.forgetGone(p.jobs, p.pjobs)
 }
 
-// forgetGone drops what is kept by job key for the jobs a Reload left out
-// (the run slots stay: a run may hold one).
+// forgetGone drops what is kept of the jobs a Reload left out but their
+// run slots, which a run may hold.
 func (s *Scheduler) forgetGone(jobs ...[]Job) {
 	live := map[string]bool{}
 	for _, js := range jobs {
@@ -339,8 +329,8 @@ func (s *Scheduler) forgetGone(jobs ...[]Job) {
 	}
 }
 
-// ours reports whether a schedule is this scheduler's to remove: one
-// registered in code, or read from a file of Dir.
+// ours reports whether a schedule is this scheduler's to remove:
+// registered in code, or from a file of Dir.
 func (s *Scheduler) ours(ss scheduleRecord) bool {
 	if ss.File == "" {
 		return true
@@ -353,9 +343,9 @@ func (s *Scheduler) ours(ss scheduleRecord) bool {
 	return err1 != nil || err2 != nil || a == b
 }
 
-// since is when a new job begins: now, so it does not run at once; but
-// for Only (an exported timer's first firing, with no state yet) just
-// before its latest due time, so that the firing runs.
+// since is when a new job begins: now, so it does not run at once; for
+// Only (an exported timer's first firing) just before its latest due time,
+// so that the firing runs.
 func (s *Scheduler) since(j Job, now time.Time) time.Time {
 	if s.Only == "" || j.Key != s.Only {
 		return now
@@ -370,8 +360,6 @@ func (s *Scheduler) since(j Job, now time.Time) time.Time {
 	return now
 }
 
-// storeAppeared reports whether a store whose absence rejected a
-// definition exists now.
 func (s *Scheduler) storeAppeared() bool {
 	s.mu.RLock()
 	waiting := s.waiting
@@ -399,7 +387,7 @@ func definedAt(d Definition, now time.Time) time.Time {
 	return t.Round(0)
 }
 
-// lostSince is when a job of a lost state begins: its oldest schedule's
+// lostSince is when a job of a lost state begins: at its oldest
 // definition, so that its last due time since runs once.
 func lostSince(st *stateFile, j Job, since time.Time) time.Time {
 	for _, m := range j.Members {

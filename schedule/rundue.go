@@ -27,29 +27,27 @@ type RunOutcome struct {
 	Err    error
 }
 
-// Failed reports whether the job did not do what it was due to do: it
-// could not run, or it ran and failed.
+// Failed reports whether the job could not run, or ran and failed.
 func (o RunOutcome) Failed() bool { return o.Status == NotRun || o.Err != nil }
 
-// RunDue runs every job that is due now, one at a time, each under its
-// store's lock: the state is read again under the lock, so a due time
-// that another scheduler already ran is not run twice.
+// RunDue runs every job that is due now, each under its store's lock,
+// under which the state is read again: no due time runs twice.
 func (s *Scheduler) RunDue(ctx context.Context) []RunOutcome {
 	return s.runDue(ctx, true)
 }
 
-// runDue finds the due jobs and runs them, each store's in a worker of its
-// own. With wait, it returns once every run is done; without (Loop), a
-// store whose worker is still busy keeps its due jobs for a later tick.
+// runDue runs the due jobs, each store's in a worker of its own. Without
+// wait (Loop), a store whose worker is busy keeps its jobs for a later
+// tick.
 func (s *Scheduler) runDue(ctx context.Context, wait bool) []RunOutcome {
 	jobs, crons := s.snapshot()
-	st, err := s.readState() // a damaged file is set aside
+	st, err := s.readState()
 	if err != nil {
 		s.log().Error("reading state", "error", err)
 		return s.pressureOnly(ctx, wait)
 	}
-	// Every job is restored, not only those due now: a job left out of a
-	// rebuilt file would lose the due time it missed at the next start.
+	// Every job, not only those due now: one left out of a rebuilt file
+	// would lose the due time it missed at the next start.
 	s.restore(st, jobs)
 	if s.holdForClock(st, s.now()) {
 		return s.pressureOnly(ctx, wait)
@@ -77,23 +75,16 @@ func (s *Scheduler) runDue(ctx context.Context, wait bool) []RunOutcome {
 	return s.dispatch(ctx, byStore, stores, wait)
 }
 
-// dueNow returns the due time job j runs for now, as the state st (read
-// this tick) and this scheduler's memory say, or false when none: the job
-// is unknown, waits for the clock (restamp, recoverClock, a clock set back
-// a little), ran already in this process although its record failed, waits
-// its catch-up delay (holdCatchUp) or its store's next try (backingOff).
+// dueNow returns the due time job j runs for now, or false: unknown, it
+// waits for the clock, its catch-up delay or its store, or it ran already
+// in this process although its record failed.
 func (s *Scheduler) dueNow(j Job, st *stateFile, c *cronSpec) (time.Time, bool) {
 	js := st.Jobs[j.Key]
 	if js != nil {
-		cp := *js // readState's JobStates are shared: holdCatchUp sets CatchUp
+		cp := *js // holdCatchUp sets CatchUp
 		js = &cp
 	}
-	if m, ok := s.memJob(j.Key); ok && m.LastDue != nil && (js == nil || js.LastDue == nil || js.LastDue.Before(*m.LastDue)) {
-		js = &m // a run this scheduler made that the file does not show (not writable)
-	} else if ok && js != nil && js.LastDue != nil && (m.LastDue == nil || m.LastDue.Before(*js.LastDue)) {
-		s.remember(j.Key, *js) // another scheduler's run
-	}
-	if js == nil {
+	if js = s.latest(j.Key, js); js == nil {
 		s.log().Error("job not run: the state file does not hold it and this daemon has no record of it; it is added at the next reload", "job", j.Key)
 		return time.Time{}, false
 	}
@@ -124,18 +115,17 @@ func (s *Scheduler) dueNow(j Job, st *stateFile, c *cronSpec) (time.Time, bool) 
 // storeWorkers bounds how many stores run jobs at once.
 const storeWorkers = 8
 
-// pendingRun is a due run of a scheduled job, or a store's pressure job
-// (pressure), which runs only if the store's free space is below its
-// min_free when the worker comes to it (checked: the tick found it so).
+// pendingRun is a due run of a scheduled job, or a store's pressure job,
+// which runs if the free space is low when the worker comes to it
+// (checked: the tick found it so).
 type pendingRun struct {
 	j                 Job
 	due               time.Time
 	pressure, checked bool
 }
 
-// dispatch runs each store's due jobs, in order, in a worker of the store's
-// own; a store whose worker is busy (a run of an earlier tick) is left for
-// later: the worker wakes Loop when it is done.
+// dispatch runs each store's due jobs, in order, in a worker of the
+// store's own; a busy worker wakes Loop when it is done.
 func (s *Scheduler) dispatch(ctx context.Context, byStore map[string][]pendingRun, stores []string, wait bool) []RunOutcome {
 	var mu sync.Mutex
 	var outs []RunOutcome
@@ -164,9 +154,8 @@ func (s *Scheduler) dispatch(ctx context.Context, byStore map[string][]pendingRu
 	return outs
 }
 
-// startWorkers marks busy the stores whose workers start now (those not
-// busy already), and returns them with the semaphore bounding how many run
-// at once (storeWorkers).
+// startWorkers marks busy, and returns, the stores whose workers start
+// now, with the semaphore bounding how many run at once.
 func (s *Scheduler) startWorkers(byStore map[string][]pendingRun, stores []string) (started []string, sem chan struct{}) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
@@ -190,9 +179,8 @@ func (s *Scheduler) startWorkers(byStore map[string][]pendingRun, stores []strin
 	return started, s.sem
 }
 
-// work is a store's worker: once a place is free (sem), it runs the
-// store's runs in order, each in the job's slot (no triggered run of the
-// job beside it), and adds their outcomes.
+// work is a store's worker: once sem has room, it runs the store's runs
+// in order, each in its job's slot (no triggered run beside it).
 func (s *Scheduler) work(ctx context.Context, sem chan struct{}, runs []pendingRun, add func(RunOutcome)) {
 	select {
 	case sem <- struct{}{}:
@@ -203,7 +191,7 @@ func (s *Scheduler) work(ctx context.Context, sem chan struct{}, runs []pendingR
 	for _, r := range runs {
 		slot := s.slot(r.j.Key)
 		select {
-		case slot <- struct{}{}: // no triggered run of this job under way
+		case slot <- struct{}{}:
 		case <-ctx.Done():
 			return
 		}
@@ -215,10 +203,8 @@ func (s *Scheduler) work(ctx context.Context, sem chan struct{}, runs []pendingR
 	}
 }
 
-// runPending runs one run of a worker: a scheduled job's due run, or the
-// store's pressure job when its free space is below min_free (read again
-// unless the tick just did). false: a pressure job with nothing to do, or
-// whose free space could not be read (logged).
+// runPending runs a scheduled job's due run, or the store's pressure job
+// when the free space is low; false when that did not run.
 func (s *Scheduler) runPending(ctx context.Context, r pendingRun) (RunOutcome, bool) {
 	if !r.pressure {
 		return s.runOne(ctx, r.j, r.due), true
@@ -236,8 +222,8 @@ func (s *Scheduler) runPending(ctx context.Context, r pendingRun) (RunOutcome, b
 	return s.runPressure(ctx, r.j), true
 }
 
-// workerDone marks a store's worker done. The loop looks again when this
-// store may have more due: scheduled runs ran or were left for later.
+// workerDone marks a store's worker done, waking Loop when the store may
+// have more due.
 func (s *Scheduler) workerDone(store string, runs []pendingRun) {
 	s.wmu.Lock()
 	delete(s.busy, store)
@@ -266,14 +252,12 @@ func sortOutcomes(outs []RunOutcome) {
 	})
 }
 
-// storeBusy reports whether a worker runs jobs of the store now.
 func (s *Scheduler) storeBusy(store string) bool {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	return s.busy[store]
 }
 
-// kicked is the channel a finished worker wakes Loop with.
 func (s *Scheduler) kicked() chan struct{} {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()

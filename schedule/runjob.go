@@ -14,13 +14,9 @@ import (
 )
 
 // Setup returns the retention policy and scan options a job uses on one
-// FS root. The CLI builds them exactly as `hab-gc run --fs-root ROOT` with
-// the job's parameters would; defaultSetup uses the job's parameters and
-// the default scan options. For a check job the policy is not used.
+// FS root, as `hab-gc run --fs-root ROOT` with the job's parameters would.
 type Setup func(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error)
 
-// defaultSetup is the job's policy (Params.Policy) and default scan
-// options.
 func defaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, error) {
 	if j.Type != Prune && j.Type != Pressure {
 		return retention.Policy{}, pkgstore.Options{}, nil
@@ -32,17 +28,14 @@ func defaultSetup(fsRoot string, j Job) (retention.Policy, pkgstore.Options, err
 	return pol, pkgstore.Options{}, err
 }
 
-// defaultRun is RunJob with defaultSetup.
 func defaultRun(ctx context.Context, j Job, store *pkgstore.Store, now time.Time) (RunResult, error) {
 	return RunJob(ctx, j, store, now, defaultSetup)
 }
 
-// RunJob runs a check (the store's verification) or a prune (plan and
-// apply) while the caller holds the store's lock. The plan judges ages by
-// now, the scheduler's clock; Apply's last check judges installs in
-// progress by the real clock, in which installs happen. A prune removes a
-// release only when the plan of every FS root in j.FSRoots removes it, and
-// nothing when one of those plans cannot be made.
+// RunJob runs a check or a prune while the caller holds the store's lock.
+// The plan judges ages by now, the scheduler's clock; Apply's last check
+// judges installs in progress by the real clock. A prune removes a release
+// only when the plan of every FS root in j.FSRoots removes it.
 func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup) (RunResult, error) {
 	pol, opts, err := setup(store.FSRoot(), j)
 	if err != nil {
@@ -58,12 +51,8 @@ func RunJob(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, se
 	return RunResult{}, errors.New("unknown job type " + string(j.Type))
 }
 
-// runCheck is a check job's run: the store's verification, judged as
-// `hab-gc check` judges it (pkgstore.Report.Judge, not strict, an install
-// directory younger than retention.DefaultMinAge an install in progress):
-// it fails on errors, not on notices (an install in progress, a release of
-// another target), which a healthy, busy machine shows. Problems counts
-// both.
+// runCheck judges the store as `hab-gc check` does: it fails on errors,
+// not on the notices a healthy, busy machine shows. Problems counts both.
 func runCheck(ctx context.Context, store *pkgstore.Store, opts pkgstore.Options) (RunResult, error) {
 	rep, err := store.Verify(ctx, opts)
 	if err != nil {
@@ -73,11 +62,9 @@ func runCheck(ctx context.Context, store *pkgstore.Store, opts pkgstore.Options)
 	return RunResult{OK: v.OK, Problems: len(rep.Problems), ProblemList: rep.Problems}, nil
 }
 
-// runPrune is a prune's (or a pressure prune's) run: prune.Run under the
-// lock the caller holds, with what the other FS roots sharing the store
-// keep pinned (keptAt), limited to what disk pressure calls for in a
-// pressure prune; then its result (resultOf). Every prune that gets past
-// its setup is recorded in the store's history, a refused one too.
+// runPrune runs prune.Run with what the other FS roots sharing the store
+// keep pinned. Every prune past its setup is in the store's history, a
+// refused one too.
 func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, setup Setup, pol retention.Policy, opts pkgstore.Options) (RunResult, error) {
 	self, _ := canonicalPath(store.FSRoot())
 	for _, root := range j.FSRoots {
@@ -99,7 +86,7 @@ func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, 
 	env := applyFrom(ctx)
 	po := prune.Options{Policy: pol, Scan: opts, Locked: true, Pace: env.pace, Now: now,
 		Job: string(j.Type), JobKey: j.Key, Owner: j.Owner,
-		Logger: loggerFrom(ctx), OnPhase: env.onPhase}
+		Logger: env.log, OnPhase: env.onPhase}
 	if j.Type == Pressure {
 		po.Limits = j.Limits
 	}
@@ -107,9 +94,8 @@ func runPrune(ctx context.Context, j Job, store *pkgstore.Store, now time.Time, 
 	return resultOf(out, err, po.Limits)
 }
 
-// resultOf is the state's record of a prune's run: its totals, its plan's
-// report (with Apply's outcomes), and its error: the run's, or the
-// failed removals'.
+// resultOf is the state's record of a prune's run, and its error: the
+// run's, or the failed removals'.
 func resultOf(out *prune.Outcome, err error, limits *pressure.Limits) (RunResult, error) {
 	res := RunResult{}
 	if out.HistoryErr != nil {
@@ -142,8 +128,8 @@ func resultOf(out *prune.Outcome, err error, limits *pressure.Limits) (RunResult
 	return res, err
 }
 
-// keptAt plans the job at another FS root sharing the store and returns
-// an exclude pinning each release that plan keeps.
+// keptAt returns an exclude pinning each release the job's plan at
+// another FS root sharing the store keeps.
 func keptAt(ctx context.Context, root string, j Job, now time.Time, setup Setup) ([]retention.Exclude, error) {
 	pol, opts, err := setup(root, j)
 	if err != nil {

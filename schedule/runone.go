@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"time"
 
@@ -13,10 +14,7 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// runOne runs a scheduled job for its due time, in its store's worker: it
-// opens the store (storeGone when it cannot), takes the store's lock
-// (lockStore), looks whether the due time ran meanwhile (ranAlready), runs
-// the job (Run, RunJob by default) and records the run (recordRun).
+// runOne runs a scheduled job for its due time in its store's worker.
 func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) RunOutcome {
 	out := RunOutcome{Job: j, Due: due}
 	log := s.log().With("job", j.Key, "type", string(j.Type), "store", j.Store, "owner", j.Owner, "due", due.UTC().Format(time.RFC3339))
@@ -58,21 +56,18 @@ func (s *Scheduler) runOne(ctx context.Context, j Job, due time.Time) RunOutcome
 	return out
 }
 
-// run runs the job by Run, its error text recorded in the result.
 func (s *Scheduler) run(ctx context.Context, log *slog.Logger, j Job, store *pkgstore.Store, now time.Time) (RunResult, error) {
 	run := s.Run
 	if run == nil {
 		run = defaultRun
 	}
-	res, err := run(s.withApply(withLogger(ctx, log), j), j, store, now)
+	res, err := run(s.withApply(ctx, j, log), j, store, now)
 	if err != nil {
 		res.OK, res.Error = false, err.Error()
 	}
 	return res, err
 }
 
-// logRun logs a run's outcome with attrs: at ERROR (failed, with its
-// error) when it failed, else at INFO (ran).
 func logRun(log *slog.Logger, res RunResult, failed, ran string, attrs []any) {
 	if res.Error != "" {
 		log.Error(failed, append(attrs, "error", res.Error)...)
@@ -81,28 +76,33 @@ func logRun(log *slog.Logger, res RunResult, failed, ran string, attrs []any) {
 	log.Info(ran, attrs...)
 }
 
-// notRun reports a due job that could not run (why): logged at ERROR,
-// told to NotRun, recorded as the job's LastError; it stays due and is
-// retried.
+// notRun reports a due job that could not run; it stays due.
 func (s *Scheduler) notRun(j Job, out RunOutcome, log *slog.Logger, err error) RunOutcome {
-	why := err.Error()
 	out.Err = err
-	log.Error("job not run; it stays due and is retried", "error", why)
-	if s.NotRun != nil {
-		s.NotRun(j, err)
-	}
-	s.update(func(st *stateFile) bool {
-		if js := st.Jobs[j.Key]; js != nil {
-			js.LastError = fmt.Sprintf("%s: %s", s.now().UTC().Format(time.RFC3339), why)
-			return true
-		}
-		return false
-	})
+	log.Error("job not run; it stays due and is retried", "error", err.Error())
+	s.failed(j, err, true)
 	return out
 }
 
-// storeBack forgets that the job's store could not be opened (storeGone),
-// saying so once, now that it can.
+// failed tells NotRun of a job that could not run and, when record, keeps
+// why as its LastError.
+func (s *Scheduler) failed(j Job, err error, record bool) {
+	if s.NotRun != nil {
+		s.NotRun(j, err)
+	}
+	if !record {
+		return
+	}
+	s.update(func(st *stateFile) bool {
+		js := st.Jobs[j.Key]
+		if js != nil {
+			js.LastError = fmt.Sprintf("%s: %s", s.now().UTC().Format(time.RFC3339), err)
+		}
+		return js != nil
+	})
+}
+
+// storeBack forgets that the job's store could not be opened.
 func (s *Scheduler) storeBack(j Job, log *slog.Logger) {
 	s.umu.Lock()
 	defer s.umu.Unlock()
@@ -112,8 +112,8 @@ func (s *Scheduler) storeBack(j Job, log *slog.Logger) {
 	}
 }
 
-// lockStore takes the store's lock for the job, waiting at most
-// LockTimeout. A prune takes it exclusive.
+// lockStore takes the store's lock for the job: shared for a check, which
+// goes on without it where it cannot be taken (notice says so).
 func (s *Scheduler) lockStore(ctx context.Context, j Job, store *pkgstore.Store, log *slog.Logger) (unlock func() error, notice string, err error) {
 	wait := retention.LockWait(s.LockTimeout)
 	if wait > 0 {
@@ -131,30 +131,24 @@ func (s *Scheduler) lockStore(ctx context.Context, j Job, store *pkgstore.Store,
 	return unlock, "", err
 }
 
-// ranAlready says, under the store's lock, whether this due time has run
-// meanwhile (another scheduler's run, or this one's): as the state file
-// reads now (read again when it changed) and as this Scheduler remembers;
-// and, for a prune, as the store's history records it (the second witness,
-// when the state file could not be written: a read-only or full disk). err:
-// the state cannot be read.
+// ranAlready says, under the store's lock, whether this due time ran
+// meanwhile: as the state file or this Scheduler's memory says, or for a
+// prune the store's history (the witness left when the state could not be
+// written).
 func (s *Scheduler) ranAlready(j Job, due time.Time) (bool, error) {
 	st, err := s.readState()
 	if err != nil {
 		return false, err
 	}
-	js := st.Jobs[j.Key]
-	if m, ok := s.memJob(j.Key); ok && (js == nil || m.LastDue != nil && (js.LastDue == nil || js.LastDue.Before(*m.LastDue))) {
-		js = &m
-	}
+	js := s.latest(j.Key, st.Jobs[j.Key])
 	if js == nil || (js.LastDue != nil && !js.LastDue.Before(due)) {
 		return true, nil
 	}
 	return j.Type == Prune && ranInHistory(j, due), nil
 }
 
-// ranInHistory reports whether the history of the job's FS root records a
-// run of the job (by key) that started at or after due: that run was for
-// due or a later due time.
+// ranInHistory reports whether the job's history records a run of it
+// started at or after due.
 func ranInHistory(j Job, due time.Time) bool {
 	journal, err := history.ForFSRoot(j.FSRoot)
 	if err != nil {
@@ -172,9 +166,7 @@ func ranInHistory(j Job, due time.Time) bool {
 	return false
 }
 
-// recordRun records a run in the state (its due time, the run, one more
-// run, no error, claim or catch-up left) and in what this scheduler
-// remembers of the job.
+// recordRun records a run in the state and in this scheduler's memory.
 func (s *Scheduler) recordRun(j Job, run RunRecord, log *slog.Logger) {
 	var recorded jobState
 	record := func(js *jobState) {
@@ -199,8 +191,7 @@ func (s *Scheduler) recordRun(j Job, run RunRecord, log *slog.Logger) {
 			js = &m
 			st.Jobs[j.Key] = js
 		} else if m, ok := s.memJob(j.Key); ok && m.Runs > js.Runs {
-			// Runs this scheduler made while the file could not be
-			// written (a full disk): counted, not lost.
+			// Runs made while the file could not be written count.
 			js.Runs = m.Runs
 		}
 		record(js)
@@ -237,16 +228,14 @@ func (s *Scheduler) PressureJobs() []Job {
 	return s.pressure
 }
 
-// pressureOnly dispatches the stores' pressure jobs alone, each run under
-// the store's exclusive lock once its free space is read again.
+// pressureOnly dispatches the stores' pressure jobs alone.
 func (s *Scheduler) pressureOnly(ctx context.Context, wait bool) []RunOutcome {
 	byStore := map[string][]pendingRun{}
 	return s.dispatch(ctx, byStore, s.addPressure(byStore, nil), wait)
 }
 
 // addPressure adds to each store's runs its pressure job, unless the
-// store's worker is busy (a scheduled prune, or a pressure prune still
-// under way: the next tick looks again).
+// store's worker is busy: the next tick looks again.
 func (s *Scheduler) addPressure(byStore map[string][]pendingRun, stores []string) []string {
 	for _, j := range s.PressureJobs() {
 		if s.Only != "" && j.Key != s.Only {
@@ -311,14 +300,65 @@ func (s *Scheduler) runPressure(ctx context.Context, j Job) RunOutcome {
 	return out
 }
 
-// pressureNotRun reports a pressure prune that could not run (its store
-// could not be opened or locked): logged at ERROR, told to NotRun; the
-// next check tries again.
 func (s *Scheduler) pressureNotRun(j Job, out RunOutcome, log *slog.Logger, err error) RunOutcome {
 	out.Err = err
 	log.Error("pressure prune not run; retried at the next check", "error", err)
-	if s.NotRun != nil {
-		s.NotRun(j, err)
-	}
+	s.failed(j, err, false)
 	return out
+}
+
+// absence is a job whose store could not be opened: why, and when it is
+// tried again.
+type absence struct {
+	why   string
+	next  time.Time
+	delay time.Duration
+}
+
+// maxStoreBackoff bounds the wait between tries of a job whose store
+// cannot be opened.
+const maxStoreBackoff = 15 * time.Minute
+
+// storeGone handles a due job whose store cannot be opened (unmounted,
+// moved, not there yet): it stays due, and is tried again after a minute,
+// then twice as long each time, or as soon as the store exists.
+func (s *Scheduler) storeGone(j Job, out RunOutcome, log *slog.Logger, err error) RunOutcome {
+	why := err.Error()
+	out.Err = err
+	now := s.now()
+	s.umu.Lock()
+	a := s.absent[j.Key]
+	first := a == nil || a.why != why
+	if first {
+		a = &absence{why: why, delay: time.Minute}
+		if s.absent == nil {
+			s.absent = map[string]*absence{}
+		}
+		s.absent[j.Key] = a
+	} else {
+		a.delay = min(2*a.delay, maxStoreBackoff)
+	}
+	a.next = now.Add(a.delay)
+	s.umu.Unlock()
+	if first {
+		log.Error("job not run: its store cannot be opened; it stays due, and is tried again at growing intervals (up to 15m) and as soon as the store exists (not logged again while the reason is the same)", "error", why)
+	} else {
+		log.Debug("job not run: its store still cannot be opened", "error", why, "retry_in", a.delay.String())
+	}
+	s.failed(j, err, first)
+	return out
+}
+
+// backingOff reports whether a job whose store could not be opened waits
+// for its next try: the store is still missing and its time has not come.
+func (s *Scheduler) backingOff(j Job, now time.Time) bool {
+	s.umu.Lock()
+	a := s.absent[j.Key]
+	wait := a != nil && now.Before(a.next)
+	s.umu.Unlock()
+	if !wait {
+		return false
+	}
+	_, err := os.Stat(j.Store)
+	return err != nil
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -17,8 +15,7 @@ import (
 )
 
 // RunFunc runs one job on its store, under the store's lock (a check's
-// shared, or none where it cannot be taken: Result.Notice says so). The
-// error is the run's failure.
+// shared, or none where it cannot be taken: Result.Notice says so).
 type RunFunc func(ctx context.Context, job Job, store *pkgstore.Store, now time.Time) (RunResult, error)
 
 // Scheduler runs the effective jobs of a directory of definitions and of
@@ -35,67 +32,60 @@ type Scheduler struct {
 	// LockTimeout bounds the wait for a store's lock, as
 	// retention.ApplyOptions'; a job not run stays due and is retried.
 	LockTimeout time.Duration
-	Run         RunFunc      // defaultRun
-	Logger      *slog.Logger // discard
-	// NotRun is told of each due job that could not run (for metrics).
-	NotRun func(j Job, why error)
-	// Only restricts the runs to the job with this key (daemon --once --job).
-	Only string
+	Run         RunFunc                // RunJob with the job's parameters
+	Logger      *slog.Logger           // discard
+	NotRun      func(j Job, why error) // each due job that could not run
+	Only        string                 // the one job key to run (daemon --once --job)
 	// Machine replaces each FS root's identity (its etc/machine-id, else
 	// the host name, as the state recorded it) in randomized times.
 	Machine string
 	// CatchUpSpread bounds the stable per-machine delay of a run missed
 	// before the Scheduler started (0: at once).
 	CatchUpSpread time.Duration
-	// NotBefore is a time a right clock is never before (the build time):
-	// before it no scheduled job runs.
+	// NotBefore is a time a right clock is never before (the build time).
 	NotBefore time.Time
-	// ReadOnly leaves the state file alone (schedule list, next, export).
-	ReadOnly bool
-	// Free reads a store's free space for pressure jobs (statfs).
-	Free func(store string) (pressure.Space, error)
-	// Pace and OnPhase reach every prune's Apply (retention.ApplyOptions);
-	// OnPhase with the job.
+	ReadOnly  bool                                       // never write the state (schedule list, next, export)
+	Free      func(store string) (pressure.Space, error) // statfs
+	// Pace and OnPhase reach every prune's Apply (retention.ApplyOptions).
 	Pace    time.Duration
 	OnPhase func(Job, retention.PhaseEvent)
 
-	mu       sync.RWMutex // guards jobs, crons, pressure and view, replaced by Reload
+	mu       sync.RWMutex // guards what Reload replaces
 	pressure []Job
 	jobs     []Job
 	crons    map[string]*cronSpec
-	view     *stateFile        // the state as Reload left it (in memory)
-	machines map[string]string // by canonical FS root: the identity the jobs' times were drawn with
+	view     *stateFile        // the state as Reload left it, and as runs since changed it
+	machines map[string]string // by canonical FS root
 	waiting  []string          // stores whose absence rejected a definition
 
-	umu        sync.Mutex
-	unrecorded map[string]unrecorded // by job key
-	started    time.Time             // the first Reload
-	wrongClock string                // why the clock is taken as wrong (holdForClock); "" when right
-	absent     map[string]*absence   // by job key: stores that could not be opened (storeGone)
-	startWrong bool                  // started was read from a wrong clock
-	catchUp    map[string]time.Time  // missed runs waiting: when they run
+	umu        sync.Mutex // what is kept by job key, and the clock
+	unrecorded map[string]unrecorded
+	started    time.Time // the first Reload
+	wrongClock string
+	absent     map[string]*absence
+	startWrong bool // started was read from a wrong clock
+	catchUp    map[string]time.Time
 
-	smu   sync.Mutex            // guards cache, roots and lost; held through each update of the state
-	cache map[string]stateCache // by path: each state file as last read or written
-	roots map[string]bool       // canonical FS roots named since the start (StateBesideStores)
-	lost  bool                  // a state file was set aside: jobs it held begin at their definitions (lostSince)
+	smu   sync.Mutex            // held through each update of the state
+	cache map[string]stateCache // by path
+	roots map[string]bool       // canonical FS roots named since the start
+	lost  bool                  // a state file was set aside (lostSince)
 
-	wmu      sync.Mutex
-	sem      chan struct{}   // one per store running jobs
-	busy     map[string]bool // stores whose worker runs
-	deferred map[string]bool // busy stores whose due runs wait for the worker
+	wmu      sync.Mutex // the store workers
+	sem      chan struct{}
+	busy     map[string]bool
+	deferred map[string]bool // busy stores whose due runs wait
 	kick     chan struct{}
 	workers  sync.WaitGroup
 
 	rmu        sync.Mutex
-	registered map[string]Definition // by name (Register)
+	registered map[string]Definition
 
-	fmu     sync.Mutex
+	fmu     sync.Mutex               // triggered runs
 	slots   map[string]chan struct{} // by job key: one run at a time
-	pending map[string]*flight       // by job key: the next triggered run
+	pending map[string]*flight
 }
 
-// snapshot returns the jobs and their schedules of the last Reload.
 func (s *Scheduler) snapshot() ([]Job, map[string]*cronSpec) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -118,7 +108,6 @@ func (s *Scheduler) log() *slog.Logger {
 	return s.Logger
 }
 
-// errInvalidScheduler is wrapped by Validate's errors.
 var errInvalidScheduler = errors.New("invalid scheduler settings")
 
 // Validate refuses negative durations but the named "none" and "auto"
@@ -139,38 +128,26 @@ func (s *Scheduler) Jobs() []Job {
 	return jobs
 }
 
-// NewDefinition makes a definition in code, as a Supervisor makes one
-// from its own service definitions: what a definition file would say,
-// checked as a file is (ParseDefinition), with its store canonicalised
-// (Root and Store from fsRoot). created may be zero: the scheduler then
-// uses when it first saw the definition. Errors wrap ErrDefinition.
+// NewDefinition makes a definition in code, checked as a file is. created
+// may be zero: the scheduler then uses when it first saw the definition.
+// Errors wrap ErrDefinition.
 func NewDefinition(name, fsRoot string, created time.Time, jobs ...JobDef) (Definition, error) {
-	bad := func(format string, args ...any) (Definition, error) {
-		return Definition{}, fmt.Errorf("%w: schedule %q: %s", ErrDefinition, name, fmt.Sprintf(format, args...))
+	fail := func(field, format string, args ...any) error {
+		return &DefinitionError{File: fmt.Sprintf("schedule %q", name), Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
-	if name == "" {
-		return bad("no name")
+	d := Definition{Name: name, Created: created, Jobs: slices.Clone(jobs)}
+	switch {
+	case name == "":
+		return Definition{}, fail("", "no name")
+	case len(jobs) == 0:
+		return Definition{}, fail("", "no job")
 	}
-	if fsRoot == "" || !filepath.IsAbs(fsRoot) {
-		return bad("fs_root %q must be an absolute path", fsRoot)
-	}
-	if _, err := os.Stat(filepath.Join(fsRoot, "hab", "pkgs")); err != nil {
-		return bad("the store %s does not exist: %v", filepath.Join(fsRoot, "hab", "pkgs"), err)
-	}
-	if len(jobs) == 0 {
-		return bad("no job")
-	}
-	d := Definition{Name: name, FSRoot: fsRoot, Created: created, Jobs: slices.Clone(jobs)}
-	var err error
-	if d.Store, err = canonicalStore(fsRoot); err != nil {
-		return bad("%v", err)
-	}
-	if d.root, err = canonicalPath(fsRoot); err != nil {
-		return bad("%v", err)
+	if err := d.setStore(fail, &fsRoot); err != nil {
+		return Definition{}, err
 	}
 	for i, j := range d.Jobs {
 		if j.Spec.Raw == "" {
-			return bad("%s job without a schedule", j.Type)
+			return Definition{}, fail("", "%s job without a schedule", j.Type)
 		}
 		switch j.Type {
 		case Check:
@@ -181,15 +158,15 @@ func NewDefinition(name, fsRoot string, created time.Time, jobs ...JobDef) (Defi
 				return Definition{}, fmt.Errorf("%w: schedule %q: prune: %w", ErrDefinition, name, err)
 			}
 		default:
-			return bad("unknown job type %q", j.Type)
+			return Definition{}, fail("", "unknown job type %q", j.Type)
 		}
 	}
 	return d, nil
 }
 
-// Register adds definitions made by NewDefinition to those of Dir, merged
-// as files are, at the next Reload. A name registered again replaces the
-// earlier one; a name a file of Dir uses is rejected by Reload.
+// Register adds definitions made by NewDefinition to those of Dir at the
+// next Reload. A name registered again replaces the earlier one; a name a
+// file of Dir uses is rejected.
 func (s *Scheduler) Register(defs ...Definition) error {
 	for _, d := range defs {
 		if d.Name == "" || d.Store == "" {
@@ -207,8 +184,6 @@ func (s *Scheduler) Register(defs ...Definition) error {
 	return nil
 }
 
-// definitions returns the definitions of Dir (when set) and the
-// registered ones, with the problems of both.
 func (s *Scheduler) definitions() ([]Definition, []error) {
 	var defs []Definition
 	var errs []error
@@ -236,8 +211,7 @@ func (s *Scheduler) definitions() ([]Definition, []error) {
 	return defs, errs
 }
 
-// anchor is the time after which a job's due times count: its creation or
-// its last run's due time, whichever is later.
+// anchor is the time after which a job's due times count.
 func anchor(js *jobState) time.Time {
 	a := js.Since
 	if js.LastDue != nil && js.LastDue.After(a) {
@@ -247,13 +221,13 @@ func anchor(js *jobState) time.Time {
 }
 
 // due is the latest due time after the anchor: one, however many were
-// missed. An anchor in the future (the clock was set back) gives none.
+// missed.
 func due(c *cronSpec, js *jobState, now time.Time) (time.Time, bool) {
 	return c.LastDue(anchor(js), now)
 }
 
-// nextWake returns when the earliest job falls due, or a missed run ends
-// its catch-up delay, after now (zero when there are no jobs).
+// nextWake returns when, after now, the earliest job falls due or a
+// missed run ends its delay (zero: never).
 func (s *Scheduler) nextWake(now time.Time) time.Time {
 	next := s.pendingCatchUp()
 	if !next.After(now) {

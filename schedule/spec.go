@@ -15,9 +15,8 @@ import (
 // ErrBadSpec is wrapped by errors about schedule specs.
 var ErrBadSpec = errors.New("invalid schedule")
 
-// randomFields returns, for a randomized descriptor (canonical spelling),
-// the cron fields its hash fills in (minute, hour, weekday, day of month,
-// Month); the others are "*".
+// randomFields returns the cron fields a randomized descriptor draws:
+// minute, hour, weekday, day of month, Month.
 func randomFields(canonical string) (string, bool) {
 	switch canonical {
 	case "@hourly-random":
@@ -38,21 +37,14 @@ func randomFields(canonical string) (string, bool) {
 // descriptor such as @daily) or a randomized descriptor such as
 // @daily-random.
 type Spec struct {
-	// Raw is the spec as written; Canonical its normal form
-	// (@annually-random is @yearly-random, case and spaces folded).
-	Raw, Canonical string
-	// Random is set for randomized specs, whose cron expression is derived
-	// from a hash of the job (see Resolve).
-	Random bool
-	window timeWindow // limits a randomized spec's time (and weekday)
+	Raw, Canonical string // as written; case, spaces and synonyms folded
+	Random         bool   // its cron expression is drawn from a hash of the job
+	window         timeWindow
 }
 
 // Zone is the time zone the spec's cron expression is read in, given the
-// scheduler's (nil: UTC): loc, except for @hourly-random, read in UTC. It
-// draws only a minute and means "once an hour": read on a wall clock with
-// daylight saving, the hour repeated when clocks go back would run once
-// (two runs two hours apart, an interval lost); in UTC every elapsed hour
-// has its run. The daemon, `schedule next` and exported timers all use it.
+// scheduler's (nil: UTC): loc, but UTC for @hourly-random, whose "once an
+// hour" a repeated wall-clock hour would break.
 func (s Spec) Zone(loc *time.Location) *time.Location {
 	if loc == nil || s.Random && s.Canonical == "@hourly-random" {
 		return time.UTC
@@ -87,8 +79,6 @@ func ParseSpec(s string) (Spec, error) {
 			return Spec{}, fmt.Errorf("%w %q: %v", ErrBadSpec, s, err)
 		}
 		if !w.HasTime && !w.HasDays {
-			// A window of the whole day and week is no window: one job
-			// with the spec written without it.
 			return Spec{Raw: s, Canonical: base, Random: true}, nil
 		}
 		return Spec{Raw: s, Canonical: base + "(" + w.String() + ")", Random: true, window: w}, nil
@@ -137,22 +127,16 @@ func expandDescriptor(c string) string {
 }
 
 // timeWindow limits a randomized time: @daily-random(01:00-05:00),
-// @weekly-random(mon-fri), @weekly-random(fri-mon 22:00-02:00).
+// @weekly-random(fri-mon 22:00-02:00). Both ranges may wrap.
 type timeWindow struct {
-	// HasTime: the time of day is in [From, To), minutes of the day; To
-	// at or before From wraps past midnight.
-	HasTime  bool
-	From, To int
-	// HasDays: the weekday is in FirstDay..LastDay (0 Sunday - 6
-	// Saturday), wrapping past Saturday when LastDay < FirstDay.
+	HasTime           bool
+	From, To          int // minutes of the day, [From, To)
 	HasDays           bool
-	FirstDay, LastDay int
+	FirstDay, LastDay int // 0 Sunday - 6 Saturday, inclusive
 }
 
-// minutes is the time window's length in minutes.
 func (w timeWindow) minutes() int { return (w.To-w.From+1439)%1440 + 1 }
 
-// days is the weekday range's length.
 func (w timeWindow) days() int { return (w.LastDay-w.FirstDay+7)%7 + 1 }
 
 func (w timeWindow) String() string {
@@ -169,12 +153,10 @@ func (w timeWindow) String() string {
 var dayNames = [7]string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
 
 // parseWindow parses the inside of @X-random(...): an optional weekday
-// range (names or 0-7) and an optional HH:MM-HH:MM, separated by blanks
-// or a comma.
+// range and an optional HH:MM-HH:MM.
 func parseWindow(s string, weekly bool) (timeWindow, error) {
 	var w timeWindow
 	items := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
-	// Allow blanks around the dash: "01:00 - 05:00".
 	joined := strings.Join(items, " ")
 	joined = strings.ReplaceAll(joined, " - ", "-")
 	joined = strings.ReplaceAll(strings.ReplaceAll(joined, " -", "-"), "- ", "-")
@@ -219,8 +201,7 @@ func parseWindow(s string, weekly bool) (timeWindow, error) {
 		if err := errors.Join(err1, err2); err != nil {
 			return w, err
 		}
-		// 7 is Sunday; at a range's end after Sunday (0-7) it is the
-		// week's last day, so 0-7 is the whole week, not Sunday alone.
+		// 0-7 is the whole week, not Sunday alone.
 		if first == 0 && b == "7" {
 			continue
 		}
@@ -232,7 +213,6 @@ func parseWindow(s string, weekly bool) (timeWindow, error) {
 	return w, nil
 }
 
-// clock parses HH:MM (24:00 allowed as an end) into minutes of the day.
 func clock(s string, end bool) (int, error) {
 	hs, ms, ok := strings.Cut(s, ":")
 	h, err1 := strconv.Atoi(hs)
@@ -243,7 +223,6 @@ func clock(s string, end bool) (int, error) {
 	return h*60 + m, nil
 }
 
-// weekday parses a day name (sun, monday...) or number (0-7, 7 Sunday).
 func weekday(s string) (int, error) {
 	if n, err := strconv.Atoi(s); err == nil && n >= 0 && n <= 7 && len(s) == 1 {
 		return n % 7, nil
@@ -258,22 +237,16 @@ func weekday(s string) (int, error) {
 	return 0, fmt.Errorf("%q is not a weekday (sun..sat or 0-7)", s)
 }
 
-// hashInput is what a randomized spec's time is derived from. The
-// schedule's name and owner are not part of it: every schedule asking for
-// the same job on the same store gets the same time.
+// hashInput is what a randomized spec's time is derived from: never the
+// schedule's name or owner, so that every schedule asking for one job on
+// one store gets one time.
 type hashInput struct {
-	Store  string // canonical store path
-	Type   JobType
-	Params string // canonical job parameters (Params.Canonical)
-	Spec   string // canonical spec
-	// Machine is the machine's identity (its machine-id): machines that
-	// share a store path get different times, as systemd's
-	// FixedRandomDelay does. Empty: the time depends on the job alone.
-	Machine string
-	// Zone is the time zone the job's cron is read in (nil: UTC). It is
-	// not hashed: a randomized time of day that falls where the zone's
-	// clocks skip is drawn again among the times they never skip (a
-	// repeated time runs once, at its first occurrence, and may stay).
+	Store   string // canonical store path
+	Type    JobType
+	Params  string // Params.canonical
+	Spec    string // canonical
+	Machine string // machines sharing a store path get different times, as with systemd's FixedRandomDelay
+	// Zone is not hashed: a time the zone's clocks skip is drawn again.
 	Zone *time.Location
 }
 
@@ -285,12 +258,9 @@ func (h hashInput) digest() [32]byte {
 	return sha256.Sum256([]byte(in))
 }
 
-// resolveSpec returns the concrete 5-field cron expression a spec stands for
-// in a job. An explicit spec resolves to itself (descriptors expanded by
-// the cron parser's rules); a randomized one to a time drawn from a
-// SHA-256 hash of in, each field from its own 16 bits: minute 0-59, hour
-// 0-23, weekday 0-6, day of month 1-28, month 1-12. The same inputs give
-// the same expression on every machine and Go version.
+// resolveSpec returns the 5-field cron expression a spec stands for in a
+// job: a randomized one drawn from a SHA-256 hash of in, the same on every
+// machine and Go version.
 func resolveSpec(spec Spec, in hashInput) string {
 	if !spec.Random {
 		return expandDescriptor(spec.Canonical)
@@ -301,7 +271,6 @@ func resolveSpec(spec Spec, in hashInput) string {
 	min, hour, dom, mon, dow := drawFields(d, fields)
 	w := spec.window
 	if w.HasTime {
-		// 32 bits of their own, so that a window is evenly covered.
 		t := (w.From + int(binary.BigEndian.Uint32(d[16:])%uint32(w.minutes()))) % 1440
 		min, hour = fmt.Sprint(t%60), fmt.Sprint(t/60)
 	}
@@ -314,9 +283,7 @@ func resolveSpec(spec Spec, in hashInput) string {
 	return strings.Join([]string{min, hour, dom, mon, dow}, " ")
 }
 
-// drawFields draws the cron fields a randomized descriptor fills in
-// (randomFields) from the digest d, each from its own 16 bits; the others
-// are "*".
+// drawFields draws each field of fields from 16 bits of d of its own.
 func drawFields(d [32]byte, fields string) (min, hour, dom, mon, dow string) {
 	field := func(i int, mod, base uint16) string {
 		return fmt.Sprint(base + binary.BigEndian.Uint16(d[2*i:])%mod)
@@ -339,10 +306,8 @@ func drawFields(d [32]byte, fields string) (min, hour, dom, mon, dow string) {
 	return min, hour, dom, mon, dow
 }
 
-// avoidSkipped moves a drawn time of day the zone's clocks skip
-// (02:00-03:00 in Europe and the US in spring), which would lose a run once
-// a year: it is drawn again among the window's other minutes, from bits of
-// its own (every other time stays where it was).
+// avoidSkipped draws again, among the window's other minutes, a time of
+// day the zone's clocks skip (a run lost once a year).
 func avoidSkipped(d [32]byte, in hashInput, w timeWindow, min, hour string) (string, string) {
 	ch := changingMinutes(in.Zone)
 	var h, m int
@@ -367,9 +332,8 @@ func avoidSkipped(d [32]byte, in hashInput, w timeWindow, min, hour string) (str
 	return min, hour
 }
 
-// changingMinutes marks the minutes of the day (wall clock) that loc's
-// clocks skip at some change between 2000 and 2100; nil when they never
-// skip any.
+// changingMinutes marks the wall-clock minutes loc skips at some change
+// between 2000 and 2100; nil: none.
 func changingMinutes(loc *time.Location) *[1440]bool {
 	if loc == nil || loc == time.UTC {
 		return nil
@@ -384,11 +348,8 @@ func changingMinutes(loc *time.Location) *[1440]bool {
 		}
 		_, before := next.Add(-time.Second).Zone()
 		_, after := next.Zone()
-		// Clocks forward: the wall times from the old offset's reading
-		// of the change to the new one's are skipped. A repeated time
-		// (clocks back) is not marked: the cron runs it once, at its
-		// first occurrence (Cron), and excluding it too emptied windows
-		// such as 01:00-03:00 in New York.
+		// A repeated time (clocks back) runs once, and is not marked:
+		// that emptied windows such as 01:00-03:00 in New York.
 		if after > before {
 			w := next.Add(time.Duration(before) * time.Second).UTC()
 			start := w.Hour()*60 + w.Minute()

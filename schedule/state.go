@@ -8,19 +8,17 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// errState is wrapped by errors about a state file that is refused: a
-// symlink, not a regular file, or of another version.
+// errState is wrapped by errors about a state file that is refused.
 var errState = errors.New("unusable schedule state")
 
-// errCorruptState (with errState) is a state file that does not parse or
-// is larger than 64 MiB. A Scheduler sets it aside and rebuilds the state.
+// errCorruptState (with errState) is a state file to set aside and
+// rebuild.
 var errCorruptState = errors.New("damaged schedule state")
 
 // ErrNoStatePath is returned by a Scheduler with neither StatePath nor
-// StateBesideStores: nowhere to record runs.
+// StateBesideStores.
 var ErrNoStatePath = errors.New("the scheduler has no state path (Scheduler.StatePath): nowhere to record runs")
 
-// stateFile is what the scheduler persists between runs.
 type stateFile struct {
 	Version int `json:"version"`
 	// Machines are the identities randomized times were drawn with, by
@@ -33,38 +31,30 @@ type stateFile struct {
 	Jobs     map[string]*jobState `json:"jobs"`
 }
 
-// scheduleRecord is one schedule's persisted state.
 type scheduleRecord struct {
-	FirstSeen time.Time `json:"first_seen"`
-	FSRoot    string    `json:"fs_root,omitempty"` // canonical
-	// File is the definition file: while it is rejected, the schedule's
-	// state is kept.
-	File string `json:"file,omitempty"`
-	// Gone is when a reload first missed it: it is forgotten after
-	// goneGrace, so an editor's save is not a deletion.
-	Gone *time.Time `json:"gone,omitempty"`
+	FirstSeen time.Time  `json:"first_seen"`
+	FSRoot    string     `json:"fs_root,omitempty"` // canonical
+	File      string     `json:"file,omitempty"`    // while it is rejected, the state is kept
+	Gone      *time.Time `json:"gone,omitempty"`    // when a reload first missed it
 }
 
-// jobState is one effective job's persisted state.
 type jobState struct {
-	Type    JobType  `json:"type"`
-	Store   string   `json:"store"`
-	FSRoot  string   `json:"fs_root,omitempty"` // canonical
-	Spec    string   `json:"spec"`
-	Cron    string   `json:"cron"`
-	Owner   string   `json:"owner"`
-	Members []string `json:"members"`
-	// Since is when the job first existed: due times before it do not run.
-	Since     time.Time  `json:"since"`
+	Type      JobType    `json:"type"`
+	Store     string     `json:"store"`
+	FSRoot    string     `json:"fs_root,omitempty"` // canonical
+	Spec      string     `json:"spec"`
+	Cron      string     `json:"cron"`
+	Owner     string     `json:"owner"`
+	Members   []string   `json:"members"`
+	Since     time.Time  `json:"since"`    // due times before it do not run
 	LastDue   *time.Time `json:"last_due"` // each due time runs once
 	LastRun   *RunRecord `json:"last_run"`
 	Runs      int        `json:"runs"`
 	LastError string     `json:"last_error,omitempty"` // the last attempt that could not run
-	// CatchUp is when a missed run runs, so that restarts do not put it off.
-	CatchUp *catchUp `json:"catch_up,omitempty"`
+	CatchUp   *catchUp   `json:"catch_up,omitempty"`
 }
 
-// CatchUp is a missed due time and when its run is to start.
+// catchUp is a missed due time and when its run is to start.
 type catchUp struct {
 	Due time.Time `json:"due"`
 	At  time.Time `json:"at"`
@@ -80,29 +70,41 @@ type RunRecord struct {
 
 // RunResult is what a job's run found or did.
 type RunResult struct {
-	OK         bool  `json:"ok"`
-	Problems   int   `json:"problems"`
-	Removed    int   `json:"removed"`
-	BytesFreed int64 `json:"bytes_freed"`
-	// Error is the text of the run's error (RunOutcome.Err).
-	Error        string `json:"error,omitempty"`
-	HistoryError string `json:"history_error,omitempty"` // the history journal not written
+	OK           bool   `json:"ok"`
+	Problems     int    `json:"problems"`
+	Removed      int    `json:"removed"`
+	BytesFreed   int64  `json:"bytes_freed"`
+	Error        string `json:"error,omitempty"` // the text of RunOutcome.Err
+	HistoryError string `json:"history_error,omitempty"`
 	// Notice says how the run differed: a check without the lock; a
 	// pressure prune's verdict.
-	Notice     string `json:"notice,omitempty"`
-	FreeBefore int64  `json:"free_before,omitempty"` // a pressure prune's statfs
-	FreeAfter  int64  `json:"free_after,omitempty"`
-	// PacedSeconds is how long a prune held its deletions back (Pace).
-	PacedSeconds float64 `json:"paced_seconds,omitempty"`
+	Notice       string  `json:"notice,omitempty"`
+	FreeBefore   int64   `json:"free_before,omitempty"` // a pressure prune's statfs
+	FreeAfter    int64   `json:"free_after,omitempty"`
+	PacedSeconds float64 `json:"paced_seconds,omitempty"` // deletions held back (Pace)
 
-	// For metrics, not recorded: the prune's plan report with Apply's
-	// outcomes, and the problems found.
+	// For metrics, not recorded.
 	Plan        *retention.Report  `json:"-"`
 	ProblemList []pkgstore.Problem `json:"-"`
 }
 
-func newState() *stateFile {
-	return &stateFile{Version: stateVersion, Schedules: map[string]scheduleRecord{}, Jobs: map[string]*jobState{}}
+func newState() *stateFile { return (&stateFile{Version: stateVersion}).init() }
+
+// init makes st's nil maps, so that no user of a state checks for them.
+func (st *stateFile) init() *stateFile {
+	if st.Machines == nil {
+		st.Machines = map[string]string{}
+	}
+	if st.Schedules == nil {
+		st.Schedules = map[string]scheduleRecord{}
+	}
+	if st.StoreIDs == nil {
+		st.StoreIDs = map[string]string{}
+	}
+	if st.Jobs == nil {
+		st.Jobs = map[string]*jobState{}
+	}
+	return st
 }
 
 const (

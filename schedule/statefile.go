@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -16,13 +17,9 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// The state is one JSON file (or one per FS root), replaced whole and
-// atomically, and read again only when its mark (device, inode, size,
-// modification time) changes. Nothing else locks it: a run holds its
-// store's lock, and reads the file again under it.
-
-// fileMark is what a stat of the state file shows of it: a file replaced,
-// written or deleted by another has another mark.
+// fileMark is what a stat of a state file shows: a file replaced, written
+// or deleted by another has another mark. Nothing else locks the state: a
+// run holds its store's lock, and reads the file again under it.
 type fileMark struct {
 	ok        bool
 	dev, ino  uint64
@@ -40,16 +37,13 @@ func markOf(path string) fileMark {
 	return m
 }
 
-// stateCache is the state file as this Scheduler last read or wrote it.
 type stateCache struct {
 	b    []byte // nil: no file
 	mark fileMark
 }
 
-// readStateFile reads and decodes the state file (a missing one is an empty
-// state). A symlink, anything but a regular file, and a version other than
-// stateVersion are refused (errState); a file that does not parse or is
-// larger than maxStateSize is damaged (errCorruptState).
+// readStateFile reads and decodes a state file (a missing one is an empty
+// state).
 func readStateFile(path string) (*stateFile, []byte, error) {
 	if path == "" {
 		return nil, nil, ErrNoStatePath
@@ -75,27 +69,19 @@ func readStateFile(path string) (*stateFile, []byte, error) {
 }
 
 func decodeState(b []byte) (*stateFile, error) {
-	st := newState()
-	st.Version = 0
+	st := &stateFile{}
 	if err := json.Unmarshal(b, st); err != nil {
 		return nil, fmt.Errorf("%w: %v", errCorruptState, err)
 	}
 	if st.Version != stateVersion {
 		return nil, fmt.Errorf("version %d; this hab-gc reads version %d only (written by another hab-gc?)", st.Version, stateVersion)
 	}
-	if st.Schedules == nil {
-		st.Schedules = map[string]scheduleRecord{}
-	}
-	if st.Jobs == nil {
-		st.Jobs = map[string]*jobState{}
-	}
-	return st, nil
+	return st.init(), nil
 }
 
-// stateFiles returns the state's files, sorted, each with the FS root no
-// directory below which to it may be a symlink: StatePath alone (made as
-// given), or with StateBesideStores the default state file of every FS root
-// this Scheduler's definitions named since it started.
+// stateFiles returns the state's files, sorted, each with the FS root
+// below which no directory to it may be a symlink: StatePath alone, or the
+// default state file of every FS root named since the start.
 func (s *Scheduler) stateFiles() (paths []string, roots map[string]string) {
 	roots = map[string]string{}
 	if !s.StateBesideStores {
@@ -110,7 +96,6 @@ func (s *Scheduler) stateFiles() (paths []string, roots map[string]string) {
 	return paths, roots
 }
 
-// statePlace names where the state is kept, for logs.
 func (s *Scheduler) statePlace() string {
 	if s.StateBesideStores {
 		return statePathAt("FS_ROOT") + " of each FS root"
@@ -118,18 +103,14 @@ func (s *Scheduler) statePlace() string {
 	return s.StatePath
 }
 
-// readPart returns a copy of one state file as it holds it, read only
-// when its mark changed since this Scheduler last read or wrote it.
-// Called with smu held.
+// readPart returns a copy of one state file, read again only when its
+// mark changed. Called with smu held.
 func (s *Scheduler) readPart(path string) (*stateFile, error) {
 	c, ok := s.cache[path]
 	if m := markOf(path); !ok || !m.ok || m != c.mark {
 		st, b, err := readStateFile(path)
 		if err != nil {
 			return nil, err
-		}
-		if s.cache == nil {
-			s.cache = map[string]stateCache{}
 		}
 		s.cache[path] = stateCache{b: b, mark: m}
 		return st, nil
@@ -140,56 +121,46 @@ func (s *Scheduler) readPart(path string) (*stateFile, error) {
 	return decodeState(c.b) // a copy the caller may change
 }
 
-// current returns the state as its files hold it, merged (see origins).
-// A damaged file is set aside when fix, and counts as empty. Called with
-// smu held.
-func (s *Scheduler) current(fix bool) (*stateFile, origins, error) {
-	paths, _ := s.stateFiles()
-	st, from := newState(), origins{}
+// current returns the state its files hold, as one. A damaged file counts
+// as empty: set aside when fix, else logged and left for a daemon to set
+// aside. Called with smu held.
+func (s *Scheduler) current(fix bool) (*stateFile, error) {
+	paths, roots := s.stateFiles()
+	st := newState()
+	if s.cache == nil {
+		s.cache = map[string]stateCache{}
+	}
 	for _, path := range paths {
 		part, err := s.readPart(path)
-		if errors.Is(err, errCorruptState) && fix {
-			if err = s.setAside(path, err); err == nil {
-				part = newState()
-			}
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		from.merge(st, part, path)
-	}
-	return st, from, nil
-}
-
-// load reads the state's files without setting aside or caching
-// anything (inspection): a damaged file is logged and counts as empty.
-func (s *Scheduler) load() (*stateFile, error) {
-	s.smu.Lock()
-	paths, _ := s.stateFiles()
-	s.smu.Unlock()
-	st, from := newState(), origins{}
-	for _, path := range paths {
-		part, _, err := readStateFile(path)
 		if errors.Is(err, errCorruptState) {
-			// Left as it is; the next daemon keeps it aside.
-			s.log().Error("the schedule state file is damaged; showing its jobs as new (a daemon keeps the file aside and rebuilds it)", "state", path, "error", err)
-			part, err = newState(), nil
+			if fix {
+				err = s.setAside(path, err)
+			} else {
+				s.log().Error("the schedule state file is damaged; showing its jobs as new (a daemon keeps the file aside and rebuilds it)", "state", path, "error", err)
+				err = nil
+			}
+			part = newState()
 		}
 		if err != nil {
 			return nil, err
 		}
-		from.merge(st, part, path)
+		merge(st, part, roots[path])
 	}
 	return st, nil
 }
 
-// readState returns the state as its files hold it. A damaged file is
-// set aside (and counts as empty, for the caller to restore).
+// load returns the state its files hold, setting nothing aside.
+func (s *Scheduler) load() (*stateFile, error) {
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	return s.current(false)
+}
+
+// readState returns the state its files hold, a damaged file set aside.
 func (s *Scheduler) readState() (*stateFile, error) {
 	s.smu.Lock()
 	defer s.smu.Unlock()
-	st, _, err := s.current(!s.ReadOnly)
-	return st, err
+	return s.current(!s.ReadOnly)
 }
 
 // hasState reports whether the Scheduler has somewhere to keep its state.
@@ -197,26 +168,22 @@ func (s *Scheduler) hasState() bool {
 	return s.StatePath != "" || s.StateBesideStores
 }
 
-// update runs f on the state as its files hold it and writes each file
-// whose part of the state changed, when f returns true. A damaged file
-// is set aside first (setAside) and counts as empty.
+// update runs f on the state and, when f returns true, writes each file
+// whose part changed.
 func (s *Scheduler) update(f func(*stateFile) bool) error {
 	if !s.hasState() {
 		return ErrNoStatePath
 	}
 	s.smu.Lock()
 	defer s.smu.Unlock()
-	st, from, err := s.current(true)
-	if err != nil {
+	st, err := s.current(true)
+	if err != nil || !f(st) {
 		return err
-	}
-	if !f(st) {
-		return nil
 	}
 	paths, roots := s.stateFiles()
 	parts := map[string]*stateFile{s.StatePath: st}
 	if s.StateBesideStores {
-		parts = from.split(st, roots)
+		parts = split(st, roots)
 	}
 	var errs []error
 	for _, path := range paths {
@@ -237,17 +204,13 @@ func (s *Scheduler) update(f func(*stateFile) bool) error {
 			errs = append(errs, err)
 			continue
 		}
-		if s.cache == nil {
-			s.cache = map[string]stateCache{}
-		}
 		s.cache[path] = stateCache{b: b, mark: markOf(path)}
 	}
 	return errors.Join(errs...)
 }
 
-// writeStateFile replaces the state file path with b atomically: a
-// temporary file, fsynced, renamed over it, and the directory fsynced. A
-// path that is not a regular file is refused (errState), never replaced.
+// writeStateFile replaces the state file path with b atomically, and never
+// what is not a regular file.
 func writeStateFile(fsRoot, path string, b []byte) error {
 	root, err := stateDir(fsRoot, path)
 	if err != nil {
@@ -290,8 +253,6 @@ func writeStateFile(fsRoot, path string, b []byte) error {
 	return nil
 }
 
-// stateDir opens the directory of the state file path as an os.Root, making
-// it when missing.
 func stateDir(fsRoot, path string) (*os.Root, error) {
 	dir := filepath.Dir(path)
 	if fsRoot == "" {
@@ -311,8 +272,8 @@ func stateDir(fsRoot, path string) (*os.Root, error) {
 	return r, nil
 }
 
-// setAside renames a damaged state file path (why) to PATH.corrupt-TIME, a
-// name that did not exist, for the operator, and says so at ERROR.
+// setAside renames a damaged state file to PATH.corrupt-TIME for the
+// operator.
 func (s *Scheduler) setAside(path string, why error) error {
 	stamp := s.now().UTC().Format("20060102T150405Z")
 	for i := 0; i < 100; i++ {
@@ -341,118 +302,73 @@ func (s *Scheduler) setAside(path string, why error) error {
 	return fmt.Errorf("%w (no free name to set it aside)", why)
 }
 
-// Beside the stores (Scheduler.StateBesideStores), the state is one file
-// per FS root, read as one State (merge) and written back divided by FS
-// root (split): each job and schedule records the canonical FS root it
-// belongs to, so that a definition added for another FS root never moves
-// a job's history, nor the identity its time is drawn with.
-
-// origins records the file each entry of a merged State was read from:
-// an entry that names no FS root it belongs to goes back there.
-type origins map[string]string
-
-func jobOrigin(key string) string    { return "job\x00" + key }
-func schedOrigin(name string) string { return "schedule\x00" + name }
-func idOrigin(store string) string   { return "store\x00" + store }
-
-// merge adds part, read from path, to st. A job two files hold (a write
-// of both cut short) is the one run later.
-func (o origins) merge(st, part *stateFile, path string) {
+// merge adds part, the file of FS root root, to st: an entry that names
+// no FS root is that file's. A job two files hold (a write of both cut
+// short) is the one run later.
+func merge(st, part *stateFile, root string) {
 	for r, m := range part.Machines {
-		if st.Machines == nil {
-			st.Machines = map[string]string{}
-		}
 		if _, ok := st.Machines[r]; !ok {
 			st.Machines[r] = m
 		}
 	}
 	for n, ss := range part.Schedules {
 		if _, ok := st.Schedules[n]; !ok {
+			ss.FSRoot = cmp.Or(ss.FSRoot, root)
 			st.Schedules[n] = ss
-			o[schedOrigin(n)] = path
 		}
 	}
 	for k, v := range part.StoreIDs {
 		if _, ok := st.StoreIDs[k]; !ok {
-			if st.StoreIDs == nil {
-				st.StoreIDs = map[string]string{}
-			}
 			st.StoreIDs[k] = v
-			o[idOrigin(k)] = path
 		}
 	}
 	for k, js := range part.Jobs {
 		if had := st.Jobs[k]; had == nil || anchor(js).After(anchor(had)) {
+			js.FSRoot = cmp.Or(js.FSRoot, root)
 			st.Jobs[k] = js
-			o[jobOrigin(k)] = path
 		}
 	}
 }
 
-// split divides st among the files of roots (path to FS root): each entry
-// to the file of the FS root it records, else to the file it was read
-// from; an entry with neither is dropped.
-func (o origins) split(st *stateFile, roots map[string]string) map[string]*stateFile {
-	byRoot := map[string]string{}
-	for p, r := range roots {
-		byRoot[r] = p
-	}
+// split divides st among the files of roots (path to FS root), each entry
+// to the file of the FS root it records (a store's identity: its jobs'),
+// so that each FS root's file holds its own jobs only.
+func split(st *stateFile, roots map[string]string) map[string]*stateFile {
 	parts := map[string]*stateFile{}
-	part := func(root, from string) *stateFile {
-		p, ok := byRoot[root]
-		if !ok {
-			p = from
+	part := func(root string) *stateFile {
+		for p, r := range roots {
+			if r == root {
+				if parts[p] == nil {
+					parts[p] = newState()
+				}
+				return parts[p]
+			}
 		}
-		if _, ok := roots[p]; !ok {
-			return nil
-		}
-		if parts[p] == nil {
-			parts[p] = newState()
-		}
-		return parts[p]
+		return newState() // no file of its own: dropped
 	}
 	for r, m := range st.Machines {
-		if pt := part(r, ""); pt != nil {
-			if pt.Machines == nil {
-				pt.Machines = map[string]string{}
-			}
-			pt.Machines[r] = m
-		}
+		part(r).Machines[r] = m
 	}
 	for n, ss := range st.Schedules {
-		if pt := part(ss.FSRoot, o[schedOrigin(n)]); pt != nil {
-			pt.Schedules[n] = ss
-		}
+		part(ss.FSRoot).Schedules[n] = ss
 	}
 	storeRoot := map[string]string{}
 	for k, js := range st.Jobs {
-		if pt := part(js.FSRoot, o[jobOrigin(k)]); pt != nil {
-			pt.Jobs[k] = js
-			storeRoot[js.Store] = js.FSRoot
-		}
+		part(js.FSRoot).Jobs[k] = js
+		storeRoot[js.Store] = js.FSRoot
 	}
 	for k, v := range st.StoreIDs {
-		root, ok := storeRoot[k] // a moved store's jobs record where it is now
-		if !ok {
-			root = storeRoot[v]
-		}
-		if pt := part(root, o[idOrigin(k)]); pt != nil {
-			if pt.StoreIDs == nil {
-				pt.StoreIDs = map[string]string{}
-			}
-			pt.StoreIDs[k] = v
-		}
+		part(cmp.Or(storeRoot[k], storeRoot[v])).StoreIDs[k] = v
 	}
 	return parts
 }
 
-// empty reports whether a state holds nothing worth a new file.
 func (st *stateFile) empty() bool {
 	return len(st.Jobs) == 0 && len(st.Schedules) == 0 && len(st.StoreIDs) == 0
 }
 
 // rootOf is the canonical form of an FS root, or the cleaned one when it
-// cannot be resolved (gone).
+// cannot be resolved.
 func rootOf(fsRoot string) string {
 	if c, err := canonicalPath(fsRoot); err == nil {
 		return c

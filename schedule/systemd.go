@@ -14,7 +14,6 @@ import (
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
-// unitFile is one file of a systemd timer/service pair.
 type unitFile struct {
 	Name, Content string
 }
@@ -25,23 +24,17 @@ type unitFile struct {
 const unitMarker = "# Written by hab-gc schedule export: removed by a later export when its job is gone."
 
 // Invocation is how an exported service runs the daemon: the executable,
-// its arguments before --job (daemon --once, the schedules directory, the
-// state file, the time zone and every other setting the daemon uses) and
-// environment variables (KEY=VALUE).
+// its arguments before --job, and environment variables (KEY=VALUE).
 type Invocation struct {
 	Exe  string
 	Args []string
 	Env  []string
 }
 
-// unitBase is the file name (without .timer or .service) of a job's units.
 func unitBase(j Job) string { return fmt.Sprintf("hab-gc-%s-%s", j.Type, j.Key) }
 
-// systemdUnits returns a timer and a service unit for a job: the timer
-// fires at the job's resolved time in loc (OnCalendar, Persistent=true so
-// a missed run happens at boot), the service runs inv plus --job KEY.
-// Values are quoted and escaped as systemd reads them (%% for %, $$ for $,
-// double quotes around blanks).
+// systemdUnits returns a timer and a service unit for a job, values
+// quoted and escaped as systemd reads them.
 func systemdUnits(j Job, inv Invocation, loc *time.Location) ([]unitFile, error) {
 	cal, err := onCalendar(j.Cron, j.Spec.Zone(loc))
 	if err != nil {
@@ -94,15 +87,12 @@ RestartSec=5min
 // escapeSpecifiers doubles %, which systemd expands (%h, %n...).
 func escapeSpecifiers(s string) string { return strings.ReplaceAll(s, "%", "%%") }
 
-// execQuote quotes one ExecStart word as systemd reads it: % becomes %% and
-// $ becomes $$ (no specifier or variable is expanded), and a word with
-// blanks, quotes, backslashes or control characters, or an empty one, is
-// double-quoted with C escapes.
+// execQuote quotes one ExecStart word: no specifier or variable is
+// expanded.
 func execQuote(s string) string {
 	return quoteWord(strings.ReplaceAll(escapeSpecifiers(s), "$", "$$"))
 }
 
-// quoteWord double-quotes a word that needs it.
 func quoteWord(s string) string {
 	if s != "" && !strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == '"' || r == '\'' || r == '\\' || r == ';' || r == 0x7f }) {
 		return s
@@ -110,7 +100,6 @@ func quoteWord(s string) string {
 	return cQuote(s)
 }
 
-// cQuote double-quotes s with C escapes.
 func cQuote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -133,10 +122,9 @@ func cQuote(s string) string {
 	return b.String()
 }
 
-// OnCalendar converts a 5-field cron expression into systemd's calendar
-// syntax, in loc. It supports *, numbers, lists, ranges and */N steps;
-// a day of month together with a weekday (which cron ORs and systemd ANDs)
-// is refused.
+// onCalendar converts a 5-field cron expression into systemd's calendar
+// syntax; a day of month with a weekday (cron ORs, systemd ANDs) is
+// refused.
 func onCalendar(expr string, loc *time.Location) (string, error) {
 	f := strings.Fields(expandDescriptor(expr))
 	if len(f) != 5 {
@@ -211,9 +199,8 @@ func pad(v string) string {
 	return v
 }
 
-// pressureExportCron is the cron expression an exported pressure job's
-// timer fires at: the daemon looks at the free space every minute, and
-// so does the timer.
+// pressureExportCron is when an exported pressure job looks at the free
+// space, as the daemon does.
 const pressureExportCron = "* * * * *"
 
 // ExportJobs returns the jobs an export writes units for: s's scheduled
@@ -227,12 +214,10 @@ func (s *Scheduler) ExportJobs() []Job {
 	return jobs
 }
 
-// WriteUnits writes each job's units into the directory out (made when
-// missing), each through a temporary file renamed over its name (never
-// following what is planted there), then removes the units an earlier
-// export wrote (hab-gc-*.timer or .service starting with unitMarker) whose
-// job is gone. It returns the files written, also before an error, and the
-// names of the units removed.
+// WriteUnits writes each job's units into the directory out, never
+// through what is planted there, then removes the units an earlier export
+// wrote whose job is gone. It returns the files written, also before an
+// error, and the names of the units removed.
 func WriteUnits(out string, jobs []Job, inv Invocation, loc *time.Location) (written, removed []string, err error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, nil, err
@@ -276,10 +261,6 @@ func WriteUnits(out string, jobs []Job, inv Invocation, loc *time.Location) (wri
 	return written, removed, nil
 }
 
-// writeUnit writes u into the directory root through a new temporary file
-// (created exclusively: whatever someone planted at any name is never
-// opened) and renames it over u.Name (which replaces what is there, never
-// writes through it).
 func writeUnit(root *os.Root, u unitFile) error {
 	f, err := os.CreateTemp(root.Name(), ".hab-gc-export-*")
 	if err != nil {
@@ -302,9 +283,8 @@ func writeUnit(root *os.Root, u unitFile) error {
 	return err
 }
 
-// isExportedUnit reports whether the file name in the directory root is a
-// unit an export wrote: a regular file (never a symlink's target, nor a
-// FIFO waited on) whose content starts with unitMarker.
+// isExportedUnit reports whether name is a regular file that starts with
+// unitMarker.
 func isExportedUnit(root *os.Root, name string) bool {
 	f, err := safeio.OpenAt(root, name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {

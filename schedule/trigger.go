@@ -19,7 +19,7 @@ var ErrRunFailed = errors.New("the job's run failed")
 var ErrNotRun = errors.New("the job did not run")
 
 // flight is a triggered run, shared by every Trigger that asks before it
-// starts; its context ends only when all of them have given up.
+// starts, and cancelled when all of them have given up.
 type flight struct {
 	done    chan struct{}
 	ctx     context.Context
@@ -29,8 +29,8 @@ type flight struct {
 	err     error
 }
 
-// slot serialises one job's runs in this process; a channel, so that
-// waiting can be cancelled.
+// slot serialises one job's runs; a channel, so that waiting can be
+// cancelled.
 func (s *Scheduler) slot(key string) chan struct{} {
 	s.fmu.Lock()
 	defer s.fmu.Unlock()
@@ -46,11 +46,11 @@ func (s *Scheduler) slot(key string) chan struct{} {
 }
 
 // Trigger runs the job with key now and waits for it, as containerd's GC
-// scheduler's ScheduleAndWait: a run under way is waited for, then one
-// more starts, shared by every Trigger that asks meanwhile and counted as
-// the job's latest due run. The run is cancelled when no caller waits any
-// more. The error is nil exactly when the outcome did not fail; else it
-// wraps ErrRunFailed or ErrNotRun with the cause, or is ctx's.
+// scheduler's ScheduleAndWait: after a run under way, one more starts,
+// shared by every Trigger that asks meanwhile and counted as the job's
+// latest due run; it is cancelled when no caller waits any more. The
+// error is nil exactly when the outcome did not fail; else it wraps
+// ErrRunFailed or ErrNotRun with the cause, or is ctx's.
 func (s *Scheduler) Trigger(ctx context.Context, key string) (RunOutcome, error) {
 	o, err := s.trigger(ctx, key)
 	if err == nil {
@@ -117,8 +117,7 @@ func (s *Scheduler) trigger(ctx context.Context, key string) (RunOutcome, error)
 	if f.waiters--; f.waiters > 0 {
 		return RunOutcome{}, ctx.Err() // the run goes on for the others
 	}
-	// The last one waiting: the run is cancelled, and what it did (it may
-	// have removed releases before it saw that) is reported.
+	// The last one waiting cancels the run, and reports what it did.
 	f.cancel()
 	s.fmu.Unlock()
 	<-f.done
@@ -129,7 +128,9 @@ func (s *Scheduler) trigger(ctx context.Context, key string) (RunOutcome, error)
 	return RunOutcome{}, ctx.Err()
 }
 
-// fly runs a pending flight once the job's slot is free.
+// fly runs a pending flight once the job's slot is free. From then on a
+// new Trigger makes a new flight: this one may have begun before what it
+// wants to see.
 func (s *Scheduler) fly(ctx context.Context, j Job, f *flight) {
 	defer f.cancel()
 	defer func() {
@@ -137,36 +138,23 @@ func (s *Scheduler) fly(ctx context.Context, j Job, f *flight) {
 		close(f.done)
 		s.fmu.Unlock()
 	}()
+	land := func() {
+		s.fmu.Lock()
+		if s.pending[j.Key] == f {
+			delete(s.pending, j.Key)
+		}
+		s.fmu.Unlock()
+	}
 	slot := s.slot(j.Key)
 	select {
 	case slot <- struct{}{}:
+		defer func() { <-slot }()
 	case <-ctx.Done():
-		s.fmu.Lock()
-		if s.pending[j.Key] == f {
-			delete(s.pending, j.Key)
-		}
-		s.fmu.Unlock()
-		f.err = ctx.Err()
-		return
 	}
-	defer func() { <-slot }()
-	if err := ctx.Err(); err != nil {
-		// Every caller gave up while the slot was busy: no run.
-		s.fmu.Lock()
-		if s.pending[j.Key] == f {
-			delete(s.pending, j.Key)
-		}
-		s.fmu.Unlock()
-		f.err = err
-		return
+	land()
+	if f.err = ctx.Err(); f.err != nil {
+		return // every caller gave up while the slot was busy: no run
 	}
-	// From here on, a new Trigger makes a new flight: this one may have
-	// begun before what it wants to see.
-	s.fmu.Lock()
-	if s.pending[j.Key] == f {
-		delete(s.pending, j.Key)
-	}
-	s.fmu.Unlock()
 	now := s.now()
 	due := now
 	_, crons := s.snapshot()
@@ -177,7 +165,7 @@ func (s *Scheduler) fly(ctx context.Context, j Job, f *flight) {
 	}
 	f.out = s.runOne(ctx, j, due)
 	s.umu.Lock()
-	delete(s.catchUp, j.Key) // a missed run waiting its delay was this one
+	delete(s.catchUp, j.Key) // a missed run waiting was this one
 	s.umu.Unlock()
 }
 
@@ -189,9 +177,7 @@ type JobStatus struct {
 	Runs      int
 	LastError string // the last attempt that could not run
 	Next      time.Time
-	// InState is false when the state file does not hold the job (the rest
-	// is then what this Scheduler holds in memory).
-	InState bool
+	InState   bool // false: the state file does not hold it; this is memory
 }
 
 // Status returns every job's state and next run (an overdue job: now). A
