@@ -379,7 +379,7 @@ func (o *Outcome) limit(l pressure.Limits) error {
 	if err != nil {
 		return err
 	}
-	v, err := pressure.LimitAfter(o.Plan, sp, l, first)
+	v, err := pressure.Limit(o.Plan, sp, l, first)
 	if err != nil {
 		return err
 	}
