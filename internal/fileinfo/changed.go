@@ -22,8 +22,7 @@ const FutureSlack = 5 * time.Minute
 // ChangedAt is LastChange, but an mtime ahead of now (`touch -d`, an
 // archive's, a clock stepped back) gives way to the change time, which no
 // program can set (now where there is none; a zero now is LastChange).
-// future: either is beyond
-// FutureSlack.
+// future: either is beyond FutureSlack.
 func ChangedAt(fi fs.FileInfo, now time.Time) (t time.Time, future bool) {
 	if now.IsZero() {
 		return LastChange(fi), false
