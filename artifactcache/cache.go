@@ -21,33 +21,24 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// Dir is the cache's path under the FS root.
 const Dir = "hab/cache/artifacts"
 
-// ErrNoCache is returned by Open when the FS root has no cache directory.
 var ErrNoCache = errors.New("no artifact cache")
 
-// ErrRefused is returned by Open, with ErrNoCache, when a level of the
-// cache directory is a symlink or not a directory: there may be a cache,
-// hab-gc does not read it.
+// ErrRefused comes with ErrNoCache when a level of Dir is a symlink or not
+// a directory: there may be a cache, hab-gc does not read it.
 var ErrRefused = errors.New("left alone, not read")
 
-// Action is what the plan does with a cached file.
 type Action string
 
 const (
 	Keep   Action = "keep"
 	Remove Action = "remove"
-	// Leave: not hab-gc's to judge (not a readable .hart, a dot-file, too
-	// young, not a regular file); reported and left alone.
-	Leave Action = "leave"
+	Leave  Action = "leave" // not hab-gc's to judge
 )
 
-// Reason codes of cache decisions. Where the idea is the retention plan's,
-// so is the code: an archive whose release is being installed is kept with
-// retention.CodeInstalling, one too young with retention.CodeYoung, and a
-// file that is not the one the plan read is kept at removal with
-// retention.CodeChanged.
+// Reason codes of cache decisions, besides retention's (CodeInstalling,
+// CodeYoung, CodeChanged).
 const (
 	CodeReleaseKept   retention.Code = "release-kept"   // keep: the plan keeps its release
 	CodeCacheLatest   retention.Code = "cache-latest"   // keep: among the newest KeepLatest archives of its package
@@ -56,58 +47,42 @@ const (
 	CodeNotHart       retention.Code = "not-hart"       // leave
 	CodeDotFile       retention.Code = "dot-file"       // leave: a download in progress
 	CodeNotRegular    retention.Code = "not-regular"    // leave
-	CodeForeignTarget retention.Code = "foreign-target" // leave: built for another target than the run's
+	CodeForeignTarget retention.Code = "foreign-target" // leave: not the run's target
 	DefaultKeepLatest                = 1
 )
 
-// ReleaseState is what the retention plan does with a release, as the
-// cache sees it: not installed, kept, removed, or being installed.
+// ReleaseState is what the retention plan does with a release.
 type ReleaseState int
 
 const (
 	NotInstalled ReleaseState = iota
 	Kept
 	Removed
-	// Installing: an install of the release is in progress (or was
-	// killed half way); Habitat unpacks from the cached archive.
-	Installing
+	Installing // in progress or killed half way: Habitat unpacks the archive
 )
 
-// ReleaseStateFunc tells the state of a release (StateOf: by a plan).
 type ReleaseStateFunc func(pkgstore.Ident) ReleaseState
 
-// ErrInvalidOptions is wrapped by Options.Validate's errors.
 var ErrInvalidOptions = errors.New("invalid artifact cache options")
 
-// Options tune Plan. The zero value of each field is its default, the
-// safe one, as everywhere in hab-gc (docs/library.md, "Zero and negative
-// values"); "none" is said with a named constant.
+// Options: each zero value is the safe default (docs/library.md, "Zero and
+// negative values"); "none" is a named constant.
 type Options struct {
-	// KeepLatest archives of each origin/name whose release is not kept
-	// stay (an offline rollback). 0: DefaultKeepLatest (1);
-	// retention.KeepNone keeps none; another negative value is refused.
+	// KeepLatest archives of each package whose release is not kept stay
+	// (an offline rollback): 0 is DefaultKeepLatest, retention.KeepNone none.
 	KeepLatest int
-	// MinAge leaves files modified or renamed into place more recently.
-	// 0: retention.DefaultMinAge (an hour, as a release's); retention.NoMinAge
-	// turns it off; another negative value is refused.
+	// MinAge leaves files changed more recently: 0 is
+	// retention.DefaultMinAge, retention.NoMinAge none.
 	MinAge time.Duration
-	// Now is the clock reading for MinAge. Zero: the time Plan is called.
-	Now time.Time
-	// Target is the run's package target (pkgstore.Options.Target): an
-	// archive of another target, or whose TARGET cannot be read, is left
-	// alone (CodeForeignTarget), as the store's releases of other targets
-	// are; its release is never the installed one of the same ident.
-	// Empty: pkgstore.DefaultTarget(), this machine's, as a scan's.
+	Now    time.Time // zero: when Plan is called
+	// Target (default pkgstore.DefaultTarget()): an archive of another, or
+	// of an unreadable TARGET, is left (CodeForeignTarget).
 	Target string
-	// Protect, when set, says why the run keeps whatever is of an ident
-	// (retention.Plan.Protects: its pins, its --only scope); an archive
-	// it gives reasons for is kept with them. nil: no pins (the release
-	// statuses still keep what they keep).
+	// Protect (retention.Plan.Protects) keeps an archive it gives reasons
+	// for, with them.
 	Protect func(pkgstore.Ident) []retention.Reason
 }
 
-// Validate refuses negative values other than the named ones
-// (retention.KeepNone, retention.NoMinAge), wrapping ErrInvalidOptions.
 func (o Options) Validate() error {
 	if o.KeepLatest < retention.KeepNone {
 		return fmt.Errorf("%w: keep-latest %d (0 for the default %d, retention.KeepNone for none)", ErrInvalidOptions, o.KeepLatest, DefaultKeepLatest)
@@ -118,9 +93,7 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// resolved returns o with each zero field set to its default and each
-// named "none" to its plain value (KeepLatest 0, MinAge 0): what Plan
-// uses. It does not validate.
+// resolved sets defaults and turns each named "none" into 0.
 func (o Options) resolved() Options {
 	switch {
 	case o.KeepLatest == 0:
@@ -145,15 +118,12 @@ func (o Options) resolved() Options {
 
 // File is the decision for one entry of the cache directory.
 type File struct {
-	File  string          `json:"file"`
-	Ident *pkgstore.Ident `json:"ident"`
-	// Target is the archive's TARGET (empty when not read).
+	File    string             `json:"file"`
+	Ident   *pkgstore.Ident    `json:"ident"`
 	Target  string             `json:"target,omitempty"`
 	Action  Action             `json:"action"`
 	Reasons []retention.Reason `json:"reasons"`
-	// Size is the space it occupies (allocated blocks; 0 for a file with
-	// other hard links, whose removal frees nothing).
-	Size int64 `json:"size"`
+	Size    int64              `json:"size"` // what removing it frees
 
 	id fileID
 }
@@ -169,14 +139,12 @@ func idOf(fi fs.FileInfo) fileID {
 	return fileID{dev, ino, fi.Size(), fi.ModTime()}
 }
 
-// Cache is an open artifact cache directory.
 type Cache struct {
 	root *os.Root
 }
 
-// Open opens FS_ROOT/hab/cache/artifacts, refusing a symlink at any of
-// its three levels. It returns ErrNoCache when there is none, and an
-// error wrapping errors.ErrUnsupported off Unix and Windows.
+// Open refuses a symlink at any of Dir's three levels; off Unix and
+// Windows it fails with errors.ErrUnsupported.
 func Open(fsRoot string) (*Cache, error) {
 	if err := supported(); err != nil {
 		return nil, err
@@ -184,7 +152,7 @@ func Open(fsRoot string) (*Cache, error) {
 	if err := pkgstore.RequireFSRoot(fsRoot); err != nil {
 		return nil, err
 	}
-	top, err := safeio.OpenRoot(fsRoot) // never blocks on a FIFO there
+	top, err := safeio.OpenRoot(fsRoot)
 	if err != nil {
 		return nil, err
 	}
@@ -201,8 +169,7 @@ func Open(fsRoot string) (*Cache, error) {
 			return nil, fmt.Errorf("%w: %s is a %s, not a directory: %w", ErrNoCache, p, safeio.Kind(fi.Mode()), ErrRefused)
 		}
 	}
-	// Opened without following a symlink or blocking, and checked to be
-	// the directory found: it may have changed since the Lstat.
+	// It may have changed since the Lstat.
 	r, err := safeio.OpenRootAt(top, Dir, safeio.NoFollow)
 	if err != nil {
 		return nil, err
@@ -210,13 +177,9 @@ func Open(fsRoot string) (*Cache, error) {
 	return &Cache{root: r}, nil
 }
 
-// Close closes the cache directory.
 func (c *Cache) Close() error { return c.root.Close() }
 
-// Plan decides for every entry of the cache (sorted by name).
-//
-// opts are validated (Options.Validate) and their defaults resolved
-// first.
+// Plan decides for every entry of the cache, sorted by name.
 func (c *Cache) Plan(ctx context.Context, status ReleaseStateFunc, opts Options) ([]File, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -284,8 +247,7 @@ func (c *Cache) Plan(ctx context.Context, status ReleaseStateFunc, opts Options)
 	return files, nil
 }
 
-// examine reads one entry; a File with an empty Action is a .hart to
-// decide on.
+// examine leaves Action empty for a .hart to decide on.
 func (c *Cache) examine(name string, opts Options) File {
 	f := File{File: name}
 	leave := func(code retention.Code, text string) File {
@@ -303,8 +265,7 @@ func (c *Cache) examine(name string, opts Options) File {
 		return leave(CodeNotRegular, "a "+safeio.Kind(fi.Mode())+", not a regular file: left alone")
 	}
 	f.Size = allocated(fi)
-	// A modification time ahead of the clock is judged by the change time
-	// (fileinfo.ChangedAt): it would otherwise keep the archive for good.
+	// An mtime ahead of the clock would keep the archive for good.
 	changed, _ := fileinfo.ChangedAt(fi, opts.Now)
 	if age := opts.Now.Sub(changed); opts.MinAge > 0 && age < opts.MinAge {
 		return leave(retention.CodeYoung, fmt.Sprintf("written %s ago, less than the minimum age %s (a download may be in progress)", age.Round(time.Second), opts.MinAge))
@@ -320,8 +281,8 @@ func (c *Cache) examine(name string, opts Options) File {
 	if ofi, err := r.Stat(); err != nil || idOf(ofi) != idOf(fi) {
 		return leave(CodeNotHart, "changed while being read: left alone")
 	}
-	f.id = openedID(r, fi) // Windows: the handle's file number
-	_, id, target, err := identify(io.LimitReader(r, fi.Size()))
+	f.id = openedID(r, fi)
+	id, target, err := identify(io.LimitReader(r, fi.Size()))
 	if err != nil {
 		return leave(CodeNotHart, err.Error()+": left alone")
 	}
@@ -329,8 +290,7 @@ func (c *Cache) examine(name string, opts Options) File {
 	return f
 }
 
-// allocated is the space a file occupies that removing it frees: its
-// allocated blocks, or 0 when other hard links keep it.
+// allocated is 0 when other hard links keep the file.
 func allocated(fi fs.FileInfo) int64 {
 	if links(fi) > 1 {
 		return 0
@@ -338,7 +298,6 @@ func allocated(fi fs.FileInfo) int64 {
 	return fileinfo.DiskUsage(fi)
 }
 
-// FileOutcome is what Remove did with one file.
 type FileOutcome struct {
 	File   string                  `json:"file"`
 	Status retention.RemovalStatus `json:"status"`
@@ -346,11 +305,9 @@ type FileOutcome struct {
 	Bytes  int64                   `json:"bytes_freed"`
 }
 
-// Remove deletes the files the plan removes, each atomically: checked to
-// be the file that was read, renamed to a dot-name in the same directory
-// (which Habitat and hab-gc skip), checked again, and unlinked. A file
-// that changed is kept. The caller holds the store's lock. It stops
-// between files when ctx ends.
+// Remove deletes each file to remove if it is still the file read: on Unix
+// renamed to a dot-name (which Habitat and hab-gc skip), checked again and
+// unlinked. The caller holds the store's lock.
 func (c *Cache) Remove(ctx context.Context, files []File) []FileOutcome {
 	var outs []FileOutcome
 	for _, f := range files {
@@ -367,7 +324,7 @@ func (c *Cache) Remove(ctx context.Context, files []File) []FileOutcome {
 }
 
 func (c *Cache) removeOne(f File) FileOutcome {
-	if out, ok := c.removeHandle(f); ok { // Windows: open_windows.go
+	if out, ok := c.removeHandle(f); ok { // Windows
 		return out
 	}
 	out := FileOutcome{File: f.File, Status: retention.StatusKept}

@@ -9,13 +9,11 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// StateOf is the ReleaseStateFunc of a store's plan; under pressure a
-// removal counts as kept (pressure may keep it). Where the store folds
-// case (Windows), an archive whose IDENT differs only in case is its
-// release's, as Habitat's pkg_install_path opens it there
-// (components/core/src/fs.rs).
+// StateOf: under pressure a removal counts as kept (pressure may keep it).
+// Where the store folds case, an IDENT differing in case is its release's,
+// as pkg_install_path opens it (components/core/src/fs.rs).
 func StateOf(plan *retention.Plan, underPressure bool) ReleaseStateFunc {
-	installing := BeingInstalled(plan.Inventory)
+	installing := beingInstalled(plan.Inventory)
 	return func(id pkgstore.Ident) ReleaseState {
 		if installing(id) {
 			return Installing
@@ -36,9 +34,9 @@ func StateOf(plan *retention.Plan, underPressure bool) ReleaseStateFunc {
 	}
 }
 
-// BeingInstalled: an install directory, a fresh archive, or a fresh
+// beingInstalled: an install directory, a fresh archive, or a fresh
 // symlink named as its archive (install.rs is_artifact_cached follows it).
-func BeingInstalled(inv *pkgstore.Inventory) func(pkgstore.Ident) bool {
+func beingInstalled(inv *pkgstore.Inventory) func(pkgstore.Ident) bool {
 	installing := map[pkgstore.Ident]bool{}
 	for _, in := range slices.Concat(inv.Installing, inv.Fetched) {
 		if in.Release.Origin != "" {
@@ -79,7 +77,7 @@ func Recheck(ctx context.Context, store *pkgstore.Store, files []File, res *rete
 	inv, err := store.Scan(ctx, scan)
 	var installing func(pkgstore.Ident) bool
 	if err == nil {
-		installing = BeingInstalled(inv)
+		installing = beingInstalled(inv)
 	}
 	for i := range files {
 		f := &files[i]

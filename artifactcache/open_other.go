@@ -9,16 +9,13 @@ import (
 	"os"
 )
 
-// No O_NOFOLLOW or O_NONBLOCK: never used, since supported fails first.
 const (
 	oNoFollow = 0
 	oNonBlock = 0
 )
 
-// supported fails off Unix: telling that a file removed is the one read
-// needs stat's device and inode, and opening it without following a
-// symlink needs O_NOFOLLOW. Habitat's Windows cache
-// (C:\hab\cache\artifacts) is not handled yet.
+// supported: telling the file read needs a device and inode, opening it
+// O_NOFOLLOW.
 func supported() error {
 	return fmt.Errorf("artifactcache on this platform: %w (Windows caches at C:\\hab\\cache\\artifacts are not handled yet)", errors.ErrUnsupported)
 }

@@ -14,27 +14,20 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// No O_NOFOLLOW or O_NONBLOCK: os.Root opens no FIFO on Windows, the
-// entry was found a regular file by Lstat, and what was opened is checked
-// again on its handle (openedID).
+// os.Root opens no FIFO here, and openedID checks what was opened.
 const (
 	oNoFollow = 0
 	oNonBlock = 0
 )
 
-// supported: Habitat's Windows cache (C:\hab\cache\artifacts,
-// habitat-sh/habitat components/core/src/fs.rs CACHE_ARTIFACT_PATH under
-// FS_ROOT_PATH) is read through os.Root, an archive's identity is its
-// volume and file index, read on the handle that read it, and it is
-// removed by that identity on a handle (removeHandle).
+// supported: Habitat's C:\hab\cache\artifacts (components/core/src/fs.rs
+// CACHE_ARTIFACT_PATH); an archive is its volume and file index.
 func supported() error { return nil }
 
-// links: os's FileInfo on Windows carries no link count; removeHandle
-// reads it on the handle.
+// links: removeHandle reads the count on the handle.
 func links(fs.FileInfo) uint64 { return 1 }
 
-// openedID is the identity of the archive open as r: Windows' FileInfo
-// from Lstat has no file number (fileinfo.ID is 0, 0), the handle has.
+// openedID: Lstat's FileInfo has no file number here, the handle has.
 func openedID(r *os.File, fi fs.FileInfo) fileID {
 	in, err := winfs.Stat(windows.Handle(r.Fd()))
 	if err != nil {
@@ -47,15 +40,9 @@ func handleID(in winfs.Info) fileID {
 	return fileID{uint64(in.Volume), in.Index, in.Size, time.Unix(0, in.LastWrite.Nanoseconds())}
 }
 
-// removeHandle removes f on Windows in one step on one handle: the name
-// opened relative to the cache directory's handle for DELETE without
-// following a reparse point, its identity checked on that handle (volume,
-// file index, size, modification time: the file that was read), and that
-// very file marked for deletion (winfs.Delete), so that no other file can
-// take its place between the check and the removal (Unix renames it to a
-// dot-name first for that). An archive a process holds open without
-// FILE_SHARE_DELETE (Habitat installing from it) cannot be opened so: it
-// is kept, in use.
+// removeHandle checks and deletes f on one handle, so no other file can
+// take its place between; one Habitat installs from (held without
+// FILE_SHARE_DELETE) is kept, in use.
 func (c *Cache) removeHandle(f File) (FileOutcome, bool) {
 	out := FileOutcome{File: f.File, Status: retention.StatusKept}
 	d, err := c.root.Open(".")

@@ -8,12 +8,8 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// Limit applies disk pressure to the files Plan removes, before any
-// release goes (`hab-gc run --cache --min-free`): above min-free nothing
-// goes; below it, archives go (in name order) until max-free would be
-// reached. It changes files in place: a removal not needed is kept, with
-// its reason (pressure.CodeEnoughFree, pressure.CodeTargetMet). It returns
-// the bytes the remaining removals free.
+// Limit is pressure.Limit for the cache, whose archives go (in name order)
+// before any release. It returns the bytes the remaining removals free.
 func Limit(files []File, sp pressure.Space, l pressure.Limits) (int64, error) {
 	minFree, maxFree, err := l.Resolve(sp.Total)
 	if err != nil {

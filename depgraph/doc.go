@@ -1,22 +1,9 @@
-// Package depgraph is the dependency graph of the releases in a Habitat
-// package store.
-//
-// Nodes are the idents a scan met: every installed release, and every
-// release named in a DEPS or TDEPS file but not installed (flagged so).
-// An edge runs from a release to each release its DEPS or TDEPS names:
-// either file naming it is enough, so a release is connected directly to
-// its whole runtime closure even when one of the two files is incomplete.
+// Package depgraph is the dependency graph of a package store: one node per
+// ident a scan met (installed, or named in DEPS or TDEPS but missing), an
+// edge from a release to each release either file names. Callers speak
+// pkgstore.Ref; gonum serves traversal and export (see ExampleGraph).
 //
 //	g := depgraph.New(inv)
-//	needs := g.Closure(ref)             // what ref needs, transitively
-//	users := g.ReverseClosure(ref)      // what needs ref
-//	reach := g.Reach(roots)             // mark from roots (with shortest chains)
-//	chain := reach.Chain(ref)           // root, ..., ref
-//	dot, _ := g.DOT(nil)                // Graphviz, via gonum's encoding/dot
-//
-// Internally the graph is stored as compact adjacency arrays (marking a
-// 100,000-release store is a few milliseconds), and it is exposed to gonum
-// as a graph.Directed for traversal and export. gonum's node IDs never
-// appear in this package's API: callers speak pkgstore.Ref and
-// pkgstore.Ident.
+//	needs, users := g.Closure(ref), g.ReverseClosure(ref)
+//	chain := g.Reach(roots).Chain(ref) // a shortest chain, root first
 package depgraph

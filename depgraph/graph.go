@@ -15,32 +15,26 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// Graph is the dependency graph of one inventory. It is immutable and safe
-// for concurrent reads.
+// Graph is immutable and safe for concurrent reads.
 type Graph struct {
 	inv *pkgstore.Inventory
-	// out[off[i]:off[i+1]] are the dependencies of node i, sorted;
-	// rin[roff[i]:roff[i+1]] the nodes that depend on i, in order, built at
-	// the first call that needs them (a plan of keep-latest alone never
-	// does: the reverse edges would double the graph's memory).
+	// out[off[i]:off[i+1]]: node i's dependencies, sorted; rin/roff the
+	// reverse, built only when asked (it doubles the memory).
 	off, out []int32
 	rev      sync.Once
 	roff     []int32
 	rin      []pkgstore.Ref
 }
 
-// New builds the graph of inv: one node per Ref, one edge per distinct
-// dependency named in DEPS or TDEPS. A nil inventory is an empty graph.
+// New builds the graph of inv; a nil inventory is an empty graph.
 func New(inv *pkgstore.Inventory) *Graph {
 	if inv == nil {
-		inv = pkgstore.NewInventory("", "", nil) // an empty graph, not a panic
+		inv = pkgstore.NewInventory("", "", nil)
 	}
 	n := inv.NumRefs()
 	g := &Graph{inv: inv, off: make([]int32, n+1)}
-	// Two passes: the first counts each node's distinct dependencies, so
-	// that the edges are allocated once, at their exact size (appending
-	// them grew the array 20-odd times at 100,000 releases, 117 MB
-	// allocated for 9 MB kept); the second makes them again into place.
+	// Two passes allocate the edges once (appending allocated 117 MB for
+	// 9 MB kept at 100,000 releases).
 	var buf []int32
 	total := 0
 	for i := 0; i < n; i++ {
@@ -57,8 +51,6 @@ func New(inv *pkgstore.Inventory) *Graph {
 	return g
 }
 
-// appendDeps appends the distinct dependencies of node i (DEPS and TDEPS),
-// sorted, to out.
 func appendDeps(out []int32, inv *pkgstore.Inventory, i int) []int32 {
 	r := inv.ReleaseOf(pkgstore.Ref(i))
 	if r == nil {
@@ -74,15 +66,13 @@ func appendDeps(out []int32, inv *pkgstore.Inventory, i int) []int32 {
 	buf := out[start:]
 	slices.Sort(buf)
 	buf = slices.Compact(buf)
-	// A release naming itself would be a loop; Habitat never writes
-	// one, and it adds nothing to a closure.
+	// Habitat never writes a self-loop; it adds nothing to a closure.
 	if j, found := slices.BinarySearch(buf, int32(i)); found {
 		buf = slices.Delete(buf, j, j+1)
 	}
 	return out[:start+len(buf)]
 }
 
-// reverse builds the reverse adjacency, once, by counting sort.
 func (g *Graph) reverse() {
 	g.rev.Do(func() {
 		n := g.Len()
@@ -105,25 +95,18 @@ func (g *Graph) reverse() {
 	})
 }
 
-// Inventory returns the inventory the graph was built from.
 func (g *Graph) Inventory() *pkgstore.Inventory { return g.inv }
 
-// Len returns the number of nodes.
+// Len is the number of nodes.
 func (g *Graph) Len() int { return len(g.off) - 1 }
 
-// Edges returns the number of edges.
-func (g *Graph) Edges() int { return len(g.out) }
-
-// Installed reports whether a node is an installed release (rather than a
-// dependency that is named but missing).
+// Installed is false for a dependency that is named but missing.
 func (g *Graph) Installed(r pkgstore.Ref) bool { return g.inv.ReleaseOf(r) != nil }
 
-// Deps returns the direct dependencies of r (the union of its DEPS and
-// TDEPS), in Ref order.
+// Deps are r's direct dependencies (DEPS and TDEPS), in Ref order.
 func (g *Graph) Deps(r pkgstore.Ref) []pkgstore.Ref { return toRefs(g.out[g.off[r]:g.off[r+1]]) }
 
-// Dependents returns the releases whose DEPS or TDEPS name r, in Ref
-// order.
+// Dependents are the releases whose DEPS or TDEPS name r, in Ref order.
 func (g *Graph) Dependents(r pkgstore.Ref) []pkgstore.Ref {
 	g.reverse()
 	return slices.Clone(g.rin[g.roff[r]:g.roff[r+1]])
@@ -137,30 +120,26 @@ func toRefs(s []int32) []pkgstore.Ref {
 	return out
 }
 
-// Reach is the result of marking from a set of roots: every node reachable
-// from them, with the first root and shortest chain that reaches it.
+// Reach is what a set of roots reaches, each with a shortest chain.
 type Reach struct {
 	g      *Graph
 	parent []int32 // -1: not reached; -2: a root; else the node that reached it
 }
 
-// Reach marks everything reachable from roots (roots included), breadth
-// first, so each node's chain is a shortest one from the root set. Roots
-// are visited in the order given, which makes chains deterministic.
+// Reach marks from roots breadth first, in the order given, so chains are
+// shortest and deterministic.
 func (g *Graph) Reach(roots []pkgstore.Ref) *Reach {
 	n := g.Len()
 	r := &Reach{g: g, parent: make([]int32, n)}
 	for i := range r.parent {
 		r.parent[i] = -1
 	}
-	r.extend(roots)
+	r.Extend(roots)
 	return r
 }
 
 // Extend marks from more roots, keeping what is already marked.
-func (r *Reach) Extend(roots []pkgstore.Ref) { r.extend(roots) }
-
-func (r *Reach) extend(roots []pkgstore.Ref) {
+func (r *Reach) Extend(roots []pkgstore.Ref) {
 	queue := make([]int32, 0, len(roots))
 	for _, x := range roots {
 		if r.parent[x] == -1 {
@@ -181,14 +160,11 @@ func (r *Reach) extend(roots []pkgstore.Ref) {
 	}
 }
 
-// Reached reports whether x is reachable from the roots.
 func (r *Reach) Reached(x pkgstore.Ref) bool { return r.parent[x] != -1 }
 
-// IsRoot reports whether x is one of the roots.
 func (r *Reach) IsRoot(x pkgstore.Ref) bool { return r.parent[x] == -2 }
 
-// Chain returns the shortest chain from a root to x: root first, x last.
-// It is nil when x is not reached.
+// Chain is root first, x last; nil when x is not reached.
 func (r *Reach) Chain(x pkgstore.Ref) []pkgstore.Ref {
 	if r.parent[x] == -1 {
 		return nil
@@ -204,20 +180,19 @@ func (r *Reach) Chain(x pkgstore.Ref) []pkgstore.Ref {
 	return c
 }
 
-// Closure returns what the given releases need, transitively (themselves
-// excluded unless one needs another), sorted by Ref.
+// Closure is what the releases need, transitively (themselves only when
+// one needs another), sorted by Ref.
 func (g *Graph) Closure(of ...pkgstore.Ref) []pkgstore.Ref {
 	return g.walk(directed{g}, of)
 }
 
-// ReverseClosure returns every release that needs one of the given
-// releases, directly or transitively, sorted by Ref.
+// ReverseClosure is every release that needs one of them, transitively,
+// sorted by Ref.
 func (g *Graph) ReverseClosure(of ...pkgstore.Ref) []pkgstore.Ref {
 	return g.walk(reversed{g}, of)
 }
 
-// walk runs gonum's breadth-first traversal from each start over view and
-// returns the nodes reached by at least one edge.
+// walk returns the nodes reached from the starts by at least one edge.
 func (g *Graph) walk(view traverse.Graph, from []pkgstore.Ref) []pkgstore.Ref {
 	var out []pkgstore.Ref
 	reached := map[int64]bool{}
@@ -251,7 +226,6 @@ func (n node) Attributes() []encoding.Attribute {
 	return []encoding.Attribute{{Key: "style", Value: "dashed"}, {Key: "tooltip", Value: "not installed"}}
 }
 
-// directed exposes the graph to gonum as a graph.Directed.
 type directed struct{ g *Graph }
 
 func (d directed) Node(id int64) graph.Node {
@@ -267,7 +241,6 @@ func (d directed) Nodes() graph.Nodes {
 
 func (d directed) nodes(ids []int32) graph.Nodes { return nodesOf(d.g, ids) }
 
-// nodesOf are the nodes of ids, in order.
 func nodesOf[T ~int32](g *Graph, ids []T) graph.Nodes {
 	ns := make([]graph.Node, len(ids))
 	for i, id := range ids {
@@ -312,7 +285,7 @@ func (r reversed) Edge(u, v int64) graph.Edge {
 	return simple.Edge{F: node{r.g, u}, T: node{r.g, v}}
 }
 
-// subgraph restricts the directed view to a set of nodes.
+// subgraph is the directed view limited to keep.
 type subgraph struct {
 	directed
 	keep []bool
@@ -328,7 +301,6 @@ func (s subgraph) Node(id int64) graph.Node {
 func (s subgraph) Nodes() graph.Nodes             { return s.nodes(s.ids) }
 func (s subgraph) filter(ids []int32) graph.Nodes { return filterOf(s, ids) }
 
-// filterOf are the nodes of ids the subgraph keeps, in order.
 func filterOf[T ~int32](s subgraph, ids []T) graph.Nodes {
 	var kept []T
 	for _, id := range ids {
@@ -344,8 +316,7 @@ func (s subgraph) To(id int64) graph.Nodes {
 	return filterOf(s, s.g.rin[s.g.roff[id]:s.g.roff[id+1]])
 }
 
-// view returns the whole graph, or the subgraph of roots and their
-// closure when roots is non-empty.
+// view is the whole graph, or roots and their closure.
 func (g *Graph) view(roots []pkgstore.Ref) graph.Directed {
 	if len(roots) == 0 {
 		return directed{g}
@@ -362,42 +333,38 @@ func (g *Graph) view(roots []pkgstore.Ref) graph.Directed {
 	return subgraph{directed{g}, keep, ids}
 }
 
-// DOT renders the graph (or, given roots, the roots and their closure) in
-// Graphviz's language with gonum's encoding/dot. Nodes are labelled with
-// idents; dependencies that are not installed are dashed.
+// DOT renders view(roots) for Graphviz, labelled with idents; missing
+// dependencies are dashed.
 func (g *Graph) DOT(roots []pkgstore.Ref) ([]byte, error) {
 	return dot.Marshal(g.view(roots), "habitat", "", "  ")
 }
 
-// JSONGraph is the JSON form of a graph.
-type JSONGraph struct {
-	Nodes []JSONNode `json:"nodes"`
-	Edges []JSONEdge `json:"edges"`
+type jsonGraph struct {
+	Nodes []jsonNode `json:"nodes"`
+	Edges []jsonEdge `json:"edges"` // From needs To
 }
 
-// JSONNode is one release in JSONGraph.
-type JSONNode struct {
+type jsonNode struct {
 	Ident     string `json:"ident"`
 	Installed bool   `json:"installed"`
 }
 
-// JSONEdge says that From needs To.
-type JSONEdge struct {
+type jsonEdge struct {
 	From string `json:"from"`
 	To   string `json:"to"`
 }
 
-// JSON renders the graph (or the closure of roots) as JSONGraph.
+// JSON renders view(roots) as {"nodes": [...], "edges": [...]}.
 func (g *Graph) JSON(roots []pkgstore.Ref) ([]byte, error) {
 	v := g.view(roots)
-	out := JSONGraph{Nodes: []JSONNode{}, Edges: []JSONEdge{}}
+	out := jsonGraph{Nodes: []jsonNode{}, Edges: []jsonEdge{}}
 	ns := v.Nodes()
 	for ns.Next() {
 		n := ns.Node().(node)
-		out.Nodes = append(out.Nodes, JSONNode{Ident: n.DOTID(), Installed: g.Installed(pkgstore.Ref(n.id))})
+		out.Nodes = append(out.Nodes, jsonNode{Ident: n.DOTID(), Installed: g.Installed(pkgstore.Ref(n.id))})
 		to := v.From(n.id)
 		for to.Next() {
-			out.Edges = append(out.Edges, JSONEdge{From: n.DOTID(), To: to.Node().(node).DOTID()})
+			out.Edges = append(out.Edges, jsonEdge{From: n.DOTID(), To: to.Node().(node).DOTID()})
 		}
 	}
 	return json.MarshalIndent(out, "", "  ")

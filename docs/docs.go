@@ -10,17 +10,13 @@ import (
 //go:embed *.md
 var pages embed.FS
 
-// A Topic is one documentation page.
 type Topic struct {
-	// Name is the page's file name without ".md": what `hab-gc help NAME` takes.
-	Name string
-	// Title is the page's first heading, without its "# ".
-	Title string
-	// Markdown is the page as written, title included.
-	Markdown string
+	Name     string // what `hab-gc help NAME` takes
+	Title    string
+	Markdown string // as written, title included
 }
 
-// Topics returns every page, sorted by name.
+// Topics are sorted by name.
 func Topics() []Topic {
 	names, err := fs.Glob(pages, "*.md")
 	if err != nil { // only a malformed pattern fails
@@ -38,7 +34,6 @@ func Topics() []Topic {
 	return out
 }
 
-// Lookup returns the page called name.
 func Lookup(name string) (Topic, bool) {
 	b, err := pages.ReadFile(name + ".md")
 	if err != nil || strings.ContainsAny(name, "/.") {
@@ -52,24 +47,19 @@ func parse(name, md string) Topic {
 	return Topic{Name: name, Title: strings.TrimPrefix(first, "# "), Markdown: md}
 }
 
-// Body returns the page without its title line, trimmed.
+// Body is the page without its title line.
 func (t Topic) Body() string {
 	_, rest, _ := strings.Cut(t.Markdown, "\n")
 	return strings.TrimSpace(rest) + "\n"
 }
 
-// Text returns the page's body as plain text for a terminal, filled to
-// Width columns: markdown's emphasis and code marks dropped, code blocks
-// verbatim and indented without their fence lines, tables laid out as
-// text within Width columns, and links as their text (naming the help
-// topic of a link to another page).
+// Text is the body as plain text filled to Width columns; a link to
+// another page names its help topic.
 func (t Topic) Text() string {
 	return renderText(t.Body())
 }
 
-// Man returns the page's body as roff for a man page (man(7) macros):
-// sections, filled paragraphs and lists, code verbatim, and tables laid
-// out as text narrow enough to read at 80 columns.
+// Man is the body as man(7) roff, its tables readable at 80 columns.
 func (t Topic) Man() string {
 	return renderRoff(t.Body())
 }

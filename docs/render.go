@@ -9,17 +9,11 @@ import (
 	"github.com/hab-gc/hab-gc/internal/display"
 )
 
-// Width is the number of columns Text fills and every table is fitted to:
-// the terminal a page is read on may be no wider.
 const Width = 80
 
-// manTableWidth is the width of a table in a man page: man indents a
-// section's body 7 columns and an example block 4 more, so that a table
-// this wide reads at 80 columns.
+// manTableWidth: man indents a section's body 7 columns, an example 4 more.
 const manTableWidth = Width - 12
 
-// A block is one piece of a page: a heading, a paragraph or list item, a
-// code block or a table.
 type block struct {
 	kind   blockKind
 	indent int      // columns the block sits at in the source (list nesting)
@@ -47,9 +41,9 @@ var (
 
 func indentOf(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
 
-// parseBlocks splits markdown into blocks. It knows what the pages use:
-// "#" headings, paragraphs, "-" and "1." list items with indented
-// continuations, fenced and indented code, and pipe tables.
+// parseBlocks knows what the pages use: "#" headings, paragraphs, "-" and
+// "1." items with indented continuations, fenced and indented code, pipe
+// tables.
 func parseBlocks(md string) []block {
 	var out []block
 	lines := strings.Split(md, "\n")
@@ -130,13 +124,9 @@ func parseBlocks(md string) []block {
 	return out
 }
 
-// textIndent is the column a block's text starts at: after a list item's
-// marker.
 func (b block) textIndent() int { return b.indent + len(b.marker) }
 
-// inline turns a span of markdown into text: code marks, emphasis and
-// links dropped (a link keeps its text and, to another page, says where it
-// is: ref(page)); inside `code` nothing is changed.
+// inline drops code marks, emphasis and links (see linkText).
 func inline(s string, ref func(page string) string) string {
 	var b strings.Builder
 	parts := strings.Split(s, "`")
@@ -158,8 +148,6 @@ func manRef(page string) string  { return "hab-gc-" + page + "(1)" }
 
 func width(s string) int { return utf8.RuneCountInString(s) }
 
-// parseTable returns a pipe table's cells: the header row, then the rows,
-// without the |---| line.
 func parseTable(lines []string, ref func(string) string) [][]string {
 	var rows [][]string
 	for _, l := range lines {
@@ -177,9 +165,8 @@ func parseTable(lines []string, ref func(string) string) [][]string {
 	return rows
 }
 
-// tableText lays a table out in w columns: as aligned columns when they
-// fit; with two columns, the first as a tag and the second filled beside
-// or under it; else one record a row, each cell after its column's name.
+// tableText lays a table out in w columns: aligned when they fit; two
+// columns as a tag and its text; else one record a row.
 func tableText(rows [][]string, w int) []string {
 	if len(rows) == 0 {
 		return nil
@@ -257,8 +244,6 @@ func tableText(rows [][]string, w int) []string {
 	return out
 }
 
-// renderText is a page's markdown as text for a terminal, filled to
-// Width columns.
 func renderText(md string) string {
 	var out []string
 	for _, b := range parseBlocks(md) {
@@ -294,9 +279,7 @@ func renderText(md string) string {
 	return strings.Join(out, "\n") + "\n"
 }
 
-// roffEscape makes text safe for roff: backslashes and hyphens (a flag's
-// "-" must stay a minus to be copied) escaped, and a line that would start
-// with a control character guarded.
+// roffEscape: a flag's "-" must stay a minus to be copied.
 func roffEscape(s string) string {
 	return strings.NewReplacer(`\`, `\e`, "-", `\-`).Replace(s)
 }
@@ -308,8 +291,7 @@ func roffLine(s string) string {
 	return s
 }
 
-// roffInline is a span of markdown in roff: code in bold, emphasis in
-// italics, links as their text naming the man page.
+// roffInline sets code in bold, emphasis in italics.
 func roffInline(s string) string {
 	var b strings.Builder
 	parts := strings.Split(s, "`")
@@ -327,10 +309,6 @@ func roffInline(s string) string {
 	return b.String()
 }
 
-// renderRoff is a page's markdown as the body of a man page (man(7)
-// macros): headings as sections, paragraphs and (nested) list items
-// filled by man, code verbatim (.nf), tables laid out as text narrow
-// enough for an 80-column terminal.
 func renderRoff(md string) string {
 	var out []string
 	type item struct{ textIndent, width int }
@@ -388,12 +366,10 @@ func renderRoff(md string) string {
 	return strings.Join(out, "\n") + "\n"
 }
 
-// manLink is a markdown link as text in a man page.
 func manLink(m string) string { return linkText(m, manRef) }
 
-// linkText is the markdown link m as text: its text, then the address of
-// one to the web, or where another page is (ref(page)); one within the
-// page is its text alone.
+// linkText keeps a link's text, then a web address or ref(page); one
+// within the page is its text alone.
 func linkText(m string, ref func(page string) string) string {
 	sm := linkRE.FindStringSubmatch(m)
 	text, target := sm[1], sm[2]

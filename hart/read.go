@@ -13,42 +13,25 @@ import (
 	"github.com/ulikunitz/xz"
 )
 
-// ErrNotHart is wrapped by errors about a file that is not a readable
-// .hart.
 var ErrNotHart = errors.New("not a readable Habitat package archive (.hart)")
 
-// ErrLimit is wrapped when a metadata file asked for lies beyond the
-// bounds of what is read (Limits).
 var ErrLimit = errors.New("beyond the bounds hab-gc reads of an archive")
 
-// ErrInvalidLimits is wrapped by Limits.Validate's errors (and so by
-// Read's, which then reads nothing).
 var ErrInvalidLimits = errors.New("invalid archive read limits")
 
-// Limits bound what Read reads. A zero field is DefaultLimits' (the zero
-// Limits is DefaultLimits); a negative one is refused (Validate): there
-// is no "unbounded".
+// Limits bound what Read reads; a zero field is DefaultLimits', a negative
+// one is refused: there is no "unbounded".
 type Limits struct {
-	// Unpacked bounds the bytes decompressed.
-	Unpacked int64
-	// Entries bounds the tar entries read.
-	Entries int
-	// Meta bounds one metadata file (a TDEPS of thousands of lines is a
-	// few hundred KiB).
-	Meta int64
+	Unpacked int64 // bytes decompressed
+	Entries  int   // tar entries
+	Meta     int64 // one metadata file (a long TDEPS is a few hundred KiB)
 }
 
-// DefaultLimits are 64 MiB decompressed, 100,000 entries, 4 MiB a
-// metadata file.
-
-// typeRegA is the old tar flag for a regular file ('\x00', tar.TypeRegA,
-// deprecated): old archivers write it, and such an archive's files are
-// regular files.
+// typeRegA is tar.TypeRegA (deprecated), which old archivers still write.
 const typeRegA = '\x00'
 
 func DefaultLimits() Limits { return Limits{Unpacked: 64 << 20, Entries: 100_000, Meta: 4 << 20} }
 
-// Validate refuses a negative bound.
 func (l Limits) Validate() error {
 	if l.Unpacked < 0 || l.Entries < 0 || l.Meta < 0 {
 		return fmt.Errorf("%w: %+v has a negative bound (0 is the default)", ErrInvalidLimits, l)
@@ -56,7 +39,6 @@ func (l Limits) Validate() error {
 	return nil
 }
 
-// resolved is l with each zero bound set to DefaultLimits'.
 func (l Limits) resolved() Limits {
 	d := DefaultLimits()
 	if l.Unpacked == 0 {
@@ -71,11 +53,9 @@ func (l Limits) resolved() Limits {
 	return l
 }
 
-// maxHeaderLine bounds each header line (a signature is about 90 bytes of
-// base64).
+// maxHeaderLine: a signature is about 90 bytes of base64.
 const maxHeaderLine = 4096
 
-// Header is a .hart's header.
 type Header struct {
 	Format    string // HART-1
 	KeyName   string // signing key with revision: core-20180119235000
@@ -83,9 +63,8 @@ type Header struct {
 	Signature string // base64
 }
 
-// ParseHeader reads a header (four lines and a blank one) from r, no line
-// longer than a few KiB; r is left at the start of the archive.
-func ParseHeader(r *bufio.Reader) (Header, error) {
+// parseHeader reads four lines and a blank one, leaving r at the archive.
+func parseHeader(r *bufio.Reader) (Header, error) {
 	var lines [5]string
 	for i := range lines {
 		line, err := readLine(r)
@@ -139,20 +118,13 @@ func printable(s string) bool {
 	return true
 }
 
-// Archive is what Read found in a .hart.
 type Archive struct {
-	Header Header
-	// Ident is the IDENT file's content (origin/name/version/release),
-	// which agrees with the release directory its entry lies in.
-	Ident string
-	// Target is TARGET's content ("" when not read).
-	Target string
-	// Deps and TDeps are the lines of DEPS and TDEPS, as written (each
-	// meant to be a fully qualified ident; the caller parses them).
-	Deps, TDeps []string
-	// Complete is true when the whole tar was read: a metadata file not
-	// found is then absent (Habitat writes no DEPS or TDEPS for a package
-	// without dependencies). Otherwise Read stopped at a bound or as asked.
+	Header      Header
+	Ident       string   // IDENT, which agrees with its entry's directory
+	Target      string   // "" when not read
+	Deps, TDeps []string // lines as written, unparsed
+	// Complete: the whole tar was read, so a file not found is absent
+	// (Habitat writes no DEPS or TDEPS without dependencies).
 	Complete bool
 }
 
@@ -160,27 +132,19 @@ type Archive struct {
 type Want int
 
 const (
-	// WantIdent stops once IDENT and TARGET are read.
-	WantIdent Want = iota
-	// WantDeps reads on until IDENT, TARGET and TDEPS are read, or the
-	// end: hab-plan-build's tar is in directory order, so TARGET may come
-	// after TDEPS.
-	WantDeps
+	WantIdent Want = iota // IDENT and TARGET
+	WantDeps              // and TDEPS, which may come before TARGET
 )
 
-// Read reads a .hart from r within lim. The archive's release is
-// identified by its IDENT (which must be a fully qualified ident and agree
-// with the path of its entry); every metadata entry read must belong to
-// that release's directory (an archive of two releases is refused).
-// Errors wrap ErrNotHart, or ErrLimit when a bound stopped Read before
-// IDENT.
+// Read refuses metadata of two releases in one archive. Errors wrap
+// ErrNotHart, or ErrLimit when a bound stopped Read before IDENT.
 func Read(r io.Reader, lim Limits, want Want) (*Archive, error) {
 	if err := lim.Validate(); err != nil {
 		return nil, err
 	}
 	lim = lim.resolved()
 	br := bufio.NewReaderSize(r, 64<<10)
-	h, err := ParseHeader(br)
+	h, err := parseHeader(br)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +155,7 @@ func Read(r io.Reader, lim Limits, want Want) (*Archive, error) {
 	}
 	lr := &io.LimitedReader{R: xr, N: lim.Unpacked}
 	tr := tar.NewReader(lr)
-	var rel string // the release directory O/N/V/R metadata entries are in
+	var rel string // O/N/V/R
 	var haveTarget bool
 	for i := 0; ; i++ {
 		if i >= lim.Entries {
@@ -208,7 +172,7 @@ func Read(r io.Reader, lim Limits, want Want) (*Archive, error) {
 			}
 			return nil, fmt.Errorf("%w: archive: %v", ErrNotHart, err)
 		}
-		dir, file, ok := MetaPath(hdr.Name)
+		dir, file, ok := metaPath(hdr.Name)
 		if !ok {
 			continue
 		}
@@ -256,11 +220,9 @@ func Read(r io.Reader, lim Limits, want Want) (*Archive, error) {
 	return a, nil
 }
 
-// MetaPath splits a tar path that matches Habitat's metadata pattern
-// ^/?(?:opt/)?hab/pkgs/([^/]+)/([^/]+)/([^/]+)/([^/]+)/FILE$ into the
-// release ("O/N/V/R") and FILE (upper-case letters and "_", as Habitat's
-// MetaFile names are). A part that is "." or ".." does not match.
-func MetaPath(name string) (release, file string, ok bool) {
+// metaPath splits a path matching METAFILE_REGXS into "O/N/V/R" and FILE
+// (upper case and "_", as MetaFile names are); "." or ".." never matches.
+func metaPath(name string) (release, file string, ok bool) {
 	n := strings.TrimPrefix(name, "/")
 	n = strings.TrimPrefix(n, "opt/")
 	rest, found := strings.CutPrefix(n, "hab/pkgs/")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -29,17 +30,12 @@ const (
 	TypeCheck = "check"
 )
 
-// restoreLimit caps what Restore reads of a previous textfile.
 const restoreLimit = 16 << 20
 
-// ErrNilMetrics is returned by the methods of a nil *Metrics that return
-// an error.
 var ErrNilMetrics = errors.New("metrics: nil *Metrics")
 
-// Metrics holds hab-gc's metrics in a registry of its own. A nil *Metrics
-// records nothing: its Watch and Observe methods do nothing, Gatherer and
-// Handler serve no metric, and Restore, RestoreFile and WriteFile return
-// ErrNilMetrics.
+// Metrics has a registry of its own. A nil *Metrics records and serves
+// nothing; its methods that return an error return ErrNilMetrics.
 type Metrics struct {
 	reg         *prometheus.Registry
 	releases    *prometheus.GaugeVec
@@ -56,9 +52,7 @@ type Metrics struct {
 	history     *prometheus.CounterVec
 	notRun      *prometheus.CounterVec
 	stores      *storeCollector
-
-	// restorable are the families Restore reads back, by name.
-	restorable map[string]restorable
+	restorable  map[string]restorable
 }
 
 type restorable struct {
@@ -66,7 +60,6 @@ type restorable struct {
 	counter *prometheus.CounterVec
 }
 
-// New returns hab-gc's metrics, registered in a new registry.
 func New() *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
@@ -118,7 +111,6 @@ func New() *Metrics {
 	return m
 }
 
-// Gatherer is the registry, for promhttp or testutil.
 func (m *Metrics) Gatherer() prometheus.Gatherer {
 	if m == nil {
 		return prometheus.Gatherers{}
@@ -126,14 +118,12 @@ func (m *Metrics) Gatherer() prometheus.Gatherer {
 	return m.reg
 }
 
-// Handler serves the metrics (the daemon's /metrics).
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.Gatherer(), promhttp.HandlerOpts{})
 }
 
-// StorePath is the store label of an FS root: FS_ROOT/hab/pkgs, absolute
-// and with symlinks resolved when it exists (as the scheduler names a
-// job's store), so that run, check and the daemon label one store alike.
+// StorePath is an FS root's store label, absolute and with symlinks
+// resolved, so that run, check and the daemon label one store alike.
 func StorePath(fsRoot string) string {
 	p := filepath.Join(fsRoot, "hab", "pkgs")
 	if r, err := filepath.EvalSymlinks(p); err == nil {
@@ -145,8 +135,8 @@ func StorePath(fsRoot string) string {
 	return p
 }
 
-// Watch adds the store of fsRoot (labelled store) to those whose file
-// system and artifact cache are measured at each gathering.
+// Watch measures the file system and artifact cache of fsRoot at each
+// gathering.
 func (m *Metrics) Watch(store, fsRoot string) {
 	if m == nil {
 		return
@@ -156,12 +146,8 @@ func (m *Metrics) Watch(store, fsRoot string) {
 	m.stores.roots[store] = fsRoot
 }
 
-// ObservePlan records a plan: releases by action, reclaimable bytes, the
-// store's bytes when the plan measured every release, and the scan's
-// problems. After a real
-// run (rep.DryRun false), the gauges say what is left: the releases
-// removed are gone, those kept at revalidation count as keep, those whose
-// removal failed as remove, and the bytes freed are no longer reclaimable.
+// ObservePlan: after a real run the gauges say what is left (kept at
+// revalidation counts as keep, a failed removal as remove).
 func (m *Metrics) ObservePlan(store string, rep retention.Report) {
 	if m == nil {
 		return
@@ -185,8 +171,7 @@ func (m *Metrics) ObservePlan(store string, rep retention.Report) {
 	m.ObserveProblems(store, rep.Problems)
 }
 
-// storeBytes is the bytes of the releases left after rels' run (all of
-// them for a dry run); ok is false unless every release was measured.
+// storeBytes is what is left after the run; ok unless one was not measured.
 func storeBytes(rels []retention.ReportRelease) (size int64, ok bool) {
 	for _, r := range rels {
 		if r.Size == nil {
@@ -199,7 +184,6 @@ func storeBytes(rels []retention.ReportRelease) (size int64, ok bool) {
 	return size, true
 }
 
-// ObserveProblems replaces the store's problems by kind.
 func (m *Metrics) ObserveProblems(store string, problems []pkgstore.Problem) {
 	if m == nil {
 		return
@@ -210,9 +194,7 @@ func (m *Metrics) ObserveProblems(store string, problems []pkgstore.Problem) {
 	}
 }
 
-// ObserveApply adds what a real run did (a plan report's summary: removed,
-// failed, bytes freed) to the counters; a run that removed nothing still
-// shows its counters, at 0.
+// ObserveApply shows the counters even at 0.
 func (m *Metrics) ObserveApply(store string, s retention.ReportSummary) {
 	if m == nil {
 		return
@@ -222,23 +204,18 @@ func (m *Metrics) ObserveApply(store string, s retention.ReportSummary) {
 	m.failed.WithLabelValues(store).Add(float64(max(s.Failed, 0)))
 }
 
-// ObserveHistoryFailure counts a run whose records could not be written
-// to the store's history.
 func (m *Metrics) ObserveHistoryFailure(store string) {
 	if m != nil {
 		m.history.WithLabelValues(store).Inc()
 	}
 }
 
-// ObserveNotRun counts a due scheduled job of a type that could not run.
 func (m *Metrics) ObserveNotRun(store, typ string) {
 	if m != nil {
 		m.notRun.WithLabelValues(store, typ).Inc()
 	}
 }
 
-// ObserveRun records a run of a job type: when it ended, how long it
-// took, and whether it succeeded.
 func (m *Metrics) ObserveRun(store, typ string, start, end time.Time, ok bool) {
 	if m == nil {
 		return
@@ -256,10 +233,9 @@ func (m *Metrics) ObserveRun(store, typ string, start, end time.Time, ok bool) {
 	m.duration.WithLabelValues(store, typ).Set(end.Sub(start).Seconds())
 }
 
-// Restore reads a previous textfile back (text exposition format):
-// counters continue from its values, and gauges keep its values until
-// observed again. Unknown families and series are ignored.
-func (m *Metrics) Restore(data []byte) error {
+// restore: counters continue from the file's values, gauges keep them
+// until observed again; unknown series are ignored.
+func (m *Metrics) restore(data []byte) error {
 	if m == nil {
 		return ErrNilMetrics
 	}
@@ -293,8 +269,7 @@ func (m *Metrics) Restore(data []byte) error {
 	return nil
 }
 
-// RestoreFile restores from the textfile at path, when there is one. It is
-// read without following a symlink, regular files only, capped.
+// RestoreFile reads the textfile at path, if any, not following a symlink.
 func (m *Metrics) RestoreFile(path string) error {
 	if m == nil {
 		return ErrNilMetrics
@@ -306,11 +281,9 @@ func (m *Metrics) RestoreFile(path string) error {
 	if err != nil {
 		return fmt.Errorf("metrics: previous file %s: %w", path, err)
 	}
-	return m.Restore(b)
+	return m.restore(b)
 }
 
-// storeCollector measures the file system and the artifact cache of each
-// watched store when gathered.
 type storeCollector struct {
 	mu    sync.Mutex
 	roots map[string]string // store label -> FS root
@@ -340,15 +313,12 @@ func (c *storeCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
-	roots := make(map[string]string, len(c.roots))
-	for s, r := range c.roots {
-		roots[s] = r
-	}
+	roots := maps.Clone(c.roots)
 	c.mu.Unlock()
 	for store, root := range roots {
 		sp, err := pressure.Statfs(filepath.Join(root, "hab", "pkgs"))()
 		if err != nil {
-			continue // no store (yet), or no statfs here: nothing to measure
+			continue // no store yet, or no statfs here
 		}
 		ch <- prometheus.MustNewConstMetric(c.free, prometheus.GaugeValue, float64(sp.Avail), store)
 		ch <- prometheus.MustNewConstMetric(c.size, prometheus.GaugeValue, float64(sp.Total), store)
@@ -359,8 +329,7 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// cache counts the regular *.hart files in FS_ROOT/hab/cache/artifacts (a
-// missing directory holds none); ok is false when it cannot be listed.
+// cache counts the regular *.hart files; ok is false when unlistable.
 func cache(root string) (files, size int64, ok bool) {
 	entries, err := safeio.ReadDir(filepath.Join(root, "hab", "cache", "artifacts"))
 	if errors.Is(err, fs.ErrNotExist) {

@@ -10,10 +10,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 )
 
-// WriteFile writes the metrics to path for node_exporter's textfile
-// collector, atomically: a temporary dot-file in the same directory (which
-// the collector, reading *.prom, ignores), synced and renamed over path.
-// An error names path, never the temporary file, which is removed.
+// WriteFile writes path atomically through a dot-file (which the
+// collector ignores); an error names path, never the temporary file.
 func (m *Metrics) WriteFile(path string) error {
 	if m == nil {
 		return ErrNilMetrics
@@ -51,16 +49,13 @@ func (m *Metrics) WriteFile(path string) error {
 		return fail(err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		done = true
 		return fail(err)
 	}
 	done = true
 	return nil
 }
 
-// bare drops the file names an *fs.PathError or *os.LinkError carries
-// (the temporary file's), keeping the cause.
+// bare drops the temporary file's name from err.
 func bare(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -11,37 +11,25 @@ import (
 	"github.com/hab-gc/hab-gc/retention"
 )
 
-// Reason codes a Limit adds to a plan.
+// Reason codes Limit adds to a plan.
 const (
-	// CodePressure: removed now, to reach max-free (with the plan's own
-	// reasons for removing it).
-	CodePressure retention.Code = "disk-pressure"
-	// CodeEnoughFree: the plan would remove it, but free space is at or
-	// above min-free, so nothing is removed.
-	CodeEnoughFree retention.Code = "enough-free"
-	// CodeTargetMet: the plan would remove it, but the removals before it
-	// in pressure order already reach max-free.
-	CodeTargetMet retention.Code = "max-free-reached"
+	CodePressure   retention.Code = "disk-pressure"    // removed to reach max-free
+	CodeEnoughFree retention.Code = "enough-free"      // kept: not below min-free
+	CodeTargetMet  retention.Code = "max-free-reached" // kept: removals before it suffice
 )
 
-// ErrBadLimits is wrapped by Limits.Resolve's errors.
 var ErrBadLimits = errors.New("invalid free-space limits")
 
-// Limits are the free-space thresholds: below MinFree, free up to MaxFree.
-// The zero MinFree is never under pressure (nothing is removed); MaxFree
-// below MinFree, the zero MaxFree included, is refused by Resolve (the
-// CLI's --max-free defaults to --min-free). A negative size, or a
-// percentage above 100 or below 0, is refused too.
+// Limits: below MinFree, free up to MaxFree. The zero MinFree is never
+// under pressure; MaxFree below MinFree (zero included) is refused (the
+// CLI's --max-free defaults to --min-free).
 type Limits struct {
 	MinFree, MaxFree Size
 }
 
-// ErrMaxBelowMin is wrapped, with ErrBadLimits, by the error of a MaxFree
-// below MinFree (Check, Resolve).
+// ErrMaxBelowMin is wrapped together with ErrBadLimits.
 var ErrMaxBelowMin = errors.New("max-free is less than min-free")
 
-// maxBelowMinError is the error of l's MaxFree below its MinFree: it
-// wraps ErrBadLimits and ErrMaxBelowMin.
 type maxBelowMinError struct{ l Limits }
 
 func (e maxBelowMinError) Error() string {
@@ -49,10 +37,9 @@ func (e maxBelowMinError) Error() string {
 }
 func (e maxBelowMinError) Unwrap() []error { return []error{ErrBadLimits, ErrMaxBelowMin} }
 
-// Check refuses what Resolve refuses on a file system of any size, so
-// that limits can be refused before it is known: a negative size, a
-// percentage outside 0-100, and MaxFree below MinFree when both are
-// bytes (ErrMaxBelowMin). Its errors wrap ErrBadLimits.
+// Check refuses, before the file system is known, what Resolve would
+// refuse on any: a negative size, a percentage outside 0-100, MaxFree below
+// MinFree in bytes.
 func (l Limits) Check() error {
 	for _, s := range []Size{l.MinFree, l.MaxFree} {
 		if s.Bytes < 0 || s.Percent < 0 || s.Percent > 100 || s.Percent != s.Percent {
@@ -65,9 +52,7 @@ func (l Limits) Check() error {
 	return nil
 }
 
-// Resolve returns both limits in bytes on a file system of total bytes;
-// what Check refuses and MaxFree below MinFree on this file system are
-// errors (ErrBadLimits; the latter ErrMaxBelowMin too).
+// Resolve returns both limits in bytes on a file system of total bytes.
 func (l Limits) Resolve(total int64) (minFree, maxFree int64, err error) {
 	if err := l.Check(); err != nil {
 		return 0, 0, err
@@ -88,22 +73,14 @@ func (l Limits) maxText(maxFree int64) string {
 
 // Verdict is what Limit decided.
 type Verdict struct {
-	// FreeBefore and Total are the free space and size read before.
 	FreeBefore, Total int64
-	// MinFree and MaxFree are the limits in bytes.
-	MinFree, MaxFree int64
-	// Under reports whether free space was below MinFree (else nothing is
-	// removed).
-	Under bool
-	// Reached reports whether the chosen removals, as measured, reach
-	// MaxFree; Short is what they leave missing (0 when reached).
-	Reached bool
-	Short   int64
-	// Chosen are the removals kept in the plan, in pressure order.
-	Chosen []Choice
+	MinFree, MaxFree  int64 // in bytes
+	Under             bool  // below MinFree: else nothing is removed
+	Reached           bool  // the chosen removals, as measured, reach MaxFree
+	Short             int64 // what they leave missing
+	Chosen            []Choice
 }
 
-// Text says what the verdict means, in one sentence.
 func (v Verdict) Text(l Limits) string {
 	switch {
 	case !v.Under:
@@ -114,10 +91,7 @@ func (v Verdict) Text(l Limits) string {
 	return fmt.Sprintf("free space %s is below min-free %s: removing all %d release(s) the policy allows still leaves %s missing to reach %s", humanize.Bytes(v.FreeBefore), humanize.Bytes(v.MinFree), len(v.Chosen), humanize.Bytes(v.Short), l.maxText(v.MaxFree))
 }
 
-// Candidates returns the plan's removals as the selection sees them:
-// their place in their package, install time, size and the removals
-// that need them.
-func Candidates(p *retention.Plan) []Candidate {
+func candidates(p *retention.Plan) []Candidate {
 	removals := p.Removals()
 	isRemoval := make(map[pkgstore.Ref]bool, len(removals))
 	for _, d := range removals {
@@ -146,20 +120,10 @@ func Candidates(p *retention.Plan) []Candidate {
 	return out
 }
 
-// Limit restricts a plan to what disk pressure calls for, given the
-// store's file system's space: at or above min-free every removal is kept
-// (CodeEnoughFree); below it, the removals Select takes stay, each with a
-// CodePressure reason saying its place in the order, and the others are
-// kept (CodeTargetMet). Releases the plan keeps are never touched. The
-// plan is changed in place.
-func Limit(p *retention.Plan, sp Space, l Limits) (Verdict, error) {
-	return LimitAfter(p, sp, l, 0)
-}
-
-// LimitAfter is Limit when first bytes are freed before any release (the
-// artifact cache's files, which are cheaper to lose): they count towards
-// max-free, and releases are taken only for what they leave missing.
-func LimitAfter(p *retention.Plan, sp Space, l Limits, first int64) (Verdict, error) {
+// Limit changes the plan in place: only the removals Select takes stay.
+// first are bytes freed before any release (the artifact cache's, cheaper
+// to lose), so releases make up only what they leave missing.
+func Limit(p *retention.Plan, sp Space, l Limits, first int64) (Verdict, error) {
 	minFree, maxFree, err := l.Resolve(sp.Total)
 	if err != nil {
 		return Verdict{}, err
@@ -175,7 +139,7 @@ func LimitAfter(p *retention.Plan, sp Space, l Limits, first int64) (Verdict, er
 		v.Reached = true
 		return v, nil
 	}
-	v.Chosen, v.Reached, v.Short = Select(Candidates(p), sp.Avail+max(first, 0), maxFree)
+	v.Chosen, v.Reached, v.Short = Select(candidates(p), sp.Avail+max(first, 0), maxFree)
 	chosen := make(map[string]Choice, len(v.Chosen))
 	for _, c := range v.Chosen {
 		chosen[c.Key] = c
@@ -201,8 +165,8 @@ func LimitAfter(p *retention.Plan, sp Space, l Limits, first int64) (Verdict, er
 	return v, nil
 }
 
-// LargestKept returns up to n releases the plan keeps, largest first
-// (measured ones only), leaving out those kept only by pressure.
+// LargestKept returns up to n measured releases the policy keeps, largest
+// first.
 func LargestKept(p *retention.Plan, n int) []retention.Decision {
 	var kept []retention.Decision
 	for _, d := range p.Decisions {

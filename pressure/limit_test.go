@@ -89,7 +89,7 @@ func TestLimit(t *testing.T) {
 				keptBefore[d.Release.Ident.String()] = true
 			}
 			total := 4 * one
-			v, err := Limit(p, Space{Avail: tc.avail, Total: total}, Limits{MinFree: tc.min, MaxFree: tc.max})
+			v, err := Limit(p, Space{Avail: tc.avail, Total: total}, Limits{MinFree: tc.min, MaxFree: tc.max}, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,14 +128,14 @@ func TestLimit(t *testing.T) {
 
 func TestLimitRefusesMaxBelowMin(t *testing.T) {
 	p := planOf(t)
-	if _, err := Limit(p, Space{Avail: 0, Total: 100}, Limits{MinFree: Size{Bytes: 50}, MaxFree: Size{Bytes: 10}}); err == nil {
+	if _, err := Limit(p, Space{Avail: 0, Total: 100}, Limits{MinFree: Size{Bytes: 50}, MaxFree: Size{Bytes: 10}}, 0); err == nil {
 		t.Fatal("max-free below min-free accepted")
 	}
 }
 
 func TestLargestKept(t *testing.T) {
 	p := planOf(t)
-	if _, err := Limit(p, Space{Avail: 0, Total: 100}, Limits{MinFree: Size{Bytes: 1}, MaxFree: Size{Bytes: 1}}); err != nil {
+	if _, err := Limit(p, Space{Avail: 0, Total: 100}, Limits{MinFree: Size{Bytes: 1}, MaxFree: Size{Bytes: 1}}, 0); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range LargestKept(p, 10) {

@@ -1,10 +1,7 @@
 package pressure
 
-// StillMissing is what a run under v leaves missing to reach MaxFree, in
-// bytes (0: nothing). Not under pressure, nothing is missing. after is
-// the free space read after a real run; nil (a dry run, or the reading
-// failed) falls back to what the chosen removals, as measured, would
-// leave missing (Short).
+// StillMissing is what a run leaves missing to reach MaxFree: after is
+// the free space read after a real run, nil falls back to Short.
 func (v Verdict) StillMissing(after *Space) int64 {
 	switch {
 	case !v.Under:

@@ -6,41 +6,24 @@ import (
 	"time"
 )
 
-// Candidate is a release the plan may remove, as the selection sees it.
-// Select takes candidates in pressure order: the most superseded first
-// (highest Behind), then the oldest installed (InstalledAt), then by Key.
+// Candidate is what Select may take, in pressure order: highest Behind,
+// then oldest InstalledAt, then Key.
 type Candidate struct {
-	// Key names it (its ident).
-	Key string
-	// Package is its origin/name.
-	Package string
-	// Behind is how many installed releases of its package are newer.
-	Behind int
-	// OldestRank is its place among its package's installed releases,
-	// oldest first (1: the oldest).
-	OldestRank int
-	// InstalledAt is when it was installed.
+	Key         string
+	Package     string // origin/name
+	Behind      int    // newer installed releases of its package
+	OldestRank  int    // 1: its package's oldest
 	InstalledAt time.Time
-	// Size is the space it occupies (allocated); below 0: unknown, counted
-	// as 0, so that more is taken rather than too little.
-	Size int64
-	// Dependents are the Keys of other candidates that need it, directly
-	// or not: taking it takes them first.
-	Dependents []string
+	Size        int64    // allocated; below 0 (unknown) counts as 0
+	Dependents  []string // Keys taken just before it
 }
 
-// Choice is a candidate the selection takes.
 type Choice struct {
 	Candidate
-	// Position is its place in the order of removal, from 1.
-	Position int
-	// With is the Key of the candidate whose removal brought it (it needs
-	// that one), or "" when it was taken on its own turn.
-	With string
+	Position int    // from 1
+	With     string // the Key whose removal brought it
 }
 
-// pressureOrder compares candidates in pressure order (see Candidate):
-// negative when a goes before b.
 func pressureOrder(a, b Candidate) int {
 	if c := cmp.Compare(b.Behind, a.Behind); c != 0 {
 		return c
@@ -51,11 +34,8 @@ func pressureOrder(a, b Candidate) int {
 	return cmp.Compare(a.Key, b.Key)
 }
 
-// Select takes candidates in pressure order (see Candidate) until avail plus what they
-// occupy reaches target, and stops; avail at or above target takes none.
-// A candidate's Dependents are taken just before it. reached reports
-// whether the target is met; short is what is still missing (0 when
-// reached). The input is not changed.
+// Select takes candidates in pressure order until avail plus their sizes
+// reaches target; short is what is still missing.
 func Select(cands []Candidate, avail, target int64) (chosen []Choice, reached bool, short int64) {
 	ordered := slices.Clone(cands)
 	slices.SortStableFunc(ordered, pressureOrder)

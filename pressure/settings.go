@@ -5,13 +5,9 @@ import (
 	"fmt"
 )
 
-// ErrMaxWithoutMin is wrapped by ParseLimits's error when max-free is
-// given without min-free: below min-free a run frees up to max-free, so
-// max-free alone means nothing.
 var ErrMaxWithoutMin = errors.New("max-free needs min-free")
 
-// SettingError is ParseLimits's error: which setting is wrong ("min_free"
-// or "max_free") and why (ErrMaxWithoutMin, or ParseSize's ErrBadSize).
+// SettingError names the setting ParseLimits refused.
 type SettingError struct {
 	Setting string
 	Err     error
@@ -20,14 +16,9 @@ type SettingError struct {
 func (e *SettingError) Error() string { return fmt.Sprintf("%s: %v", e.Setting, e.Err) }
 func (e *SettingError) Unwrap() error { return e.Err }
 
-// ParseLimits reads the free-space limits as settings give them, nil for
-// a setting that is not set. Neither set: nil limits, no error (no disk
-// pressure: the whole plan runs). min_free alone: MaxFree is MinFree (a
-// run under pressure frees up to min-free). max_free alone is refused
-// (ErrMaxWithoutMin). A text ParseSize refuses is refused, naming its
-// setting. MaxFree below MinFree is left to Limits.Check (when both are
-// bytes) and Limits.Resolve, which needs the file system's size when
-// either is a percentage.
+// ParseLimits reads the settings, nil when not set: neither is nil
+// limits (no pressure), min_free alone makes MaxFree MinFree, max_free
+// alone is refused.
 func ParseLimits(minFree, maxFree *string) (*Limits, error) {
 	if minFree == nil {
 		if maxFree != nil {

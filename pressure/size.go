@@ -10,15 +10,11 @@ import (
 	"github.com/hab-gc/hab-gc/internal/humanize"
 )
 
-// ErrBadSize is wrapped by ParseSize's errors.
 var ErrBadSize = errors.New("invalid size")
 
-// Size is an amount of space: a number of bytes, or a percentage of the
-// file system's size.
+// Size is bytes, or, when Percent is above 0, a share of the file system.
 type Size struct {
-	// Bytes is the size when Percent is 0.
-	Bytes int64
-	// Percent, when above 0, is a share of the file system (0 < p <= 100).
+	Bytes   int64
 	Percent float64
 }
 
@@ -33,11 +29,8 @@ var units = []struct {
 	{"b", 1},
 }
 
-// ParseSize reads a size: a number of bytes with an optional unit
-// ("500MB", "2GiB", "1.5 GiB", "4096"; KB, MB, GB, TB, PB, EB are powers of 1000,
-// KiB ... EiB and the single letters K, M, G, T, P, E powers of 1024), or
-// a percentage of the file system ("10%", more than 0 and at most 100).
-// Case is ignored; negative values, NaN and sizes beyond int64 are refused.
+// ParseSize reads "500MB", "2GiB", "1.5 g", "4096" (KB... powers of 1000,
+// KiB... and K... of 1024) or "10%" (above 0, at most 100), in any case.
 func ParseSize(s string) (Size, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	if num, ok := strings.CutSuffix(t, "%"); ok {
@@ -65,8 +58,7 @@ func ParseSize(s string) (Size, error) {
 	return Size{Bytes: int64(b)}, nil
 }
 
-// parseNumber reads a plain decimal number, 0 or more: digits with an
-// optional fraction, no sign, exponent, hex, NaN or infinity.
+// parseNumber refuses a sign, an exponent, hex, NaN and infinity.
 func parseNumber(s string) (float64, error) {
 	if s == "" || strings.Trim(s, "0123456789.") != "" || strings.Count(s, ".") > 1 || s == "." {
 		return 0, ErrBadSize
@@ -74,7 +66,6 @@ func parseNumber(s string) (float64, error) {
 	return strconv.ParseFloat(s, 64)
 }
 
-// Of resolves the size on a file system of total bytes.
 func (s Size) Of(total int64) int64 {
 	if s.Percent > 0 {
 		return int64(float64(total) * s.Percent / 100)
@@ -82,7 +73,6 @@ func (s Size) Of(total int64) int64 {
 	return s.Bytes
 }
 
-// String shows the size as given: "10%" or a byte count in binary units.
 func (s Size) String() string {
 	if s.Percent > 0 {
 		return strconv.FormatFloat(s.Percent, 'f', -1, 64) + "%"

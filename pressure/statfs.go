@@ -1,13 +1,10 @@
 package pressure
 
-// Space is a file system's free space and size, in bytes.
+// Space is in bytes.
 type Space struct {
-	// Avail is what an unprivileged writer may still use (f_bavail).
-	Avail int64 `json:"avail"`
-	// Total is the file system's size (f_blocks).
-	Total int64 `json:"total"`
+	Avail int64 `json:"avail"` // f_bavail: what an unprivileged writer may use
+	Total int64 `json:"total"` // f_blocks
 }
 
-// FreeFunc reads the free space of the file system that matters (the
-// store's). Statfs makes one.
+// FreeFunc reads the store's file system; Statfs makes one.
 type FreeFunc func() (Space, error)

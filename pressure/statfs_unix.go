@@ -8,8 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Statfs returns a FreeFunc reading statfs(2) of the file system that
-// holds path.
+// Statfs reads statfs(2) of the file system that holds path.
 func Statfs(path string) FreeFunc {
 	return func() (Space, error) {
 		var st unix.Statfs_t

@@ -12,11 +12,8 @@ import (
 	"github.com/hab-gc/hab-gc/internal/winfs"
 )
 
-// Statfs returns a FreeFunc reading GetDiskFreeSpaceEx of the volume that
-// holds path (a directory, or a file's directory): Avail is the bytes
-// free to this user (its disk quota counted, as f_bavail counts the
-// blocks reserved for root), Total the volume's size as this user sees
-// it. A path on a volume mounted in a directory is that volume's.
+// Statfs reads GetDiskFreeSpaceEx of the volume that holds path (quota
+// counted, as f_bavail leaves out root's reserve).
 func Statfs(path string) FreeFunc {
 	return func() (Space, error) {
 		dir := path
@@ -27,8 +24,7 @@ func Statfs(path string) FreeFunc {
 		if err != nil {
 			return Space{}, fmt.Errorf("free space of %s: %w", path, err)
 		}
-		// A trailing separator: GetDiskFreeSpaceEx takes a directory
-		// ("C:\hab\pkgs\"); a UNC path needs one.
+		// A UNC path needs the trailing separator.
 		p, err := windows.UTF16PtrFromString(winfs.LongPath(abs) + `\`)
 		if err != nil {
 			return Space{}, fmt.Errorf("free space of %s: %w", path, err)

@@ -2,23 +2,13 @@ package prune
 
 import "github.com/hab-gc/hab-gc/retention"
 
-// The settings an unmatched warning is about, as RefuseUnmatched names
-// them to its caller (the keys of hab-gc's configuration).
+// The configuration keys RefuseUnmatched asks about.
 const (
-	// SettingExclude: an exclude (retention.Policy.Excludes); the source
-	// given with it is that pin's Exclude.Source, since the pins of one
-	// run come from several places.
-	SettingExclude = "exclude"
-	// SettingOnly: the Only list (retention.Policy.Only).
-	SettingOnly = "only"
-	// SettingKeepLatestFor: the per-package counts
-	// (retention.Policy.KeepLatestFor).
+	SettingExclude       = "exclude"
+	SettingOnly          = "only"
 	SettingKeepLatestFor = "keep_latest_for"
 )
 
-// unmatchedRefusals returns the plan's warnings that refuse a real run
-// (RefuseUnmatched): unmatched (retention.Warning.Unmatched) and given on
-// the command line. A nil plan or onCommandLine refuses nothing.
 func unmatchedRefusals(plan *retention.Plan, onCommandLine func(key, source string) bool) []retention.Warning {
 	if plan == nil || onCommandLine == nil {
 		return nil

@@ -8,13 +8,9 @@ import (
 	"unicode/utf8"
 )
 
-// Escape returns s with every character that could hide, reorder or fake
-// text on a terminal written as a visible escape: a byte that is not UTF-8
-// as \xff; a control character other than newline and tab, a Unicode format
-// character (category Cf: byte order mark, zero-width space, soft hyphen,
-// bidirectional overrides, isolates and marks...), a line or paragraph
-// separator, or a space other than the ASCII space, as \u{202e}. A string
-// without any is returned unchanged.
+// Escape writes a byte that is not UTF-8 as \xff; a control character but
+// newline and tab, a format character (Cf), a line or paragraph separator
+// or a space but ' ' as \u{202e}.
 func Escape(s string) string {
 	i := strings.IndexFunc(s, unsafe)
 	if i < 0 && utf8.ValidString(s) {
@@ -47,19 +43,18 @@ func unsafe(r rune) bool {
 	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Zs)
 }
 
-// Writer returns a writer that passes what is written through Escape to w.
-// A character split across two writes is escaped whole.
+// Writer escapes what is written to w; a character split across two
+// writes is escaped whole.
 func Writer(w io.Writer) io.Writer { return &writer{w: w} }
 
 type writer struct {
 	w    io.Writer
-	tail []byte // an incomplete UTF-8 sequence held for the next write
+	tail []byte // an incomplete UTF-8 sequence
 }
 
 func (e *writer) Write(p []byte) (int, error) {
 	buf := append(e.tail, p...)
 	e.tail = nil
-	// Hold back a trailing sequence that may still complete.
 	cut := len(buf)
 	for i := len(buf) - 1; i >= 0 && i >= len(buf)-utf8.UTFMax+1; i-- {
 		if utf8.RuneStart(buf[i]) {

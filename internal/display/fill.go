@@ -5,9 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// Fill lays text's words out in lines of at most w columns (a word longer
-// than that on a line of its own), the first line prefixed by first and
-// the others by rest. Help and the pages' text both wrap with it.
+// Fill wraps text at w columns, a longer word on a line of its own.
 func Fill(text string, w int, first, rest string) []string {
 	var out []string
 	line, empty := first, true

@@ -1,4 +1,3 @@
-// Package fileinfo reads what fs.FileInfo holds beyond its methods on this
-// platform: a file's device and inode (to tell the same file from a
-// replacement), and the bytes it occupies on disk.
+// Package fileinfo reads what fs.FileInfo holds beyond its methods: device
+// and inode, change time, bytes on disk.
 package fileinfo

@@ -5,8 +5,7 @@ import (
 	"time"
 )
 
-// Bytes formats a byte count in binary units, one decimal: "512 B",
-// "5.0 GiB", "1.5 MiB".
+// Bytes: "512 B", "1.5 MiB".
 func Bytes(n int64) string {
 	if n < 0 {
 		return "-" + Bytes(-n)
@@ -23,7 +22,7 @@ func Bytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-// Ordinal formats n as English does places: 1st, 2nd, 3rd, 4th, 11th...
+// Ordinal: 1st, 2nd, 3rd, 4th, 11th...
 func Ordinal(n int) string {
 	suffix := "th"
 	switch {
@@ -38,9 +37,8 @@ func Ordinal(n int) string {
 	return fmt.Sprintf("%d%s", n, suffix)
 }
 
-// DurationSetting spells a duration setting as retention.ParseDuration
-// reads it: "none" for the setting's none constant (retention.NoMinAge,
-// retention.NoLockWait), else Go's spelling ("0s", "1h0m0s").
+// DurationSetting spells d as retention.ParseDuration reads it: "none"
+// for the setting's none constant, else Go's spelling.
 func DurationSetting(d, none time.Duration) string {
 	if d == none {
 		return "none"

@@ -7,7 +7,6 @@ import (
 	"unicode"
 )
 
-// field is one field of a JSON object, found as encoding/json finds it.
 type field struct {
 	name      string
 	index     []int
@@ -16,8 +15,7 @@ type field struct {
 	isZero    func(reflect.Value) bool
 }
 
-// value follows f.index from v; false when an embedded pointer on the way
-// is nil (the field is left out).
+// value is false when an embedded pointer on the way is nil.
 func (f field) value(v reflect.Value) (reflect.Value, bool) {
 	for _, i := range f.index {
 		if v.Kind() == reflect.Pointer {
@@ -31,7 +29,6 @@ func (f field) value(v reflect.Value) (reflect.Value, bool) {
 	return v, true
 }
 
-// omit applies omitempty and omitzero as encoding/json does.
 func (f field) omit(v reflect.Value) bool {
 	if f.omitEmpty && isEmptyValue(v) {
 		return true
@@ -59,13 +56,10 @@ func isEmptyValue(v reflect.Value) bool {
 	return false
 }
 
-// structFields lists the JSON fields of struct type t in encoding/json's
-// order: its exported fields and those of the structs it embeds, by
-// their json tags. It returns false when t is not one Encode takes apart:
-// a name that two fields share (encoding/json's rules of dominance
-// decide; they are not repeated here), the same struct embedded twice at
-// one depth, a ",string" option, or a field of an unexported embedded
-// type named by a tag (reflection cannot read it).
+// structFields lists t's JSON fields in encoding/json's order; false when
+// Encode leaves t whole: a name two fields share (dominance is not
+// repeated here), a struct embedded twice at one depth, or what fieldOf
+// refuses.
 func structFields(t reflect.Type) ([]field, bool) {
 	type queued struct {
 		typ   reflect.Type
@@ -112,12 +106,9 @@ func structFields(t reflect.Type) ([]field, bool) {
 	return fields, true
 }
 
-// fieldOf reads field i of a struct (sf; parent is the struct's index
-// from the top) as encoding/json does: a JSON field (f), or an embedded
-// struct whose fields count as its own (embed, with f.index), or nothing
-// (use false: unexported, or tagged "-"). ok is false when Encode cannot
-// take the struct apart: a ",string" option, or a field of an unexported
-// embedded type named by a tag.
+// fieldOf returns a field, or an embedded struct (embed), or use false;
+// ok is false for a ",string" option or a tagged field of an unexported
+// embedded type (reflection cannot read it).
 func fieldOf(sf reflect.StructField, parent []int, i int) (f field, embed reflect.Type, use, ok bool) {
 	if sf.Anonymous {
 		et := sf.Type
@@ -162,8 +153,8 @@ func fieldOf(sf reflect.StructField, parent []int, i int) (f field, embed reflec
 	return field{index: index}, ft, true, true
 }
 
-// isZeroFunc is how encoding/json decides omitzero for a field of type t
-// with an IsZero method; nil when it has none (reflect's IsZero decides).
+// isZeroFunc is encoding/json's omitzero for a type with IsZero; nil
+// without one.
 func isZeroFunc(t reflect.Type) func(reflect.Value) bool {
 	type isZeroer = interface{ IsZero() bool }
 	isZeroerType := reflect.TypeFor[isZeroer]()
@@ -189,18 +180,8 @@ func isZeroFunc(t reflect.Type) func(reflect.Value) bool {
 	return nil
 }
 
-func hasOption(opts, name string) bool {
-	for opts != "" {
-		var o string
-		o, opts, _ = strings.Cut(opts, ",")
-		if o == name {
-			return true
-		}
-	}
-	return false
-}
+func hasOption(opts, name string) bool { return slices.Contains(strings.Split(opts, ","), name) }
 
-// isValidTag is encoding/json's test of a name in a json tag.
 func isValidTag(s string) bool {
 	if s == "" {
 		return false

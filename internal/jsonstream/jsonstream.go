@@ -10,12 +10,10 @@ import (
 	"runtime"
 )
 
-// indent is one level of indentation, as hab-gc's JSON output has it.
 const indent = "  "
 
-// Encode writes v to w as a json.Encoder with SetIndent("", "  ") and
-// SetEscapeHTML(false) does, followed by a newline, streaming the
-// elements of v's top-level slices (see the package documentation).
+// Encode writes v and a newline; what it cannot take apart it encodes
+// whole.
 func Encode(w io.Writer, v any, opts ...Option) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	s := &streamer{w: bw, encs: map[string]*json.Encoder{}}
@@ -28,8 +26,7 @@ func Encode(w io.Writer, v any, opts ...Option) error {
 	return bw.Flush()
 }
 
-// Streams reports whether Encode takes v apart, streaming its top-level
-// slices, rather than encoding it whole as json.Encoder does.
+// Streams reports whether Encode takes v apart.
 func Streams(v any) bool {
 	rv, ok := topValue(reflect.ValueOf(v))
 	if !ok {
@@ -42,17 +39,11 @@ func Streams(v any) bool {
 	return ok
 }
 
-// An Option changes what Encode writes.
 type Option func(*streamer)
 
-// Elements has Encode write the top-level field called name (its JSON
-// name, a field of v or of a struct v embeds) as the array of n elements
-// at(0), ..., at(n-1), made as they are written, instead of the field's
-// own value: a caller with a long array need not hold all of it. The bytes
-// are those Encode writes for v with that field set to the slice of those
-// elements (an empty array for n 0). at is called on several goroutines at
-// once, and once for each element. A field whose value is not a slice, or
-// a name v has no field of, is written as it is.
+// Elements writes the top-level slice field with JSON name name as
+// at(0), ..., at(n-1), made as they are written, so a caller need not hold
+// a long array. at is called once for each, on several goroutines.
 func Elements(name string, n int, at func(i int) any) Option {
 	return func(s *streamer) {
 		if s.lazy == nil {
@@ -62,18 +53,15 @@ func Elements(name string, n int, at func(i int) any) Option {
 	}
 }
 
-// elements is an array to write: n values, the i-th at(i).
 type elements struct {
 	n  int
 	at func(i int) reflect.Value
 }
 
-// sliceElements is a slice's elements.
 func sliceElements(v reflect.Value) elements {
 	return elements{n: v.Len(), at: v.Index}
 }
 
-// streamer writes the pieces of one value.
 type streamer struct {
 	w    *bufio.Writer
 	buf  bytes.Buffer
@@ -81,8 +69,8 @@ type streamer struct {
 	lazy map[string]elements      // top-level fields written from Elements
 }
 
-// topValue is v with pointers followed, and whether Encode takes it apart:
-// a struct or a slice it can stream, without a JSON encoding of its own.
+// topValue follows pointers; ok for a struct or slice without an
+// encoding of its own.
 func topValue(v reflect.Value) (reflect.Value, bool) {
 	for v.IsValid() && v.Kind() == reflect.Pointer && !v.IsNil() && !ownEncoding(v.Type()) {
 		v = v.Elem()
@@ -119,7 +107,6 @@ func (s *streamer) top(v reflect.Value) error {
 	return s.w.WriteByte('\n')
 }
 
-// object writes a struct's fields, at the top level, each on its own.
 func (s *streamer) object(v reflect.Value, fields []field) error {
 	wrote := false
 	for _, f := range fields {
@@ -155,8 +142,6 @@ func (s *streamer) object(v reflect.Value, fields []field) error {
 	return err
 }
 
-// array writes a slice whose own line starts with prefix, element by
-// element.
 func (s *streamer) array(v reflect.Value, prefix string) error {
 	if v.IsNil() {
 		_, err := s.w.WriteString("null")
@@ -165,8 +150,6 @@ func (s *streamer) array(v reflect.Value, prefix string) error {
 	return s.elements(sliceElements(v), prefix)
 }
 
-// elements writes an array whose own line starts with prefix, element by
-// element.
 func (s *streamer) elements(v elements, prefix string) error {
 	if v.n == 0 {
 		_, err := s.w.WriteString("[]")
@@ -189,8 +172,6 @@ func (s *streamer) elements(v elements, prefix string) error {
 	return err
 }
 
-// elementStart is what precedes element i of an array whose elements
-// start with inner.
 func elementStart(i int, inner string) string {
 	if i == 0 {
 		return "[\n" + inner
@@ -198,8 +179,7 @@ func elementStart(i int, inner string) string {
 	return ",\n" + inner
 }
 
-// piece writes one value, encoded by encoding/json, whose first line is
-// already indented and whose other lines start with prefix.
+// piece writes one value whose first line is already indented.
 func (s *streamer) piece(v reflect.Value, prefix string) error {
 	enc := s.encs[prefix]
 	if enc == nil {
@@ -211,10 +191,7 @@ func (s *streamer) piece(v reflect.Value, prefix string) error {
 	var x any
 	switch {
 	case !v.IsValid():
-		// nil: null
-	case v.CanAddr():
-		// Encoded through its address, as encoding/json encodes an
-		// addressable value: a MarshalJSON on the pointer is used.
+	case v.CanAddr(): // as encoding/json does, for a MarshalJSON on the pointer
 		x = v.Addr().Interface()
 	default:
 		x = v.Interface()
@@ -227,7 +204,6 @@ func (s *streamer) piece(v reflect.Value, prefix string) error {
 	return err
 }
 
-// ownEncoding reports whether t (or a pointer to it) encodes itself.
 func ownEncoding(t reflect.Type) bool {
 	m, tm := reflect.TypeFor[json.Marshaler](), reflect.TypeFor[encoding.TextMarshaler]()
 	if t.Implements(m) || t.Implements(tm) {
@@ -237,8 +213,7 @@ func ownEncoding(t reflect.Type) bool {
 	return p.Implements(m) || p.Implements(tm)
 }
 
-// streamable reports whether a slice of type t is written element by
-// element: not bytes (base64) nor a type with its own encoding.
+// streamable: not bytes (base64) nor a type with its own encoding.
 func streamable(t reflect.Type) bool {
 	return t.Elem().Kind() != reflect.Uint8 && !ownEncoding(t)
 }

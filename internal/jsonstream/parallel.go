@@ -8,13 +8,10 @@ import (
 	"sync"
 )
 
-// chunkLen is how many elements of a long array one goroutine encodes at
-// a time.
 const chunkLen = 256
 
-// elementsParallel writes the elements of a long array (what array
-// writes between its brackets), encoded GOMAXPROCS chunks at a time and
-// written in order: at most twice that many chunks are held at once.
+// elementsParallel holds at most 2*GOMAXPROCS chunks at once, written in
+// order.
 func (s *streamer) elementsParallel(v elements, inner string) error {
 	n := v.n
 	chunks := (n + chunkLen - 1) / chunkLen
@@ -66,9 +63,6 @@ func (s *streamer) elementsParallel(v elements, inner string) error {
 	return nil
 }
 
-// encodeChunk encodes the elements of chunk c of v as elements writes
-// them, each line after an element's first starting with inner, into a
-// buffer taken from free (or a new one).
 func encodeChunk(v elements, c int, inner string, free chan *bytes.Buffer) (*bytes.Buffer, error) {
 	var out *bytes.Buffer
 	select {

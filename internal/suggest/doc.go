@@ -1,5 +1,3 @@
-// Package suggest finds the known word nearest to a misspelt one, for the
-// "(did you mean K?)" of an unknown key in hab-gc.toml, an unknown
-// HAB_GC_ variable or an unknown key of a schedule definition file: one
-// distance and one wording everywhere.
+// Package suggest is the one "(did you mean K?)" of an unknown key in
+// hab-gc.toml, an unknown HAB_GC_ variable or a schedule definition's key.
 package suggest

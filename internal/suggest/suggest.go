@@ -2,37 +2,32 @@ package suggest
 
 import "fmt"
 
-// Nearest returns the word of known nearest to word, when it is at most
-// maxEdits edits away (Distance); the first of several as near; "" when
-// none is. Empty words of known are never suggested.
-func Nearest(word string, known []string, maxEdits int) string {
+// nearest returns the first of the nearest non-empty words of known within
+// maxEdits edits; "" when none is.
+func nearest(word string, known []string, maxEdits int) string {
 	best, dist := "", maxEdits+1
 	for _, k := range known {
 		if k == "" {
 			continue
 		}
-		if d := Distance(word, k); d < dist {
+		if d := distance(word, k); d < dist {
 			best, dist = k, d
 		}
 	}
 	return best
 }
 
-// Hint is " (did you mean K?)" for the nearest word K of known within
-// maxEdits edits (Nearest), to follow the name of what is unknown; "" when
-// none is near.
+// Hint is " (did you mean K?)" for the nearest word K of known, or "".
 func Hint(word string, known []string, maxEdits int) string {
-	best := Nearest(word, known, maxEdits)
+	best := nearest(word, known, maxEdits)
 	if best == "" {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %s?)", best)
 }
 
-// Distance is Levenshtein's distance between a and b, in bytes: the
-// fewest insertions, deletions and substitutions that turn one into the
-// other.
-func Distance(a, b string) int {
+// distance is Levenshtein's, in bytes.
+func distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j

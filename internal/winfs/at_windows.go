@@ -9,18 +9,13 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// A directory's FILE_WRITE_DATA and FILE_APPEND_DATA bits: may a file,
-// may a directory be made in it.
 const (
 	fileAddFile         = windows.FILE_WRITE_DATA
 	fileAddSubdirectory = windows.FILE_APPEND_DATA
 )
 
-// OpenDirAt opens the directory name (one component) relative to the open
-// directory dir, never following a reparse point: a symlink or a junction
-// there is an error wrapping ErrReparsePoint, a file ERROR_DIRECTORY.
-// With create, a missing directory is made (FILE_OPEN_IF). The handle may
-// list, traverse and make files and directories in it (Open, Rename).
+// OpenDirAt opens directory name in dir: a reparse point there is
+// ErrReparsePoint, a file ERROR_DIRECTORY; create makes a missing one.
 func OpenDirAt(dir windows.Handle, name string, create bool) (windows.Handle, error) {
 	disp := uint32(windows.FILE_OPEN)
 	if create {
@@ -29,9 +24,6 @@ func OpenDirAt(dir windows.Handle, name string, create bool) (windows.Handle, er
 	h, err := Open(dir, name, windows.FILE_LIST_DIRECTORY|windows.FILE_TRAVERSE|fileAddFile|fileAddSubdirectory,
 		ShareAll, disp, windows.FILE_DIRECTORY_FILE)
 	if err != nil {
-		// A file there: FILE_DIRECTORY_FILE refuses it as not a
-		// directory; a symlink to a file, or one to a directory, is
-		// opened itself and refused below.
 		return windows.InvalidHandle, err
 	}
 	if err := checkDir(h, name); err != nil {
@@ -41,10 +33,8 @@ func OpenDirAt(dir windows.Handle, name string, create bool) (windows.Handle, er
 	return h, nil
 }
 
-// OpenDirPath opens the directory at path (absolute), not following it
-// when it is a reparse point (an error wrapping ErrReparsePoint), as
-// OpenDirAt does relative to a handle; components above it are followed,
-// as Windows' path lookup does.
+// OpenDirPath is OpenDirAt for an absolute path; only its last component
+// is not followed.
 func OpenDirPath(path string) (windows.Handle, error) {
 	p, err := windows.UTF16PtrFromString(LongPath(path))
 	if err != nil {
@@ -84,13 +74,9 @@ type fileRenameInformation struct {
 	FileName        [1]uint16
 }
 
-// Rename renames from to to, both names (one component) in the open
-// directory dir, replacing what to names (as renameat does), never
-// following a reparse point: one at from is renamed itself, one at to
-// replaced. It is the plain kind (FileRenameInformation, not the POSIX
-// semantics Wine 8.0 lacks): a file open by another process without
-// FILE_SHARE_DELETE cannot be renamed or replaced
-// (ERROR_SHARING_VIOLATION), and a directory cannot replace anything.
+// Rename is renameat within dir, not following a reparse point, the plain
+// kind (not POSIX semantics): a file open without FILE_SHARE_DELETE cannot
+// be renamed or replaced, and a directory replaces nothing.
 func Rename(dir windows.Handle, from, to string) error {
 	h, err := Open(dir, from, windows.DELETE, ShareAll, windows.FILE_OPEN, 0)
 	if err != nil {
@@ -125,9 +111,7 @@ func containsSep(s string) bool {
 	return false
 }
 
-// Remove deletes name (one component) in the open directory dir, never
-// following a reparse point (a symlink there is deleted itself), the plain
-// kind (Delete). A missing name is an error wrapping fs.ErrNotExist.
+// Remove is unlinkat within dir; a symlink is deleted itself.
 func Remove(dir windows.Handle, name string) error {
 	h, err := Open(dir, name, windows.DELETE|windows.FILE_WRITE_ATTRIBUTES, ShareAll, windows.FILE_OPEN, 0)
 	if err != nil {

@@ -14,23 +14,15 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// ShareAll lets others read, write and delete what is open: what hab-gc
-// opens never stands in anyone's way.
+// ShareAll: what hab-gc opens never stands in anyone's way.
 const ShareAll = windows.FILE_SHARE_READ | windows.FILE_SHARE_WRITE | windows.FILE_SHARE_DELETE
 
-// ErrReparsePoint is wrapped by the error of an open that met a reparse
-// point (a symlink, a junction or a mount point) and did not follow it. It
-// is syscall.ELOOP, as O_NOFOLLOW's error on Unix.
+// ErrReparsePoint is O_NOFOLLOW's error on Unix.
 var ErrReparsePoint = syscall.ELOOP
 
-// Open opens name, one component (no separator), relative to the open
-// directory dir, never following a reparse point: what is there is opened
-// itself (FILE_OPEN_REPARSE_POINT). access and disposition are
-// NtCreateFile's (windows.FILE_OPEN, FILE_CREATE, ...); options are added
-// to synchronous I/O, FILE_OPEN_REPARSE_POINT and
-// FILE_OPEN_FOR_BACKUP_INTENT (which opens directories). Errors are
-// *fs.PathError with a syscall.Errno (ERROR_FILE_NOT_FOUND,
-// ERROR_SHARING_VIOLATION, ...), as os's.
+// Open opens name, one component, in dir; a reparse point is opened
+// itself. The arguments are NtCreateFile's; errors are os's (*fs.PathError
+// with a syscall.Errno).
 func Open(dir windows.Handle, name string, access, share, disposition, options uint32) (windows.Handle, error) {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`+"\x00") {
 		return windows.InvalidHandle, &fs.PathError{Op: "open", Path: name, Err: syscall.EINVAL}
@@ -52,7 +44,6 @@ func Open(dir windows.Handle, name string, access, share, disposition, options u
 	return h, nil
 }
 
-// errnoOf turns an NTSTATUS into the Win32 error os reports.
 func errnoOf(err error) error {
 	var st windows.NTStatus
 	if errors.As(err, &st) {
@@ -61,30 +52,25 @@ func errnoOf(err error) error {
 	return err
 }
 
-// Info is what a handle says of its file.
 type Info struct {
-	Attrs uint32
-	// Tag is the reparse tag (windows.IO_REPARSE_TAG_SYMLINK,
-	// IO_REPARSE_TAG_MOUNT_POINT, ...) of a reparse point; 0 otherwise.
-	Tag       uint32
-	Size      int64 // bytes of data
-	Allocated int64 // bytes allocated on disk
+	Attrs     uint32
+	Tag       uint32 // a reparse point's tag; 0 otherwise
+	Size      int64  // bytes of data
+	Allocated int64  // bytes allocated on disk
 	Links     uint32
 	Volume    uint32
-	Index     uint64 // the file's number on its volume
+	Index     uint64
 	Creation  windows.Filetime
 	LastWrite windows.Filetime
 }
 
-// IsDir reports a directory (a junction is one too: check Reparse first).
+// IsDir is true of a junction too: check Reparse first.
 func (i Info) IsDir() bool { return i.Attrs&windows.FILE_ATTRIBUTE_DIRECTORY != 0 }
 
-// Reparse reports a reparse point: a symlink, a junction, a volume mount
-// point or another file system filter's placeholder.
+// Reparse: a symlink, a junction, a mount point or a filter's placeholder.
 func (i Info) Reparse() bool { return i.Attrs&windows.FILE_ATTRIBUTE_REPARSE_POINT != 0 }
 
-// Mount reports a junction or a volume mount point
-// (IO_REPARSE_TAG_MOUNT_POINT): another tree, perhaps another volume.
+// Mount: a junction or a volume mount point, perhaps another volume.
 func (i Info) Mount() bool { return i.Reparse() && i.Tag == windows.IO_REPARSE_TAG_MOUNT_POINT }
 
 type fileStandardInfo struct {
@@ -100,7 +86,6 @@ type fileAttributeTagInfo struct {
 	ReparseTag     uint32
 }
 
-// Stat reads h's Info.
 func Stat(h windows.Handle) (Info, error) {
 	var bi windows.ByHandleFileInformation
 	if err := windows.GetFileInformationByHandle(h, &bi); err != nil {
@@ -130,11 +115,8 @@ type fileBasicInfo struct {
 	_                                                       uint32
 }
 
-// Delete marks the file open as h (opened with DELETE access) for
-// deletion when its last handle closes: the plain kind, not the POSIX
-// semantics. A read-only file is made writable first (Windows refuses to
-// delete one: ERROR_ACCESS_DENIED) when h has FILE_WRITE_ATTRIBUTES. A
-// directory must be empty (ERROR_DIR_NOT_EMPTY).
+// Delete deletes h when its last handle closes; a read-only file is made
+// writable first (given FILE_WRITE_ATTRIBUTES), as Windows refuses it.
 func Delete(h windows.Handle, in Info) error {
 	if in.Attrs&windows.FILE_ATTRIBUTE_READONLY != 0 {
 		bi := fileBasicInfo{FileAttributes: in.Attrs &^ windows.FILE_ATTRIBUTE_READONLY}
@@ -148,9 +130,7 @@ func Delete(h windows.Handle, in Info) error {
 	return windows.SetFileInformationByHandle(h, windows.FileDispositionInfo, &del.DeleteFile, 1)
 }
 
-// Names lists the directory open as h (opened with FILE_LIST_DIRECTORY),
-// through a duplicate of the handle, so that the listing is of the very
-// directory checked, whatever its name leads to now.
+// Names lists the very directory h, whatever its name leads to now.
 func Names(h windows.Handle) ([]os.DirEntry, error) {
 	p := windows.CurrentProcess()
 	var dup windows.Handle
@@ -162,10 +142,8 @@ func Names(h windows.Handle) ([]os.DirEntry, error) {
 	return f.ReadDir(-1)
 }
 
-// LongPath returns an absolute path with the \\?\ prefix Windows needs to
-// go past MAX_PATH (260 characters) in the calls that take a path, so that
-// no path is too long; a relative path or one already prefixed is as
-// given. (os adds the prefix itself: this is for the windows package.)
+// LongPath adds to an absolute path the \\?\ prefix that lifts MAX_PATH
+// (os adds it itself; the windows package does not).
 func LongPath(p string) string {
 	switch {
 	case strings.HasPrefix(p, `\\?\`) || strings.HasPrefix(p, `\??\`):
@@ -178,12 +156,9 @@ func LongPath(p string) string {
 	return p
 }
 
-// InUse reports the errors Windows gives when a file or a directory
-// holding one is open by a process that did not allow its deletion or
-// renaming (FILE_SHARE_DELETE): a running program, a loaded DLL, an open
-// log. ERROR_ACCESS_DENIED is among them, since renaming a directory with
-// such a file inside fails so; it also means an ACL forbids the change,
-// and either way the release is kept.
+// InUse: open without FILE_SHARE_DELETE (a running program, a DLL). Renaming
+// a directory holding such a file gives ERROR_ACCESS_DENIED, as an ACL
+// does; either way the release is kept.
 func InUse(err error) bool {
 	return errors.Is(err, windows.ERROR_SHARING_VIOLATION) || errors.Is(err, windows.ERROR_LOCK_VIOLATION) ||
 		errors.Is(err, windows.ERROR_ACCESS_DENIED)

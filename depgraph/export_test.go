@@ -1,0 +1,5 @@
+package depgraph
+
+type JSONGraph = jsonGraph
+
+func (g *Graph) Edges() int { return len(g.out) }

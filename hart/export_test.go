@@ -1,0 +1,6 @@
+package hart
+
+var (
+	ParseHeader = parseHeader
+	MetaPath    = metaPath
+)

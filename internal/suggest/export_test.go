@@ -1,0 +1,6 @@
+package suggest
+
+var (
+	Nearest  = nearest
+	Distance = distance
+)
