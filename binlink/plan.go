@@ -52,16 +52,6 @@ type Plan struct {
 	beforeChange func(link string)
 }
 
-func (p *Plan) Changes() int {
-	n := 0
-	for _, s := range p.Steps {
-		if s.Action != ActionLeave {
-			n++
-		}
-	}
-	return n
-}
-
 const pathLimit = 1 << 20
 
 // NewPlan plans the repair of every dangling binlink of inv, scanned from store.

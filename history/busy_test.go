@@ -19,7 +19,7 @@ import (
 // writes nothing; once the lock is free it appends.
 func TestAppendNeverWaitsLong(t *testing.T) {
 	dir := t.TempDir()
-	name := filepath.Join(dir, FileName)
+	name := filepath.Join(dir, fileName)
 	if err := os.WriteFile(name, nil, 0o640); err != nil {
 		t.Fatal(err)
 	}

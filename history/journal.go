@@ -16,7 +16,7 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-const FileName = "history.jsonl"
+const fileName = "history.jsonl"
 
 const (
 	defaultMaxSize = 8 << 20
@@ -65,9 +65,9 @@ var errNoDir = fmt.Errorf("history: the journal's Dir is empty: %w", pkgstore.Er
 
 func rotated(n int) string {
 	if n == 0 {
-		return FileName
+		return fileName
 	}
-	return FileName + "." + strconv.Itoa(n)
+	return fileName + "." + strconv.Itoa(n)
 }
 
 // AppendContext writes recs with one write and fsyncs them, waiting for

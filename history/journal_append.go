@@ -24,7 +24,7 @@ func (j Journal) appendData(ctx context.Context, data []byte) error {
 			return err
 		}
 	}
-	return fmt.Errorf("history: %s kept being rotated under us", filepath.Join(j.Dir, FileName))
+	return fmt.Errorf("history: %s kept being rotated under us", filepath.Join(j.Dir, fileName))
 }
 
 func (j Journal) relDir() (string, error) {

@@ -24,7 +24,7 @@ func TestAppendRead(t *testing.T) {
 	}
 	want := []Record{rec(1, "core/redis/6.2.5/20211101000000"), rec(2, "")}
 	appendTwoRead(t, j, want)
-	fi, err := os.Stat(filepath.Join(j.Dir, FileName))
+	fi, err := os.Stat(filepath.Join(j.Dir, fileName))
 	if err != nil || fi.Mode().Perm() != 0o640 {
 		t.Fatalf("journal mode: %v %v", fi, err)
 	}
@@ -53,7 +53,7 @@ func TestTornLastLine(t *testing.T) {
 	if err := j.Append([]Record{rec(1, "core/a/1/20200101000000"), rec(2, "")}); err != nil {
 		t.Fatal(err)
 	}
-	name := filepath.Join(j.Dir, FileName)
+	name := filepath.Join(j.Dir, fileName)
 	b, _ := os.ReadFile(name)
 	// A crash in the middle of the second append.
 	torn := append(b, `{"time":"2026-01-01T00:00:03Z","kind":"rel`...)
@@ -84,7 +84,7 @@ func TestCorruptLines(t *testing.T) {
 	j := Journal{Dir: t.TempDir()}
 	good := `{"time":"2026-01-01T00:00:01Z","kind":"run","run_id":"x","job":"run","fs_root":"/","policy":{"keep_latest":1,"min_age":"1h"},"outcome":"ok","bytes_freed":0}`
 	content := strings.Join([]string{good, "garbage", `{"kind":"run"}`, "", `{"time":"2026-01-01T00:00:02Z","kind":"release"}`, good}, "\n") + "\n"
-	if err := os.WriteFile(filepath.Join(j.Dir, FileName), []byte(content), 0o640); err != nil {
+	if err := os.WriteFile(filepath.Join(j.Dir, fileName), []byte(content), 0o640); err != nil {
 		t.Fatal(err)
 	}
 	got, notes, err := j.Read()
@@ -109,17 +109,17 @@ func TestUnsafeJournal(t *testing.T) {
 		make func(t *testing.T, dir, victim string)
 	}{
 		{"symlink", func(t *testing.T, dir, victim string) {
-			if err := os.Symlink(victim, filepath.Join(dir, FileName)); err != nil {
+			if err := os.Symlink(victim, filepath.Join(dir, fileName)); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"hard link", func(t *testing.T, dir, victim string) {
-			if err := os.Link(victim, filepath.Join(dir, FileName)); err != nil {
+			if err := os.Link(victim, filepath.Join(dir, fileName)); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"fifo", func(t *testing.T, dir, victim string) {
-			if err := syscall.Mkfifo(filepath.Join(dir, FileName), 0o600); err != nil {
+			if err := syscall.Mkfifo(filepath.Join(dir, fileName), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -151,7 +151,7 @@ func TestSymlinkedDir(t *testing.T) {
 	if err := (Journal{Dir: link}).Append([]Record{rec(1, "")}); err == nil {
 		t.Fatal("appended through a symlinked directory")
 	}
-	if _, err := os.Stat(filepath.Join(real, FileName)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(real, fileName)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("journal written through the symlink: %v", err)
 	}
 }

@@ -43,8 +43,8 @@ func closeDir(d *os.File) { d.Close() }
 // appendOnce: done is false when the file was rotated meanwhile.
 func (j Journal) appendOnce(ctx context.Context, d *os.File, data []byte) (done bool, err error) {
 	dfd := int(d.Fd())
-	name := filepath.Join(j.Dir, FileName)
-	fd, err := openat(dfd, FileName, unix.O_RDWR|unix.O_APPEND|unix.O_CREAT|unix.O_NONBLOCK|unix.O_NOCTTY, 0o640)
+	name := filepath.Join(j.Dir, fileName)
+	fd, err := openat(dfd, fileName, unix.O_RDWR|unix.O_APPEND|unix.O_CREAT|unix.O_NONBLOCK|unix.O_NOCTTY, 0o640)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) {
 			return false, fmt.Errorf("history: %s: %w (a symlink)", name, ErrUnsafe)
@@ -64,7 +64,7 @@ func (j Journal) appendOnce(ctx context.Context, d *os.File, data []byte) (done 
 	}
 	// Under the lock: is the name still this file?
 	var cur unix.Stat_t
-	if err := unix.Fstatat(dfd, FileName, &cur, unix.AT_SYMLINK_NOFOLLOW); err != nil || cur.Dev != st.Dev || cur.Ino != st.Ino {
+	if err := unix.Fstatat(dfd, fileName, &cur, unix.AT_SYMLINK_NOFOLLOW); err != nil || cur.Dev != st.Dev || cur.Ino != st.Ino {
 		return false, nil
 	}
 	if err := unix.Fstat(fd, &st); err != nil {

@@ -75,8 +75,8 @@ func closeDir(d windows.Handle) { windows.CloseHandle(d) }
 // appendOnce: done is false when the file was rotated meanwhile. The
 // handle may only append (FILE_APPEND_DATA without FILE_WRITE_DATA).
 func (j Journal) appendOnce(ctx context.Context, d windows.Handle, data []byte) (done bool, err error) {
-	name := filepath.Join(j.Dir, FileName)
-	f, err := winfs.Open(d, FileName, windows.FILE_READ_DATA|windows.FILE_APPEND_DATA, winfs.ShareAll,
+	name := filepath.Join(j.Dir, fileName)
+	f, err := winfs.Open(d, fileName, windows.FILE_READ_DATA|windows.FILE_APPEND_DATA, winfs.ShareAll,
 		windows.FILE_OPEN_IF, windows.FILE_NON_DIRECTORY_FILE)
 	if err != nil {
 		return false, &fs.PathError{Op: "open", Path: name, Err: errors.Unwrap(err)}
@@ -96,7 +96,7 @@ func (j Journal) appendOnce(ctx context.Context, d windows.Handle, data []byte) 
 		return false, fmt.Errorf("history: %s: %w", name, err)
 	}
 	// Under the lock: is the name still this file?
-	cur, err := winfs.Open(d, FileName, 0, winfs.ShareAll, windows.FILE_OPEN, 0)
+	cur, err := winfs.Open(d, fileName, 0, winfs.ShareAll, windows.FILE_OPEN, 0)
 	if err != nil {
 		return false, nil
 	}

@@ -33,7 +33,7 @@ func TestAppendReadWindows(t *testing.T) {
 		want := []Record{recW(1, "core/redis/6.2.5/20211101000000"), recW(2, "")}
 		appendTwoRead(t, j, want)
 	}
-	if _, err := os.Stat(filepath.Join(root, "hab", "sup", "default", "hab-gc", FileName)); err != nil {
+	if _, err := os.Stat(filepath.Join(root, "hab", "sup", "default", "hab-gc", fileName)); err != nil {
 		t.Errorf("ForFSRoot's journal: %v", err)
 	}
 }
@@ -62,7 +62,7 @@ func TestTornLastLineWindows(t *testing.T) {
 	if err := j.Append([]Record{recW(1, "core/a/1/20200101000000"), recW(2, "")}); err != nil {
 		t.Fatal(err)
 	}
-	name := filepath.Join(j.Dir, FileName)
+	name := filepath.Join(j.Dir, fileName)
 	b, _ := os.ReadFile(name)
 	if err := os.WriteFile(name, append(b, `{"time":"2026-01-01T00:00:03Z","kind":"rel`...), 0o640); err != nil {
 		t.Fatal(err)
@@ -83,9 +83,9 @@ func TestUnsafeJournalWindows(t *testing.T) {
 		name string
 		make func(t *testing.T, dir, victim string) error
 	}{
-		{"hard link", func(t *testing.T, dir, victim string) error { return os.Link(victim, filepath.Join(dir, FileName)) }},
-		{"symlink", func(t *testing.T, dir, victim string) error { return os.Symlink(victim, filepath.Join(dir, FileName)) }},
-		{"directory", func(t *testing.T, dir, victim string) error { return os.Mkdir(filepath.Join(dir, FileName), 0o755) }},
+		{"hard link", func(t *testing.T, dir, victim string) error { return os.Link(victim, filepath.Join(dir, fileName)) }},
+		{"symlink", func(t *testing.T, dir, victim string) error { return os.Symlink(victim, filepath.Join(dir, fileName)) }},
+		{"directory", func(t *testing.T, dir, victim string) error { return os.Mkdir(filepath.Join(dir, fileName), 0o755) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := testtool.TempDir(t)
@@ -97,7 +97,7 @@ func TestUnsafeJournalWindows(t *testing.T) {
 				t.Skipf("cannot make a %s here: %v", tc.name, err)
 			}
 			if tc.name == "symlink" {
-				skipUnlessSymlink(t, filepath.Join(dir, FileName))
+				skipUnlessSymlink(t, filepath.Join(dir, fileName))
 			}
 			err := Journal{Dir: dir}.Append([]Record{recW(1, "")})
 			if err == nil || tc.name != "directory" && !errors.Is(err, ErrUnsafe) {
@@ -156,7 +156,7 @@ func TestBusyWindows(t *testing.T) {
 	if err := j.Append([]Record{recW(1, "")}); err != nil {
 		t.Fatal(err)
 	}
-	name := filepath.Join(j.Dir, FileName)
+	name := filepath.Join(j.Dir, fileName)
 	p, _ := windows.UTF16PtrFromString(name)
 	h, err := windows.CreateFile(p, windows.GENERIC_READ, windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil, windows.OPEN_EXISTING, 0, 0)
 	if err != nil {
@@ -194,7 +194,7 @@ func TestConcurrentAppendWindows(t *testing.T) {
 	if err != nil || len(notes) != 0 || len(got) != 4*25*2 {
 		t.Fatalf("records %d, notices %v, err %v", len(got), notes, err)
 	}
-	b, _ := os.ReadFile(filepath.Join(j.Dir, FileName))
+	b, _ := os.ReadFile(filepath.Join(j.Dir, fileName))
 	if n := strings.Count(string(b), "\n"); n != 4*25*2 {
 		t.Errorf("%d lines, want %d", n, 4*25*2)
 	}

@@ -47,7 +47,7 @@ func TestAppendBelowSymlinkedDir(t *testing.T) {
 		if err := mustForFSRoot(t, root).Append([]Record{rec(1, "")}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := os.Stat(filepath.Join(real, "hab/sup/default/hab-gc", FileName)); err != nil {
+		if _, err := os.Stat(filepath.Join(real, "hab/sup/default/hab-gc", fileName)); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -25,7 +25,7 @@ type leaseDir struct {
 // symlink at hab-gc or leases; to write, nor at any level below fsRoot.
 // Either is an error wrapping ErrSymlink.
 func openLeaseDir(fsRoot string, write, create bool) (*leaseDir, error) {
-	base, rel := fsRoot, RelDir
+	base, rel := fsRoot, relDir
 	if !write {
 		base, rel = filepath.Join(fsRoot, habitatDir), ownDir
 	}

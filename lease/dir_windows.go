@@ -27,7 +27,7 @@ func openLeaseDir(fsRoot string, write, create bool) (*leaseDir, error) {
 	if !write {
 		return openToRead(fsRoot)
 	}
-	f, err := safeio.OpenDirBeneath(fsRoot, RelDir, create)
+	f, err := safeio.OpenDirBeneath(fsRoot, relDir, create)
 	if errors.Is(err, safeio.ErrSymlink) {
 		return nil, fmt.Errorf("%w: %w", ErrSymlink, err)
 	}

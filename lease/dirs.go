@@ -1,6 +1,6 @@
 package lease
 
-// habitatDir, Habitat's part of RelDir, is followed when leases are read,
+// habitatDir, Habitat's part of relDir, is followed when leases are read,
 // as the store's path is (an operator may have moved /hab); ownDir never.
 const (
 	habitatDir = "hab/sup/default"

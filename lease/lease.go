@@ -18,11 +18,11 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// RelDir is where leases live, relative to the FS root.
-const RelDir = "hab/sup/default/hab-gc/leases"
+// relDir is where leases live, relative to the FS root.
+const relDir = "hab/sup/default/hab-gc/leases"
 
-// Suffix ends every lease file's name.
-const Suffix = ".lease"
+// suffix ends every lease file's name.
+const suffix = ".lease"
 
 const maxSize = 1 << 20
 
@@ -31,7 +31,7 @@ const maxSize = 1 << 20
 var ErrBadLease = errors.New("unreadable lease")
 
 // Dir returns the lease directory of an FS root.
-func Dir(fsRoot string) string { return filepath.Join(fsRoot, RelDir) }
+func Dir(fsRoot string) string { return filepath.Join(fsRoot, relDir) }
 
 // Lease is a lease this process holds.
 type Lease struct {
@@ -78,7 +78,7 @@ func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
 		fmt.Fprintln(&body, id)
 	}
 	id := rand.Text()[:16]
-	tmp, name := ".new-"+id, id+Suffix
+	tmp, name := ".new-"+id, id+suffix
 	f, err := dir.open(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err == nil {
 		if err = flockNB(f, true); err == nil {
@@ -100,8 +100,6 @@ func Acquire(fsRoot, holder string, idents ...pkgstore.Ident) (*Lease, error) {
 	dir.sync()
 	return &Lease{f: f, dir: dir, name: name, path: filepath.Join(Dir(fsRoot), name), Idents: slices.Clone(idents)}, nil
 }
-
-func (l *Lease) Path() string { return l.path }
 
 // Release removes the lease's file, then drops its lock. Releasing twice,
 // or a nil lease, does nothing.
@@ -160,7 +158,7 @@ func scan(fsRoot string, sweep bool) (live []Held, dead int, err error) {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if !strings.HasSuffix(name, Suffix) {
+		if !strings.HasSuffix(name, suffix) {
 			continue // a lease being made (.new-*), or not ours
 		}
 		h, alive, err := readOne(dir, name, sweep)
@@ -212,13 +210,13 @@ func readOne(dir *leaseDir, name string, sweep bool) (Held, bool, error) {
 	if len(body) > maxSize {
 		return Held{}, false, fmt.Errorf("larger than %d bytes", maxSize)
 	}
-	h, err := Parse(body)
+	h, err := parse(body)
 	h.File = name
 	return h, true, err
 }
 
-// Parse reads a lease file; its first comment names the holder.
-func Parse(body []byte) (Held, error) {
+// parse reads a lease file; its first comment names the holder.
+func parse(body []byte) (Held, error) {
 	var h Held
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(nil, maxSize)

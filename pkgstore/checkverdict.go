@@ -5,7 +5,7 @@ import "time"
 // Checked is one problem of a check, labelled an error or a notice.
 type Checked struct {
 	Problem
-	// Notice is set for what a healthy, busy machine shows (IsNotice):
+	// Notice is set for what a healthy, busy machine shows (isNotice):
 	// an install in progress, a release of another target.
 	Notice bool `json:"notice"`
 }
@@ -22,14 +22,14 @@ type CheckVerdict struct {
 }
 
 // Judge labels each of the report's problems an error or a notice
-// (IsNotice at now, an install directory younger than inProgress being an
+// (isNotice at now, an install directory younger than inProgress being an
 // install in progress) and passes the check when there is no error and,
 // when strict, no notice either. `hab-gc check` (--strict) and the
 // scheduled check job judge a store this way.
 func (r *Report) Judge(now time.Time, inProgress time.Duration, strict bool) CheckVerdict {
 	v := CheckVerdict{Problems: make([]Checked, 0, len(r.Problems))}
 	for _, p := range r.Problems {
-		n := IsNotice(p, now, inProgress)
+		n := isNotice(p, now, inProgress)
 		v.Problems = append(v.Problems, Checked{p, n})
 		if n {
 			v.Notices++
@@ -41,13 +41,13 @@ func (r *Report) Judge(now time.Time, inProgress time.Duration, strict bool) Che
 	return v
 }
 
-// IsNotice reports whether p is a notice, what a healthy, busy machine
+// isNotice reports whether p is a notice, what a healthy, busy machine
 // shows, rather than an error: a release of another package target
 // (ProblemForeignTarget), or an install directory (ProblemInstallLeftover)
 // modified less than inProgress before now, an install in progress. An
 // install directory of unknown age is an error. hab-gc check fails on
 // errors, and on notices only when strict.
-func IsNotice(p Problem, now time.Time, inProgress time.Duration) bool {
+func isNotice(p Problem, now time.Time, inProgress time.Duration) bool {
 	switch p.Kind {
 	case ProblemForeignTarget:
 		return true

@@ -23,3 +23,5 @@ var (
 )
 
 const DefaultInstallWindow = defaultInstallWindow
+
+var IsNotice = isNotice

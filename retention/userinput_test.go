@@ -93,26 +93,3 @@ func TestParseOnly(t *testing.T) {
 		})
 	}
 }
-
-// TestKeepsNoneStoreWide: only a keep of none that nothing limits.
-func TestKeepsNoneStoreWide(t *testing.T) {
-	redis := pkgstore.Ident{Origin: "core", Name: "redis"}
-	for _, tt := range []struct {
-		name string
-		p    retention.Policy
-		want bool
-	}{
-		{"keep none", retention.Policy{KeepLatest: retention.KeepNone}, true},
-		{"keep none, pins", retention.Policy{KeepLatest: retention.KeepNone, Excludes: []retention.Exclude{{Pattern: redis}}}, true},
-		{"keep none, only", retention.Policy{KeepLatest: retention.KeepNone, Only: []pkgstore.Ident{redis}}, false},
-		{"keep none, services only", retention.Policy{KeepLatest: retention.KeepNone, ServicesOnly: true}, false},
-		{"keep 1", retention.Policy{KeepLatest: 1}, false},
-		{"unset", retention.Policy{}, false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := retention.KeepsNoneStoreWide(tt.p); got != tt.want {
-				t.Errorf("got %v, want %v", got, tt.want)
-			}
-		})
-	}
-}

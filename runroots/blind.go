@@ -11,12 +11,12 @@ import (
 
 // Blind reports whether the scan may have missed a use. A Vanished
 // process uses nothing any more.
-func (r *Result) Blind() bool {
+func (r *procScan) Blind() bool {
 	return r.Denied > 0 || r.Failed > 0 || r.hiding() || r.ChildPIDNamespace || r.Partial != ""
 }
 
 // deniedOne notes a Denied process.
-func (r *Result) deniedOne(pid int, comm string) {
+func (r *procScan) deniedOne(pid int, comm string) {
 	if r.deniedExample != "" && pid > r.deniedPID {
 		return
 	}
@@ -28,7 +28,7 @@ func (r *Result) deniedOne(pid int, comm string) {
 
 // notice says which processes could not be inspected, why, and done,
 // what was done about it ("" when the scan saw everything).
-func (r *Result) notice(done string) string {
+func (r *procScan) notice(done string) string {
 	if !r.Blind() {
 		return ""
 	}
@@ -53,11 +53,11 @@ func (r *Result) notice(done string) string {
 }
 
 // hiding reports whether hidepid may keep processes out of the listing.
-func (r *Result) hiding() bool {
+func (r *procScan) hiding() bool {
 	return r.HidePID != "" && (r.NotRoot || r.NoPtrace)
 }
 
-func (r *Result) whyBlind() string {
+func (r *procScan) whyBlind() string {
 	var why []string
 	switch {
 	case r.NotRoot:
@@ -92,13 +92,13 @@ var ErrBlind = errors.New("refusing to prune blind")
 // another process has open (see the package doc).
 type leaseProbe struct {
 	fsRoot, store string
-	scan          *Result
+	scan          *procScan
 	bestEffort    bool
 }
 
 // blindText is e.g. "118 of 119 processes could not be inspected fully
 // (no CAP_SYS_PTRACE)".
-func (r *Result) blindText() string {
+func (r *procScan) blindText() string {
 	if n := r.Denied + r.Failed; n > 0 {
 		return fmt.Sprintf("%d of %d processes could not be inspected fully (%s)", n, r.Processes, r.whyBlind())
 	}

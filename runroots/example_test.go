@@ -13,9 +13,9 @@ import (
 	"github.com/hab-gc/hab-gc/runroots"
 )
 
-// Scan reads /proc and says which releases running processes use. Here
-// this very process holds a file of a release open.
-func ExampleScan() {
+// A Mode reads /proc and makes each release a running process uses a
+// root. Here this very process holds a file of a release open.
+func ExampleMode_FindRoots() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
 	s, _ := pkgstoretest.New(dir)
@@ -33,14 +33,12 @@ func ExampleScan() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := runroots.Scan(context.Background(), runroots.DefaultProcRoot, inv)
+	found, err := runroots.ModeOn.FindRoots(context.Background(), inv)
 	if err != nil {
 		panic(err)
 	}
-	for _, u := range res.Uses {
-		if u.PID == os.Getpid() {
-			fmt.Println(u.Ident, u.Kind, u.File)
-		}
+	for _, r := range found.Roots {
+		fmt.Println(r.Ident, r.Code)
 	}
-	// Output: core/tool/1.0.0/20220101000000 fd share/data
+	// Output: core/tool/1.0.0/20220101000000 in-use
 }

@@ -70,7 +70,7 @@ func TestScanFakeProc(t *testing.T) {
 	cases := []struct {
 		name string
 		proc fakeProc
-		want string // Use.String() of the one use expected, "" for none
+		want string // procUse.String() of the one use expected, "" for none
 	}{
 		{"control characters in names", fakeProc{comm: "x\x1b[2J\u202e", root: "/", fds: []string{st + "/" + redis + "/a\nb"}},
 			`process 10 (x\x1b[2J\u202e) has a\nb open`},
@@ -113,7 +113,7 @@ func TestScanFakeProc(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			proc := makeProc(t, map[int]fakeProc{10: tc.proc})
-			res, err := Scan(context.Background(), proc, &pkgstore.Inventory{FSRoot: fs})
+			res, err := scanProcs(context.Background(), proc, &pkgstore.Inventory{FSRoot: fs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +140,7 @@ func TestScanFakeProcFindsEachRelease(t *testing.T) {
 		1: {comm: "a", root: "/", exe: st + "/o/a/1/1/bin/a", environ: []string{"PATH=" + st + "/o/b/1/1/bin:" + st + "/o/c/1/1/bin"}},
 		2: {comm: "b", root: "/", exe: st + "/o/a/1/1/bin/a"},
 	})
-	res, err := Scan(context.Background(), proc, &pkgstore.Inventory{FSRoot: "/srv/fs"})
+	res, err := scanProcs(context.Background(), proc, &pkgstore.Inventory{FSRoot: "/srv/fs"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestScanCountsVanished(t *testing.T) {
 	if err := os.Symlink("/nonexistent-process-dir", filepath.Join(proc, "2")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Scan(context.Background(), proc, &pkgstore.Inventory{FSRoot: "/srv/fs"})
+	res, err := scanProcs(context.Background(), proc, &pkgstore.Inventory{FSRoot: "/srv/fs"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,13 +186,13 @@ func TestScanCountsVanished(t *testing.T) {
 }
 
 func TestScanErrors(t *testing.T) {
-	if _, err := Scan(context.Background(), filepath.Join(t.TempDir(), "missing"), &pkgstore.Inventory{FSRoot: "/"}); err == nil {
+	if _, err := scanProcs(context.Background(), filepath.Join(t.TempDir(), "missing"), &pkgstore.Inventory{FSRoot: "/"}); err == nil {
 		t.Fatal("no error for a missing proc root")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	proc := makeProc(t, map[int]fakeProc{1: {comm: "a", root: "/"}})
-	if _, err := Scan(ctx, proc, &pkgstore.Inventory{FSRoot: "/"}); err == nil {
+	if _, err := scanProcs(ctx, proc, &pkgstore.Inventory{FSRoot: "/"}); err == nil {
 		t.Fatal("no error for a cancelled context")
 	}
 }

@@ -17,7 +17,7 @@ type finder struct {
 }
 
 // FindRoots makes each release in use a root. Found.Counts holds the
-// scan's counts (Result.Found), "installs_held_open" and, when blind,
+// scan's counts (procScan.Found), "installs_held_open" and, when blind,
 // the write-lease probe's.
 func (f finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (inuse.Found, error) {
 	switch f.mode {
@@ -27,7 +27,7 @@ func (f finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (inuse.F
 	default:
 		return inuse.Found{}, fmt.Errorf("runtime roots: %w: %s", ErrBadMode, f.mode)
 	}
-	res, err := Scan(ctx, f.procRoot, inv)
+	res, err := scanProcs(ctx, f.procRoot, inv)
 	if err != nil {
 		return inuse.Found{}, fmt.Errorf("runtime roots: %w", err)
 	}
@@ -41,9 +41,9 @@ func (f finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (inuse.F
 }
 
 // Found makes each release in use a root, named after its first user.
-func (r *Result) Found() inuse.Found {
+func (r *procScan) Found() inuse.Found {
 	type agg struct {
-		first Use
+		first procUse
 		pids  map[int]bool
 	}
 	byIdent := map[pkgstore.Ident]*agg{}
@@ -79,7 +79,7 @@ func (r *Result) Found() inuse.Found {
 }
 
 // Summary says in one sentence what the scan saw and could not see.
-func (r *Result) Summary() string {
+func (r *procScan) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "runtime roots: %d of %d processes inspected", r.Inspected, r.Processes)
 	var not []string

@@ -9,7 +9,7 @@ import (
 )
 
 // held maps a path to the install in progress it is a file of
-// (Held.Path); a Studio's bind mount of the cache is not the host's.
+// (procHeld.Path); a Studio's bind mount of the cache is not the host's.
 func (m *matcher) held(p string) (string, bool) {
 	if !slices.ContainsFunc(m.caches, func(c string) bool { return strings.HasPrefix(p, c) }) &&
 		!slices.ContainsFunc(m.stores, func(s string) bool { return strings.HasPrefix(p, s) }) {

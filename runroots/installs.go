@@ -9,14 +9,14 @@ import (
 	"github.com/hab-gc/hab-gc/pkgstore"
 )
 
-// Held is a process showing an install in progress. Until its install
+// procHeld is a process showing an install in progress. Until its install
 // directory exists, the cached archive Habitat holds open to read, verify
 // and unpack it is all that shows it (common/src/command/package/install.rs
 // get_cached_artifact, unpack_artifact).
-type Held struct {
+type procHeld struct {
 	PID  int
 	Comm string
-	Kind Kind // KindFD, KindCwd, or KindCmdline
+	Kind useKind // kindFD, kindCwd, or kindCmdline
 	// Path, relative to the FS root, is hab/cache/artifacts/FILE or the
 	// install directory hab/pkgs/ORIGIN/NAME/VERSION/.hab-pkg-install-...
 	Path string
@@ -53,12 +53,12 @@ func habInstallCommand(cmdline []byte) (string, bool) {
 }
 
 // String is e.g. "process 4121 (hab) has hab/cache/artifacts/x.hart open".
-func (h Held) String() string {
+func (h procHeld) String() string {
 	who := fmt.Sprintf("process %d (%s)", h.PID, printable(h.Comm))
-	if h.Kind == KindCmdline {
+	if h.Kind == kindCmdline {
 		return who + " runs " + h.Command
 	}
-	if h.Kind == KindCwd {
+	if h.Kind == kindCwd {
 		return who + " has its working directory in " + printable(h.Path)
 	}
 	if strings.HasPrefix(h.Path, pkgstore.StoreDir+"/") {
@@ -80,12 +80,12 @@ func slashDirs(dir string) []string {
 
 // installs are the installs in progress processes show, one per file or
 // install directory, named after its first holder.
-func (r *Result) installs(inv *pkgstore.Inventory) []pkgstore.Installing {
+func (r *procScan) installs(inv *pkgstore.Inventory) []pkgstore.Installing {
 	var out []pkgstore.Installing
 	first := map[string]int{}         // path -> index in out
 	pids := map[string]map[int]bool{} // path -> its holders
 	for _, h := range r.Held {
-		if h.Kind == KindCmdline {
+		if h.Kind == kindCmdline {
 			// Its needs are unknown: every removal waits.
 			out = append(out, pkgstore.Installing{Active: true, By: h.String(),
 				From: "the command line of a Habitat install running"})

@@ -355,7 +355,7 @@ func (lp leaseProbe) mapsUnseen() bool {
 	return r.MapsDenied > 0 || r.Failed > 0 || r.hiding()
 }
 
-func (r *Result) remedy() string {
+func (r *procScan) remedy() string {
 	var how []string
 	switch {
 	case r.NotRoot:

@@ -14,8 +14,8 @@ import (
 )
 
 type procState struct {
-	uses       []Use
-	held       []Held
+	uses       []procUse
+	held       []procHeld
 	denied     bool
 	mapsDenied bool
 	vanished   bool
@@ -68,7 +68,7 @@ func (r *reader) process(pid int) procState {
 	pr.root = root
 	if err == nil {
 		if m := r.match(root); m.ok {
-			pr.record(KindRoot, m.id, m.file, m.hidden)
+			pr.record(kindRoot, m.id, m.file, m.hidden)
 		}
 	}
 	pr.readLinks(dfd)
@@ -87,11 +87,11 @@ func (r *reader) process(pid int) procState {
 	return pr.st
 }
 
-func (pr *procRead) record(kind Kind, id pkgstore.Ident, file string, hidden bool) {
+func (pr *procRead) record(kind useKind, id pkgstore.Ident, file string, hidden bool) {
 	key := [2]string{id.String(), string(kind)}
 	if !pr.seen[key] {
 		pr.seen[key] = true
-		pr.st.uses = append(pr.st.uses, Use{PID: pr.pid, Ident: id, Kind: kind, File: file, Hidden: hidden})
+		pr.st.uses = append(pr.st.uses, procUse{PID: pr.pid, Ident: id, Kind: kind, File: file, Hidden: hidden})
 	}
 }
 
@@ -99,7 +99,7 @@ func (pr *procRead) record(kind Kind, id pkgstore.Ident, file string, hidden boo
 // the process's root (another mount namespace), by its release
 // directory's identity, or by the file's own (the proc link named link
 // leads to, or inode ino).
-func (pr *procRead) try(kind Kind, p string, m matched, link string, ino uint64) {
+func (pr *procRead) try(kind useKind, p string, m matched, link string, ino uint64) {
 	r, root, dir := pr.r, pr.root, pr.dir
 	if m.ok {
 		pr.record(kind, m.id, m.file, m.hidden)
@@ -132,14 +132,14 @@ func (pr *procRead) try(kind Kind, p string, m matched, link string, ino uint64)
 }
 
 // add takes the target p of the proc link named link.
-func (pr *procRead) add(kind Kind, p, link string) {
+func (pr *procRead) add(kind useKind, p, link string) {
 	if !strings.HasPrefix(p, "/") {
 		return
 	}
-	if kind == KindFD || kind == KindCwd {
+	if kind == kindFD || kind == kindCwd {
 		if h, ok := pr.r.m.held(p); ok && !pr.held[h] {
 			pr.held[h] = true
-			pr.st.held = append(pr.st.held, Held{PID: pr.pid, Kind: kind, Path: h})
+			pr.st.held = append(pr.st.held, procHeld{PID: pr.pid, Kind: kind, Path: h})
 		}
 	}
 	pr.try(kind, p, pr.r.match(p), link, 0)
@@ -148,15 +148,15 @@ func (pr *procRead) add(kind Kind, p, link string) {
 func (pr *procRead) readLinks(dfd int) {
 	for _, l := range [...]struct {
 		name string
-		kind Kind
-	}{{"exe", KindExe}, {"cwd", KindCwd}} {
+		kind useKind
+	}{{"exe", kindExe}, {"cwd", kindCwd}} {
 		t, err := pr.r.readlinkat(dfd, l.name)
 		pr.st.note(l.name, err)
 		if err == nil {
 			pr.add(l.kind, t, l.name)
 		}
 	}
-	if err := pr.r.fds(dfd, func(name, t string) { pr.add(KindFD, t, "fd/"+name) }); err != nil {
+	if err := pr.r.fds(dfd, func(name, t string) { pr.add(kindFD, t, "fd/"+name) }); err != nil {
 		pr.st.note("fd", err)
 	}
 }
@@ -178,7 +178,7 @@ func (pr *procRead) readMaps(dfd int) {
 				if m := r.matchBytes(p); m.ok || m.cand || root != "" && root != "/" {
 					// The device column is the superblock's, not stat's
 					// on btrfs subvolumes and overlayfs: the inode only.
-					pr.try(KindMap, string(p), m, "", ino)
+					pr.try(kindMap, string(p), m, "", ino)
 				}
 			}
 		}
@@ -190,19 +190,19 @@ func (pr *procRead) readStrings(dfd int) {
 	var fsRoot habFSRoot
 	for _, f := range [...]struct {
 		name string
-		kind Kind
-	}{{"environ", KindEnv}, {"cmdline", KindCmdline}} {
+		kind useKind
+	}{{"environ", kindEnv}, {"cmdline", kindCmdline}} {
 		b, err := r.readAt(dfd, f.name)
-		if f.kind == KindEnv {
+		if f.kind == kindEnv {
 			fsRoot = envFSRoot(b, err) // before cmdline's read reuses b
 		}
 		if err != nil {
 			pr.st.note(f.name, err)
 			continue
 		}
-		if f.kind == KindCmdline {
+		if f.kind == kindCmdline {
 			if cmd, ok := habInstallCommand(b); ok && r.installsHere(dir, fsRoot) {
-				pr.st.held = append(pr.st.held, Held{PID: pr.pid, Kind: KindCmdline, Command: cmd})
+				pr.st.held = append(pr.st.held, procHeld{PID: pr.pid, Kind: kindCmdline, Command: cmd})
 			}
 		}
 		if !r.m.mayHold(b) {
@@ -223,7 +223,7 @@ func (pr *procRead) readStrings(dfd int) {
 					continue
 				}
 				file := ""
-				if f.kind == KindEnv {
+				if f.kind == kindEnv {
 					file, _, _ = strings.Cut(string(s), "=")
 				}
 				pr.record(f.kind, id, file, hidden)

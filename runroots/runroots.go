@@ -22,27 +22,27 @@ var ErrNoProc = errors.New("cannot list processes")
 // DefaultProcRoot is where Linux mounts the proc file system.
 const DefaultProcRoot = "/proc"
 
-// Kind is how a process uses a release.
-type Kind string
+// useKind is how a process uses a release.
+type useKind string
 
 // Kinds, in the order a reason prefers them.
 const (
-	KindExe     Kind = "exe"
-	KindMap     Kind = "map"
-	KindFD      Kind = "fd"
-	KindCwd     Kind = "cwd"
-	KindRoot    Kind = "root"
-	KindEnv     Kind = "environ"
-	KindCmdline Kind = "cmdline"
+	kindExe     useKind = "exe"
+	kindMap     useKind = "map"
+	kindFD      useKind = "fd"
+	kindCwd     useKind = "cwd"
+	kindRoot    useKind = "root"
+	kindEnv     useKind = "environ"
+	kindCmdline useKind = "cmdline"
 )
 
-// Use is one process using one release.
-type Use struct {
+// procUse is one process using one release.
+type procUse struct {
 	PID   int
 	Comm  string
 	Ident pkgstore.Ident
-	Kind  Kind
-	// File is the path inside the release; for KindEnv, the variable.
+	Kind  useKind
+	// File is the path inside the release; for kindEnv, the variable.
 	File string
 	// Hidden: the path is in the directory hab-gc hid the release under.
 	Hidden bool
@@ -50,7 +50,7 @@ type Use struct {
 
 // String is the reason's text, e.g. "process 4121 (redis-server)
 // executes bin/redis-server of it".
-func (u Use) String() string {
+func (u procUse) String() string {
 	u.Comm, u.File = printable(u.Comm), printable(u.File)
 	who := fmt.Sprintf("process %d (%s)", u.PID, u.Comm)
 	file := u.File
@@ -59,25 +59,25 @@ func (u Use) String() string {
 	}
 	var s string
 	switch u.Kind {
-	case KindExe:
+	case kindExe:
 		s = who + " executes " + file + " of it"
 		if u.File == "" {
 			s = who + " executes it"
 		}
-	case KindMap:
+	case kindMap:
 		s = who + " has " + file + " mapped"
-	case KindFD:
+	case kindFD:
 		s = who + " has " + file + " open"
-	case KindCwd:
+	case kindCwd:
 		s = who + " has its working directory in it"
 		if u.File != "" {
 			s += " (" + u.File + ")"
 		}
-	case KindRoot:
+	case kindRoot:
 		s = who + " has its root directory in it"
-	case KindEnv:
+	case kindEnv:
 		s = who + " has it in its environment (" + u.File + ")"
-	case KindCmdline:
+	case kindCmdline:
 		s = who + " names it on its command line"
 	default:
 		s = who + " uses it"
@@ -99,12 +99,12 @@ func printable(s string) string {
 	return s
 }
 
-// Result is what Scan found.
-type Result struct {
+// procScan is what Scan found.
+type procScan struct {
 	// Uses are sorted by PID, then kind; one per process, release and kind.
-	Uses []Use
-	// Held are sorted by PID; one per process and path.
-	Held []Held
+	Uses []procUse
+	// procHeld are sorted by PID; one per process and path.
+	Held []procHeld
 	// Inspected processes were read whole. Denied ones lacked permission,
 	// Vanished ones exited meanwhile, Failed ones failed otherwise (the
 	// first as FailedExample).
@@ -127,11 +127,11 @@ type Result struct {
 	ChildPIDNamespace bool
 }
 
-// Scan reads every process under procRoot (DefaultProcRoot when empty)
+// scanProcs reads every process under procRoot (DefaultProcRoot when empty)
 // for the releases of inv's store they use. It fails only when the proc
 // root cannot be listed or ctx ends; off Linux and Windows always
 // (ErrNoProc, errors.ErrUnsupported).
-func Scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
+func scanProcs(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*procScan, error) {
 	if inv == nil {
 		return nil, fmt.Errorf("runroots: %w: no inventory given", pkgstore.ErrNoStore)
 	}
@@ -139,6 +139,22 @@ func Scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Resul
 		return nil, fmt.Errorf("runroots: %w", err)
 	}
 	return scan(ctx, procRoot, inv)
+}
+
+// Executing returns the releases of pkg that a process under procRoot
+// executes, with scanProcs' errors.
+func Executing(ctx context.Context, procRoot string, inv *pkgstore.Inventory, pkg pkgstore.Ident) ([]pkgstore.Ident, error) {
+	res, err := scanProcs(ctx, procRoot, inv)
+	if err != nil {
+		return nil, err
+	}
+	var ids []pkgstore.Ident
+	for _, u := range res.Uses {
+		if u.Kind == kindExe && u.Ident.Package() == pkg.Package() && !slices.Contains(ids, u.Ident) {
+			ids = append(ids, u.Ident)
+		}
+	}
+	return ids, nil
 }
 
 // matcher maps absolute paths to releases of one store.

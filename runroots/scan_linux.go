@@ -15,7 +15,7 @@ import (
 )
 
 // scan reads GOMAXPROCS processes at once.
-func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
+func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*procScan, error) {
 	ix := identityOf(inv)
 	if procRoot == "" {
 		procRoot = DefaultProcRoot
@@ -28,7 +28,7 @@ func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Processes: len(pids), NotRoot: os.Geteuid() != 0, HidePID: hidePID(procRoot)}
+	res := &procScan{Processes: len(pids), NotRoot: os.Geteuid() != 0, HidePID: hidePID(procRoot)}
 	res.NoPtrace = !res.NotRoot && !hasCap(unix.CAP_SYS_PTRACE)
 	res.ChildPIDNamespace = inChildPIDNamespace()
 	workers := min(runtime.GOMAXPROCS(0), max(len(pids), 1))
@@ -86,7 +86,7 @@ func listPIDs(procRoot string) ([]int, error) {
 	return pids, nil
 }
 
-func (r *Result) count(st *procState) {
+func (r *procScan) count(st *procState) {
 	r.Uses = append(r.Uses, st.uses...)
 	r.Held = append(r.Held, st.held...)
 	switch {
@@ -108,8 +108,8 @@ func (r *Result) count(st *procState) {
 	}
 }
 
-func (r *Result) sort() {
-	slices.SortFunc(r.Uses, func(a, b Use) int {
+func (r *procScan) sort() {
+	slices.SortFunc(r.Uses, func(a, b procUse) int {
 		if a.PID != b.PID {
 			return a.PID - b.PID
 		}
@@ -118,7 +118,7 @@ func (r *Result) sort() {
 		}
 		return strings.Compare(a.Ident.String(), b.Ident.String())
 	})
-	slices.SortFunc(r.Held, func(a, b Held) int {
+	slices.SortFunc(r.Held, func(a, b procHeld) int {
 		if a.PID != b.PID {
 			return a.PID - b.PID
 		}
@@ -136,4 +136,4 @@ func statStore(dir string) *unix.Stat_t {
 	return &st
 }
 
-var kindOrder = []Kind{KindExe, KindMap, KindFD, KindCwd, KindRoot, KindEnv, KindCmdline}
+var kindOrder = []useKind{kindExe, kindMap, kindFD, kindCwd, kindRoot, kindEnv, kindCmdline}

@@ -11,7 +11,7 @@ import (
 )
 
 // scan fails: "no process seen" is not "nothing in use".
-func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
+func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*procScan, error) {
 	if procRoot == "" {
 		procRoot = DefaultProcRoot
 	}

@@ -19,16 +19,16 @@ const windowsPartial = "on Windows only each process's image and loaded modules 
 
 // scan matches each process's image and modules against the store
 // (pkgstore.WindowsStorePath).
-func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Result, error) {
+func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*procScan, error) {
 	fsRoot := inv.FSRoot
 	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPPROCESS, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: CreateToolhelp32Snapshot: %w", ErrNoProc, err)
 	}
 	defer windows.CloseHandle(snap)
-	res := &Result{Partial: windowsPartial}
+	res := &procScan{Partial: windowsPartial}
 	m := &matcher{stores: []string{"/store/"}}
-	add := func(pid int, comm, p string, kind Kind) {
+	add := func(pid int, comm, p string, kind useKind) {
 		rest, ok := pkgstore.WindowsStorePath(p, fsRoot)
 		if !ok {
 			return
@@ -37,8 +37,8 @@ func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Resul
 		if !ok || (inv.Installed(id) == nil && !hidden) {
 			return
 		}
-		u := Use{PID: pid, Comm: comm, Ident: id, Kind: kind, File: file, Hidden: hidden}
-		if !slices.ContainsFunc(res.Uses, func(o Use) bool { return o.PID == u.PID && o.Ident == u.Ident && o.Kind == u.Kind }) {
+		u := procUse{PID: pid, Comm: comm, Ident: id, Kind: kind, File: file, Hidden: hidden}
+		if !slices.ContainsFunc(res.Uses, func(o procUse) bool { return o.PID == u.PID && o.Ident == u.Ident && o.Kind == u.Kind }) {
 			res.Uses = append(res.Uses, u)
 		}
 	}
@@ -57,11 +57,11 @@ func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Resul
 		comm := windows.UTF16ToString(pe.ExeFile[:])
 		image, ierr := processImage(pe.ProcessID)
 		if ierr == nil {
-			add(pid, comm, image, KindExe)
+			add(pid, comm, image, kindExe)
 		}
 		mods, merr := processModules(pe.ProcessID)
 		for _, mod := range mods {
-			add(pid, comm, mod, KindMap)
+			add(pid, comm, mod, kindMap)
 		}
 		switch first := errors.Join(ierr, merr); {
 		case first == nil:
@@ -84,7 +84,7 @@ func scan(ctx context.Context, procRoot string, inv *pkgstore.Inventory) (*Resul
 	if !errors.Is(err, windows.ERROR_NO_MORE_FILES) {
 		return nil, fmt.Errorf("%w: Process32Next: %w", ErrNoProc, err)
 	}
-	slices.SortStableFunc(res.Uses, func(a, b Use) int { return a.PID - b.PID })
+	slices.SortStableFunc(res.Uses, func(a, b procUse) int { return a.PID - b.PID })
 	return res, nil
 }
 

@@ -30,8 +30,8 @@ const (
 	DefaultMaxBytes = 32 << 20
 )
 
-// Service is one loaded service and the release it runs.
-type Service struct {
+// service is one loaded service and the release it runs.
+type service struct {
 	Group string // "redis.default"; may be empty
 	Ident pkgstore.Ident
 }
@@ -54,7 +54,7 @@ func ParseURL(s string) (string, error) {
 
 // parse reads the body of GET /services: each service's "pkg" names a
 // release by "ident" or by its four parts.
-func parse(body []byte) ([]Service, error) {
+func parse(body []byte) ([]service, error) {
 	var raw []struct {
 		Group *string `json:"service_group"`
 		Pkg   *struct {
@@ -71,7 +71,7 @@ func parse(body []byte) ([]Service, error) {
 	if raw == nil {
 		return nil, fmt.Errorf("%w: not a JSON list of services (null)", ErrGateway)
 	}
-	out := make([]Service, 0, len(raw))
+	out := make([]service, 0, len(raw))
 	for i, r := range raw {
 		if r.Pkg == nil {
 			return nil, fmt.Errorf("%w: service %d has no \"pkg\"", ErrGateway, i)
@@ -89,7 +89,7 @@ func parse(body []byte) ([]Service, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: service %d: %v", ErrGateway, i, err)
 		}
-		s := Service{Ident: id}
+		s := service{Ident: id}
 		if r.Group != nil {
 			s.Group = *r.Group
 		}
@@ -151,8 +151,8 @@ func (c Client) Validate() error {
 	return nil
 }
 
-// Services asks the gateway for the loaded services.
-func (c Client) Services(ctx context.Context) ([]Service, error) {
+// services asks the gateway for the loaded services.
+func (c Client) services(ctx context.Context) ([]service, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -225,7 +225,7 @@ func (f Finder) FindRoots(ctx context.Context, inv *pkgstore.Inventory) (retenti
 			f.Timeout = 3 * time.Second
 		}
 	}
-	svcs, err := f.Services(ctx)
+	svcs, err := f.services(ctx)
 	if err != nil && f.Default && ctx.Err() == nil && errors.Is(err, ErrGateway) {
 		return f.unanswered(inv, err), nil
 	}

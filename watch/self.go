@@ -17,19 +17,16 @@ func (w *watcher) selfRunsNewest(ctx context.Context, inv *pkgstore.Inventory, p
 	if latest == nil {
 		return fmt.Errorf("no release of %s is installed", pkg)
 	}
-	res, err := runroots.Scan(ctx, w.o.ProcRoot, inv)
+	ids, err := runroots.Executing(ctx, w.o.ProcRoot, inv, pkg)
 	if err != nil {
 		return fmt.Errorf("which release of %s runs cannot be told: %w", pkg, err)
 	}
+	if slices.Contains(ids, latest.Ident) {
+		return nil
+	}
 	var running []string
-	for _, u := range res.Uses {
-		if u.Kind != runroots.KindExe || u.Ident.Package() != pkg {
-			continue
-		}
-		if u.Ident == latest.Ident {
-			return nil
-		}
-		running = append(running, u.Ident.String())
+	for _, id := range ids {
+		running = append(running, id.String())
 	}
 	if len(running) == 0 {
 		return fmt.Errorf("no process runs %s's newest release, %s", pkg, latest.Ident)

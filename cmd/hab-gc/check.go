@@ -61,7 +61,7 @@ another package target. Everything else is an error. check exits 6 when it finds
 			if err != nil {
 				return err
 			}
-			minAge = retention.InProgressAge(m)
+			minAge = inProgressAge(m)
 		}
 		strict, err := c.boolean("strict")
 		if err != nil {
@@ -136,4 +136,16 @@ another package target. Everything else is an error. check exits 6 when it finds
 		return nil
 	})
 	return cmd
+}
+
+// inProgressAge is the age below which an install directory is taken for
+// an install in progress, for a MinAge setting.
+func inProgressAge(minAge time.Duration) time.Duration {
+	switch {
+	case minAge == retention.NoMinAge:
+		return 0
+	case minAge > 0:
+		return minAge
+	}
+	return retention.DefaultMinAge
 }

@@ -14,7 +14,7 @@ import (
 // hab pkg uninstall --keep-latest 0 core/redis); a dry run only says so.
 func (a *app) keepNone(c *config, dry, allow bool) error {
 	pol, err := c.policy(true)
-	if allow || err != nil || !retention.KeepsNoneStoreWide(pol) {
+	if allow || err != nil || !keepsNoneStoreWide(pol) {
 		return nil // a bad policy is reported by planning it
 	}
 	src := c.source("keep_latest")
@@ -35,4 +35,10 @@ func needsRoot(err error) error {
 		return err
 	}
 	return refusedError{fmt.Errorf("%w: removing releases needs root (the store and its lock are root's): run it as root, or with --dry-run to see the plan", err)}
+}
+
+// keepsNoneStoreWide reports whether p is KeepNone with no Only or
+// ServicesOnly limit: rarely meant, so run asks --allow-keep-none.
+func keepsNoneStoreWide(p retention.Policy) bool {
+	return p.KeepLatest == retention.KeepNone && len(p.Only) == 0 && !p.ServicesOnly
 }

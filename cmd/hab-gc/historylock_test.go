@@ -33,7 +33,7 @@ func holdHistoryLock(t *testing.T, fsRoot string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(dir, history.FileName)
+	file := filepath.Join(dir, "history.jsonl")
 	if err := os.WriteFile(file, nil, 0o640); err != nil {
 		t.Fatal(err)
 	}
