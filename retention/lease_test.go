@@ -1,9 +1,11 @@
 package retention_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,13 +43,27 @@ func holdLease(t *testing.T, fsRoot, content string) *exec.Cmd {
 		}
 		held := lockedElsewhere(t, f)
 		f.Close()
-		if held {
+		if held && execed(cmd.Process.Pid, "sleep") {
 			return cmd
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("flock(1) did not take the lease's lock")
 		}
 	}
+}
+
+// execed reports whether pid's child runs name: flock(1) takes the lock,
+// then forks the command, whose copy of the descriptor holds the lock too
+// until -o closes it just before its exec; killing flock before then
+// would leave the lease held.
+func execed(pid int, name string) bool {
+	kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	for _, kid := range strings.Fields(string(kids)) {
+		if comm, _ := os.ReadFile("/proc/" + kid + "/comm"); strings.TrimSpace(string(comm)) == name {
+			return true
+		}
+	}
+	return false
 }
 
 func planLeased(t *testing.T, root string) *retention.Plan {
@@ -116,8 +132,10 @@ func TestLeaseRestoresPendingDebris(t *testing.T) {
 	if err := os.Rename(orig, hidden); err != nil {
 		t.Fatal(err)
 	}
-	res = applyPlan(t, planLeased(t, b.Root), b.Root, fast)
+	p := planLeased(t, b.Root)
+	res = applyPlan(t, p, b.Root, fast)
 	if o, ok := outcome(res, "core/zlib/1.0/20200101000000"); !ok || o.Status != retention.StatusRemoved || res.Removed != 1 || exists(hidden) || exists(orig) {
-		t.Fatalf("with no lease: outcomes %+v, leftovers %+v; want the pending release removed, as any other", res.Outcomes, res.Leftovers)
+		t.Fatalf("with no lease: outcomes %+v, leftovers %+v (the plan: %v); want the pending release removed, as any other",
+			res.Outcomes, res.Leftovers, decision(t, p, "core/zlib/1.0/20200101000000").Reasons)
 	}
 }
