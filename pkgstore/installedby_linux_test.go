@@ -25,7 +25,7 @@ func TestInstalledBy(t *testing.T) {
 		if err := syscall.Lstat(b.PkgPath(ident), &st); err != nil {
 			t.Fatal(err)
 		}
-		if err := provenance.Append(b.Root, provenance.Record{Ident: ident, By: by, Dev: uint64(st.Dev), Ino: uint64(st.Ino)}); err != nil {
+		if err := provenance.Append(context.Background(), b.Root, provenance.Record{Ident: ident, By: by, Dev: uint64(st.Dev), Ino: uint64(st.Ino)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -24,7 +24,7 @@ func recordInstalls(ctx context.Context, o Options) (wait func()) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		err := pw.Run(ctx, func(r provenance.Record) {
-			if err := provenance.Append(o.Store.FSRoot(), r); err != nil {
+			if err := provenance.Append(ctx, o.Store.FSRoot(), r); err != nil {
 				log.Error("recording who installed a release", "release", r.Ident, "installed_by", r.By, "error", err.Error())
 				return
 			}

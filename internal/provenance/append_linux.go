@@ -2,22 +2,29 @@ package provenance
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/hab-gc/hab-gc/internal/safeio"
 )
 
+// lockWait bounds Append's wait for another holder of the file's lock (an
+// operator's flock(1), say): the record is dropped rather than the watch
+// held.
+const lockWait = 10 * time.Second
+
 // Append adds r to fsRoot's file, made durable before it returns. Past
 // compactAt the file is first rewritten with the last record of each
 // release directory still installed. Nothing on the way is followed, and
-// anything but a private regular file at File is refused.
-func Append(fsRoot string, r Record) error {
+// anything but a private regular file at File is refused. It waits for
+// the file's lock until ctx ends, at most lockWait.
+func Append(ctx context.Context, fsRoot string, r Record) error {
 	line, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -27,7 +34,7 @@ func Append(fsRoot string, r Record) error {
 		return err
 	}
 	defer root.Close()
-	f, err := lockedFile(root)
+	f, err := lockedFile(ctx, root)
 	if err != nil {
 		return err
 	}
@@ -41,7 +48,7 @@ func Append(fsRoot string, r Record) error {
 			return fmt.Errorf("compacting %s: %w", f.Name(), err)
 		}
 		f.Close()
-		if f, err = lockedFile(root); err != nil {
+		if f, err = lockedFile(ctx, root); err != nil {
 			return err
 		}
 		if fi, err = f.Stat(); err != nil {
@@ -62,16 +69,25 @@ func Append(fsRoot string, r Record) error {
 }
 
 // lockedFile opens File to append, holding its lock.
-func lockedFile(root *os.Root) (*os.File, error) {
+func lockedFile(ctx context.Context, root *os.Root) (*os.File, error) {
 	f, err := safeio.OpenPrivate(root, File, os.O_RDWR|os.O_APPEND|os.O_CREATE, safeio.IsEUID, true)
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, lockWait)
+	defer cancel()
 	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if err != syscall.EINTR {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err != unix.EWOULDBLOCK && err != unix.EINTR {
 			break
 		}
+		select {
+		case <-ctx.Done():
+			err = fmt.Errorf("%s is locked by another process: %w", f.Name(), context.Cause(ctx))
+		case <-time.After(20 * time.Millisecond):
+			continue
+		}
+		break
 	}
 	if err != nil {
 		f.Close()

@@ -32,7 +32,7 @@ func TestAppendRead(t *testing.T) {
 	b := Record{Ident: "core/redis/1/20240101000000", By: Supervisor, Dev: 1, Ino: 2}
 	c := Record{Ident: "core/redis/2/20240201000000", By: "cp", Dev: 1, Ino: 3}
 	for _, r := range []Record{a, b} {
-		if err := Append(root, r); err != nil {
+		if err := Append(context.Background(), root, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -42,7 +42,7 @@ func TestAppendRead(t *testing.T) {
 	}
 	f.WriteString(`{"ident":"core/torn/1/2","by":"ha`)
 	f.Close()
-	if err := Append(root, c); err != nil {
+	if err := Append(context.Background(), root, c); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := Read(root)
@@ -79,10 +79,10 @@ func TestRefusesWhatIsNotItsFile(t *testing.T) {
 			root, victim := t.TempDir(), filepath.Join(t.TempDir(), File)
 			os.WriteFile(victim, []byte("keep\n"), 0o600)
 			plant(t, root, victim)
-			if err := Append(root, r); err == nil {
+			if err := Append(context.Background(), root, r); err == nil {
 				t.Errorf("Append wrote through a %s", name)
 			}
-			if _, err := Read(root); err == nil && name != "fifo" {
+			if _, err := Read(root); err == nil {
 				t.Errorf("Read read through a %s", name)
 			}
 			if b, _ := os.ReadFile(victim); string(b) != "keep\n" {
@@ -111,10 +111,10 @@ func TestCompact(t *testing.T) {
 		buf.WriteString(`{"ident":"core/gone/1/20240101000000","by":"hab","dev":1,"ino":` + strings.Repeat("9", 1+i%9) + "}\n")
 	}
 	os.WriteFile(filepath.Join(ownDir(t, root), File), buf.Bytes(), 0o600)
-	if err := Append(root, Record{Ident: rel, By: Supervisor, Dev: uint64(st.Dev), Ino: uint64(st.Ino)}); err != nil {
+	if err := Append(context.Background(), root, Record{Ident: rel, By: Supervisor, Dev: uint64(st.Dev), Ino: uint64(st.Ino)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Append(root, Record{Ident: "core/new/1/20240101000000", By: "hab", Dev: 7, Ino: 7}); err != nil {
+	if err := Append(context.Background(), root, Record{Ident: "core/new/1/20240101000000", By: "hab", Dev: 7, Ino: 7}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(ownDir(t, root), File))
@@ -220,5 +220,42 @@ func installer(t *testing.T, op, from, to string) {
 	fmt.Fprintf(in, "%s %s\n", from, to)
 	if line, err := bufio.NewReader(out).ReadString('\n'); line != "done\n" {
 		t.Fatalf("installer %s: %q %v", op, line, err)
+	}
+}
+
+// TestAppendWaitsNoLongerThanItsContext: a lock held elsewhere (an
+// operator's flock(1) on the file) holds Append only until its context
+// ends; the record is dropped, and nothing is written.
+func TestAppendWaitsNoLongerThanItsContext(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	r := Record{Ident: "core/redis/1/20240101000000", By: "hab", Dev: 1, Ino: 2}
+	if err := Append(context.Background(), root, r); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(ownDir(t, root), File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- Append(ctx, root, Record{Ident: "core/redis/2/20240201000000", By: "hab", Dev: 1, Ino: 3})
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("Append wrote past a lock held elsewhere")
+		}
+	case <-time.After(lockWait / 2):
+		t.Fatal("Append still waits for the lock after its context ended")
+	}
+	if recs, _ := Read(root); len(recs) != 1 {
+		t.Fatalf("records %v, want the first alone", recs)
 	}
 }

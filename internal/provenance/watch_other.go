@@ -17,4 +17,4 @@ func Watch(fsRoot string) (*Watcher, error) { return nil, errors.ErrUnsupported 
 func (w *Watcher) Run(ctx context.Context, found func(Record)) error { return errors.ErrUnsupported }
 
 // Append is Watch's: nothing records installs on this system.
-func Append(fsRoot string, r Record) error { return errors.ErrUnsupported }
+func Append(ctx context.Context, fsRoot string, r Record) error { return errors.ErrUnsupported }
